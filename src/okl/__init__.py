@@ -1,0 +1,21 @@
+"""okl: online kernel learning on data streams.
+
+>>> import okl
+>>> X, y = okl.load_dataset("german")
+>>> X.shape, sorted(set(y))
+((1000, 24), [-1.0, 1.0])
+>>> m = okl.make("nogd", budget=100, kernel=okl.RBF(sigma=8))
+>>> round(m.run(X, y).mistake_rate, 1) > 0
+True
+"""
+
+__version__ = "0.1.0"
+
+from okl.kernels import RBF, Laplacian, Linear, Polynomial  # noqa: E402
+from okl.losses import get_loss  # noqa: E402
+from okl.learners import *  # noqa: E402,F401,F403
+from okl.learners import Learner, Trace, learners, make  # noqa: E402
+from okl.data import load_dataset, datasets  # noqa: E402
+
+__all__ = ["__version__", "RBF", "Laplacian", "Linear", "Polynomial", "get_loss", "Learner", "Trace",
+           "learners", "make", "load_dataset", "datasets"]

@@ -1,0 +1,119 @@
+"""Parameter and input validation with messages that name the problem and the allowed range."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def _is_real(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def check_real(name: str, value, low=None, high=None, *, low_open=False, high_open=False) -> float:
+    """Return ``float(value)`` if it is a finite real in the stated interval, else raise ValueError."""
+    if not _is_real(value) or not np.isfinite(value):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    value = float(value)
+    lo_ok = low is None or (value > low if low_open else value >= low)
+    hi_ok = high is None or (value < high if high_open else value <= high)
+    if not (lo_ok and hi_ok):
+        lo = "-inf" if low is None else repr(low)
+        hi = "inf" if high is None else repr(high)
+        interval = ("(" if low_open or low is None else "[") + f"{lo}, {hi}" + (")" if high_open or high is None else "]")
+        raise ValueError(f"{name} must be in {interval}, got {value!r}")
+    return value
+
+
+def check_positive(name: str, value) -> float:
+    return check_real(name, value, 0.0, None, low_open=True)
+
+
+def check_nonnegative(name: str, value) -> float:
+    return check_real(name, value, 0.0, None)
+
+
+def check_int(name: str, value, low=None, high=None) -> int:
+    """Return ``int(value)`` if it is an integer in [low, high], else raise ValueError."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if _is_real(value) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer, got {value!r}")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        lo = "-inf" if low is None else low
+        hi = "inf" if high is None else high
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value}")
+    return value
+
+
+def check_choice(name: str, value, choices) -> str:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")
+    return value
+
+
+def check_random_state(random_state) -> int | None:
+    if random_state is None:
+        return None
+    return check_int("random_state", random_state, 0, 2**63 - 1)
+
+
+def check_vector(x, dim: int | None, what: str = "x") -> np.ndarray:
+    """A single example: 1-D, finite, float64, of the expected dimension."""
+    try:
+        x = np.asarray(x, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} must be numeric: {exc}") from None
+    if x.ndim != 1:
+        raise ValueError(f"{what} must be one example (1-D), got shape {x.shape}")
+    if dim is not None and x.shape[0] != dim:
+        raise ValueError(f"{what} has {x.shape[0]} features but the learner was started with {dim}")
+    bad = np.flatnonzero(~np.isfinite(x))
+    if bad.size:
+        raise ValueError(f"{what} has a non-finite value {x[bad[0]]!r} at column {bad[0]}")
+    return x
+
+
+def check_matrix(X, dim: int | None, what: str = "X") -> np.ndarray:
+    """A batch of examples: 2-D, finite, float64 (C-contiguous), of the expected width."""
+    if hasattr(X, "toarray"):
+        X = X.toarray()
+    try:
+        X = np.ascontiguousarray(X, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} must be numeric: {exc}") from None
+    if X.ndim != 2:
+        raise ValueError(f"{what} must be 2-D (rows x features), got shape {X.shape}")
+    if dim is not None and X.shape[1] != dim:
+        raise ValueError(f"{what} has {X.shape[1]} features but the learner was started with {dim}")
+    finite = np.isfinite(X)
+    if not finite.all():
+        r, c = np.argwhere(~finite)[0]
+        raise ValueError(f"{what} has a non-finite value {X[r, c]!r} at row {r}, column {c}")
+    return X
+
+
+def check_targets(y, task: str, n: int | None = None, what: str = "y") -> np.ndarray:
+    """Labels -1/+1 for classification, finite reals for regression."""
+    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    if n is not None and y.shape[0] != n:
+        raise ValueError(f"{what} has {y.shape[0]} entries but X has {n} rows")
+    bad = np.flatnonzero(~np.isfinite(y))
+    if bad.size:
+        raise ValueError(f"{what} has a non-finite value {y[bad[0]]!r} at row {bad[0]}")
+    if task == "classification":
+        bad = np.flatnonzero((y != 1.0) & (y != -1.0))
+        if bad.size:
+            raise ValueError(
+                f"classification labels must be -1 or +1, got {y[bad[0]]!r} at row {bad[0]} "
+                "(for real-valued targets use a regression loss such as loss='squared')")
+    return y
+
+
+def check_target(y, task: str) -> float:
+    if not _is_real(y) and not (isinstance(y, np.ndarray) and y.ndim == 0):
+        raise ValueError(f"y must be a number, got {y!r}")
+    return float(check_targets(np.array([y]), task)[0])

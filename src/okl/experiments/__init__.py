@@ -1,0 +1,68 @@
+"""Reproducible experiments: one registered function per paper table or figure.
+
+``okl reproduce <id>`` calls the function registered under ``id``. Each experiment receives an
+:class:`ExperimentContext` (data directory, number of runs, output directory, progress flag,
+``quick`` for a tiny configuration used in tests) and returns an :class:`ExperimentResult`:
+Markdown text (our mean +/- std beside the paper's number in every cell), and the paths of the
+CSV and PNG files it wrote into ``ctx.out_dir``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+
+@dataclass
+class ExperimentContext:
+    data_dir: str | None = None
+    runs: int = 20
+    out_dir: Path = Path("okl-results")
+    progress: bool = True
+    quick: bool = False
+    options: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.out_dir = Path(self.out_dir)
+        os.makedirs(self.out_dir, exist_ok=True)
+
+
+@dataclass
+class ExperimentResult:
+    markdown: str
+    files: list[Path] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Experiment:
+    id: str
+    description: str
+    datasets: tuple[str, ...]
+    func: Callable[[ExperimentContext], ExperimentResult]
+
+
+EXPERIMENTS: dict[str, Experiment] = {}
+
+#: modules that define experiments; imported lazily by :func:`experiments`
+MODULES: list[str] = []
+
+
+def experiment(id: str, description: str, datasets: tuple[str, ...] = ()):
+    """Decorator registering ``func(ctx) -> ExperimentResult`` as ``okl reproduce <id>``."""
+
+    def deco(func):
+        if id in EXPERIMENTS:
+            raise ValueError(f"experiment {id!r} already registered")
+        EXPERIMENTS[id] = Experiment(id, description, tuple(datasets), func)
+        return func
+
+    return deco
+
+
+def experiments() -> dict[str, Experiment]:
+    for mod in MODULES:
+        importlib.import_module(mod)
+    return EXPERIMENTS

@@ -1,0 +1,218 @@
+"""Kernel functions.
+
+Every kernel gives the Gram matrix between two sets (``kernel(X, Y)``), its diagonal
+(``kernel.diag(X)``), a plain-dict description for model files (``to_dict``/``from_dict``)
+and a numeric *spec* ``(kind, a, b, c)`` that the compiled per-round loops
+(:mod:`okl._compiled`) evaluate without Python objects.
+
+Shift-invariant kernels can also draw random Fourier frequencies (Rahimi & Recht 2007;
+ALGORITHMS.md 1.5): ``kernel.sample_frequencies(n, dim, rng)``.
+
+>>> import numpy as np
+>>> k = RBF(sigma=2.0)
+>>> k.gamma
+0.125
+>>> X = np.array([[0.0, 0.0], [1.0, 1.0]])
+>>> np.round(k(X, X), 4)
+array([[1.    , 0.7788],
+       [0.7788, 1.    ]])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from okl._validation import check_positive, check_nonnegative
+
+# Numeric kind codes used by the compiled loops (okl._compiled.kernel_value).
+RBF_KIND = 0
+LAPLACIAN_KIND = 1
+POLYNOMIAL_KIND = 2
+LINEAR_KIND = 3
+
+
+def squared_distances(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+    """Pairwise squared Euclidean distances ||x_i - y_j||^2, clipped at 0 against rounding."""
+    X = np.atleast_2d(X)
+    Y = np.atleast_2d(Y)
+    d = (X * X).sum(1)[:, None] + (Y * Y).sum(1)[None, :] - 2.0 * (X @ Y.T)
+    np.maximum(d, 0.0, out=d)
+    return d
+
+
+class Kernel:
+    """Base class: a positive-definite kernel kappa(x, x')."""
+
+    name = "kernel"
+
+    def __call__(self, X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def diag(self, X: np.ndarray) -> np.ndarray:
+        X = np.atleast_2d(X)
+        return np.array([self(x[None, :], x[None, :])[0, 0] for x in X])
+
+    def spec(self) -> tuple[int, float, float, float]:
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def sample_frequencies(self, n: int, dim: int, rng: np.random.Generator) -> np.ndarray:
+        raise ValueError(f"kernel {self.name!r} is not shift-invariant: no random Fourier features")
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Kernel) and self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.to_dict().items() if k != "name")
+        return f"{type(self).__name__}({args})"
+
+
+class RBF(Kernel):
+    """Gaussian kernel kappa(x, x') = exp(-||x - x'||^2 / (2 sigma^2)) (SkeGD 6.1).
+
+    ``gamma = 1 / (2 sigma^2)``; kappa(x, x) = 1. Random Fourier frequencies are
+    u ~ N(0, sigma^-2 I) (ALGORITHMS.md 1.5).
+    """
+
+    name = "rbf"
+
+    def __init__(self, sigma: float = 1.0):
+        self.sigma = check_positive("sigma", sigma)
+
+    @property
+    def gamma(self) -> float:
+        return 1.0 / (2.0 * self.sigma**2)
+
+    def __call__(self, X, Y):
+        return np.exp(-self.gamma * squared_distances(X, Y))
+
+    def diag(self, X):
+        return np.ones(np.atleast_2d(X).shape[0])
+
+    def spec(self):
+        return (RBF_KIND, self.gamma, 0.0, 0.0)
+
+    def to_dict(self):
+        return {"name": self.name, "sigma": self.sigma}
+
+    def sample_frequencies(self, n, dim, rng):
+        return rng.standard_normal((n, dim)) / self.sigma
+
+
+class Laplacian(Kernel):
+    """Laplacian kernel kappa(x, x') = exp(-||x - x'||_1 / sigma).
+
+    Random Fourier frequencies: independent Cauchy coordinates with scale 1/sigma.
+    """
+
+    name = "laplacian"
+
+    def __init__(self, sigma: float = 1.0):
+        self.sigma = check_positive("sigma", sigma)
+
+    def __call__(self, X, Y):
+        X = np.atleast_2d(X)
+        Y = np.atleast_2d(Y)
+        d = np.abs(X[:, None, :] - Y[None, :, :]).sum(-1)
+        return np.exp(-d / self.sigma)
+
+    def diag(self, X):
+        return np.ones(np.atleast_2d(X).shape[0])
+
+    def spec(self):
+        return (LAPLACIAN_KIND, 1.0 / self.sigma, 0.0, 0.0)
+
+    def to_dict(self):
+        return {"name": self.name, "sigma": self.sigma}
+
+    def sample_frequencies(self, n, dim, rng):
+        return rng.standard_cauchy((n, dim)) / self.sigma
+
+
+class Polynomial(Kernel):
+    """Polynomial kernel kappa(x, x') = (scale <x, x'> + offset)^degree."""
+
+    name = "polynomial"
+
+    def __init__(self, degree: int = 2, scale: float = 1.0, offset: float = 1.0):
+        if int(degree) != degree or degree < 1:
+            raise ValueError(f"degree must be an integer >= 1, got {degree!r}")
+        self.degree = int(degree)
+        self.scale = check_positive("scale", scale)
+        self.offset = check_nonnegative("offset", offset)
+
+    def __call__(self, X, Y):
+        return (self.scale * (np.atleast_2d(X) @ np.atleast_2d(Y).T) + self.offset) ** self.degree
+
+    def diag(self, X):
+        X = np.atleast_2d(X)
+        return (self.scale * (X * X).sum(1) + self.offset) ** self.degree
+
+    def spec(self):
+        return (POLYNOMIAL_KIND, self.scale, self.offset, float(self.degree))
+
+    def to_dict(self):
+        return {"name": self.name, "degree": self.degree, "scale": self.scale, "offset": self.offset}
+
+
+class Linear(Kernel):
+    """Linear kernel kappa(x, x') = <x, x'>."""
+
+    name = "linear"
+
+    def __call__(self, X, Y):
+        return np.atleast_2d(X) @ np.atleast_2d(Y).T
+
+    def diag(self, X):
+        X = np.atleast_2d(X)
+        return (X * X).sum(1)
+
+    def spec(self):
+        return (LINEAR_KIND, 0.0, 0.0, 0.0)
+
+    def to_dict(self):
+        return {"name": self.name}
+
+
+KERNELS = {cls.name: cls for cls in (RBF, Laplacian, Polynomial, Linear)}
+
+
+def kernel_from_dict(d: dict[str, Any]) -> Kernel:
+    """Rebuild a kernel from :meth:`Kernel.to_dict` output (model files)."""
+    d = dict(d)
+    name = d.pop("name", None)
+    if name not in KERNELS:
+        raise ValueError(f"unknown kernel {name!r}; known: {sorted(KERNELS)}")
+    return KERNELS[name](**d)
+
+
+def as_kernel(kernel: Kernel | str | None, sigma: float | None = None) -> Kernel:
+    """Accept a kernel object, a kernel name, or None (Gaussian with ``sigma``, default 1)."""
+    if kernel is None:
+        return RBF(sigma=1.0 if sigma is None else sigma)
+    if isinstance(kernel, Kernel):
+        return kernel
+    if isinstance(kernel, str):
+        if kernel not in KERNELS:
+            raise ValueError(f"unknown kernel {kernel!r}; known: {sorted(KERNELS)}")
+        cls = KERNELS[kernel]
+        return cls(sigma=sigma) if sigma is not None and cls in (RBF, Laplacian) else cls()
+    if isinstance(kernel, dict):
+        return kernel_from_dict(kernel)
+    raise TypeError(f"kernel must be a Kernel, a name or None, got {type(kernel).__name__}")
+
+
+def median_sigma(X: np.ndarray, n: int = 1000) -> float:
+    """Median heuristic: sigma = median pairwise distance among the first ``n`` rows."""
+    X = np.asarray(X, dtype=float)[:n]
+    d = np.sqrt(squared_distances(X, X)[np.triu_indices(len(X), 1)])
+    d = d[d > 0]
+    return float(np.median(d)) if d.size else 1.0
+
+
+__all__ = ["Kernel", "RBF", "Laplacian", "Polynomial", "Linear", "as_kernel", "kernel_from_dict",
+           "squared_distances", "median_sigma"]

@@ -1,0 +1,139 @@
+"""Kernelized online gradient descent (KOGD / NORMA) and the shared kernel-expansion stage.
+
+Kivinen, Smola & Williamson (2004); ALGORITHMS.md section 2; LSOKL ``binary/OGD.m``.
+
+f_t(x) = sum_i alpha_i kappa(x_i, x). Each round, after predicting, every coefficient decays,
+alpha_i <- (1 - eta lambda) alpha_i, and if l'(f_t(x_t), y_t) != 0 the example joins the support
+set with alpha_t = -eta l'(f_t(x_t), y_t) (hinge: eta y_t on a margin error).
+
+:func:`expansion_rounds` is also the first stage of NOGD, SkeGD and FORKS: KOGD that stores at
+most B support vectors and stops at the *transition round*, the first round with a nonzero loss
+derivative once the buffer is full.
+
+Per-round cost O(|SV| D); memory grows with the support set unless ``budget`` is set.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from okl._compiled import jit, kernel_value, loss_derivative
+from okl._validation import check_int, check_nonnegative, check_positive
+from okl.kernels import as_kernel
+from okl.learners.base import Learner, register
+from okl.losses import get_loss
+
+DONE, GROW, TRANSITION = 0, 1, 2
+
+
+@jit
+def expansion_rounds(kind, a, b, c, lkind, eta, decay, X, Y, out, i0, SV, alpha, m, budget,
+                     stop_when_full):
+    """KOGD rounds on rows i0.. of X. Returns (status, row, m).
+
+    status DONE: every row processed. GROW: row ``row`` is unprocessed because the arrays are full
+    (the caller enlarges them and calls again). TRANSITION: ``stop_when_full`` and row ``row`` has a
+    nonzero loss derivative with m == budget; ``out[row]`` holds its decision, nothing was learned.
+    """
+    n = X.shape[0]
+    shrink = 1.0 - eta * decay
+    for i in range(i0, n):
+        if m == SV.shape[0] and m < budget:
+            return GROW, i, m
+        x = X[i]
+        f = 0.0
+        for j in range(m):
+            f += alpha[j] * kernel_value(kind, a, b, c, SV[j], x)
+        out[i] = f
+        g = loss_derivative(lkind, f, Y[i])
+        if g != 0.0 and m >= budget and stop_when_full:
+            return TRANSITION, i, m
+        if decay > 0.0:
+            for j in range(m):
+                alpha[j] *= shrink
+        if g != 0.0 and m < budget:
+            SV[m, :] = x
+            alpha[m] = -eta * g
+            m += 1
+    return DONE, n, m
+
+
+@jit
+def expansion_decision(kind, a, b, c, SV, alpha, m, x):
+    f = 0.0
+    for j in range(m):
+        f += alpha[j] * kernel_value(kind, a, b, c, SV[j], x)
+    return f
+
+
+@register("kogd")
+class KOGD(Learner):
+    """Kernelized online gradient descent (NORMA with ``decay`` = lambda).
+
+    Parameters
+    ----------
+    eta : float, default 0.2
+        Step size (LSOKL and FORKS code).
+    decay : float, default 0.0
+        NORMA regulariser lambda; coefficients shrink by (1 - eta lambda) each round. Must keep
+        eta * decay < 1.
+    budget : int or None, default None
+        Keep at most this many support vectors (later examples are not added); None = unbounded.
+    loss : str or Loss, default "hinge"
+    kernel : Kernel, default RBF(sigma=1)
+    random_state : int or None
+        Unused (KOGD is deterministic); accepted for a uniform interface.
+
+    >>> import okl
+    >>> X, y = okl.load_dataset("german")
+    >>> m = KOGD(kernel=okl.RBF(sigma=2)).run(X[:200], y[:200])
+    >>> m.n_rounds
+    200
+    """
+
+    _state_attrs = ("SV_", "alpha_", "m_")
+
+    def __init__(self, *, eta: float = 0.2, decay: float = 0.0, budget: int | None = None,
+                 loss="hinge", kernel=None, random_state: int | None = None):
+        self.eta = check_positive("eta", eta)
+        self.decay = check_nonnegative("decay", decay)
+        if self.eta * self.decay >= 1.0:
+            raise ValueError(f"eta * decay must be < 1 so coefficients shrink, got {self.eta * self.decay}")
+        self.budget = None if budget is None else check_int("budget", budget, 1)
+        self.loss = get_loss(loss).name
+        self.kernel = as_kernel(kernel)
+        self.random_state = random_state
+
+    def _start(self, dim):
+        cap = 64 if self.budget is None else min(self.budget, 64)
+        self.SV_ = np.zeros((cap, dim))
+        self.alpha_ = np.zeros(cap)
+        self.m_ = 0
+
+    def _grow(self):
+        cap = self.SV_.shape[0] * 2
+        if self.budget is not None:
+            cap = min(cap, self.budget)
+        SV = np.zeros((cap, self.SV_.shape[1]))
+        SV[: self.m_] = self.SV_[: self.m_]
+        alpha = np.zeros(cap)
+        alpha[: self.m_] = self.alpha_[: self.m_]
+        self.SV_, self.alpha_ = SV, alpha
+
+    def _decision(self, x):
+        return expansion_decision(*self.kernel.spec(), self.SV_, self.alpha_, self.m_, x)
+
+    def _process(self, X, y):
+        out = np.empty(X.shape[0])
+        budget = np.iinfo(np.int64).max if self.budget is None else self.budget
+        i = 0
+        while True:
+            status, i, self.m_ = expansion_rounds(*self.kernel.spec(), self.loss_.kind, self.eta,
+                                                  self.decay, X, y, out, i, self.SV_, self.alpha_,
+                                                  self.m_, budget, False)
+            if status == DONE:
+                return out
+            self._grow()
+
+    def diagnostics(self):
+        return {"support_vectors": int(self.m_)}
