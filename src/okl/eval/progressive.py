@@ -1,0 +1,96 @@
+"""Progressive (test-then-train) evaluation over random permutations (DESIGN.md "Evaluation protocol").
+
+Run ``seed`` presents the rows in the order ``numpy.random.default_rng(seed).permutation(n)``;
+each run builds a fresh learner with ``random_state=seed`` and, for learners whose defaults
+depend on the stream length, ``horizon=T``. Every round is counted; the authors' count (first
+stage skipped, still divided by T) is kept beside it where the learner has a first stage.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from okl.data.registry import permutation
+from okl.eval.progress import Progress
+from okl.learners.base import Trace, accepts, make
+
+
+def learner_params(name: str, n_rounds: int, seed: int, budget: int | None = None, kernel=None,
+                   loss: str | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The hyperparameters one run passes to learner ``name``: only those it accepts."""
+    params: dict[str, Any] = {}
+    for key, value in (("random_state", seed), ("horizon", n_rounds), ("budget", budget),
+                       ("kernel", kernel), ("loss", loss)):
+        if value is not None and accepts(name, key):
+            params[key] = value
+    for key, value in (extra or {}).items():
+        if not accepts(name, key):
+            raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
+        params[key] = value
+    return params
+
+
+@dataclass
+class RunSummary:
+    """Mean and spread of one learner's runs."""
+
+    learner: str
+    task: str
+    traces: list[Trace] = field(repr=False)
+
+    def _values(self, attr):
+        return np.array([getattr(t, attr) for t in self.traces], dtype=float)
+
+    @property
+    def metric(self) -> np.ndarray:
+        return self._values("metric")
+
+    @property
+    def authors(self) -> np.ndarray | None:
+        vals = [t.authors_mistake_rate for t in self.traces]
+        return None if any(v is None for v in vals) else np.array(vals)
+
+    @property
+    def seconds(self) -> np.ndarray:
+        return self._values("seconds")
+
+    def diagnostics(self) -> dict[str, float]:
+        keys = {k for t in self.traces for k, v in t.diagnostics.items() if isinstance(v, (int, float))}
+        return {k: float(np.mean([t.diagnostics.get(k, np.nan) for t in self.traces])) for k in sorted(keys)}
+
+
+def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None,
+             budget: int | None = None, kernel=None, loss: str | None = None,
+             params: dict[str, Any] | None = None, progress: Progress | None = None,
+             max_rows: int | None = None) -> RunSummary:
+    """Run learner ``name`` once per seed (default 0..runs-1) on permuted copies of (X, y)."""
+    seeds = list(range(runs)) if seeds is None else list(seeds)
+    traces = []
+    task = None
+    for seed in seeds:
+        order = permutation(len(y), seed)
+        if max_rows is not None:
+            order = order[:max_rows]
+        Xp, yp = X[order], y[order]
+        learner = make(name, **learner_params(name, len(yp), seed, budget, kernel, loss, params))
+        task = learner.task
+        traces.append(learner.run(Xp, yp))
+        if progress is not None:
+            progress.advance()
+    return RunSummary(name, task or "classification", traces)
+
+
+def majority_rate(y: np.ndarray) -> float:
+    """Mistake rate (%) of always predicting the most frequent label."""
+    pos = float(np.mean(y == 1.0))
+    return 100.0 * min(pos, 1.0 - pos)
+
+
+def mean_predictor_loss(y: np.ndarray) -> float:
+    """Mean squared loss of predicting the running mean of the targets seen so far (0 first)."""
+    y = np.asarray(y, float)
+    prev_mean = np.concatenate([[0.0], np.cumsum(y)[:-1] / np.arange(1, len(y))])
+    return float(np.mean((y - prev_mean) ** 2))
