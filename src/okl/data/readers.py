@@ -92,7 +92,7 @@ def read_svmlight(path: str | os.PathLike, n_features: int | None = None) -> tup
         opener = lzma.open if path.endswith(".xz") else (bz2.open if path.endswith(".bz2") else gzip.open
                                                           if path.endswith(".gz") else open)
         with opener(path, "rb") as fh:
-            X, y = load_svmlight_file(fh, n_features=n_features, dtype=np.float64)
+            X, y = load_svmlight_file(fh, n_features=n_features, dtype=np.float64, zero_based=False)
         X = X.toarray()
         if np.isfinite(X).all() and np.isfinite(y).all():
             return X, y

@@ -12,9 +12,10 @@ sub-folders of the staged copy (``libsvm/``, ``uci/``, ``regression/``, ``openml
 Kernel widths
 -------------
 The Gaussian width decides results more than any algorithm (ALGORITHMS.md 9.9, 9.10). Each
-dataset records a default ``sigma`` chosen by the rule of :mod:`okl.data.width` (centered kernel
-alignment over 2^[-2:0.5:3] on the first 1000 examples of permutation 0; no later example is
-looked at) together with that provenance; ``--sigma`` overrides it.
+dataset records a default ``sigma`` chosen by the rule of :mod:`okl.data.width` (SkeGD's kernel
+alignment within a factor of two of the median pairwise distance, on the first 1000 examples of
+permutation 0; no later example is looked at) together with that provenance; ``--sigma``
+overrides it.
 """
 
 from __future__ import annotations
@@ -157,7 +158,7 @@ def _above_mean(reader):
     return load
 
 
-_RULE = "centered kernel alignment over 2^[-2:0.5:3], first 1000 examples of permutation 0"
+_RULE = ("kernel alignment over median-distance x 2^[-1:0.5:1], first 1000 examples of permutation 0")
 
 _SPECS = [
     DatasetInfo("german", ("german.numer_scale.gz",), "classification", 1000, 24,
