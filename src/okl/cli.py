@@ -6,6 +6,8 @@ Tables go to stdout, progress to stderr.
 from __future__ import annotations
 
 import argparse
+import importlib
+import importlib.util
 import json
 import sys
 
@@ -13,6 +15,14 @@ from okl.data.registry import dataset_info, datasets, find_files, load_dataset
 from okl.eval import Progress, evaluate, majority_rate, markdown_table, mean_predictor_loss, mean_std, write_csv
 from okl.kernels import RBF
 from okl.learners.base import accepts, learners, make
+
+
+EXTENSION_COMMANDS = [
+    ("okl.stream", "add_stream_parser"),
+    ("okl.eval.sweep_cli", "add_sweep_parser"),
+    ("okl.eval.sweep_cli", "add_report_parser"),
+    ("okl.evolvable.cli", "add_evolve_parser"),
+]
 
 
 def _parse_value(text: str):
@@ -211,6 +221,12 @@ def build_parser() -> argparse.ArgumentParser:
     for sp in (r, d, s, e):
         sp.add_argument("--data-dir", help="directory with the dataset files (else $OKL_DATA, ~/.okl/data)")
         sp.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+    # Commands defined next to the code they drive: each add_*_parser(sub) adds its own subparser
+    # (with set_defaults(func=...)).
+    for module, adder in EXTENSION_COMMANDS:
+        if importlib.util.find_spec(module) is not None:
+            getattr(importlib.import_module(module), adder)(sub)
     return p
 
 
