@@ -25,6 +25,13 @@ EXTENSION_COMMANDS = [
 ]
 
 
+def _module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:  # a parent package is missing
+        return False
+
+
 def _parse_value(text: str):
     try:
         return json.loads(text)
@@ -225,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Commands defined next to the code they drive: each add_*_parser(sub) adds its own subparser
     # (with set_defaults(func=...)).
     for module, adder in EXTENSION_COMMANDS:
-        if importlib.util.find_spec(module) is not None:
+        if _module_exists(module):
             getattr(importlib.import_module(module), adder)(sub)
     return p
 
