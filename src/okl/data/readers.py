@@ -19,6 +19,10 @@ class DataFormatError(ValueError):
     """A data file that cannot be parsed; the message names the file and line."""
 
 
+#: largest svmlight feature index accepted (scikit-learn's reader overflows beyond it)
+MAX_FEATURE_INDEX = 2**31 - 1
+
+
 def open_text(path: str | os.PathLike):
     """Open a text file, transparently decompressing ``.gz``, ``.xz`` and ``.bz2``."""
     path = os.fspath(path)
@@ -64,6 +68,8 @@ def parse_svmlight_line(line: str, where: str = "<line>") -> tuple[float | None,
             raise DataFormatError(f"{where}: feature index {idx!r} is not an integer") from None
         if i < 1:
             raise DataFormatError(f"{where}: feature index {i} must be >= 1")
+        if i > MAX_FEATURE_INDEX:
+            raise DataFormatError(f"{where}: feature index {i} is too large (at most {MAX_FEATURE_INDEX})")
         if i <= last:
             raise DataFormatError(f"{where}: feature index {i} does not increase (after {last})")
         try:
@@ -93,10 +99,11 @@ def read_svmlight(path: str | os.PathLike, n_features: int | None = None) -> tup
                                                           if path.endswith(".gz") else open)
         with opener(path, "rb") as fh:
             X, y = load_svmlight_file(fh, n_features=n_features, dtype=np.float64, zero_based=False)
-        X = X.toarray()
-        if np.isfinite(X).all() and np.isfinite(y).all():
-            return X, y
-    except (ValueError, RuntimeError, OSError, EOFError):
+        if X.shape[0] and X.shape[1] <= MAX_FEATURE_INDEX:  # else: the slow path names the problem
+            X = X.toarray()
+            if np.isfinite(X).all() and np.isfinite(y).all():
+                return X, y
+    except (ValueError, RuntimeError, OSError, EOFError, OverflowError):
         pass
     return _read_svmlight_slow(path, n_features)
 

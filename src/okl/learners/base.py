@@ -286,37 +286,54 @@ class Learner:
             meta = json.loads(arrays.pop("__meta__").tobytes().decode())
         except (KeyError, ValueError, UnicodeDecodeError) as exc:
             raise ModelFileError(f"{path}: no okl model header ({exc})") from None
-        if meta.get("format") != MODEL_FORMAT:
-            raise ModelFileError(f"{path}: not an okl model file (format {meta.get('format')!r})")
+        if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
+            fmt = meta.get("format") if isinstance(meta, dict) else None
+            raise ModelFileError(f"{path}: not an okl model file (format {fmt!r})")
         if meta.get("format_version") != MODEL_FORMAT_VERSION:
             raise ModelFileError(f"{path}: model format version {meta.get('format_version')} "
                                  f"but this okl ({__version__}) reads version {MODEL_FORMAT_VERSION}")
         if meta.get("okl_version") != __version__:
             raise ModelFileError(f"{path}: written by okl {meta.get('okl_version')}, this is okl "
                                  f"{__version__}; state layouts may differ between versions")
-        target = _REGISTRY.get(meta.get("name"), (None, None))[0]
+        name = meta.get("name")
+        target = _REGISTRY.get(name, (None, None))[0] if isinstance(name, str) else None
         if target is None:
-            raise ModelFileError(f"{path}: unknown learner {meta.get('name')!r}")
+            raise ModelFileError(f"{path}: unknown learner {name!r}")
         if cls is not Learner and not issubclass(target, cls):
-            raise ModelFileError(f"{path}: holds a {target.__name__} ({meta['name']}), not a {cls.__name__}")
-        params = {k: _decode_param(v) for k, v in meta["params"].items()}
-        learner = target(**params)
-        learner.name = meta["name"]
-        if meta["dim"] is not None:
-            learner.dim_ = int(meta["dim"])
-            learner.n_seen_ = int(meta["n_seen"])
-            for attr, entry in meta["state"].items():
-                if "array" in entry:
-                    key = "state__" + attr
-                    if key not in arrays:
-                        raise ModelFileError(f"{path}: state array {attr!r} is missing")
-                    value = arrays[key]
-                elif "rng" in entry:
-                    value = np.random.default_rng()
-                    value.bit_generator.state = entry["rng"]
-                else:
-                    value = _decode_param(entry["value"])
-                setattr(learner, attr, value)
+            raise ModelFileError(f"{path}: holds a {target.__name__} ({name}), not a {cls.__name__}")
+        # A header that passed the checks above but does not fit the learner (edited or forged
+        # files) must still fail with ModelFileError, and may only set the learner's own state.
+        try:
+            params = {k: _decode_param(v) for k, v in meta["params"].items()}
+            learner = target(**params)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ModelFileError(f"{path}: invalid hyperparameters for {target.__name__} ({exc})") from None
+        learner.name = name
+        try:
+            if meta["dim"] is not None:
+                learner.dim_ = int(meta["dim"])
+                learner.n_seen_ = int(meta["n_seen"])
+                expected = {"_rng", *target._state_attrs}
+                if set(meta["state"]) != expected:
+                    raise ModelFileError(
+                        f"{path}: state attributes {sorted(meta['state'])} do not match "
+                        f"{target.__name__}'s {sorted(expected)}")
+                for attr, entry in meta["state"].items():
+                    if "array" in entry:
+                        key = "state__" + attr
+                        if key not in arrays:
+                            raise ModelFileError(f"{path}: state array {attr!r} is missing")
+                        value = arrays[key]
+                    elif "rng" in entry:
+                        value = np.random.default_rng()
+                        value.bit_generator.state = entry["rng"]
+                    else:
+                        value = _decode_param(entry["value"])
+                    setattr(learner, attr, value)
+        except ModelFileError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise ModelFileError(f"{path}: invalid state for {target.__name__} ({exc!r})") from None
         return learner
 
     def clone(self) -> "Learner":

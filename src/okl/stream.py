@@ -1,0 +1,637 @@
+"""``okl stream``: run one learner on a live stream of events, with crash-safe checkpoints.
+
+Each input line is one *event*: a labelled line is predicted and then learned (test-then-train,
+the same code path as ``Learner.run``), an unlabelled line is only predicted. Every prediction is
+written to stdout as soon as it is made (and flushed)::
+
+    <event number>\\t<decision value f(x)>\\t<predicted label>
+
+with the event number counted from 0 over the data lines of the whole stream (it continues across
+restarts), f printed with 17 significant digits (it reproduces the float exactly) and the
+predicted label -1 or +1 (f >= 0 -> +1, as everywhere in okl); for a regression loss the third
+column repeats f. Running totals (events, labelled events, mistake rate or mean squared loss so
+far, events/s) go to stderr every ``--stats-every`` seconds and at the end.
+
+Input (``--input FILE`` or ``-`` for standard input; ``--format``)
+    ``svmlight``: ``label idx:val ...`` with 1-based increasing indices (parsed by
+    :func:`okl.data.readers.parse_svmlight_line`); a line without a label (it starts with
+    ``idx:val``) is unlabelled. The dimension is not inferable from one sparse line, so ``--dim``
+    is required. ``csv``: numeric fields separated by ``--sep`` (default ``,``); the label is
+    column ``--label-column`` (default the last); an empty label field or ``?`` marks an
+    unlabelled line; the dimension is the first data line's field count minus one (or ``--dim``,
+    checked); ``--header`` skips the first line. Blank lines and lines starting with ``#`` are not
+    events. Classification labels must be -1/+1; ``--positive-label V`` maps V to +1 and every
+    other label to -1. **Features are used as given, never rescaled**: a stream has no "whole
+    dataset" to take a [0, 1] range from, so scale them the way the model should see them (the
+    papers scale to [0, 1]) and choose ``--sigma`` for that scale.
+
+End of input
+    Standard input ends at EOF. A file ends at EOF unless ``--follow`` is given: then, like
+    ``tail -f``, the runner waits for lines appended to the file and stops only after SECONDS
+    without new data (``--follow`` alone: never; stop it with SIGINT/SIGTERM, which checkpoint
+    and exit cleanly). A last line without a newline is processed only when the stream ends
+    (while following, a partial line is taken to be still being written). A file that shrinks
+    below the position already read is an error (rotation/truncation is not followed).
+
+Bad lines
+    A line that cannot be parsed (or has a label the learner rejects, a feature index beyond
+    ``--dim``, a wrong field count, NaN/inf) raises :class:`okl.data.DataFormatError` naming
+    ``input:line``; by default the stream **stops** there (exit status 2), after checkpointing
+    every event before the bad line, so after fixing the line a restart continues exactly there.
+    With ``--skip-bad`` the line is reported on stderr as a warning, counted, and skipped.
+
+Checkpoints (``--checkpoint PATH --every N``)
+    Every N events, at the end of the stream, before stopping on a bad line and on SIGINT/SIGTERM,
+    the complete learner state (``Learner.save``: ``.npz`` + JSON, no pickle) and the input
+    position (events, lines and bytes consumed, running totals) are written together into one
+    zip file: written to a temporary name, fsync'ed, renamed over PATH (and the directory
+    fsync'ed), so PATH always holds one complete, consistent checkpoint. If PATH exists when the
+    runner starts, it resumes from it: a file input is positioned at the recorded byte offset, a
+    standard-input stream (the whole stream fed again) has the recorded number of bytes skipped,
+    so no event is skipped or learned twice, and the predictions equal those of an uninterrupted
+    run. The learner, its hyperparameters and the input format must be the ones the checkpoint
+    was made with (a mismatch is an error that names the difference). Predictions written after
+    the last checkpoint and before a crash are written again after the restart, with the same
+    event numbers (at-least-once output; deduplicate on the event number).
+
+Per event the cost is the learner's round plus parsing (tens of microseconds in Python).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import math
+import os
+import signal
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import asdict, dataclass, field
+from typing import Any, BinaryIO, Iterator, TextIO
+
+import numpy as np
+
+from okl.data.readers import DataFormatError, parse_svmlight_line
+from okl.kernels import RBF
+from okl.learners.base import Learner, ModelFileError, accepts, make
+
+CHECKPOINT_FORMAT = "okl-stream-checkpoint"
+CHECKPOINT_FORMAT_VERSION = 1
+POLL_SECONDS = 0.05
+
+
+class CheckpointError(ValueError):
+    """A stream checkpoint that cannot be used: damaged, foreign, or made with other settings."""
+
+
+class _Stop(Exception):
+    """Raised by the SIGINT/SIGTERM handler while the runner is blocked reading input."""
+
+
+# --------------------------------------------------------------------------------------------
+# Position and totals (what a checkpoint records besides the model)
+
+
+@dataclass
+class StreamPosition:
+    """How far the stream has been consumed, and the running totals up to there."""
+
+    events: int = 0  #: data lines predicted (labelled or not)
+    labelled: int = 0  #: events that were learned
+    lines: int = 0  #: physical lines consumed (blank, comment and skipped bad lines included)
+    byte_offset: int = 0  #: bytes consumed; the next event starts here
+    mistakes: int = 0  #: classification mistakes on labelled events
+    squared_loss: float = 0.0  #: sum of (f - y)^2 over labelled events
+    skipped_bad: int = 0  #: bad lines skipped under --skip-bad
+    dim: int | None = None  #: feature dimension (from --dim or the first CSV line)
+    header_done: bool = False  #: CSV --header line already consumed
+
+
+@dataclass
+class StreamConfig:
+    """Everything about the input that must not change between a checkpoint and its resume."""
+
+    learner: str
+    params: dict[str, Any] = field(default_factory=dict)
+    format: str = "svmlight"
+    sep: str = ","
+    label_column: int = -1
+    positive_label: float | None = None
+
+
+# --------------------------------------------------------------------------------------------
+# Line parsing
+
+
+def _label(text: str, where: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise DataFormatError(f"{where}: label {text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise DataFormatError(f"{where}: label {text!r} is not finite")
+    return value
+
+
+def parse_event(line: str, where: str, fmt: str, dim: int | None, sep: str = ",",
+                label_column: int = -1) -> tuple[np.ndarray, float | None]:
+    """One data line -> (dense feature vector, label or None). Raises DataFormatError."""
+    if fmt == "svmlight":
+        if dim is None:
+            raise ValueError("svmlight input needs --dim (the feature dimension)")
+        label, feats = parse_svmlight_line(line, where)
+        x = np.zeros(dim)
+        for i, v in feats.items():
+            if i >= dim:
+                raise DataFormatError(f"{where}: feature index {i + 1} exceeds --dim {dim}")
+            x[i] = v
+        return x, label
+    fields = [f.strip() for f in line.rstrip("\r\n").split(sep)]
+    width = len(fields) if dim is None else dim + 1
+    if len(fields) != width:
+        raise DataFormatError(f"{where}: {len(fields)} fields, expected {width} "
+                              f"({width - 1} features and the label)")
+    if width < 2:
+        raise DataFormatError(f"{where}: a CSV event needs at least one feature and the label")
+    col = label_column % width
+    raw = fields.pop(col)
+    label = None if raw in ("", "?") else _label(raw, where)
+    x = np.empty(width - 1)
+    for c, f in enumerate(fields):
+        try:
+            v = float(f)
+        except ValueError:
+            raise DataFormatError(f"{where}: field {c + 1 if c < col else c + 2} value {f!r} "
+                                  "is not a number") from None
+        if not math.isfinite(v):
+            raise DataFormatError(f"{where}: field {c + 1 if c < col else c + 2} value {f!r} "
+                                  "is not finite")
+        x[c] = v
+    return x, label
+
+
+# --------------------------------------------------------------------------------------------
+# Input: lines with byte offsets, following a growing file
+
+
+def _read_lines(fh: BinaryIO, follow: float | None, state: dict) -> Iterator[tuple[bytes, int]]:
+    """Yield (raw line, bytes it occupies). ``follow``: None = stop at EOF, inf = wait forever,
+    else stop after that many seconds without new data. ``state['waiting']`` is True while
+    blocked, so the signal handler knows it may interrupt."""
+    pending = b""
+    last_data = time.monotonic()
+    fileno = None
+    if follow is not None:
+        try:
+            fileno = fh.fileno()
+        except (OSError, io.UnsupportedOperation):
+            fileno = None
+    while True:
+        state["waiting"] = True
+        try:
+            if state.get("stop"):
+                raise _Stop
+            chunk = fh.readline()
+        finally:
+            state["waiting"] = False
+        if chunk:
+            pending += chunk
+            last_data = time.monotonic()
+            if pending.endswith(b"\n"):
+                yield pending, len(pending)
+                pending = b""
+            continue
+        # at EOF
+        if follow is None or time.monotonic() - last_data >= follow:
+            if pending:
+                yield pending, len(pending)
+            return
+        if fileno is not None and os.fstat(fileno).st_size < state["offset"] + len(pending):
+            raise ValueError(f"{state['name']}: the file shrank below the position already read "
+                             f"({state['offset'] + len(pending)} bytes); truncated or rotated "
+                             "files are not followed")
+        state["waiting"] = True
+        try:
+            if state.get("stop"):
+                raise _Stop
+            time.sleep(POLL_SECONDS)
+        finally:
+            state["waiting"] = False
+
+
+def _skip_bytes(fh: BinaryIO, n: int, name: str) -> None:
+    """Position ``fh`` after its first ``n`` bytes (seek if possible, else read and discard)."""
+    if n <= 0:
+        return
+    try:
+        seekable = fh.seekable()
+    except (OSError, ValueError):
+        seekable = False
+    if seekable:
+        size = os.fstat(fh.fileno()).st_size
+        if size < n:
+            raise CheckpointError(f"{name} has {size} bytes but the checkpoint was made after "
+                                  f"{n} bytes of it; is it the same input?")
+        fh.seek(n - 1)
+        last = fh.read(1)
+    else:
+        left, last = n, b""
+        while left:
+            chunk = fh.read(min(left, 1 << 20))
+            if not chunk:
+                raise CheckpointError(f"{name} ended after {n - left} bytes but the checkpoint "
+                                      f"was made after {n} bytes of it; feed the whole stream again")
+            left -= len(chunk)
+            last = chunk[-1:]
+    if last != b"\n":
+        raise CheckpointError(f"{name}: byte {n} is not the end of a line; the input differs from "
+                              "the one the checkpoint was made on")
+
+
+# --------------------------------------------------------------------------------------------
+# Checkpoints
+
+
+def _fsync_dir(path: str) -> None:
+    try:
+        fd = os.open(os.path.dirname(os.path.abspath(path)) or ".", os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def write_checkpoint(path: str, learner: Learner, config: StreamConfig, position: StreamPosition) -> None:
+    """Write learner state + stream position atomically (temporary file, fsync, rename)."""
+    from okl import __version__
+
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, model_tmp = tempfile.mkstemp(prefix=".okl-model-", suffix=".npz", dir=directory)
+    os.close(fd)
+    try:
+        learner.save(model_tmp)
+        with open(model_tmp, "rb") as fh:
+            model_bytes = fh.read()
+    finally:
+        if os.path.exists(model_tmp):
+            os.unlink(model_tmp)
+    header = {"format": CHECKPOINT_FORMAT, "format_version": CHECKPOINT_FORMAT_VERSION,
+              "okl_version": __version__, "config": asdict(config), "position": asdict(position),
+              "written_at": time.time()}
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as fh:
+        with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
+            zf.writestr("stream.json", json.dumps(header, indent=1))
+            zf.writestr("model.npz", model_bytes)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(tmp, path)
+    _fsync_dir(path)
+
+
+def read_checkpoint(path: str) -> tuple[Learner, StreamConfig, StreamPosition]:
+    """Load a checkpoint written by :func:`write_checkpoint`; raises :class:`CheckpointError`."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            header = json.loads(zf.read("stream.json").decode())
+            model_bytes = zf.read("model.npz")
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError, UnicodeDecodeError) as exc:
+        raise CheckpointError(f"{path}: not a readable okl stream checkpoint ({exc})") from None
+    if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path}: not an okl stream checkpoint")
+    if header.get("format_version") != CHECKPOINT_FORMAT_VERSION:
+        raise CheckpointError(f"{path}: checkpoint format version {header.get('format_version')}, "
+                              f"this okl reads version {CHECKPOINT_FORMAT_VERSION}")
+    try:
+        config = StreamConfig(**header["config"])
+        position = StreamPosition(**header["position"])
+    except (KeyError, TypeError) as exc:
+        raise CheckpointError(f"{path}: checkpoint header is incomplete ({exc})") from None
+    fd, model_tmp = tempfile.mkstemp(prefix="okl-model-", suffix=".npz")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(model_bytes)
+        try:
+            learner = Learner.load(model_tmp)
+        except ModelFileError as exc:
+            raise CheckpointError(f"{path}: model inside the checkpoint: "
+                                  f"{str(exc).replace(model_tmp + ': ', '')}") from None
+    finally:
+        os.unlink(model_tmp)
+    return learner, config, position
+
+
+# --------------------------------------------------------------------------------------------
+# Runner
+
+
+def _parse_value(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def build_learner(name: str, budget: int | None = None, sigma: float | None = 1.0,
+                  loss: str | None = None, random_state: int | None = 0,
+                  params: dict[str, Any] | None = None) -> Learner:
+    """The learner of ``okl stream``: only hyperparameters that ``name`` accepts are passed."""
+    kw: dict[str, Any] = {}
+    for key, value in (("budget", budget), ("kernel", None if sigma is None else RBF(sigma=sigma)),
+                       ("loss", loss), ("random_state", random_state)):
+        if value is None:
+            continue
+        if accepts(name, key):
+            kw[key] = value
+        elif key in ("budget", "loss"):
+            raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
+    for key, value in (params or {}).items():
+        if not accepts(name, key):
+            raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
+        kw[key] = value
+    return make(name, **kw)
+
+
+def _encoded_params(learner: Learner) -> dict[str, Any]:
+    from okl.learners.base import _encode_param
+
+    return json.loads(json.dumps({k: _encode_param(v) for k, v in learner.get_params().items()}))
+
+
+class StreamRunner:
+    """Reads events, predicts/learns, writes predictions, statistics and checkpoints."""
+
+    def __init__(self, learner: Learner, config: StreamConfig, position: StreamPosition, *,
+                 checkpoint: str | None = None, every: int = 1000, skip_bad: bool = False,
+                 stats_every: float = 10.0, out: TextIO | None = None, err: TextIO | None = None,
+                 quiet: bool = False, header: bool = False):
+        self.learner, self.config, self.pos = learner, config, position
+        self.checkpoint, self.every, self.skip_bad = checkpoint, every, skip_bad
+        self.stats_every, self.quiet, self.header = stats_every, quiet, header
+        self.out = out if out is not None else sys.stdout
+        self.err = err if err is not None else sys.stderr
+        self.classification = learner.task == "classification"
+        self._checkpointed_at = position.events
+        self._start_events = position.events
+        self._t0 = time.perf_counter()
+
+    # ---- one event -----------------------------------------------------------------------
+
+    def _target(self, label: float, where: str) -> float:
+        if not self.classification:
+            return label
+        if self.config.positive_label is not None:
+            return 1.0 if label == self.config.positive_label else -1.0
+        if label not in (1.0, -1.0):
+            raise DataFormatError(f"{where}: classification label {label:g} is not -1 or +1 "
+                                  "(use --positive-label to map labels)")
+        return label
+
+    def process_line(self, text: str, where: str) -> None:
+        """Predict (and learn, when labelled) one data line; raises DataFormatError on a bad line."""
+        x, label = parse_event(text, where, self.config.format, self.pos.dim, self.config.sep,
+                               self.config.label_column)
+        if self.pos.dim is None:
+            self.pos.dim = int(x.shape[0])
+        if label is None:
+            f = self.learner.predict_one(x)
+        else:
+            y = self._target(label, where)
+            try:
+                f = float(self.learner.run(x[None, :], np.array([y])).decisions[0])
+            except ValueError as exc:  # the learner validates before changing any state
+                raise DataFormatError(f"{where}: {exc}") from None
+            self.pos.labelled += 1
+            if self.classification:
+                self.pos.mistakes += int((1.0 if f >= 0.0 else -1.0) != y)
+            else:
+                self.pos.squared_loss += (f - y) ** 2
+        pred = ("1" if f >= 0.0 else "-1") if self.classification else f"{f:.17g}"
+        self.out.write(f"{self.pos.events}\t{f:.17g}\t{pred}\n")
+        self.out.flush()
+        self.pos.events += 1
+
+    # ---- reporting and checkpoints ----------------------------------------------------------
+
+    def stats_line(self) -> str:
+        p = self.pos
+        elapsed = time.perf_counter() - self._t0
+        rate = (p.events - self._start_events) / elapsed if elapsed > 0 else 0.0
+        if self.classification:
+            metric = (f"mistake rate {100.0 * p.mistakes / p.labelled:.2f} %" if p.labelled
+                      else "mistake rate n/a")
+        else:
+            metric = f"mean squared loss {p.squared_loss / p.labelled:.5g}" if p.labelled else "msl n/a"
+        bad = f", {p.skipped_bad} bad lines skipped" if p.skipped_bad else ""
+        return (f"okl stream: {p.events} events ({p.labelled} labelled), {metric}, "
+                f"{rate:.0f} events/s{bad}")
+
+    def save(self) -> None:
+        if self.checkpoint is not None:
+            write_checkpoint(self.checkpoint, self.learner, self.config, self.pos)
+            self._checkpointed_at = self.pos.events
+
+    # ---- main loop --------------------------------------------------------------------------
+
+    def run(self, fh: BinaryIO, name: str, follow: float | None = None) -> int:
+        state = {"waiting": False, "stop": False, "offset": self.pos.byte_offset, "name": name}
+
+        def on_signal(signum, frame):
+            state["stop"] = signum
+            if state["waiting"]:
+                raise _Stop
+
+        handlers = {}
+        try:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                handlers[sig] = signal.signal(sig, on_signal)
+        except ValueError:  # not the main thread: no signal handling
+            handlers = {}
+        last_stats = time.perf_counter()
+        status = 0
+        try:
+            for raw, size in _read_lines(fh, follow, state):
+                lineno = self.pos.lines + 1
+                where = f"{name}:{lineno}"
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    text, bad = None, DataFormatError(f"{where}: not UTF-8 text ({exc.reason})")
+                else:
+                    bad = None
+                body = None if text is None else text.strip()
+                is_event = bad is not None or (body and not body.startswith("#"))
+                if is_event and self.header and not self.pos.header_done:
+                    is_event = False
+                    self.pos.header_done = True
+                if is_event:
+                    try:
+                        if bad is not None:
+                            raise bad
+                        self.process_line(text, where)
+                    except DataFormatError as exc:
+                        if not self.skip_bad:
+                            self.save()  # everything before the bad line
+                            raise
+                        self.pos.skipped_bad += 1
+                        self.err.write(f"okl stream: warning: skipped {exc}\n")
+                self.pos.lines += 1
+                self.pos.byte_offset += size
+                state["offset"] = self.pos.byte_offset
+                if self.checkpoint and self.pos.events - self._checkpointed_at >= self.every:
+                    self.save()
+                now = time.perf_counter()
+                if not self.quiet and now - last_stats >= self.stats_every:
+                    self.err.write(self.stats_line() + "\n")
+                    self.err.flush()
+                    last_stats = now
+                if state["stop"]:
+                    raise _Stop
+        except _Stop:
+            status = 128 + int(state["stop"] or signal.SIGTERM)
+            if not self.quiet:
+                self.err.write("okl stream: interrupted; state checkpointed\n")
+        finally:
+            for sig, h in handlers.items():
+                signal.signal(sig, h)
+        self.save()
+        if not self.quiet:
+            self.err.write(self.stats_line() + (f"; checkpoint {self.checkpoint}" if self.checkpoint
+                                                else "") + "\n")
+            self.err.flush()
+        return status
+
+
+def _check_resume(path: str, ck_learner: Learner, ck_config: StreamConfig, fresh: Learner,
+                  config: StreamConfig) -> None:
+    if ck_config.learner != config.learner:
+        raise CheckpointError(f"{path} was made by learner {ck_config.learner!r}, the command line "
+                              f"asks for {config.learner!r}; use the same settings or another checkpoint")
+    mine, theirs = _encoded_params(fresh), _encoded_params(ck_learner)
+    diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
+    if diff:
+        parts = ", ".join(f"{k}: checkpoint {theirs.get(k)!r}, now {mine.get(k)!r}" for k in diff)
+        raise CheckpointError(f"{path} was made with other hyperparameters ({parts})")
+    for key in ("format", "sep", "label_column", "positive_label"):
+        if getattr(ck_config, key) != getattr(config, key):
+            raise CheckpointError(f"{path} was made with {key} = {getattr(ck_config, key)!r}, "
+                                  f"now {getattr(config, key)!r}")
+
+
+def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None,
+                stdin: BinaryIO | None = None) -> int:
+    """Entry point of ``okl stream`` (``args`` from :func:`add_stream_parser`)."""
+    if args.every < 1:
+        raise ValueError(f"--every must be >= 1, got {args.every}")
+    if args.format == "svmlight" and args.dim is None:
+        raise ValueError("svmlight input needs --dim (the number of features)")
+    if args.dim is not None and args.dim < 1:
+        raise ValueError(f"--dim must be >= 1, got {args.dim}")
+    params = {}
+    for item in args.param or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param expects NAME=VALUE, got {item!r}")
+        params[key.replace("-", "_")] = _parse_value(value)
+    learner = build_learner(args.learner, args.budget, args.sigma, args.loss, args.random_state, params)
+    config = StreamConfig(learner=args.learner, params=_encoded_params(learner), format=args.format,
+                          sep=args.sep, label_column=args.label_column,
+                          positive_label=args.positive_label)
+    position = StreamPosition(dim=args.dim)
+    err = stderr if stderr is not None else sys.stderr
+    if args.checkpoint and os.path.exists(args.checkpoint):
+        ck_learner, ck_config, position = read_checkpoint(args.checkpoint)
+        _check_resume(args.checkpoint, ck_learner, ck_config, learner, config)
+        if args.dim is not None and position.dim is not None and position.dim != args.dim:
+            raise CheckpointError(f"{args.checkpoint} was made with dimension {position.dim}, "
+                                  f"--dim is {args.dim}")
+        learner = ck_learner
+        if not args.quiet:
+            err.write(f"okl stream: resuming from {args.checkpoint} at event {position.events} "
+                      f"(line {position.lines + 1}, byte {position.byte_offset})\n")
+    runner = StreamRunner(learner, config, position, checkpoint=args.checkpoint, every=args.every,
+                          skip_bad=args.skip_bad, stats_every=args.stats_every, out=stdout,
+                          err=stderr, quiet=args.quiet, header=args.header)
+    follow = None if args.follow is None else (math.inf if args.follow <= 0 else args.follow)
+    if args.input == "-":
+        fh = stdin if stdin is not None else sys.stdin.buffer
+        name, close = "<stdin>", False
+        follow = None
+    else:
+        if not os.path.exists(args.input):
+            raise FileNotFoundError(f"{args.input}: no such file")
+        fh = open(args.input, "rb")
+        name, close = args.input, True
+    try:
+        _skip_bytes(fh, position.byte_offset, name)
+        return runner.run(fh, name, follow)
+    finally:
+        if close:
+            fh.close()
+
+
+def add_stream_parser(subparsers) -> argparse.ArgumentParser:
+    """Add the ``stream`` subcommand to an ``argparse`` subparsers object."""
+    p = subparsers.add_parser(
+        "stream", help="predict and learn on a live stream (file being appended to, or stdin)",
+        description="Predict each event of a stream as it arrives, learn the labelled ones, "
+                    "write predictions to stdout and checkpoint the state every N events "
+                    "(a restart with the same --checkpoint resumes exactly there). Features are "
+                    "not rescaled.")
+    p.add_argument("--learner", default="forks", help="registered learner name (default forks)")
+    p.add_argument("--budget", type=int, help="budget B (default: the learner's)")
+    p.add_argument("--sigma", type=float, default=1.0,
+                   help="Gaussian kernel width for the features as given (default 1.0)")
+    p.add_argument("--loss", help="loss name (default: the learner's, hinge for most)")
+    p.add_argument("--param", action="append", metavar="NAME=VALUE",
+                   help="extra hyperparameter, value parsed as JSON (repeatable), e.g. horizon=100000")
+    p.add_argument("--random-state", type=int, default=0, help="seed of the learner (default 0)")
+    p.add_argument("--input", default="-", help="input file, or - for standard input (default)")
+    p.add_argument("--format", choices=("svmlight", "csv"), default="svmlight")
+    p.add_argument("--dim", type=int, help="number of features (required for svmlight)")
+    p.add_argument("--sep", default=",", help="CSV field separator (default ,)")
+    p.add_argument("--label-column", type=int, default=-1, help="CSV label column, 0-based (default -1: last)")
+    p.add_argument("--header", action="store_true", help="CSV: the first line is a header")
+    p.add_argument("--positive-label", type=float,
+                   help="map this label to +1 and every other label to -1 (classification)")
+    p.add_argument("--checkpoint", help="checkpoint file; resumed from when it exists")
+    p.add_argument("--every", type=int, default=1000, help="checkpoint every N events (default 1000)")
+    p.add_argument("--follow", type=float, nargs="?", const=0.0, default=None, metavar="SECONDS",
+                   help="keep reading a growing file; stop after SECONDS without new data "
+                        "(no value or 0: never)")
+    p.add_argument("--skip-bad", action="store_true",
+                   help="skip bad lines with a warning instead of stopping")
+    p.add_argument("--stats-every", type=float, default=10.0,
+                   help="seconds between running totals on stderr (default 10)")
+    if "--quiet" not in p._option_string_actions:
+        p.add_argument("--quiet", action="store_true", help="no running totals on stderr")
+    p.set_defaults(func=main_stream)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m okl.stream ...`` (the same as ``okl stream ...``)."""
+    parser = argparse.ArgumentParser(prog="okl")
+    sub = parser.add_subparsers(dest="command")
+    add_stream_parser(sub)
+    args = parser.parse_args(["stream"] + list(sys.argv[1:] if argv is None else argv))
+    try:
+        return main_stream(args)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"okl: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())
+
+
+__all__ = ["add_stream_parser", "main_stream", "StreamRunner", "StreamPosition", "StreamConfig",
+           "CheckpointError", "parse_event", "write_checkpoint", "read_checkpoint", "build_learner"]

@@ -1,0 +1,343 @@
+"""``okl stream``: predictions as they come, crash-safe checkpoints, exact resume, bad lines."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import okl
+from okl.data import DataFormatError, permutation
+from okl.stream import CheckpointError, add_stream_parser, main_stream, read_checkpoint
+
+SRC = str(Path(__file__).resolve().parents[1] / "src")
+N_EVENTS = 1500
+SIGMA = 0.25  # svmguide1 features in [0, 1] (recorded width 0.21)
+
+
+def _args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    add_stream_parser(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["stream", *argv])
+
+
+def _run(argv, stdin: bytes | None = None):
+    """main_stream in-process; returns (exit status, stdout lines, stderr text)."""
+    out, err = io.StringIO(), io.StringIO()
+    status = main_stream(_args(argv), stdout=out, stderr=err,
+                         stdin=None if stdin is None else io.BytesIO(stdin))
+    return status, out.getvalue().splitlines(), err.getvalue()
+
+
+def _svmlight(X, y) -> list[str]:
+    return ["%d %s\n" % (yi, " ".join("%d:%.17g" % (j + 1, v) for j, v in enumerate(xi) if v != 0))
+            for xi, yi in zip(X, y)]
+
+
+@pytest.fixture(scope="module")
+def stream_rows(data_dir):
+    X, y = okl.load_dataset("svmguide1", data_dir)
+    order = permutation(len(y), 0)[:N_EVENTS]
+    return X[order], y[order]
+
+
+@pytest.fixture(scope="module")
+def lines(stream_rows):
+    return _svmlight(*stream_rows)
+
+
+def _state(learner):
+    out = {"n_seen_": learner.n_seen_, "rng": learner._rng.bit_generator.state}
+    for attr in learner._state_attrs:
+        out[attr] = getattr(learner, attr)
+    return out
+
+
+def _assert_same_state(a, b):
+    sa, sb = _state(a), _state(b)
+    assert sa.keys() == sb.keys()
+    for key in sa:
+        if isinstance(sa[key], np.ndarray):
+            np.testing.assert_array_equal(sa[key], sb[key], err_msg=key)
+        else:
+            assert sa[key] == sb[key], key
+
+
+def test_stream_equals_learner_run(tmp_path, stream_rows, lines):
+    """Every event's decision is Learner.run's decision (test-then-train) to 1e-9."""
+    X, y = stream_rows
+    path = tmp_path / "in.svm"
+    path.write_text("".join(lines))
+    status, out, err = _run(["--learner", "forks", "--budget", "50", "--param", f"horizon={N_EVENTS}",
+                             "--sigma", str(SIGMA), "--input", str(path), "--dim", "4", "--quiet"])
+    assert status == 0
+    table = np.array([line.split("\t") for line in out], dtype=float)
+    np.testing.assert_array_equal(table[:, 0], np.arange(N_EVENTS))
+    trace = okl.make("forks", budget=50, horizon=N_EVENTS, kernel=okl.RBF(sigma=SIGMA),
+                     random_state=0).run(X, y)
+    np.testing.assert_allclose(table[:, 1], trace.decisions, rtol=0, atol=1e-9)
+    np.testing.assert_array_equal(table[:, 2], np.where(table[:, 1] >= 0, 1, -1))
+    assert 6.0 < trace.mistake_rate < 16.0  # measured 12.0 %; majority class 43 %
+
+
+def _wait_for(predicate, timeout=90.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.02)
+    raise AssertionError("timed out")
+
+
+def _checkpoint_events(path):
+    try:
+        return read_checkpoint(str(path))[2].events
+    except (CheckpointError, FileNotFoundError):
+        return 0
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_sigkill_and_resume(tmp_path, lines, source):
+    """SIGKILL mid-stream after a checkpoint, restart: exactly the uninterrupted predictions,
+    every event learned once."""
+    learner = ["--learner", "forks", "--budget", "50", "--param", f"horizon={N_EVENTS}"] if source == "file" \
+        else ["--learner", "nogd", "--budget", "50"]
+    data = tmp_path / "in.svm"
+    data.write_text("".join(lines))
+    ck, ck_ref = tmp_path / "ck.okl", tmp_path / "ref.okl"
+    common = learner + ["--sigma", str(SIGMA), "--format", "svmlight", "--dim", "4", "--every", "100",
+                        "--quiet"]
+    # the uninterrupted reference, in-process
+    status, reference, _ = _run(common + ["--input", str(data), "--checkpoint", str(ck_ref)])
+    assert status == 0 and len(reference) == N_EVENTS
+
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    cmd = [sys.executable, "-m", "okl.stream", *common, "--checkpoint", str(ck)]
+    out1 = tmp_path / "out1.txt"
+    growing = tmp_path / "growing.svm"
+    growing.write_text("")
+    with open(out1, "w") as out_fh:
+        if source == "file":
+            proc = subprocess.Popen(cmd + ["--input", str(growing), "--follow"], stdout=out_fh, env=env)
+            sink = open(growing, "a")
+        else:
+            proc = subprocess.Popen(cmd + ["--input", "-"], stdin=subprocess.PIPE, stdout=out_fh, env=env)
+            sink = proc.stdin
+            sink = io.TextIOWrapper(sink, encoding="utf-8")
+        written = 0
+        try:
+            # a slow producer: 37 lines at a time until a checkpoint past event 500 exists and some
+            # events after it were predicted (so the kill loses uncheckpointed work)
+            deadline = time.monotonic() + 90
+            while time.monotonic() < deadline:
+                if written < 1000:
+                    sink.write("".join(lines[written:written + 37]))
+                    sink.flush()
+                    written += len(lines[written:written + 37])
+                done = _checkpoint_events(ck)
+                n_out = len(out1.read_text().splitlines())
+                if done >= 500 and n_out > done:
+                    break
+                time.sleep(0.03)
+            else:
+                raise AssertionError("stream did not reach a checkpoint in time")
+            proc.send_signal(signal.SIGKILL)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            try:
+                sink.close()
+            except (BrokenPipeError, OSError):
+                pass
+    assert proc.returncode == -signal.SIGKILL
+    first = out1.read_text().splitlines()
+    first = [line for line in first if line.endswith(("\t1", "\t-1"))]  # drop a torn last line
+    resumed_at = _checkpoint_events(ck)
+    assert 500 <= resumed_at < len(first) <= written
+
+    # restart from the checkpoint: the rest of the stream arrives (file: appended; stdin: fed again)
+    if source == "file":
+        with open(growing, "a") as fh:
+            fh.write("".join(lines[written:]))
+        proc = subprocess.run(cmd + ["--input", str(growing), "--follow", "0.3"], capture_output=True,
+                              text=True, env=env, timeout=120)
+    else:
+        proc = subprocess.run(cmd + ["--input", "-"], input="".join(lines), capture_output=True,
+                              text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    second = proc.stdout.splitlines()
+    assert int(second[0].split("\t")[0]) == resumed_at  # nothing skipped, nothing repeated
+    assert first[:resumed_at] + second == reference
+    assert first[resumed_at:] == reference[resumed_at:len(first)]  # replayed identically
+
+    learner_a, _, pos_a = read_checkpoint(str(ck))
+    learner_b, _, pos_b = read_checkpoint(str(ck_ref))
+    assert pos_a.events == pos_a.labelled == learner_a.n_seen_ == N_EVENTS  # each learned once
+    assert pos_a.byte_offset == data.stat().st_size == pos_b.byte_offset
+    assert pos_a.mistakes == pos_b.mistakes
+    _assert_same_state(learner_a, learner_b)
+
+
+def test_sigterm_checkpoints_and_exits(tmp_path, lines):
+    """SIGTERM while waiting for input: checkpoint of everything read, exit status 143."""
+    ck = tmp_path / "ck.okl"
+    env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.Popen([sys.executable, "-m", "okl.stream", "--learner", "nogd", "--budget", "20",
+                             "--dim", "4", "--sigma", str(SIGMA), "--checkpoint", str(ck), "--every", "1000",
+                             "--quiet"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+    proc.stdin.write("".join(lines[:250]).encode())
+    proc.stdin.flush()
+    got = b""
+    while got.count(b"\n") < 250:
+        got += proc.stdout.read1(1 << 16)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 128 + signal.SIGTERM
+    learner, _, pos = read_checkpoint(str(ck))
+    assert pos.events == pos.labelled == learner.n_seen_ == 250  # fewer than --every: from the handler
+
+
+def test_bad_line_stops_with_checkpoint_then_resumes(tmp_path, lines):
+    bad = list(lines[:300])
+    bad[120] = "1 1:0.5 3:0.2 2:0.1\n"  # indices do not increase
+    path, ck = tmp_path / "in.svm", tmp_path / "ck.okl"
+    path.write_text("".join(bad))
+    argv = ["--learner", "nogd", "--budget", "30", "--sigma", str(SIGMA), "--dim", "4",
+            "--input", str(path), "--checkpoint", str(ck), "--every", "50", "--quiet"]
+    with pytest.raises(DataFormatError, match=rf"{path}:121: feature index 2 does not increase"):
+        _run(argv)
+    learner, _, pos = read_checkpoint(str(ck))
+    assert pos.events == pos.lines == learner.n_seen_ == 120  # everything before the bad line
+    path.write_text("".join(lines[:300]))  # fixed in place
+    status, out, _ = _run(argv)
+    assert status == 0 and int(out[0].split("\t")[0]) == 120
+    _, reference, _ = _run(argv[:-5] + ["--quiet"])
+    assert out == reference[120:]
+
+
+def test_skip_bad_warns_and_continues(tmp_path, lines):
+    stream = list(lines[:200])
+    stream[10] = "1 1:nan\n"
+    stream[20] = "+1 2:0.3 5:0.1\n"  # index beyond --dim
+    stream[30] = "3 1:0.1\n"  # not a -1/+1 label
+    stream[40] = "\n"  # blank: not an event
+    stream[50] = "# a comment\n"
+    path = tmp_path / "in.svm"
+    path.write_text("".join(stream))
+    status, out, err = _run(["--learner", "nogd", "--budget", "30", "--sigma", str(SIGMA), "--dim", "4",
+                             "--input", str(path), "--skip-bad"])
+    assert status == 0
+    assert f"{path}:11: value 'nan' of feature 1 is not finite" in err
+    assert f"{path}:21: feature index 5 exceeds --dim 4" in err
+    assert f"{path}:31: classification label 3 is not -1 or +1" in err
+    assert "195 events (195 labelled)" in err and "3 bad lines skipped" in err
+    assert len(out) == 195
+    good = [line for i, line in enumerate(stream) if i not in (10, 20, 30, 40, 50)]
+    _, reference, _ = _run(["--learner", "nogd", "--budget", "30", "--sigma", str(SIGMA), "--dim", "4",
+                            "--quiet"], stdin="".join(good).encode())
+    assert out == reference
+
+
+def test_csv_unlabelled_positive_label_and_stdin(stream_rows):
+    """CSV: dimension from the first line; '?' is only predicted; labels mapped by --positive-label."""
+    X, y = stream_rows
+    X, y = X[:300], y[:300]
+    rows = []
+    for i, (xi, yi) in enumerate(zip(X, y)):
+        label = "?" if i % 3 == 2 else ("7" if yi > 0 else "0")  # 7 -> +1, anything else -> -1
+        rows.append(",".join([label] + ["%.17g" % v for v in xi]) + "\n")
+    status, out, err = _run(["--learner", "nogd", "--budget", "30", "--sigma", str(SIGMA), "--format", "csv",
+                             "--label-column", "0", "--positive-label", "7", "--header"],
+                            stdin=("label,a,b,c,d\n" + "".join(rows)).encode())
+    assert status == 0 and len(out) == 300
+    labelled = np.arange(300) % 3 != 2
+    assert "300 events (200 labelled)" in err
+    # the same as a learner that predicts every row and learns the labelled ones
+    ref = okl.make("nogd", budget=30, kernel=okl.RBF(sigma=SIGMA), random_state=0)
+    expect = []
+    for xi, yi, lab in zip(X, y, labelled):
+        expect.append(ref.run(xi[None], [yi]).decisions[0] if lab else ref.predict_one(xi))
+    np.testing.assert_allclose([float(line.split("\t")[1]) for line in out], expect, rtol=0, atol=1e-12)
+    assert ref.n_seen_ == 200
+
+
+def test_unlabelled_svmlight_is_only_predicted(tmp_path, lines):
+    stream = [line if i % 2 == 0 else line.split(" ", 1)[1] for i, line in enumerate(lines[:100])]
+    ck = tmp_path / "ck.okl"
+    status, out, _ = _run(["--learner", "nogd", "--budget", "20", "--sigma", str(SIGMA), "--dim", "4",
+                           "--checkpoint", str(ck), "--quiet"], stdin="".join(stream).encode())
+    learner, _, pos = read_checkpoint(str(ck))
+    assert (pos.events, pos.labelled, learner.n_seen_) == (100, 50, 50)
+
+
+def test_resume_with_other_settings_is_refused(tmp_path, lines):
+    path, ck = tmp_path / "in.svm", tmp_path / "ck.okl"
+    path.write_text("".join(lines[:100]))
+    base = ["--sigma", str(SIGMA), "--dim", "4", "--input", str(path), "--checkpoint", str(ck), "--quiet"]
+    _run(["--learner", "nogd", "--budget", "20"] + base)
+    with pytest.raises(CheckpointError, match="budget: checkpoint 20, now 30"):
+        _run(["--learner", "nogd", "--budget", "30"] + base)
+    with pytest.raises(CheckpointError, match="learner 'nogd'"):
+        _run(["--learner", "fogd", "--budget", "20"] + base)
+    # a different (shorter) input than the checkpoint was made on
+    path.write_text("".join(lines[:50]))
+    with pytest.raises(CheckpointError, match="is it the same input"):
+        _run(["--learner", "nogd", "--budget", "20"] + base)
+
+
+def test_damaged_checkpoint_is_refused(tmp_path, lines):
+    path, ck = tmp_path / "in.svm", tmp_path / "ck.okl"
+    path.write_text("".join(lines[:100]))
+    argv = ["--learner", "nogd", "--budget", "20", "--sigma", str(SIGMA), "--dim", "4", "--input", str(path),
+            "--checkpoint", str(ck), "--quiet"]
+    _run(argv)
+    blob = ck.read_bytes()
+    ck.write_bytes(blob[: len(blob) // 2])
+    with pytest.raises(CheckpointError, match="not a readable okl stream checkpoint"):
+        _run(argv)
+    ck.write_text("hello")
+    with pytest.raises(CheckpointError, match="not a readable okl stream checkpoint"):
+        _run(argv)
+
+
+def test_svmlight_needs_dim_and_cli_help():
+    with pytest.raises(ValueError, match="--dim"):
+        _run(["--learner", "nogd"], stdin=b"1 1:0.5\n")
+    parser = argparse.ArgumentParser()
+    add_stream_parser(parser.add_subparsers(dest="command"))
+    helptext = parser._subparsers._group_actions[0].choices["stream"].format_help()
+    for option in ("--follow", "--checkpoint", "--every", "--skip-bad", "--dim", "--format"):
+        assert option in helptext
+
+
+def test_follow_waits_for_the_end_of_a_partial_line(tmp_path):
+    """While following, a line without its newline is still being written: wait for the rest."""
+    import threading
+
+    path = tmp_path / "in.svm"
+    path.write_text("1 1:0.5 2:0.25\n-1 1:0.1")
+
+    def finish():
+        time.sleep(0.4)
+        with open(path, "a") as fh:
+            fh.write(" 2:0.2\n+1 2:0.75\n")
+
+    writer = threading.Thread(target=finish)
+    writer.start()
+    status, out, err = _run(["--learner", "kogd", "--sigma", "0.5", "--dim", "2", "--input", str(path),
+                             "--follow", "1.5", "--stats-every", "0"])
+    writer.join()
+    assert status == 0 and len(out) == 3
+    ref = okl.make("kogd", kernel=okl.RBF(sigma=0.5), random_state=0)
+    expect = ref.run(np.array([[0.5, 0.25], [0.1, 0.2], [0.0, 0.75]]), [1, -1, 1]).decisions
+    np.testing.assert_allclose([float(line.split("\t")[1]) for line in out], expect, rtol=0, atol=1e-12)
+    assert "3 events (3 labelled)" in err
