@@ -1,0 +1,96 @@
+"""Inverse maintenance by Sherman-Morrison rank-one updates (compiled; ALGORITHMS.md 0).
+
+For A' = A + u v^T:  A'^{-1} = A^{-1} - (A^{-1} u)(v^T A^{-1}) / (1 + v^T A^{-1} u).
+For symmetric A and v = u (the Online Newton Step Hessian A += g g^T):
+A'^{-1} = A^{-1} - a a^T / (1 + u^T a),  a = A^{-1} u.  Cost O(k^2) instead of O(k^3).
+
+The functions update ``Ainv`` in place and are Numba-compiled so that the per-round loops of
+FORKS / PROS-N-KONS can call them without Python overhead; they also work from Python.
+
+>>> import numpy as np
+>>> rng = np.random.default_rng(0)
+>>> A = np.eye(4) * 2.0
+>>> Ainv = np.linalg.inv(A)
+>>> u = rng.standard_normal(4)
+>>> _ = sherman_morrison_symmetric(Ainv, u, np.empty(4))
+>>> bool(np.allclose(Ainv, np.linalg.inv(A + np.outer(u, u))))
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from okl._compiled import jit
+
+
+@jit
+def symmetric_rank_one_apply(Ainv, a, den):
+    """In place: Ainv <- Ainv - a a^T / den (exactly symmetric in floating point)."""
+    k = a.shape[0]
+    for i in range(k):
+        ai = a[i]
+        for j in range(k):
+            Ainv[i, j] -= (ai * a[j]) / den
+
+
+@jit
+def sherman_morrison_symmetric(Ainv, u, work):
+    """In place: Ainv <- (A + u u^T)^{-1} for symmetric A = Ainv^{-1}.
+
+    ``work`` is a length-k scratch vector; on return it holds A^{-1} u (the old inverse).
+    Returns the denominator 1 + u^T A^{-1} u (> 1 when A is positive definite).
+    """
+    k = u.shape[0]
+    for i in range(k):
+        s = 0.0
+        for j in range(k):
+            s += Ainv[i, j] * u[j]
+        work[i] = s
+    den = 1.0
+    for i in range(k):
+        den += u[i] * work[i]
+    symmetric_rank_one_apply(Ainv, work, den)
+    return den
+
+
+@jit
+def sherman_morrison_update(Ainv, u, v, work_u, work_v):
+    """In place: Ainv <- (A + u v^T)^{-1} for a general invertible A = Ainv^{-1}.
+
+    ``work_u``, ``work_v`` are length-k scratch vectors (they end as A^{-1} u and A^{-T} v).
+    Returns the denominator 1 + v^T A^{-1} u; the update is undefined when it is 0.
+    """
+    k = u.shape[0]
+    for i in range(k):
+        su = 0.0
+        sv = 0.0
+        for j in range(k):
+            su += Ainv[i, j] * u[j]
+            sv += Ainv[j, i] * v[j]
+        work_u[i] = su
+        work_v[i] = sv
+    den = 1.0
+    for i in range(k):
+        den += v[i] * work_u[i]
+    for i in range(k):
+        c = work_u[i] / den
+        for j in range(k):
+            Ainv[i, j] -= c * work_v[j]
+    return den
+
+
+def inverse_after_rank_one(Ainv: np.ndarray, u: np.ndarray, v: np.ndarray | None = None) -> np.ndarray:
+    """Return (A + u v^T)^{-1} (v = u if omitted) without changing ``Ainv`` (convenience wrapper)."""
+    out = np.array(Ainv, dtype=np.float64, order="C")
+    u = np.ascontiguousarray(u, dtype=np.float64)
+    if v is None:
+        sherman_morrison_symmetric(out, u, np.empty_like(u))
+    else:
+        sherman_morrison_update(out, u, np.ascontiguousarray(v, dtype=np.float64),
+                                np.empty_like(u), np.empty_like(u))
+    return out
+
+
+__all__ = ["sherman_morrison_symmetric", "sherman_morrison_update", "symmetric_rank_one_apply",
+           "inverse_after_rank_one"]

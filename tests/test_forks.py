@@ -1,0 +1,199 @@
+"""FORKS (ALGORITHMS.md 4): invariants of the ONS / TISVD machinery and mistake rates on real data.
+
+The generic protocol checks (run vs loop, save/load, seeds, bad input) run over the default
+configuration in tests/test_learner_checks.py; here the non-default variants get a run-vs-loop
+check, and the numbers are checked against direct computations and published bands.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import okl
+from okl.data import permutation
+from okl.learners.forks import FORKS
+
+
+@pytest.fixture(scope="module")
+def german(data_dir):
+    return okl.load_dataset("german", data_dir)
+
+
+def _perm(X, y, seed, n=None):
+    p = permutation(len(y), seed)[:n]
+    return X[p], y[p]
+
+
+def _loop(m, X, y):
+    out = np.empty(len(y))
+    for t in range(len(y)):
+        out[t] = m.predict_one(X[t])
+        m.learn_one(X[t], y[t])
+    return out
+
+
+# ---- the inverse Hessian -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ons", ["code", "paper"])
+def test_sherman_morrison_inverse_equals_direct_inverse_throughout_a_run(german, ons):
+    """A_t = alpha I + sum of g~ g~^T since the last reset (transition / update round), with
+    g~ = eta l'(f, y) phi; FORKS's A^{-1} must equal inv(A_t) after every round (1e-8 relative)."""
+    X, y = _perm(*german, 0, 500)
+    eta, alpha = 0.2, 0.01
+    m = FORKS(budget=50, k=5, rho=25, eta=eta, alpha=alpha, ons=ons, kernel=okl.RBF(sigma=2.0),
+              random_state=0)
+    loss = m.loss_
+    A = None
+    checked = resets = 0
+    for t in range(len(y)):
+        x = X[t]
+        stage_before = 2 if m.dim_ is not None and m.Q_ is not None else 1
+        updates_before = m.update_rounds_ if m.dim_ is not None else 0
+        phi_before = m._features(x[None, :])[0] if stage_before == 2 else None
+        f = m.predict_one(x)
+        m.learn_one(x, y[t])
+        if m.Q_ is None:
+            continue
+        if stage_before == 1 or m.update_rounds_ > updates_before:
+            phi = m._features(x[None, :])[0]
+            if stage_before == 1:      # transition: w = f phi / ||phi||^2, so phi^T w = f
+                f0 = f if ons == "code" else float(np.clip(f, -m.C, m.C))
+            else:                      # update round: w reset to 0
+                f0 = 0.0
+            g = eta * loss.derivative(f0, y[t])
+            A = alpha * np.eye(len(phi)) + g * g * np.outer(phi, phi)
+            resets += 1
+        else:
+            g = eta * loss.derivative(f, y[t])
+            A = A + g * g * np.outer(phi_before, phi_before)
+        direct = np.linalg.inv(A)
+        assert np.linalg.norm(m.Ainv_ - direct) <= 1e-8 * np.linalg.norm(direct), t
+        checked += 1
+    assert resets >= 5 and checked > 400
+
+
+# ---- update rounds -------------------------------------------------------------------------------
+
+def test_update_rounds_follow_the_codes_margin_error_counter(german):
+    """The code's counter: rounds with l' != 0 counted from round 1; an update fires on a stage-2
+    such round (after the transition) when count mod rho == 1."""
+    X, y = _perm(*german, 1)
+    rho = 37
+    m = FORKS(budget=40, rho=rho, kernel=okl.RBF(sigma=2.0), random_state=1)
+    trace = m.run(X, y)
+    active = np.array([m.loss_.derivative(f, yy) != 0.0 for f, yy in zip(trace.decisions, y)])
+    count = np.cumsum(active)
+    t0 = m.transition_round_
+    expected = int(np.sum(active[t0 + 1:] & (count[t0 + 1:] % rho == 1)))
+    assert count[t0] == m.m_ + 1 and m.update_rounds_ == expected and expected >= 5
+
+
+def test_update_rounds_every_rho_rounds():
+    rng = np.random.default_rng(0)
+    X = rng.random((600, 5))
+    y = np.where(X[:, 0] + 0.3 * rng.standard_normal(600) > 0.5, 1.0, -1.0)
+    m = FORKS(budget=30, rho=50, update_counter="rounds", kernel=okl.RBF(sigma=1.0), random_state=0)
+    m.run(X, y)
+    t0 = m.transition_round_
+    assert m.update_rounds_ == sum(1 for t in range(t0 + 1, 600) if t % 50 == 0)
+
+
+# ---- decompositions ------------------------------------------------------------------------------
+
+def test_tisvd_without_truncation_gives_the_full_svd_learner(german):
+    """With k = s_p nothing is truncated, so FORKS with TISVD equals FORKS recomputing the SVD of
+    Phi_pp at every update round (features agree up to column signs, which ONS is blind to)."""
+    X, y = _perm(*german, 2, 600)
+    params = dict(budget=20, s_p=10, s_m=10, k=10, rho=20, kernel=okl.RBF(sigma=2.0), random_state=3)
+    a = FORKS(decomposition="tisvd", **params)
+    b = FORKS(decomposition="svd", **params)
+    da, db = a.run(X, y).decisions, b.run(X, y).decisions
+    assert a.update_rounds_ >= 10
+    np.testing.assert_allclose(da, db, rtol=0, atol=1e-6 * np.abs(db).max())
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_truncated_tisvd_tracks_the_full_svd_on_codrna(data_dir, seed):
+    """codrna-train, 20,000 rows, B = 200, sigma = 2, an update every 1000 margin errors (7 update
+    rounds): exact TISVD and a fresh SVD per update round give mistake rates within 0.5 points
+    (measured differences 0.19 and 0.30 points at 8.2-8.8 %). With 50+ update rounds (rho = 200)
+    the truncation drift shows (TISVD 19.6 / 18.3 % vs SVD 19.1 / 15.3 %), as in ALGORITHMS.md
+    9.9's TISVD study."""
+    X, y = _perm(*okl.load_dataset("codrna-train", data_dir), seed, 20000)
+    rates = {}
+    for dec in ("tisvd", "svd"):
+        m = FORKS(budget=200, rho=1000, decomposition=dec, kernel=okl.RBF(sigma=2.0), random_state=seed)
+        rates[dec] = m.run(X, y).mistake_rate
+        assert m.update_rounds_ >= 5
+    assert abs(rates["tisvd"] - rates["svd"]) < 0.5, rates
+    assert max(rates.values()) < 10.0
+
+
+# ---- variants follow the protocol ----------------------------------------------------------------
+
+@pytest.mark.parametrize("options", [
+    dict(ons="paper"),
+    dict(update_counter="rounds", grow_sketch=True, d=4),
+    dict(decomposition="tisvd-code"),
+    dict(decomposition="svd", ons="paper", loss="squared_hinge"),
+])
+def test_variants_run_equals_loop(german, options):
+    X, y = _perm(*german, 0, 300)
+    params = dict(budget=20, rho=15, kernel=okl.RBF(sigma=1.0), random_state=0, **options)
+    m = FORKS(**params)
+    whole = m.run(X, y).decisions
+    assert m.update_rounds_ >= 3
+    np.testing.assert_allclose(_loop(FORKS(**params), X, y), whole, rtol=0, atol=1e-9 * max(1, np.abs(whole).max()))
+
+
+def test_paper_form_predictions_are_bounded_by_C(german):
+    X, y = _perm(*german, 0)
+    m = FORKS(budget=50, ons="paper", C=0.5, rho=40, kernel=okl.RBF(sigma=2.0), random_state=0)
+    d = m.run(X, y).decisions
+    assert np.abs(d[m.transition_round_ + 1:]).max() <= 0.5 + 1e-12
+
+
+def test_regression_with_squared_loss(data_dir):
+    """cpusmall (8,192 rows, targets in [0, 1], variance 0.0345), B = 100, sigma = 1, squared
+    loss, permutations 0-2: measured average squared loss 0.0203 / 0.0294 / 0.0181 (NOGD 0.0096;
+    each of the 3 update rounds resets w). The mean must stay below 0.03."""
+    X, y = okl.load_dataset("cpusmall", data_dir)
+    losses = []
+    for seed in range(3):
+        Xp, yp = _perm(X, y, seed)
+        m = FORKS(budget=100, loss="squared", horizon=len(yp), kernel=okl.RBF(sigma=1.0), random_state=seed)
+        losses.append(m.run(Xp, yp).mean_squared_loss)
+        assert m.update_rounds_ >= 2
+    assert np.mean(losses) < 0.03
+
+
+# ---- mistake rates on real data ------------------------------------------------------------------
+
+def test_german_mistake_rate_band(german):
+    """german, B = 100, defaults (code ONS, s_p 75, s_m 15, k 10, d 1, rho = 0.3T), sigma = 2,
+    20 permutations. Measured: 31.28 +- 1.44 % every round counted, 26.59 +- 1.39 % with the
+    authors' count. References: FORKS Table 2 26.43 +- 0.56 (authors' count); the authors' C++
+    31.57 / 26.62 (9.9, sigma 50); majority class 30 %. Bands: [29, 33] and [24.5, 28.5]."""
+    X, y = german
+    runs = []
+    for seed in range(20):
+        Xp, yp = _perm(X, y, seed)
+        trace = FORKS(budget=100, horizon=len(yp), kernel=okl.RBF(sigma=2.0), random_state=seed).run(Xp, yp)
+        runs.append((trace.mistake_rate, trace.authors_mistake_rate))
+    every, authors = np.mean(runs, axis=0)
+    assert 29.0 <= every <= 33.0
+    assert 24.5 <= authors <= 28.5
+    assert authors < every
+
+
+def test_codrna_mistake_rate(data_dir):
+    """codrna (271,617 rows, the full stream of permutation 0), B = 200, sigma = 2, defaults:
+    measured 5.01 % every round counted. Must be at or below 7 % (ALGORITHMS.md 4: exact numerics
+    at sigma 2 give ~5.3 %) and not below the batch SVM's 3.6 % (PNK Table 2), which would
+    signal a counting bug."""
+    X, y = _perm(*okl.load_dataset("codrna", data_dir), 0)
+    m = FORKS(budget=200, horizon=len(y), kernel=okl.RBF(sigma=2.0), random_state=0)
+    trace = m.run(X, y)
+    assert 3.6 <= trace.mistake_rate <= 7.0
+    assert m.diagnostics()["features"] == 20
