@@ -38,6 +38,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from okl._threads import one_blas_thread
 from okl._validation import check_matrix, check_random_state, check_target, check_targets, check_vector
 from okl.kernels import Kernel, kernel_from_dict
 from okl.losses import Loss, get_loss
@@ -207,7 +208,8 @@ class Learner:
         self._ensure_started(X.shape[1])
         start_round = self.n_seen_
         t0 = time.perf_counter()
-        decisions = self._process(X, y) if X.shape[0] else np.empty(0)
+        with one_blas_thread():
+            decisions = self._process(X, y) if X.shape[0] else np.empty(0)
         seconds = time.perf_counter() - t0
         self.n_seen_ += X.shape[0]
         first = self._first_counted_round()

@@ -89,8 +89,6 @@ and O(s_p s_m^2) for pinv(Phi_pm); transition O(B^2 D + B^2 s_p + s_p^3).
 
 from __future__ import annotations
 
-import contextlib
-
 import numpy as np
 
 from okl._compiled import dot, jit, loss_derivative
@@ -115,27 +113,6 @@ ONS_FORMS = ("code", "paper")
 UPDATE_COUNTERS = ("margin_errors", "rounds")
 DECOMPOSITIONS = ("tisvd", "tisvd-code", "svd")
 _SKETCH_KEYS = ("S_p", "points", "indices", "Phi_pp", "Phi_pm", "n_updates")
-
-
-_BLAS_CONTROLLER = None
-
-
-def single_threaded_blas():
-    """Context limiting BLAS to one thread (threadpoolctl, ~10 us to enter).
-
-    FORKS's matrix products are small (blocks of rows x s_m x k, s_p x s_p SVDs); on a busy
-    machine multi-threaded OpenBLAS makes them 10-25x slower (measured: codrna features 1.69 s
-    with 2 threads under load vs 0.063 s with 1), so ``run`` holds BLAS to one thread.
-    """
-    global _BLAS_CONTROLLER
-    try:
-        if _BLAS_CONTROLLER is None:
-            from threadpoolctl import ThreadpoolController
-
-            _BLAS_CONTROLLER = ThreadpoolController()
-        return _BLAS_CONTROLLER.limit(limits=1, user_api="blas")
-    except Exception:  # threadpoolctl missing or unable to inspect the BLAS: run as is
-        return contextlib.nullcontext()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -484,13 +461,7 @@ class FORKS(Learner):
         next_count = c + 1 + (1 - (c + 1)) % rho
         return min(self.chunk_size, max(64, next_count - c))
 
-    def _process(self, X, y):
-        if X.shape[0] == 1:
-            return self._process_rows(X, y)
-        with single_threaded_blas():
-            return self._process_rows(X, y)
-
-    def _process_rows(self, X, y):
+    def _process(self, X, y):  # Learner.run holds BLAS to one thread (okl._threads)
         n = X.shape[0]
         out = np.empty(n)
         lkind = self.loss_.kind

@@ -74,15 +74,21 @@ def _block_layout(s: int, d: int) -> tuple[np.ndarray, np.ndarray]:
 def sjlt_entries(n_rows: int, s: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """The nonzeros of an n_rows x s SJLT: (columns, values), each (n_rows x d).
 
-    Draw order (fixed, so results are reproducible from the generator state): all block columns
-    (row-major, one ``integers`` call), then all signs (one ``integers`` call).
+    One ``rng.random((n_rows, 2 d))`` call per matrix (fixed draw order, so results repeat from
+    the generator state): column of block k = first column + floor(u_k x width_k), sign + when
+    u_{d+k} < 1/2.
     """
     s, d = _check_sjlt_sizes(s, d)
     n_rows = check_int("n_rows", n_rows, 0)
+    return _draw_entries(n_rows, s, d, rng)
+
+
+def _draw_entries(n_rows: int, s: int, d: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     starts, widths = _block_layout(s, d)
-    offsets = rng.integers(0, widths[None, :], size=(n_rows, d))
-    signs = rng.integers(0, 2, size=(n_rows, d)) * 2 - 1
-    return starts[None, :] + offsets, signs / np.sqrt(d)
+    u = rng.random((n_rows, 2 * d))
+    cols = starts[None, :] + np.minimum((u[:, :d] * widths[None, :]).astype(np.int64), widths - 1)
+    vals = np.where(u[:, d:] < 0.5, 1.0, -1.0) / np.sqrt(d)
+    return cols, vals
 
 
 def sjlt(n_rows: int, s: int, d: int, rng: np.random.Generator) -> np.ndarray:
@@ -171,16 +177,45 @@ class IncrementalSketch:
         self.rng = rng
         self.grow = bool(grow)
         self.d = d
-        self.S_p = sjlt(B, s_p, d, rng)
+        S_p = sjlt(B, s_p, d, rng)
         self.indices = sample_columns(B, s_m, rng)
-        self.points = points
+        self._set_list(S_p, points)
         K = kernel(points, points)
-        KS = K @ self.S_p
-        Phi_pp = self.S_p.T @ KS
+        KS = K @ S_p
+        Phi_pp = S_p.T @ KS
         self.Phi_pp = 0.5 * (Phi_pp + Phi_pp.T)
         self.Phi_pm = KS[self.indices, :].T.copy()  # S_p^T K S_m = (S_m^T K S_p)^T
         self.landmarks = points[self.indices].copy()
         self.n_updates = 0
+
+    def _set_list(self, S_p: np.ndarray, points: np.ndarray) -> None:
+        """Store the sketch list in buffers with spare capacity (appends are amortised O(1))."""
+        n = S_p.shape[0]
+        cap = n + max(16, n // 2) if self.grow else n
+        self._S_buf = np.zeros((cap, S_p.shape[1]))
+        self._S_buf[:n] = S_p
+        self._P_buf = np.zeros((cap, points.shape[1]))
+        self._P_buf[:n] = points
+        # the d nonzeros of every row (SJLT blocks are disjoint: exactly d per row), for
+        # a = S_p^T psi in O(nu d) instead of O(nu s_p)
+        rows, cols = np.nonzero(S_p)
+        if rows.shape[0] != n * self.d or np.any(np.bincount(rows, minlength=n) != self.d):
+            raise ValueError(f"S_p must have exactly d = {self.d} nonzeros in every row (an SJLT)")
+        self._C_buf = np.zeros((cap, self.d), dtype=np.int64)
+        self._C_buf[:n] = cols.reshape(n, self.d)
+        self._V_buf = np.zeros((cap, self.d))
+        self._V_buf[:n] = S_p[rows, cols].reshape(n, self.d)
+        self._n_list = n
+
+    @property
+    def S_p(self) -> np.ndarray:
+        """(nu x s_p) SJLT rows of the sketch list (a view; replaced when the list grows)."""
+        return self._S_buf[: self._n_list]
+
+    @property
+    def points(self) -> np.ndarray:
+        """(nu x D) the sketch list (a view)."""
+        return self._P_buf[: self._n_list]
 
     # ---- sizes ----------------------------------------------------------------------------
 
@@ -203,15 +238,41 @@ class IncrementalSketch:
         """Fold a new point x into Phi_pp and Phi_pm (SkeGD 3); returns (A, Bf), s_p x 2 each,
         with Phi_pp_new - Phi_pp_old == A @ Bf.T (A = [s, a], Bf = [a + xi s, s])."""
         x = np.asarray(x, dtype=np.float64).reshape(1, -1)
+        S_p = self.S_p
+        s_p = S_p.shape[1]
         psi = self.kernel(self.points, x)[:, 0]
         xi = float(self.kernel.diag(x)[0])
-        s = sjlt_row(self.s_p, self.d, self.rng)
-        a = self.S_p.T @ psi
-        self.Phi_pm += np.outer(s, self.kernel(x, self.landmarks)[0])
-        self.Phi_pp += np.outer(s, a) + np.outer(a, s) + xi * np.outer(s, s)
+        cols, vals = _draw_entries(1, s_p, self.d, self.rng)
+        cols, vals = cols[0], vals[0]
+        s = np.zeros(s_p)
+        s[cols] = vals
+        n = self._n_list
+        a = np.bincount(self._C_buf[:n].ravel(), weights=(self._V_buf[:n] * psi[:, None]).ravel(),
+                        minlength=s_p)
+        # Phi_pm += s kappa_m(x)^T: only the d rows of s's nonzeros change
+        self.Phi_pm[cols] += vals[:, None] * self.kernel(x, self.landmarks)[0][None, :]
+        # Phi_pp += s a^T + a s^T + xi s s^T: rows and columns `cols`; the d x d block is set
+        # from its old value plus an exactly symmetric increment, so Phi_pp stays symmetric
+        R = vals[:, None] * a[None, :]
+        block = self.Phi_pp[np.ix_(cols, cols)]
+        inc = R[:, cols]
+        block_new = block + ((inc + inc.T) + xi * (vals[:, None] * vals[None, :]))
+        self.Phi_pp[cols, :] += R
+        self.Phi_pp[:, cols] += R.T
+        self.Phi_pp[np.ix_(cols, cols)] = block_new
         if self.grow:
-            self.S_p = np.vstack([self.S_p, s[None, :]])
-            self.points = np.vstack([self.points, x])
+            if n == self._S_buf.shape[0]:
+                extra = max(16, n // 2)
+                self._S_buf = np.vstack([self._S_buf, np.zeros((extra, s_p))])
+                self._P_buf = np.vstack([self._P_buf, np.zeros((extra, x.shape[1]))])
+                self._C_buf = np.vstack([self._C_buf, np.zeros((extra, self.d), dtype=np.int64)])
+                self._V_buf = np.vstack([self._V_buf, np.zeros((extra, self.d))])
+            self._S_buf[n] = s
+            self._P_buf[n] = x[0]
+            order = np.argsort(cols)
+            self._C_buf[n] = cols[order]
+            self._V_buf[n] = vals[order]
+            self._n_list = n + 1
         self.n_updates += 1
         return np.column_stack([s, a]), np.column_stack([a + xi * s, s])
 
@@ -242,8 +303,8 @@ class IncrementalSketch:
         self.rng = rng
         self.grow = bool(state["grow"])
         self.d = int(state["d"])
-        self.S_p = np.array(state["S_p"], dtype=np.float64)
-        self.points = np.array(state["points"], dtype=np.float64)
+        self._set_list(np.asarray(state["S_p"], dtype=np.float64),
+                       np.asarray(state["points"], dtype=np.float64))
         self.indices = np.array(state["indices"], dtype=np.int64)
         self.Phi_pp = np.array(state["Phi_pp"], dtype=np.float64)
         self.Phi_pm = np.array(state["Phi_pm"], dtype=np.float64)

@@ -19,21 +19,26 @@ here: ALGORITHMS.md 1.3 shows they turn phi into a noise-amplified map.)
 
 from __future__ import annotations
 
+
 import numpy as np
 import scipy.linalg
+
+from okl._threads import one_blas_thread
 
 #: MASS::ginv's default tolerance (relative to the largest singular value), used by the R code.
 PINV_RTOL = float(np.sqrt(np.finfo(np.float64).eps))
 
 SVD_METHODS = ("exact", "randomized")
 
-
 def rank_k_svd(A: np.ndarray, k: int, method: str = "exact", rng: np.random.Generator | None = None,
-               n_oversamples: int = 10, n_iter: int = 2) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+               n_oversamples: int = 10, n_iter: int = 2, symmetric: bool = False
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Top-k singular triplets of A: (U (m x k), s (k,), Vt (k x n)), s descending.
 
     ``method="exact"``: LAPACK ``gesdd`` (falls back to ``gesvd`` if it does not converge) and
-    truncation. ``method="randomized"``: ``sklearn.utils.extmath.randomized_svd`` with
+    truncation; with ``symmetric=True`` the SVD comes from the symmetric eigendecomposition
+    (``syevr``, several times faster): s = |lambda|, U = eigenvectors, V = eigenvectors x
+    sign(lambda). ``method="randomized"``: ``sklearn.utils.extmath.randomized_svd`` with
     ``random_state`` drawn from ``rng`` (one ``integers`` call), so results repeat with the seed.
     k is clipped to min(A.shape). Cost O(m n min(m, n)) exact, O(m n (k + p) q) randomized.
     """
@@ -41,22 +46,29 @@ def rank_k_svd(A: np.ndarray, k: int, method: str = "exact", rng: np.random.Gene
     k = int(min(k, *A.shape))
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
-    if method == "exact":
-        try:
-            U, s, Vt = scipy.linalg.svd(A, full_matrices=False, lapack_driver="gesdd")
-        except np.linalg.LinAlgError:
-            U, s, Vt = scipy.linalg.svd(A, full_matrices=False, lapack_driver="gesvd")
-        return U[:, :k], s[:k], Vt[:k]
-    if method == "randomized":
-        from sklearn.utils.extmath import randomized_svd
+    with one_blas_thread():
+        if method == "exact":
+            if symmetric:
+                vals, vecs = top_k_symmetric(A, k, by="magnitude")
+                signs = np.where(vals < 0, -1.0, 1.0)
+                return vecs, np.abs(vals), (vecs * signs[None, :]).T
+            U, s, Vt = _svd(A)
+            return U[:, :k], s[:k], Vt[:k]
+        if method == "randomized":
+            from sklearn.utils.extmath import randomized_svd
 
-        if rng is None:
-            raise ValueError("method='randomized' needs a numpy Generator rng (for a reproducible seed)")
-        seed = int(rng.integers(0, 2**31 - 1))
-        U, s, Vt = randomized_svd(A, k, n_oversamples=n_oversamples, n_iter=n_iter,
-                                  random_state=seed)
-        return U, s, Vt
+            if rng is None:
+                raise ValueError("method='randomized' needs a numpy Generator rng (for a reproducible seed)")
+            seed = int(rng.integers(0, 2**31 - 1))
+            return randomized_svd(A, k, n_oversamples=n_oversamples, n_iter=n_iter, random_state=seed)
     raise ValueError(f"method must be one of {list(SVD_METHODS)}, got {method!r}")
+
+
+def _svd(A):
+    try:
+        return scipy.linalg.svd(A, full_matrices=False, lapack_driver="gesdd")
+    except np.linalg.LinAlgError:
+        return scipy.linalg.svd(A, full_matrices=False, lapack_driver="gesvd")
 
 
 def pinv(A: np.ndarray, rtol: float = PINV_RTOL) -> np.ndarray:
@@ -67,10 +79,8 @@ def pinv(A: np.ndarray, rtol: float = PINV_RTOL) -> np.ndarray:
     A = np.asarray(A, dtype=np.float64)
     if A.size == 0:
         return np.zeros(A.shape[::-1])
-    try:
-        U, s, Vt = scipy.linalg.svd(A, full_matrices=False, lapack_driver="gesdd")
-    except np.linalg.LinAlgError:
-        U, s, Vt = scipy.linalg.svd(A, full_matrices=False, lapack_driver="gesvd")
+    with one_blas_thread():
+        U, s, Vt = _svd(A)
     keep = s > rtol * (s[0] if s.size else 0.0)
     return (Vt[keep].T / s[keep]) @ U[:, keep].T
 
@@ -85,7 +95,8 @@ def top_k_symmetric(A: np.ndarray, k: int, by: str = "magnitude") -> tuple[np.nd
     A = np.asarray(A, dtype=np.float64)
     n = A.shape[0]
     k = int(min(k, n))
-    vals, vecs = scipy.linalg.eigh(0.5 * (A + A.T))
+    with one_blas_thread():
+        vals, vecs = scipy.linalg.eigh(0.5 * (A + A.T))
     if by == "magnitude":
         order = np.argsort(-np.abs(vals), kind="stable")[:k]
     elif by == "value":
@@ -95,4 +106,4 @@ def top_k_symmetric(A: np.ndarray, k: int, by: str = "magnitude") -> tuple[np.nd
     return vals[order], vecs[:, order]
 
 
-__all__ = ["rank_k_svd", "pinv", "top_k_symmetric", "PINV_RTOL", "SVD_METHODS"]
+__all__ = ["rank_k_svd", "pinv", "top_k_symmetric", "one_blas_thread", "PINV_RTOL", "SVD_METHODS"]
