@@ -67,9 +67,13 @@ def _applicable(name: str, task: str) -> bool:
 
 
 def cmd_run(args) -> int:
-    info = dataset_info(args.dataset)
-    X, y = load_dataset(args.dataset, args.data_dir)
-    n = len(y) if args.max_rows is None else min(len(y), args.max_rows)
+    from okl.data.adversarial import preset_note, resolve_dataset
+
+    base, stream = resolve_dataset(args.dataset, args.stream)
+    info = dataset_info(base)
+    X, y = load_dataset(base, args.data_dir)
+    first_X, first_y = stream(X, y, 0)
+    n = len(first_y) if args.max_rows is None else min(len(first_y), args.max_rows)
     task = info.task
     names = args.learners.split(",") if args.learners else [m for m in learners() if _applicable(m, task)]
     for name in names:
@@ -89,7 +93,7 @@ def cmd_run(args) -> int:
             progress.set_label(name)
             own = {k: v for k, v in extra.items() if accepts(name, k)}
             s = evaluate(name, X, y, runs=args.runs, budget=budget, kernel=kernel, loss=loss,
-                         params=own, progress=progress, max_rows=args.max_rows)
+                         params=own, progress=progress, max_rows=args.max_rows, stream=stream)
             authors = s.authors
             digits = 2 if task == "classification" else 5
             rows.append([name, mean_std(s.metric, digits),
@@ -98,12 +102,14 @@ def cmd_run(args) -> int:
                              float(s.metric.std()), "" if authors is None else float(authors.mean()),
                              float(s.seconds.mean())])
     metric = "mistake rate %" if task == "classification" else "mean squared loss"
-    print(f"dataset {args.dataset}: T = {n}, d = {X.shape[1]}, {task}; {args.runs} permutations "
-          f"(seeds 0..{args.runs - 1}); every round counted")
+    print(f"dataset {args.dataset}: T = {n}, d = {first_X.shape[1]}, {task}; stream {stream.spec}, "
+          f"{args.runs} runs (seeds 0..{args.runs - 1}); every round counted")
+    if args.dataset != base or stream.kind == "adversarial":
+        print(preset_note(args.dataset) if args.dataset != base else f"adversarial stream of {base}")
     print(f"kernel RBF(sigma={sigma:g}) [{'--sigma' if args.sigma is not None else info.sigma_rule}]; "
           f"budget B = {budget}; loss {loss}")
     if task == "classification":
-        print(f"majority-class rate: {majority_rate(y[:n] if args.max_rows else y):.2f} %")
+        print(f"majority-class rate: {majority_rate(first_y[:n]):.2f} % (run 0's stream)")
     else:
         print(f"running-mean predictor: {mean_predictor_loss(y):.5f}")
     print()
@@ -199,6 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--loss", help="loss name (default hinge for classification, squared for regression)")
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="extra hyperparameter (repeatable)")
     r.add_argument("--max-rows", type=int, help="use only the first N rows of each permutation")
+    r.add_argument("--stream", help="stream transform: permutation (default), identity, "
+                                    "adversarial:kb=500,kr=10 (datasets german-1/-2, codrna-1/-2 imply theirs)")
     r.add_argument("--csv", help="also write the table as CSV")
     r.set_defaults(func=cmd_run)
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from okl.data.registry import permutation
+from okl.data.adversarial import parse_stream
 from okl.eval.progress import Progress
 from okl.learners.base import Trace, accepts, make
 
@@ -65,16 +65,18 @@ class RunSummary:
 def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None,
              budget: int | None = None, kernel=None, loss: str | None = None,
              params: dict[str, Any] | None = None, progress: Progress | None = None,
-             max_rows: int | None = None) -> RunSummary:
-    """Run learner ``name`` once per seed (default 0..runs-1) on permuted copies of (X, y)."""
+             max_rows: int | None = None, stream=None) -> RunSummary:
+    """Run learner ``name`` once per seed (default 0..runs-1) on the stream of (X, y) that
+    ``stream`` builds for that seed (default: the seed's permutation; see
+    :func:`okl.data.adversarial.parse_stream`), cut to ``max_rows`` rows if given."""
     seeds = list(range(runs)) if seeds is None else list(seeds)
+    transform = parse_stream(stream)
     traces = []
     task = None
     for seed in seeds:
-        order = permutation(len(y), seed)
+        Xp, yp = transform(X, y, seed)
         if max_rows is not None:
-            order = order[:max_rows]
-        Xp, yp = X[order], y[order]
+            Xp, yp = Xp[:max_rows], yp[:max_rows]
         learner = make(name, **learner_params(name, len(yp), seed, budget, kernel, loss, params))
         task = learner.task
         traces.append(learner.run(Xp, yp))

@@ -15,7 +15,7 @@
       entries, so each update's spectral norm (~ sqrt(m)) is comparable to the matrix's (2 sqrt(m)).
 
 Timings use one BLAS thread (the operations are small; see
-:func:`okl.learners.forks.single_threaded_blas`). ``ctx.options``: ``sigma`` (kernel width of
+:func:`okl._threads.one_blas_thread`). ``ctx.options``: ``sigma`` (kernel width of
 (a); default the registry's ``dataset_info("codrna-train").sigma``), ``thetas``, ``sizes``.
 """
 
@@ -29,7 +29,7 @@ from okl.data import dataset_info, load_dataset
 from okl.eval import Progress, evaluate, markdown_table, mean_std, write_csv
 from okl.experiments import ExperimentContext, ExperimentResult, experiment
 from okl.kernels import RBF
-from okl.learners.forks import single_threaded_blas
+from okl._threads import one_blas_thread
 from okl.linalg.svd import rank_k_svd
 from okl.linalg.tisvd import TruncatedIncrementalSVD
 
@@ -160,7 +160,7 @@ def _matrix_study(ctx: ExperimentContext):
     n_scaling = 5 if quick else 20
     methods = (("tisvd", "TISVD"), ("truncated", "truncated SVD"), ("randomized", "randomized SVD"))
     runs_out = []
-    with single_threaded_blas(), Progress(runs + len(sizes), "forks-tisvd (b)", ctx.progress) as bar:
+    with one_blas_thread(), Progress(runs + len(sizes), "forks-tisvd (b)", ctx.progress) as bar:
         _matrix_run(20, 2, 3, {3}, 0)  # warm up
 
         for seed in range(runs):
