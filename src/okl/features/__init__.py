@@ -5,5 +5,6 @@ re-exports the sketched map for convenience.
 """
 
 from okl.features.sketched import sketched_map
+from okl.features.kors import KORS  # noqa: F401
 
 __all__ = ["sketched_map"]

@@ -1,0 +1,291 @@
+"""PROS-N-KONS / CON-KONS / B-KONS (PNK Alg. 1, Sec. 5; ALGORITHMS.md 5.2-5.4).
+
+* a direct per-round implementation of Algorithm 1 (KORS by solving the temporary dictionary's
+  system, eigendecomposition of K_j at every addition, ONS with A itself and linear solves)
+  gives the same decisions and dictionary as the fast learner (1e-8), for every variant/option;
+* the embedding reproduces the kernel on the dictionary points (both maps), and the Cholesky map
+  gives the eigen map's predictions;
+* the O(j^2) inverse updates (KORS bordered inverse, Sherman-Morrison A^{-1}) equal direct
+  inverses along a run;
+* B-KONS never exceeds J_max and equals PNK until PNK's (J_max + 1)-th addition;
+* the average squared loss on cpusmall lies in a stated band (see the test for the paper gap);
+* bad targets give clear errors (NaN; real targets to a classification loss) or a warning
+  (-1/+1 labels to the squared loss).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import okl
+from okl.data import permutation
+from okl.linalg.svd import one_blas_thread
+from okl.losses import get_loss
+
+
+@pytest.fixture(autouse=True)
+def _one_blas_thread():
+    """The direct NumPy references use small matrices: one BLAS thread (10-50x faster when busy)."""
+    with one_blas_thread():
+        yield
+
+
+@pytest.fixture(scope="module")
+def cpusmall(data_dir):
+    X, y = okl.load_dataset("cpusmall", data_dir)
+    p = permutation(len(y), 0)
+    return X[p], y[p]
+
+
+@pytest.fixture(scope="module")
+def german(data_dir):
+    X, y = okl.load_dataset("german", data_dir)
+    p = permutation(len(y), 1)
+    return X[p], y[p]
+
+
+def reference_kons(X, y, *, variant="pnk", budget=None, alpha=1.0, gamma=1.0, eps=0.5, beta=1.0, C=1.0,
+                   loss="hinge", kernel=None, seed=0, reset_round_learns=True, gradient_step="updated",
+                   hessian_map="complete"):
+    """PNK Algorithm 1 written directly, O(j^3) per round (no incremental anything)."""
+    kernel = kernel or okl.RBF(sigma=1.0)
+    lossf = get_loss(loss)
+    sigma = lossf.curvature(C) or 1.0 / (8 * C * C)
+    U = np.random.default_rng(seed).random(len(y))
+    D, p = [], []
+    E = np.zeros((0, 0))
+    v = w = np.zeros(0)
+    A = A_store = np.zeros((0, 0))
+    start = False
+    out = np.empty(len(y))
+    for t in range(len(y)):
+        phi = E @ kernel(X[t][None, :], X[D])[0] if D else np.zeros(0)
+        z = phi @ v
+        if start:
+            w, f = v.copy(), z
+        else:
+            h = np.sign(z) * max(abs(z) - C, 0.0)
+            if h != 0.0:
+                Ainv_phi = np.linalg.solve(A, phi)
+                w = v - h / (phi @ Ainv_phi) * Ainv_phi
+            else:
+                w = v.copy()
+            # phi^T w = z - h(z) exactly; evaluating phi @ w instead leaves a rounding error that
+            # flips the hinge's kink when |f| = C (y f = 1 - 1e-16 counts as a margin error)
+            f = z - h
+        out[t] = f
+        gd = lossf.derivative(f, y[t])
+        if (start and not reset_round_learns) or gd == 0.0 or phi.size == 0:
+            v = w.copy()
+        else:
+            G = sigma / 2 * gd * gd * np.outer(phi, phi)
+            v = w - np.linalg.solve(A + G if gradient_step == "updated" else A, gd * phi)
+            A, A_store = A + G, A_store + G
+        start = False
+        if budget is None or len(D) < budget:  # KORS, Eq. 6 on the temporary dictionary
+            Db = D + [t]
+            s = 1.0 / np.sqrt(np.append(p, 1.0))
+            Kb = kernel(X[Db], X[Db])
+            kb = s * Kb[:, -1]
+            M = np.outer(s, s) * Kb + gamma * np.eye(len(Db))
+            tau = (1 + eps) / gamma * (Kb[-1, -1] - kb @ np.linalg.solve(M, kb))
+            pt = min(beta * tau, 1.0)
+            if U[t] < pt:
+                D.append(t)
+                p.append(pt)
+                K = kernel(X[D], X[D])
+                lam, V = np.linalg.eigh(K)
+                E_new = V.T / np.sqrt(lam)[:, None]
+                m = len(D)
+                if variant == "con" and E.size:
+                    R = E_new @ K[:, :-1] @ E.T
+                    v = R @ w
+                    A_store = R @ A_store @ R.T
+                    if hessian_map == "complete":
+                        A = R @ A @ R.T + alpha * (np.eye(m) - R @ R.T)
+                    elif hessian_map == "regularized":
+                        A = R @ A @ R.T + alpha * np.eye(m)
+                    else:
+                        A = A_store + alpha * np.eye(m)
+                else:
+                    v, A, A_store = np.zeros(m), alpha * np.eye(m), alpha * np.eye(m)
+                E, w, start = E_new, v.copy(), True
+    return out, D
+
+
+CASES = [
+    ("pros-n-kons", "german", {}),
+    ("pros-n-kons", "german", {"gradient_step": "previous", "reset_round_learns": False}),
+    ("pros-n-kons", "cpusmall", {"loss": "squared", "gamma": 0.5}),
+    ("pros-n-kons", "german", {"loss": "logistic", "alpha": 0.5, "C": 2.0}),
+    ("con-kons", "german", {}),
+    ("con-kons", "german", {"hessian_map": "regularized"}),
+    ("con-kons", "cpusmall", {"loss": "squared", "hessian_map": "r-code"}),
+    ("b-kons", "german", {"budget": 8, "loss": "squared_hinge"}),
+]
+
+
+@pytest.mark.parametrize("name, data, params", CASES)
+@pytest.mark.parametrize("embedding", ["eigen", "cholesky"])
+def test_matches_direct_implementation_of_algorithm_1(name, data, params, embedding, request):
+    X, y = request.getfixturevalue(data)
+    X, y = X[:250], y[:250]
+    kernel = okl.RBF(sigma=1.0)
+    m = okl.make(name, kernel=kernel, random_state=5, embedding=embedding, **params)
+    fast = m.run(X, y).decisions
+    ref_params = {k: v for k, v in params.items() if k != "budget"}
+    variant = "con" if name == "con-kons" else "pnk"
+    ref, D = reference_kons(X, y, variant=variant, budget=params.get("budget"), kernel=kernel, seed=5,
+                            **ref_params)
+    assert m.growth_rounds_ == D and len(D) >= 8
+    np.testing.assert_allclose(fast, ref, rtol=0, atol=1e-8 * max(1.0, np.abs(ref).max()))
+
+
+@pytest.mark.parametrize("embedding", ["eigen", "cholesky"])
+def test_embedding_reproduces_the_kernel_on_dictionary_points(cpusmall, embedding):
+    X, y = cpusmall
+    kernel = okl.RBF(sigma=2.0)
+    m = okl.make("pros-n-kons", loss="squared", kernel=kernel, gamma=0.1, embedding=embedding, random_state=0)
+    m.run(X[:1500], y[:1500])
+    j = m.diagnostics()["dictionary_size"]
+    assert j >= 30 and m.diagnostics()["embedding_dim"] == j
+    Phi = m.embed(m.dict_X_)
+    K = kernel(m.dict_X_, m.dict_X_)
+    np.testing.assert_allclose(Phi @ Phi.T, K, rtol=0, atol=1e-8)
+    # off the dictionary: phi~(x)^T phi~(x') = k_I(x)^T K^{-1} k_I(x') (the Nystrom kernel)
+    Kx = kernel(X[2000:2050], m.dict_X_)
+    Z = m.embed(X[2000:2050])
+    np.testing.assert_allclose(Z @ Z.T, Kx @ np.linalg.solve(K, Kx.T), rtol=0, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["pros-n-kons", "con-kons"])
+def test_cholesky_and_eigen_maps_give_the_same_predictions(cpusmall, name):
+    X, y = cpusmall
+    runs = [okl.make(name, loss="squared", kernel=okl.RBF(sigma=8.0), embedding=e, random_state=2).run(X, y)
+            for e in ("eigen", "cholesky")]
+    np.testing.assert_allclose(runs[0].decisions, runs[1].decisions, rtol=0, atol=1e-8)
+
+
+@pytest.mark.parametrize("name, params", [("pros-n-kons", {}), ("b-kons", {"budget": 12}),
+                                          ("con-kons", {"hessian_map": "regularized"})])
+def test_incremental_inverses_equal_direct_inverses_along_a_run(german, name, params):
+    X, y = german
+    kernel, alpha, gamma = okl.RBF(sigma=2.0), 0.5, 0.2
+    m = okl.make(name, kernel=kernel, alpha=alpha, gamma=gamma, random_state=1, **params)
+    decisions = []
+    half_sigma = 0.5 * m.curvature_
+    for a, b in ((0, 50), (50, 180), (180, 400), (400, 1000)):
+        decisions.append(m.run(X[a:b], y[a:b]).decisions)
+        f = np.concatenate(decisions)
+        # KORS: (S K S + gamma I)^{-1} kept by bordered updates
+        S = np.diag(1.0 / np.sqrt(m.dict_p_))
+        direct = np.linalg.inv(S @ kernel(m.dict_X_, m.dict_X_) @ S + gamma * np.eye(m.dict_X_.shape[0]))
+        assert np.linalg.norm(m.kors_inv_ - direct) <= 1e-9 * np.linalg.norm(direct)
+        # ONS: A^{-1} kept by Sherman-Morrison
+        if m.A_ is not None:
+            A = m.A_
+        else:  # rebuild A = alpha I + sum over the current epoch of (sigma/2) g g^T
+            first = m.growth_rounds_[-1] + 1
+            Phi = m.embed(X[first:b])
+            gd = np.array([m.loss_.derivative(fi, yi) for fi, yi in zip(f[first:b], y[first:b])])
+            A = alpha * np.eye(Phi.shape[1]) + (Phi * (half_sigma * gd**2)[:, None]).T @ Phi
+        direct = np.linalg.inv(A)
+        assert np.linalg.norm(m.Ainv_ - direct) <= 1e-9 * np.linalg.norm(direct)
+
+
+def test_b_kons_stops_at_budget_and_equals_pnk_until_then(german):
+    X, y = german
+    kw = dict(kernel=okl.RBF(sigma=2.0), alpha=0.1, gamma=0.1, random_state=4)
+    pnk = okl.make("pros-n-kons", **kw)
+    pnk_dec = pnk.run(X, y).decisions
+    assert len(pnk.growth_rounds_) > 30
+    for budget in (1, 10, 30):
+        b = okl.make("b-kons", budget=budget, **kw)
+        sizes = [b.run(X[a:a + 100], y[a:a + 100]).diagnostics["dictionary_size"] for a in range(0, 1000, 100)]
+        assert max(sizes) == budget and b.dict_X_.shape[0] == budget
+        assert b.growth_rounds_ == pnk.growth_rounds_[:budget]
+        cut = pnk.growth_rounds_[budget]  # PNK grows at the end of this round, B-KONS does not
+        dec = okl.make("b-kons", budget=budget, **kw).run(X, y).decisions
+        np.testing.assert_array_equal(dec[: cut + 1], pnk_dec[: cut + 1])
+        assert not np.array_equal(dec[cut + 1:], pnk_dec[cut + 1:])
+
+
+def test_diagnostics_record_the_dictionary_over_time(german):
+    X, y = german
+    m = okl.make("pros-n-kons", kernel=okl.RBF(sigma=2.0), random_state=0)
+    d = m.run(X, y).diagnostics
+    assert d["dictionary_size"] == len(d["growth_rounds"]) == d["resets"] > 0
+    sizes = m.dictionary_size_trace(len(y))
+    assert sizes[-1] == d["dictionary_size"] and np.all(np.diff(sizes) >= 0)
+    assert [int(np.argmax(sizes >= k)) for k in range(1, sizes[-1] + 1)] == d["growth_rounds"]
+    con = okl.make("con-kons", kernel=okl.RBF(sigma=2.0), random_state=0)
+    assert con.run(X, y).diagnostics["resets"] == 1  # only the first epoch starts from zero
+
+
+def test_cpusmall_average_squared_loss_band(cpusmall, data_dir):
+    """PNK Table 1, cpusmall, sigma = 8, alpha = gamma = 1, eps = 0.5, beta = 1; 3 permutations
+    (the paper: 15 runs). Paper: PNK 0.02494 +- 0.00141 (20 SV), CON-KONS 0.02269 +- 0.00164.
+
+    Ours (``okl reproduce pnk-table1``, 15 permutations): PNK 0.0401 +- 0.0025 with 29 SV,
+    CON-KONS ("complete") 0.0166 +- 0.0004; FOGD 0.0252 and NOGD 0.0256 reproduce Lu et al.'s
+    0.0258 / 0.0256, so the data match. Our KORS keeps 1.5-2.3x the paper's dictionary (also on
+    parkinson, cadata, ijcnn1, codrna), so PNK resets more often, and each reset costs several units of squared loss
+    (prediction 0, then ONS from A = alpha I). Even with beta = 1/1.5 (21 SV) PNK gives 0.036, so
+    the gap is not only the dictionary size; we did not find the cause (ALGORITHMS.md 5.2 choices
+    gradient_step / reset_round_learns move it by < 0.003). The bands are ours, stated here.
+    """
+    X, y = okl.load_dataset("cpusmall", data_dir)
+    pnk, con = [], []
+    for seed in range(3):
+        p = permutation(len(y), seed)
+        kw = dict(alpha=1.0, gamma=1.0, loss="squared", kernel=okl.RBF(sigma=8.0), random_state=seed)
+        m = okl.make("pros-n-kons", **kw)
+        pnk.append(m.run(X[p], y[p]).mean_squared_loss)
+        assert 20 <= m.diagnostics()["dictionary_size"] <= 40
+        con.append(okl.make("con-kons", **kw).run(X[p], y[p]).mean_squared_loss)
+    assert 0.037 <= np.mean(pnk) <= 0.045, pnk
+    assert 0.014 <= np.mean(con) <= 0.019, con
+
+
+def test_bad_targets_give_clear_messages(cpusmall, german):
+    X, y = cpusmall
+    m = okl.make("pros-n-kons", loss="squared", kernel=okl.RBF(sigma=8.0))
+    y_bad = y[:50].copy()
+    y_bad[7] = np.nan
+    with pytest.raises(ValueError, match=r"y has a non-finite value .*nan.* at row 7"):
+        m.run(X[:50], y_bad)
+    with pytest.raises(ValueError, match="non-finite"):
+        m.learn_one(X[0], float("nan"))
+    # real-valued targets given to a classification loss
+    c = okl.make("pros-n-kons", kernel=okl.RBF(sigma=8.0))
+    with pytest.raises(ValueError, match=r"labels must be -1 or \+1.*use a regression loss such as loss='squared'"):
+        c.run(X[:50], y[:50])
+    # -1/+1 labels given to the squared loss: legitimate (PNK Sec. 3 example) but flagged
+    Xg, yg = german
+    with pytest.warns(UserWarning, match=r"every target is -1 or \+1 but loss='squared'.*loss='hinge'"):
+        okl.make("pros-n-kons", loss="squared").run(Xg[:50], yg[:50])
+
+
+def test_invalid_hyperparameters_name_the_parameter():
+    bad = [("pros-n-kons", {"gamma": 0}), ("pros-n-kons", {"eps": 1.0}), ("pros-n-kons", {"beta": 0}),
+           ("pros-n-kons", {"curvature": -1.0}), ("pros-n-kons", {"gradient_step": "old"}),
+           ("pros-n-kons", {"embedding": "svd"}), ("pros-n-kons", {"reset_round_learns": "yes"}),
+           ("con-kons", {"hessian_map": "nope"}), ("b-kons", {"budget": 0})]
+    for name, kw in bad:
+        with pytest.raises(ValueError, match=list(kw)[0]):
+            okl.make(name, **kw)
+
+
+def test_learner_dictionary_is_the_standalone_kors_dictionary(cpusmall):
+    from okl.features.kors import KORS
+
+    X, y = cpusmall
+    kw = dict(kernel=okl.RBF(sigma=4.0), gamma=0.1, eps=0.5, beta=1.0, random_state=9)
+    kors = KORS(**kw)
+    added = kors.update(X[:3000])
+    m = okl.make("pros-n-kons", loss="squared", alpha=0.1, **kw)
+    m.run(X[:3000], y[:3000])
+    assert m.growth_rounds_ == added and len(added) > 20
+    np.testing.assert_allclose(m.dict_p_, kors.p_, rtol=1e-7)  # other blocks: rounding in delta = k - quad
+    assert np.linalg.norm(m.kors_inv_ - kors.inverse_) <= 1e-9 * np.linalg.norm(kors.inverse_)
