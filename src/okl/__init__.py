@@ -2,7 +2,7 @@
 
 >>> import okl
 >>> X, y = okl.load_dataset("german")
->>> X.shape, sorted(set(y))
+>>> X.shape, sorted(set(y.tolist()))
 ((1000, 24), [-1.0, 1.0])
 >>> m = okl.make("nogd", budget=100, kernel=okl.RBF(sigma=8))
 >>> round(m.run(X, y).mistake_rate, 1) > 0

@@ -61,6 +61,11 @@ def check_random_state(random_state) -> int | None:
     return check_int("random_state", random_state, 0, 2**63 - 1)
 
 
+#: largest feature magnitude accepted: squared distances and inner products must stay finite in
+#: float64 (1e100^2 = 1e200 < 1.8e308); the papers' features are scaled to [0, 1].
+MAX_ABS_FEATURE = 1e100
+
+
 def check_vector(x, dim: int | None, what: str = "x") -> np.ndarray:
     """A single example: 1-D, finite, float64, of the expected dimension."""
     try:
@@ -73,7 +78,11 @@ def check_vector(x, dim: int | None, what: str = "x") -> np.ndarray:
         raise ValueError(f"{what} has {x.shape[0]} features but the learner was started with {dim}")
     bad = np.flatnonzero(~np.isfinite(x))
     if bad.size:
-        raise ValueError(f"{what} has a non-finite value {x[bad[0]]!r} at column {bad[0]}")
+        raise ValueError(f"{what} has a non-finite value {float(x[bad[0]])!r} at column {bad[0]}")
+    big = np.flatnonzero(np.abs(x) > MAX_ABS_FEATURE)
+    if big.size:
+        raise ValueError(f"{what} has value {float(x[big[0]])!r} at column {big[0]}; features must be "
+                         f"at most {MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
     return x
 
 
@@ -92,7 +101,12 @@ def check_matrix(X, dim: int | None, what: str = "X") -> np.ndarray:
     finite = np.isfinite(X)
     if not finite.all():
         r, c = np.argwhere(~finite)[0]
-        raise ValueError(f"{what} has a non-finite value {X[r, c]!r} at row {r}, column {c}")
+        raise ValueError(f"{what} has a non-finite value {float(X[r, c])!r} at row {r}, column {c}")
+    big = np.abs(X) > MAX_ABS_FEATURE
+    if big.any():
+        r, c = np.argwhere(big)[0]
+        raise ValueError(f"{what} has value {float(X[r, c])!r} at row {r}, column {c}; features must be "
+                         f"at most {MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
     return X
 
 
@@ -103,7 +117,7 @@ def check_targets(y, task: str, n: int | None = None, what: str = "y") -> np.nda
         raise ValueError(f"{what} has {y.shape[0]} entries but X has {n} rows")
     bad = np.flatnonzero(~np.isfinite(y))
     if bad.size:
-        raise ValueError(f"{what} has a non-finite value {y[bad[0]]!r} at row {bad[0]}")
+        raise ValueError(f"{what} has a non-finite value {float(y[bad[0]])!r} at row {bad[0]}")
     if task == "classification":
         bad = np.flatnonzero((y != 1.0) & (y != -1.0))
         if bad.size:

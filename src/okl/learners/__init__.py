@@ -5,6 +5,12 @@ from okl.learners.kogd import KOGD
 from okl.learners.fogd import FOGD
 from okl.learners.nogd import NOGD
 from okl.learners.linear import LinearOGD
+from okl.learners.skegd import SkeGD
+from okl.learners.budget import BOGD, BPAS, RBP, Forgetron, Projectron, ProjectronPlusPlus
+from okl.learners.kons import BKons, ConKons, ProsNKons
+from okl.learners.forks import FORKS
 
 __all__ = ["Learner", "ModelFileError", "Trace", "learner_class", "learners", "make", "register",
-           "KOGD", "FOGD", "NOGD", "LinearOGD"]
+           "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
+           "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
+           "ProsNKons", "ConKons", "BKons", "FORKS"]
