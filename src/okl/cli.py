@@ -137,12 +137,13 @@ def cmd_datasets(args) -> int:
 
 def cmd_sigma(args) -> int:
     from okl.data.registry import permutation
-    from okl.data.width import DEFAULT_GRID, PAPER_GRID, alignment_scores, select_sigma
+    from okl.data.width import DEFAULT_GRID, PAPER_GRID, RULES, alignment_scores, select_sigma
 
     X, y = load_dataset(args.dataset, args.data_dir)
     order = permutation(len(y), 0)[: args.first]
     Xf, yf = X[order], y[order]
-    grid = sorted(set(DEFAULT_GRID) | (set(PAPER_GRID) if args.wide else set()))
+    choices = {rule: select_sigma(Xf, yf, rule) for rule in RULES}
+    grid = sorted(set(DEFAULT_GRID) | (set(PAPER_GRID) if args.wide else set()) | set(choices.values()))
     centered = alignment_scores(Xf, yf, grid, args.first, centered=True)
     plain = alignment_scores(Xf, yf, grid, args.first, centered=False)
     learners_ = args.learners.split(",") if args.sweep else []
@@ -150,21 +151,22 @@ def cmd_sigma(args) -> int:
     rows = []
     with Progress(len(grid) * len(learners_) * args.runs, "sweep", enabled=args.sweep and not args.quiet) as p:
         for s in grid:
-            row = [f"{s:.4g}", f"{centered[s]:.4f}", f"{plain[s]:.4f}"]
+            marks = ", ".join(rule for rule, value in choices.items() if value == s)
+            row = [f"{s:.4g}", marks, f"{centered[s]:.4f}", f"{plain[s]:.4f}"]
             for name in learners_:
                 res = evaluate(name, X, y, runs=args.runs, budget=args.budget or _default_budget(len(y)),
                                kernel=RBF(sigma=s), loss="hinge" if info.task == "classification" else "squared",
                                progress=p, max_rows=args.max_rows)
                 row.append(mean_std(res.metric, 2 if info.task == "classification" else 5))
             rows.append(row)
-    print(f"dataset {args.dataset}: scores on the first {args.first} examples of permutation 0")
-    print(f"rule (centered alignment): sigma = {select_sigma(Xf, yf):g}; "
-          f"SkeGD's uncentered alignment over 2^[-5:0.5:7]: {select_sigma(Xf, yf, 'paper-alignment'):g}; "
-          f"median heuristic: {select_sigma(Xf, yf, 'median'):.3g}; registry default: {info.sigma:g}")
+    print(f"dataset {args.dataset}: rules applied to the first {args.first} examples of permutation 0")
+    print("choices: " + "; ".join(f"{rule} {value:.4g}" for rule, value in choices.items())
+          + f"; registry default {info.sigma:.4g} ({info.sigma_rule})")
     if args.sweep:
-        print(f"sweep: {args.runs} permutations" + (f", first {args.max_rows} rows" if args.max_rows else ""))
+        print(f"sweep: {args.runs} permutations" + (f", first {args.max_rows} rows" if args.max_rows else "")
+              + ", every round counted")
     print()
-    print(markdown_table(["sigma", "centered alignment", "uncentered alignment"] + learners_, rows))
+    print(markdown_table(["sigma", "chosen by", "centered alignment", "uncentered alignment"] + learners_, rows))
     return 0
 
 
