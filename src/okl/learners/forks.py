@@ -95,24 +95,23 @@ from okl._compiled import dot, jit, loss_derivative
 from okl._validation import check_choice, check_int, check_positive, check_real
 from okl.features.sketched import sketched_map
 from okl.kernels import as_kernel
-from okl.learners.base import Learner, register
-from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
+from okl.learners._sketched import DEFAULT_HORIZON  # noqa: F401  (public name, kept here)
+from okl.learners._sketched import SKETCH_STATE_ATTRS, SketchedLearner, update_round_due
+from okl.learners.base import register
 from okl.linalg.inverse import symmetric_rank_one_apply
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import rank_k_svd
 from okl.linalg.tisvd import tisvd_update, tisvd_update_code
 from okl.losses import get_loss
 
-#: horizon assumed when neither ``rho`` nor ``horizon`` is given (rho = theta x 10,000; 3000 at
-#: theta = 0.3, the paper's boundary between small and large data sets; same as SkeGD)
-DEFAULT_HORIZON = 10_000
+# DEFAULT_HORIZON (imported above): horizon assumed when neither ``rho`` nor ``horizon`` is
+# given (rho = theta x 10,000; 3000 at theta = 0.3; same as SkeGD)
 #: the code's constant added to phi^T A^{-1} phi in the ONS projection (not at the transition)
 CODE_PROJECTION_EPS = 1e-4
 
 ONS_FORMS = ("code", "paper")
 UPDATE_COUNTERS = ("margin_errors", "rounds")
 DECOMPOSITIONS = ("tisvd", "tisvd-code", "svd")
-_SKETCH_KEYS = ("S_p", "points", "indices", "Phi_pp", "Phi_pm", "n_updates")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -214,12 +213,8 @@ def forks_rounds(Z, Y, w, Ainv, eta, C, lkind, paper, out, round0, counter, rho,
             f = dot(w, z)
         out[i] = f
         g = loss_derivative(lkind, f, Y[i])
-        if count_margin_errors:
-            if g != 0.0:
-                counter += 1
-                if counter % rho == 1:
-                    return i, counter
-        elif (round0 + i) % rho == 0:
+        due, counter = update_round_due(g, counter, round0 + i, rho, count_margin_errors)
+        if due:
             return i, counter
         if g != 0.0:
             if paper:
@@ -234,7 +229,7 @@ def forks_rounds(Z, Y, w, Ainv, eta, C, lkind, paper, out, round0, counter, rho,
 
 
 @register("forks")
-class FORKS(Learner):
+class FORKS(SketchedLearner):
     """FORKS: second-order online kernel learning on an incremental sketch kept by TISVD.
 
     Parameters
@@ -282,8 +277,7 @@ class FORKS(Learner):
     """
 
     _state_attrs = ("SV_", "alpha_", "m_", "U_", "s_", "V_", "Q_", "landmarks_", "w_", "Ainv_",
-                    "transition_round_", "counter_", "update_rounds_", "discarded_",
-                    "sk_S_p_", "sk_points_", "sk_indices_", "sk_Phi_pp_", "sk_Phi_pm_", "sk_n_updates_")
+                    "transition_round_", "counter_", "update_rounds_", "discarded_") + SKETCH_STATE_ATTRS
 
     def __init__(self, *, budget: int = 100, s_p: int | None = None, s_m: int | None = None,
                  d: int = 1, k: int | None = None, rho: int | None = None, theta: float = 0.3,
@@ -291,16 +285,7 @@ class FORKS(Learner):
                  loss="hinge", kernel=None, ons: str = "code", update_counter: str = "margin_errors",
                  grow_sketch: bool = False, decomposition: str = "tisvd",
                  random_state: int | None = None):
-        self.budget = check_int("budget", budget, 1)
-        B = self.budget
-        self.s_p = None if s_p is None else check_int("s_p", s_p, 1)
-        sp = self.s_p if self.s_p is not None else max(1, 3 * B // 4)
-        self.s_m = None if s_m is None else check_int(f"s_m (at most budget B = {B})", s_m, 1, B)
-        sm = self.s_m if self.s_m is not None else min(B, max(1, sp // 5))
-        self.d = check_int(f"d (at most s_p = {sp})", d, 1, sp)
-        self.k = None if k is None else check_int(f"k (at most min(s_p, s_m) = {min(sp, sm)})", k, 1,
-                                                  min(sp, sm))
-        self.rho = None if rho is None else check_int("rho", rho, 1)
+        self._check_sizes(budget, s_p, s_m, d, k, rho, d_optional=False)
         self.theta = check_real("theta", theta, 0.0, 1.0, low_open=True)
         self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
         self.eta = check_positive("eta", eta)
@@ -316,65 +301,20 @@ class FORKS(Learner):
         self.decomposition = check_choice("decomposition", decomposition, DECOMPOSITIONS)
         self.random_state = random_state
 
-    # ---- resolved sizes ---------------------------------------------------------------------
+    # ---- resolved sizes (s_p_, s_m_, d_, k_, rho_: SketchedLearner) ----------------------------
 
-    @property
-    def s_p_(self) -> int:
-        return self.s_p if self.s_p is not None else max(1, 3 * self.budget // 4)
-
-    @property
-    def s_m_(self) -> int:
-        return self.s_m if self.s_m is not None else min(self.budget, max(1, self.s_p_ // 5))
-
-    @property
-    def k_(self) -> int:
-        return self.k if self.k is not None else min(max(1, self.budget // 10), self.s_m_, self.s_p_)
-
-    @property
-    def rho_(self) -> int:
-        if self.rho is not None:
-            return self.rho
-        horizon = self.horizon if self.horizon is not None else DEFAULT_HORIZON
-        return max(1, int(self.theta * horizon))
+    def _update_fraction(self) -> float:
+        return self.theta
 
     # ---- state ------------------------------------------------------------------------------
 
     def _start(self, dim):
-        self.SV_ = np.zeros((self.budget, dim))
-        self.alpha_ = np.zeros(self.budget)
-        self.m_ = 0
+        super()._start(dim)
         self.U_ = self.s_ = self.V_ = None
-        self.Q_ = None
-        self.landmarks_ = None
-        self.w_ = None
         self.Ainv_ = None
-        self.transition_round_ = None
-        self.counter_ = 0
-        self.update_rounds_ = 0
         self.discarded_ = 0.0
-        for key in _SKETCH_KEYS:
-            setattr(self, "sk_" + key + "_", None)
-        self._sketch = None
-
-    def _sketch_object(self) -> IncrementalSketch:
-        """The live sketch; rebuilt from the saved arrays (no new draws) after :meth:`load`."""
-        sk = getattr(self, "_sketch", None)
-        if sk is None or sk.Phi_pp is not self.sk_Phi_pp_:
-            state = {key: getattr(self, "sk_" + key + "_") for key in _SKETCH_KEYS}
-            state.update(d=self.d, grow=self.grow_sketch)
-            sk = IncrementalSketch.from_arrays(self.kernel, state, self._rng)
-            self._sketch = sk
-        return sk
-
-    def _store_sketch(self, sk: IncrementalSketch) -> None:
-        self._sketch = sk
-        for key in _SKETCH_KEYS:
-            setattr(self, "sk_" + key + "_", getattr(sk, key))
 
     # ---- feature map ------------------------------------------------------------------------
-
-    def _features(self, X):
-        return self.kernel(X, self.landmarks_) @ self.Q_
 
     def _refresh_map(self, sk: IncrementalSketch) -> None:
         self.Q_ = np.ascontiguousarray(sketched_map(sk.Phi_pm, self.V_, self.s_))
@@ -397,25 +337,21 @@ class FORKS(Learner):
                 ons_code_step(phi, self.w_, self.Ainv_, -self.eta * g, eps, self.C, u)
 
     def _decision(self, x):
-        if self.Q_ is None:
-            return expansion_decision(*self.kernel.spec(), self.SV_, self.alpha_, self.m_, x)
-        f = float(self._features(x[None, :])[0] @ self.w_)
-        if self.ons == "paper":
+        f = super()._decision(x)
+        if self.Q_ is not None and self.ons == "paper":
             f = min(max(f, -self.C), self.C)
         return f
 
     # ---- transition and update rounds -------------------------------------------------------
 
     def _transition(self, x, y, f, round_index):
-        sk = IncrementalSketch(self.kernel, self.SV_[: self.m_].copy(), self.s_p_, self.s_m_, self.d,
-                               self._rng, grow=self.grow_sketch)
+        sk = self._new_sketch()
         self._store_sketch(sk)
         U, s, Vt = rank_k_svd(sk.Phi_pp, self.k_)
         self.U_, self.s_, self.V_ = np.ascontiguousarray(U), s.copy(), np.ascontiguousarray(Vt.T)
         self._refresh_map(sk)
         phi = self._features(x[None, :])[0]
-        nn = float(phi @ phi)
-        self._reset_weights((f / nn) * phi if nn > 0.0 else None)
+        self._reset_weights(self._anchored(f, phi))
         self.transition_round_ = int(round_index)
         # every stage-1 round with l' != 0 inserted a buffer point; the transition round is one more
         self.counter_ = int(self.m_) + 1
@@ -438,7 +374,7 @@ class FORKS(Learner):
         self.U_, self.s_, self.V_ = U, s, V
         self.discarded_ += cut
 
-    def _update_round(self, x, y):
+    def _update_round(self, x, y, f=None):
         sk = self._sketch_object()
         A, Bf = sk.update(x)
         self._store_sketch(sk)
@@ -448,54 +384,10 @@ class FORKS(Learner):
         self._first_step(self._features(x[None, :])[0], y, CODE_PROJECTION_EPS)
         self.update_rounds_ += 1
 
-    def _rows_to_compute(self, round_index: int) -> int:
-        """Rows of features to compute from 0-based round ``round_index``: at most a chunk and not
-        (much) past the next possible update round, where the map changes."""
-        rho = self.rho_
-        if self.update_counter == "rounds":
-            next_update = -(-round_index // rho) * rho
-            return min(self.chunk_size, next_update - round_index + 1)
-        if rho == 1:
-            return self.chunk_size
-        c = self.counter_
-        next_count = c + 1 + (1 - (c + 1)) % rho
-        return min(self.chunk_size, max(64, next_count - c))
-
-    def _process(self, X, y):  # Learner.run holds BLAS to one thread (okl._threads)
-        n = X.shape[0]
-        out = np.empty(n)
-        lkind = self.loss_.kind
-        i = 0
-        if self.Q_ is None:
-            status, i, self.m_ = expansion_rounds(*self.kernel.spec(), lkind, self.eta, 0.0, X, y, out,
-                                                  0, self.SV_, self.alpha_, self.m_, self.budget, True)
-            if status == DONE:
-                return out
-            self._transition(X[i], y[i], out[i], self.n_seen_ + i)
-            i += 1
-        paper = self.ons == "paper"
-        count_margin_errors = self.update_counter == "margin_errors"
-        u = np.empty(self.Q_.shape[1])
-        while i < n:
-            e = min(n, i + self._rows_to_compute(self.n_seen_ + i))
-            j, counter = forks_rounds(self._features(X[i:e]), y[i:e], self.w_, self.Ainv_, self.eta,
-                                      self.C, lkind, paper, out[i:e], self.n_seen_ + i, self.counter_,
-                                      self.rho_, count_margin_errors, u)
-            self.counter_ = int(counter)
-            if j == e - i:
-                i = e
-                continue
-            row = i + j
-            self._update_round(X[row], y[row])
-            i = row + 1
-        return out
-
-    def _first_counted_round(self):
-        return None if self.transition_round_ is None else self.transition_round_ + 1
+    def _sketched_rounds(self, Z, Y, out, round0):
+        return forks_rounds(Z, Y, self.w_, self.Ainv_, self.eta, self.C, self.loss_.kind, self.ons == "paper",
+                            out, round0, self.counter_, self.rho_, self.update_counter == "margin_errors",
+                            np.empty(self.Q_.shape[1]))
 
     def diagnostics(self):
-        return {"support_vectors": int(self.m_), "stage": 1 if self.Q_ is None else 2,
-                "transition_round": self.transition_round_, "update_rounds": int(self.update_rounds_),
-                "features": 0 if self.Q_ is None else int(self.Q_.shape[1]), "rho": self.rho_,
-                "tisvd_discarded": float(self.discarded_),
-                "sketch_points": 0 if self.sk_points_ is None else int(self.sk_points_.shape[0])}
+        return {**super().diagnostics(), "tisvd_discarded": float(self.discarded_)}

@@ -61,24 +61,22 @@ rank-1 modifications, the SVD of Phi_pp and pinv(Phi_pm)); transition O(B^2 D + 
 
 from __future__ import annotations
 
-import numpy as np
-
 from okl._compiled import dot, jit, loss_derivative
 from okl._validation import check_choice, check_int, check_nonnegative, check_positive
 from okl.features.sketched import sketched_map
 from okl.kernels import as_kernel
-from okl.learners.base import Learner, register
-from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
+from okl.learners._sketched import (DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_STATE_ATTRS,
+                                    SketchedLearner, update_round_due)
+from okl.learners.base import register
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import SVD_METHODS, rank_k_svd
 from okl.losses import get_loss
 
 #: update cycle used when neither ``rho`` nor ``horizon`` is given (0.3 x 10,000, the paper's
 #: boundary between small and large data sets)
-DEFAULT_RHO_WITHOUT_HORIZON = 3000
+DEFAULT_RHO_WITHOUT_HORIZON = max(1, int(DEFAULT_THETA * DEFAULT_HORIZON))  # = 3000
 
 UPDATE_COUNTERS = ("rounds", "margin_errors")
-_SKETCH_KEYS = ("S_p", "points", "indices", "Phi_pp", "Phi_pm", "n_updates")
 
 
 @jit
@@ -108,12 +106,8 @@ def sketched_ogd_rounds(Z, Y, w, eta, lam, lkind, out, round0, counter, rho, cou
         f = dot(w, z)
         out[i] = f
         g = loss_derivative(lkind, f, Y[i])
-        if count_margin_errors:
-            if g != 0.0:
-                counter += 1
-                if counter % rho == 1:
-                    return i, counter
-        elif (round0 + i) % rho == 0:
+        due, counter = update_round_due(g, counter, round0 + i, rho, count_margin_errors)
+        if due:
             return i, counter
         if lam > 0.0:
             for j in range(w.shape[0]):
@@ -126,7 +120,7 @@ def sketched_ogd_rounds(Z, Y, w, eta, lam, lkind, out, round0, counter, rho, cou
 
 
 @register("skegd")
-class SkeGD(Learner):
+class SkeGD(SketchedLearner):
     """Sketched online gradient descent (SkeGD, Zhang & Liao 2019).
 
     Parameters
@@ -167,8 +161,7 @@ class SkeGD(Learner):
     """
 
     _state_attrs = ("SV_", "alpha_", "m_", "Q_", "w_", "landmarks_", "transition_round_", "counter_",
-                    "update_rounds_", "sk_S_p_", "sk_points_", "sk_indices_", "sk_Phi_pp_", "sk_Phi_pm_",
-                    "sk_n_updates_")
+                    "update_rounds_") + SKETCH_STATE_ATTRS
 
     def __init__(self, *, budget: int = 100, s_p: int | None = None, s_m: int | None = None,
                  d: int | None = None, k: int | None = None, rho: int | None = None,
@@ -177,16 +170,7 @@ class SkeGD(Learner):
                  reanchor: bool = True, svd: str = "exact", transition_rank: str = "k",
                  fold_transition: bool = False, singular_vectors: str = "left",
                  random_state: int | None = None):
-        self.budget = check_int("budget", budget, 1)
-        B = self.budget
-        self.s_p = None if s_p is None else check_int("s_p", s_p, 1)
-        sp = self.s_p if self.s_p is not None else max(1, 3 * B // 4)
-        self.s_m = None if s_m is None else check_int(f"s_m (at most budget B = {B})", s_m, 1, B)
-        sm = self.s_m if self.s_m is not None else min(B, max(1, sp // 5))
-        self.d = None if d is None else check_int(f"d (at most s_p = {sp})", d, 1, sp)
-        self.k = None if k is None else check_int(f"k (at most min(s_p, s_m) = {min(sp, sm)})", k, 1,
-                                                  min(sp, sm))
-        self.rho = None if rho is None else check_int("rho", rho, 1)
+        self._check_sizes(budget, s_p, s_m, d, k, rho, d_optional=True)
         self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
         self.eta = check_positive("eta", eta)
         self.lam = check_nonnegative("lam", lam)
@@ -206,67 +190,13 @@ class SkeGD(Learner):
         self.singular_vectors = check_choice("singular_vectors", singular_vectors, ("left", "right"))
         self.random_state = random_state
 
-    # ---- resolved sizes ---------------------------------------------------------------------
-
-    @property
-    def s_p_(self) -> int:
-        return self.s_p if self.s_p is not None else max(1, 3 * self.budget // 4)
-
-    @property
-    def s_m_(self) -> int:
-        return self.s_m if self.s_m is not None else min(self.budget, max(1, self.s_p_ // 5))
+    # ---- resolved sizes (s_p_, s_m_, k_, rho_: SketchedLearner) --------------------------------
 
     @property
     def d_(self) -> int:
         return self.d if self.d is not None else min(4, self.s_p_)
 
-    @property
-    def k_(self) -> int:
-        return self.k if self.k is not None else min(max(1, self.budget // 10), self.s_m_, self.s_p_)
-
-    @property
-    def rho_(self) -> int:
-        if self.rho is not None:
-            return self.rho
-        if self.horizon is not None:
-            return max(1, int(0.3 * self.horizon))
-        return DEFAULT_RHO_WITHOUT_HORIZON
-
-    # ---- state ------------------------------------------------------------------------------
-
-    def _start(self, dim):
-        self.SV_ = np.zeros((self.budget, dim))
-        self.alpha_ = np.zeros(self.budget)
-        self.m_ = 0
-        self.Q_ = None
-        self.w_ = None
-        self.landmarks_ = None
-        self.transition_round_ = None
-        self.counter_ = 0
-        self.update_rounds_ = 0
-        for key in _SKETCH_KEYS:
-            setattr(self, "sk_" + key + "_", None)
-        self._sketch = None
-
-    def _sketch_object(self) -> IncrementalSketch:
-        """The live sketch; rebuilt from the saved arrays (no new draws) after :meth:`load`."""
-        sk = getattr(self, "_sketch", None)
-        if sk is None or sk.Phi_pp is not self.sk_Phi_pp_:
-            state = {key: getattr(self, "sk_" + key + "_") for key in _SKETCH_KEYS}
-            state.update(d=self.d_, grow=self.grow_sketch)
-            sk = IncrementalSketch.from_arrays(self.kernel, state, self._rng)
-            self._sketch = sk
-        return sk
-
-    def _store_sketch(self, sk: IncrementalSketch) -> None:
-        self._sketch = sk
-        for key in _SKETCH_KEYS:
-            setattr(self, "sk_" + key + "_", getattr(sk, key))
-
     # ---- maps -------------------------------------------------------------------------------
-
-    def _features(self, X):
-        return self.kernel(X, self.landmarks_) @ self.Q_
 
     def _refresh_map(self, sk: IncrementalSketch, rank: int) -> None:
         U, sig, Vt = rank_k_svd(sk.Phi_pp, rank, self.svd, self._rng, symmetric=True)
@@ -278,24 +208,17 @@ class SkeGD(Learner):
         """w_bar (re-anchored to f at x if ``anchor``), then w <- w_bar (1 - eta lam) - eta l' phi."""
         phi = self._features(x[None, :])[0]
         if anchor:
-            nn = float(phi @ phi)
-            w_bar = (f / nn) * phi if nn > 0.0 else np.zeros_like(phi)
+            w_bar = self._anchored(f, phi)
             g = self.loss_.derivative(float(w_bar @ phi), y)
         else:
             w_bar = self.w_
             g = self.loss_.derivative(f, y)
         self.w_ = w_bar * (1.0 - self.eta * self.lam) - (self.eta * g) * phi
 
-    def _decision(self, x):
-        if self.Q_ is None:
-            return expansion_decision(*self.kernel.spec(), self.SV_, self.alpha_, self.m_, x)
-        return float(self._features(x[None, :])[0] @ self.w_)
-
     # ---- rounds -----------------------------------------------------------------------------
 
     def _transition(self, x, y, f, round_index):
-        sk = IncrementalSketch(self.kernel, self.SV_[: self.m_].copy(), self.s_p_, self.s_m_, self.d_,
-                               self._rng, grow=self.grow_sketch)
+        sk = self._new_sketch()
         if self.fold_transition:
             sk.update(x)
         self._store_sketch(sk)
@@ -311,52 +234,10 @@ class SkeGD(Learner):
         self._anchored_step(x, y, f, self.reanchor)
         self.update_rounds_ += 1
 
-    def _rows_to_compute(self, round_index: int) -> int:
-        """How many rows of features to compute from 0-based round ``round_index`` on: at most a
-        chunk, and no further than the next update round can be (the map changes there)."""
-        rho = self.rho_
-        if self.update_counter == "rounds":
-            next_update = -(-round_index // rho) * rho
-            return min(self.chunk_size, next_update - round_index + 1)
-        next_count = self.counter_ + 1 + (1 - (self.counter_ + 1)) % rho if rho > 1 else None
-        if next_count is None:
-            return self.chunk_size
-        return min(self.chunk_size, max(64, next_count - self.counter_))
+    def _count_stage1(self, decisions, y, end):
+        if self.update_counter == "margin_errors":
+            self.counter_ += int(count_active_rounds(self.loss_.kind, decisions, y, end))
 
-    def _process(self, X, y):  # Learner.run holds BLAS to one thread (okl._threads)
-        n = X.shape[0]
-        out = np.empty(n)
-        lkind = self.loss_.kind
-        code_counter = self.update_counter == "margin_errors"
-        i = 0
-        if self.Q_ is None:
-            status, i, self.m_ = expansion_rounds(*self.kernel.spec(), lkind, self.eta, 0.0, X, y, out,
-                                                  0, self.SV_, self.alpha_, self.m_, self.budget, True)
-            if code_counter:
-                self.counter_ += int(count_active_rounds(lkind, out, y, n if status == DONE else i + 1))
-            if status == DONE:
-                return out
-            self._transition(X[i], y[i], out[i], self.n_seen_ + i)
-            i += 1
-        while i < n:
-            e = min(n, i + self._rows_to_compute(self.n_seen_ + i))
-            j, self.counter_ = sketched_ogd_rounds(self._features(X[i:e]), y[i:e], self.w_, self.eta,
-                                                   self.lam, lkind, out[i:e], self.n_seen_ + i,
-                                                   self.counter_, self.rho_, code_counter)
-            self.counter_ = int(self.counter_)
-            if j == e - i:
-                i = e
-                continue
-            row = i + j
-            self._update_round(X[row], y[row], out[row])
-            i = row + 1
-        return out
-
-    def _first_counted_round(self):
-        return None if self.transition_round_ is None else self.transition_round_ + 1
-
-    def diagnostics(self):
-        return {"support_vectors": int(self.m_), "stage": 1 if self.Q_ is None else 2,
-                "transition_round": self.transition_round_, "update_rounds": int(self.update_rounds_),
-                "sketch_points": 0 if self.sk_points_ is None else int(self.sk_points_.shape[0]),
-                "features": 0 if self.Q_ is None else int(self.Q_.shape[1]), "rho": self.rho_}
+    def _sketched_rounds(self, Z, Y, out, round0):
+        return sketched_ogd_rounds(Z, Y, self.w_, self.eta, self.lam, self.loss_.kind, out, round0,
+                                   self.counter_, self.rho_, self.update_counter == "margin_errors")

@@ -1,0 +1,220 @@
+"""What SkeGD and FORKS share: a KOGD buffer stage, then a feature map from an incremental sketch.
+
+Both learners (:mod:`okl.learners.skegd`, :mod:`okl.learners.forks`; ALGORITHMS.md sections 3
+and 4) run the same two-stage protocol and keep the same sketch state:
+
+Stage 1 (KOGD, :func:`okl.learners.kogd.expansion_rounds`) until the first round with a nonzero
+loss derivative once the buffer holds B points (the transition round T0).
+
+Transition: the buffer is sketched (:class:`okl.linalg.IncrementalSketch`, SJLT S_p with s_p
+columns in d blocks, s_m sampled landmarks); the subclass builds Q (s_m x k) so that
+phi(x) = Q^T kappa_m(x), kappa_m(x) = [kappa(x, x~_j)]_j, and initialises its weights.
+
+Stage 2: f_t = w^T phi(x_t); the features of a block of rows are computed with one matrix
+product, up to the next possible *update round* (the map changes there), and a compiled loop of
+the subclass runs the sequential steps. Update rounds come every rho rounds: with
+``update_counter="rounds"`` at 0-based global round r with r mod rho = 0 (1-based t mod rho = 1);
+with ``"margin_errors"`` a counter of rounds with l' != 0 fires when count mod rho = 1
+(:func:`update_round_due`). The subclass folds x_t into the sketch and rebuilds the map there.
+
+Shared sizes (paper defaults): s_p = 3B/4, s_m = max(1, s_p // 5) (at most B),
+k = min(max(1, B // 10), s_m, s_p), rho = max(1, floor(theta horizon)) with theta = 0.3 unless
+the subclass says otherwise, and horizon 10,000 when it is None.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from okl._compiled import jit
+from okl._validation import check_int
+from okl.learners.base import Learner
+from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
+from okl.linalg.sketch import IncrementalSketch
+
+#: horizon assumed when neither ``rho`` nor ``horizon`` is given (rho = theta x 10,000; 3000 at
+#: theta = 0.3, the paper's boundary between small and large data sets)
+DEFAULT_HORIZON = 10_000
+#: the papers' update cycle as a fraction of the horizon (rho = 0.3 T)
+DEFAULT_THETA = 0.3
+
+#: attributes of :class:`okl.linalg.IncrementalSketch` saved as ``sk_<key>_`` state
+_SKETCH_KEYS = ("S_p", "points", "indices", "Phi_pp", "Phi_pm", "n_updates")
+SKETCH_STATE_ATTRS = tuple("sk_" + key + "_" for key in _SKETCH_KEYS)
+
+
+@jit
+def update_round_due(g, counter, global_round, rho, count_margin_errors):
+    """Is this stage-2 round an update round? Returns (due, counter).
+
+    ``count_margin_errors`` false: due when the 0-based ``global_round`` % rho == 0; true:
+    ``counter`` counts rounds with loss derivative ``g`` != 0 and a round with g != 0 is due
+    when the new counter % rho == 1.
+    """
+    if count_margin_errors:
+        if g != 0.0:
+            counter += 1
+            if counter % rho == 1:
+                return True, counter
+        return False, counter
+    return global_round % rho == 0, counter
+
+
+class SketchedLearner(Learner):
+    """Base of :class:`okl.learners.skegd.SkeGD` and :class:`okl.learners.forks.FORKS`.
+
+    Subclasses set the hyperparameters (``_check_sizes`` validates the shared ones), implement
+    ``_transition(x, y, f, round_index)``, ``_update_round(x, y, f)`` and
+    ``_sketched_rounds(Z, Y, out, round0) -> (j, counter)`` (the compiled stage-2 loop over
+    features ``Z``, stopping *before learning* at the first update round j, or j = len(Z)), and
+    may extend ``_start``, ``_count_stage1`` and ``diagnostics``. Their ``_state_attrs`` end with
+    :data:`SKETCH_STATE_ATTRS`.
+    """
+
+    # ---- hyperparameters --------------------------------------------------------------------
+
+    def _check_sizes(self, budget, s_p, s_m, d, k, rho, *, d_optional: bool) -> None:
+        """Validate and set budget, s_p, s_m, d, k, rho (None = the default, except ``d`` when
+        not ``d_optional``); the bounds use the resolved defaults of the others."""
+        self.budget = check_int("budget", budget, 1)
+        B = self.budget
+        self.s_p = None if s_p is None else check_int("s_p", s_p, 1)
+        sp = self.s_p_
+        self.s_m = None if s_m is None else check_int(f"s_m (at most budget B = {B})", s_m, 1, B)
+        sm = self.s_m_
+        self.d = None if d is None and d_optional else check_int(f"d (at most s_p = {sp})", d, 1, sp)
+        self.k = None if k is None else check_int(f"k (at most min(s_p, s_m) = {min(sp, sm)})", k, 1,
+                                                  min(sp, sm))
+        self.rho = None if rho is None else check_int("rho", rho, 1)
+
+    # ---- resolved sizes ---------------------------------------------------------------------
+
+    @property
+    def s_p_(self) -> int:
+        return self.s_p if self.s_p is not None else max(1, 3 * self.budget // 4)
+
+    @property
+    def s_m_(self) -> int:
+        return self.s_m if self.s_m is not None else min(self.budget, max(1, self.s_p_ // 5))
+
+    @property
+    def d_(self) -> int:
+        return self.d
+
+    @property
+    def k_(self) -> int:
+        return self.k if self.k is not None else min(max(1, self.budget // 10), self.s_m_, self.s_p_)
+
+    def _update_fraction(self) -> float:
+        """theta of the default rho = max(1, floor(theta horizon))."""
+        return DEFAULT_THETA
+
+    @property
+    def rho_(self) -> int:
+        if self.rho is not None:
+            return self.rho
+        horizon = self.horizon if self.horizon is not None else DEFAULT_HORIZON
+        return max(1, int(self._update_fraction() * horizon))
+
+    # ---- state ------------------------------------------------------------------------------
+
+    def _start(self, dim):
+        self.SV_ = np.zeros((self.budget, dim))
+        self.alpha_ = np.zeros(self.budget)
+        self.m_ = 0
+        self.Q_ = None
+        self.w_ = None
+        self.landmarks_ = None
+        self.transition_round_ = None
+        self.counter_ = 0
+        self.update_rounds_ = 0
+        for attr in SKETCH_STATE_ATTRS:
+            setattr(self, attr, None)
+        self._sketch = None
+
+    def _new_sketch(self) -> IncrementalSketch:
+        """The transition sketch of the B buffered points (draws S_p and the landmarks)."""
+        return IncrementalSketch(self.kernel, self.SV_[: self.m_].copy(), self.s_p_, self.s_m_, self.d_,
+                                 self._rng, grow=self.grow_sketch)
+
+    def _sketch_object(self) -> IncrementalSketch:
+        """The live sketch; rebuilt from the saved arrays (no new draws) after :meth:`load`."""
+        sk = getattr(self, "_sketch", None)
+        if sk is None or sk.Phi_pp is not self.sk_Phi_pp_:
+            state = {key: getattr(self, "sk_" + key + "_") for key in _SKETCH_KEYS}
+            state.update(d=self.d_, grow=self.grow_sketch)
+            sk = IncrementalSketch.from_arrays(self.kernel, state, self._rng)
+            self._sketch = sk
+        return sk
+
+    def _store_sketch(self, sk: IncrementalSketch) -> None:
+        self._sketch = sk
+        for key in _SKETCH_KEYS:
+            setattr(self, "sk_" + key + "_", getattr(sk, key))
+
+    # ---- feature map ------------------------------------------------------------------------
+
+    def _features(self, X):
+        return self.kernel(X, self.landmarks_) @ self.Q_
+
+    @staticmethod
+    def _anchored(f: float, phi: np.ndarray) -> np.ndarray:
+        """The weight w = f phi / ||phi||^2 with w^T phi = f (0 when phi = 0)."""
+        nn = float(phi @ phi)
+        return (f / nn) * phi if nn > 0.0 else np.zeros_like(phi)
+
+    def _decision(self, x):
+        if self.Q_ is None:
+            return expansion_decision(*self.kernel.spec(), self.SV_, self.alpha_, self.m_, x)
+        return float(self._features(x[None, :])[0] @ self.w_)
+
+    # ---- rounds -----------------------------------------------------------------------------
+
+    def _rows_to_compute(self, round_index: int) -> int:
+        """How many rows of features to compute from 0-based round ``round_index`` on: at most a
+        chunk, and not (much) past the next possible update round (the map changes there)."""
+        rho = self.rho_
+        if self.update_counter == "rounds":
+            next_update = -(-round_index // rho) * rho
+            return min(self.chunk_size, next_update - round_index + 1)
+        if rho == 1:
+            return self.chunk_size
+        c = self.counter_
+        next_count = c + 1 + (1 - (c + 1)) % rho
+        return min(self.chunk_size, max(64, next_count - c))
+
+    def _count_stage1(self, decisions, y, end) -> None:
+        """Hook after the stage-1 rows ``decisions[:end]`` (transition round included)."""
+
+    def _process(self, X, y):  # Learner.run holds BLAS to one thread (okl._threads)
+        n = X.shape[0]
+        out = np.empty(n)
+        i = 0
+        if self.Q_ is None:
+            status, i, self.m_ = expansion_rounds(*self.kernel.spec(), self.loss_.kind, self.eta, 0.0, X, y,
+                                                  out, 0, self.SV_, self.alpha_, self.m_, self.budget, True)
+            self._count_stage1(out, y, n if status == DONE else i + 1)
+            if status == DONE:
+                return out
+            self._transition(X[i], y[i], out[i], self.n_seen_ + i)
+            i += 1
+        while i < n:
+            e = min(n, i + self._rows_to_compute(self.n_seen_ + i))
+            j, counter = self._sketched_rounds(self._features(X[i:e]), y[i:e], out[i:e], self.n_seen_ + i)
+            self.counter_ = int(counter)
+            if j == e - i:
+                i = e
+                continue
+            row = i + j
+            self._update_round(X[row], y[row], out[row])
+            i = row + 1
+        return out
+
+    def _first_counted_round(self):
+        return None if self.transition_round_ is None else self.transition_round_ + 1
+
+    def diagnostics(self):
+        return {"support_vectors": int(self.m_), "stage": 1 if self.Q_ is None else 2,
+                "transition_round": self.transition_round_, "update_rounds": int(self.update_rounds_),
+                "sketch_points": 0 if self.sk_points_ is None else int(self.sk_points_.shape[0]),
+                "features": 0 if self.Q_ is None else int(self.Q_.shape[1]), "rho": self.rho_}
