@@ -71,6 +71,7 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
     :func:`okl.data.adversarial.parse_stream`), cut to ``max_rows`` rows if given."""
     seeds = list(range(runs)) if seeds is None else list(seeds)
     transform = parse_stream(stream)
+    warm_up(name, X, y, budget, kernel, loss, params)
     traces = []
     task = None
     for seed in seeds:
@@ -83,6 +84,26 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
         if progress is not None:
             progress.advance()
     return RunSummary(name, task or "classification", traces)
+
+
+_WARM: set[tuple] = set()
+
+
+def warm_up(name: str, X, y, budget=None, kernel=None, loss=None, params=None) -> None:
+    """Run the learner once, untimed, on a short prefix with a small budget, so that compiling its
+    Numba loops (first call in a process) is not counted in the first run's time."""
+    key = (name, loss, type(kernel).__name__)
+    if key in _WARM:
+        return
+    n = min(len(y), 300)
+    small = None if budget is None else min(budget, 10)
+    for b in (small, budget):
+        try:
+            make(name, **learner_params(name, n, 0, b, kernel, loss, params)).run(X[:n], y[:n])
+            break
+        except ValueError:
+            continue
+    _WARM.add(key)
 
 
 def majority_rate(y: np.ndarray) -> float:
