@@ -47,7 +47,8 @@ class Experiment:
 EXPERIMENTS: dict[str, Experiment] = {}
 
 #: modules that define experiments; imported lazily by :func:`experiments`
-MODULES: list[str] = []
+MODULES: list[str] = ["okl.experiments.forks", "okl.experiments.tables", "okl.experiments.skegd", "okl.experiments.opfes",
+                     "okl.experiments.kons"]
 
 
 def experiment(id: str, description: str, datasets: tuple[str, ...] = ()):
