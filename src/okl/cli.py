@@ -179,8 +179,9 @@ def cmd_reproduce(args) -> int:
         for exp in registry.values():
             have = [d for d in exp.datasets if find_files(d, args.data_dir) is not None]
             missing = [d for d in exp.datasets if d not in have]
-            rows.append([exp.id, exp.description, ", ".join(exp.datasets),
-                         "all present" if not missing else "missing: " + ", ".join(missing)])
+            status = ("all present" if not missing else "missing: " + ", ".join(missing)) if exp.datasets \
+                else "external files (see description)"
+            rows.append([exp.id, exp.description, ", ".join(exp.datasets), status])
         print(markdown_table(["id", "what", "datasets", "status"], rows))
         return 0
     if args.id not in registry:
