@@ -43,11 +43,11 @@ fraction of its nuclear norm (an approximation, off by default in the exact func
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 import numpy as np
 
+from okl._threads import one_blas_thread
 from okl._validation import check_choice, check_int, check_nonnegative, check_positive
 
 
@@ -164,18 +164,6 @@ RANK_RTOL = 1e-7
 #: singular values of M (and of M diag(sqrt p) in the rotation, both by SVD) below this fraction
 #: of the largest, times max(d1, d2), are rounding noise
 SVD_RTOL = 1e-13
-
-
-def blas_single_thread():
-    """Context limiting BLAS/LAPACK to one thread (threadpoolctl, when installed).
-
-    The mirror-descent steps work on matrices of a few hundred rows, where threaded BLAS only adds
-    synchronisation (and on a busy machine slows down by an order of magnitude)."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _nuclear_parts(N: np.ndarray, p: np.ndarray):
@@ -310,7 +298,7 @@ def mirror_descent(M=None, v=None, *, problem: KOMProblem | None = None, iterati
     if floor * d2 >= 1.0:
         raise ValueError(f"floor must be below 1/d2 = {1.0 / d2!r}, got {floor!r}")
     p = np.full(d2, 1.0 / d2) if p0 is None else check_spectral_density(p0, d2, "p0").copy()
-    with blas_single_thread():
+    with one_blas_thread():
         return _mirror_descent_loop(problem, p, iterations, step, floor, gradient, iterate, track_objective)
 
 

@@ -82,7 +82,8 @@ from okl._compiled import dot, jit
 from okl._validation import (check_choice, check_int, check_nonnegative, check_positive, check_random_state,
                              check_real)
 from okl.evolvable import EvolvableLearner, register_evolvable
-from okl.evolvable.kom import KOMProblem, KOMStatistics, blas_single_thread, default_kom_step, mirror_descent
+from okl._threads import one_blas_thread
+from okl.evolvable.kom import KOMProblem, KOMStatistics, default_kom_step, mirror_descent
 
 SQRT2 = math.sqrt(2.0)
 
@@ -361,7 +362,7 @@ class OPFES(EvolvableLearner):
         return p, info
 
     def _begin_current(self):
-        with blas_single_thread():
+        with one_blas_thread():
             self._transition()
 
     def _transition(self):
