@@ -52,7 +52,7 @@ except ImportError as exc:  # pragma: no cover
     raise ImportError("okl.river needs the river package: pip install river") from exc
 
 from okl.kernels import RBF
-from okl.learners.base import Learner, accepts, learner_class, make
+from okl.learners.base import Learner, learner_class, make, select_params
 
 
 def _sort_keys(keys: list) -> list:
@@ -88,17 +88,10 @@ class _OKLRiverEstimator:
     def _build(self) -> Learner:
         name = self.learner
         params = dict(self.params or {})
-        kw: dict[str, Any] = {}
-        for key, value in (("budget", self.budget), ("kernel", RBF(sigma=self.sigma)),
-                           ("loss", self.loss if self.loss is not None else
-                            (None if self._task == "classification" else "squared")),
-                           ("random_state", self.seed)):
-            if value is not None and key not in params and accepts(name, key):
-                kw[key] = value
-        for key in params:
-            if not accepts(name, key):
-                raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
-        core = make(name, **kw, **params)
+        loss = self.loss if self.loss is not None else (None if self._task == "classification" else "squared")
+        kw = select_params(name, params, budget=self.budget, kernel=RBF(sigma=self.sigma), loss=loss,
+                           random_state=self.seed)
+        core = make(name, **kw)
         if core.task != self._task:
             raise ValueError(f"{type(self).__name__} needs a {self._task} loss; learner {name!r} has "
                              f"loss {getattr(core, 'loss', None)!r} ({core.task})")

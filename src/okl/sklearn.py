@@ -46,7 +46,7 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from okl.kernels import RBF
-from okl.learners.base import Learner, accepts, learner_class, make
+from okl.learners.base import Learner, learner_class, make, select_params
 
 #: rows densified and run at a time
 BLOCK_ROWS = 4096
@@ -90,15 +90,9 @@ class _OKLEstimator(BaseEstimator):
         learner_class(name)  # unknown names: ValueError listing the registered ones
         params = dict(self.params or {})
         loss = self.loss if self.loss is not None else self._default_loss
-        kw: dict[str, Any] = {}
-        for key, value in (("budget", self.budget), ("kernel", RBF(sigma=self.sigma)), ("loss", loss),
-                           ("random_state", self._seed()), ("horizon", n_rows)):
-            if value is not None and key not in params and accepts(name, key):
-                kw[key] = value
-        for key in params:
-            if not accepts(name, key):
-                raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
-        core = make(name, **kw, **params)
+        kw = select_params(name, params, budget=self.budget, kernel=RBF(sigma=self.sigma), loss=loss,
+                           random_state=self._seed(), horizon=n_rows)
+        core = make(name, **kw)
         if core.task != self._task:
             raise ValueError(f"{type(self).__name__} needs a {self._task} loss; learner {name!r} has "
                              f"loss {getattr(core, 'loss', None)!r} ({core.task})")

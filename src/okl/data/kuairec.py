@@ -329,7 +329,6 @@ class KuaiRecStream:
 
     def _file_order_blocks(self, block_rows: int, limit: int):
         last, done = -math.inf, 0
-        pending_X, pending_y = [], []
         for first, block in read_csv_chunks(self.directory / SMALL_MATRIX, LOG_COLUMNS, min(self.chunk_rows, block_rows),
                                             self.stats):
             a, kept = self._parse_log(block)

@@ -15,22 +15,14 @@ import numpy as np
 
 from okl.data.adversarial import parse_stream
 from okl.eval.progress import Progress
-from okl.learners.base import Trace, accepts, make
+from okl.learners.base import Trace, make, select_params
 
 
 def learner_params(name: str, n_rounds: int, seed: int, budget: int | None = None, kernel=None,
                    loss: str | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
     """The hyperparameters one run passes to learner ``name``: only those it accepts."""
-    params: dict[str, Any] = {}
-    for key, value in (("random_state", seed), ("horizon", n_rounds), ("budget", budget),
-                       ("kernel", kernel), ("loss", loss)):
-        if value is not None and accepts(name, key):
-            params[key] = value
-    for key, value in (extra or {}).items():
-        if not accepts(name, key):
-            raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
-        params[key] = value
-    return params
+    return select_params(name, extra, random_state=seed, horizon=n_rounds, budget=budget, kernel=kernel,
+                         loss=loss)
 
 
 @dataclass

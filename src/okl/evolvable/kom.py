@@ -48,7 +48,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from okl._threads import one_blas_thread
-from okl._validation import check_choice, check_int, check_nonnegative, check_positive
+from okl._validation import check_choice, check_int, check_nonnegative
 
 
 # --------------------------------------------------------------------------------------------

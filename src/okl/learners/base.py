@@ -378,6 +378,18 @@ def make(name: str, **params: Any) -> Learner:
     return learner
 
 
+def select_params(name: str, params: dict[str, Any] | None = None, **common: Any) -> dict[str, Any]:
+    """Hyperparameters for learner ``name``: each of ``common`` (budget, kernel, loss, horizon,
+    random_state, ...) that is not None and that the learner takes, overridden by ``params``, each
+    of which the learner must take (ValueError otherwise)."""
+    out = {key: value for key, value in common.items() if value is not None and accepts(name, key)}
+    for key, value in (params or {}).items():
+        if not accepts(name, key):
+            raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
+        out[key] = value
+    return out
+
+
 def learners() -> list[str]:
     """Names of all registered learners."""
     return sorted(_REGISTRY)
@@ -395,4 +407,4 @@ def accepts(name: str, param: str) -> bool:
 
 
 __all__ = ["Learner", "Trace", "ModelFileError", "register", "make", "learners", "learner_class",
-           "accepts", "mistakes_of"]
+           "accepts", "mistakes_of", "select_params"]
