@@ -163,7 +163,9 @@ def test_sigkill_and_resume(tmp_path, lines, source):
     first = out1.read_text().splitlines()
     first = [line for line in first if line.endswith(("\t1", "\t-1"))]  # drop a torn last line
     resumed_at = _checkpoint_events(ck)
-    assert 500 <= resumed_at < len(first) <= written
+    # usually some predictions after the checkpoint are lost with the kill; the stream may also have
+    # checkpointed again between the last look and the kill, so equality is allowed
+    assert 500 <= resumed_at <= len(first) <= written
 
     # restart from the checkpoint: the rest of the stream arrives (file: appended; stdin: fed again)
     if source == "file":
