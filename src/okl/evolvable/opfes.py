@@ -109,25 +109,30 @@ def fourier_map(X: np.ndarray, U: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 @jit
+def hinge_ogd_step(w, z, y, f, c, lam, clocks, which):
+    """One step of OGD on the regularised hinge loss at decision value f: t = clocks[which] + 1,
+    tau = c / sqrt(t), w <- (1 - tau lam) w + tau y z [y f < 1]."""
+    clocks[which] += 1
+    tau = c / math.sqrt(clocks[which])
+    shrink = 1.0 - tau * lam
+    if y * f < 1.0:
+        g = tau * y
+        for j in range(w.shape[0]):
+            w[j] = shrink * w[j] + g * z[j]
+    elif shrink != 1.0:
+        for j in range(w.shape[0]):
+            w[j] *= shrink
+
+
+@jit
 def ogd_hinge_rounds(Z, Y, w, c, lam, clock, out):
     """Test-then-train OGD on the regularised hinge loss: f = w.z; t = clock + 1;
     w <- (1 - tau lam) w + tau y z [y f < 1], tau = c / sqrt(t)."""
-    d = w.shape[0]
     for i in range(Z.shape[0]):
         z = Z[i]
         f = dot(w, z)
         out[i] = f
-        clock[0] += 1
-        tau = c / math.sqrt(clock[0])
-        shrink = 1.0 - tau * lam
-        y = Y[i]
-        if y * f < 1.0:
-            g = tau * y
-            for j in range(d):
-                w[j] = shrink * w[j] + g * z[j]
-        elif shrink != 1.0:
-            for j in range(d):
-                w[j] *= shrink
+        hinge_ogd_step(w, z, Y[i], f, c, lam, clock, 0)
 
 
 @jit
@@ -136,8 +141,6 @@ def ensemble_rounds(Z2, ZL, Y, w2, wl, c, lam, clocks, log_odds, gamma, mode, ou
 
     mode 0: h = omega f2 + (1 - omega) fl with the exponential weights; 1: h = f2 only (wl not
     trained); 2: h = fl only. Both models take one OGD step per round (mode 0)."""
-    d2 = w2.shape[0]
-    dl = wl.shape[0]
     for i in range(Y.shape[0]):
         y = Y[i]
         z2 = Z2[i]
@@ -160,27 +163,9 @@ def ensemble_rounds(Z2, ZL, Y, w2, wl, c, lam, clocks, log_odds, gamma, mode, ou
         else:
             out[i] = fl
         if mode != 2:
-            clocks[0] += 1
-            tau = c / math.sqrt(clocks[0])
-            shrink = 1.0 - tau * lam
-            if y * f2 < 1.0:
-                g = tau * y
-                for j in range(d2):
-                    w2[j] = shrink * w2[j] + g * z2[j]
-            elif shrink != 1.0:
-                for j in range(d2):
-                    w2[j] *= shrink
+            hinge_ogd_step(w2, z2, y, f2, c, lam, clocks, 0)
         if mode != 1:
-            clocks[1] += 1
-            tau = c / math.sqrt(clocks[1])
-            shrink = 1.0 - tau * lam
-            if y * fl < 1.0:
-                g = tau * y
-                for j in range(dl):
-                    wl[j] = shrink * wl[j] + g * zl[j]
-            elif shrink != 1.0:
-                for j in range(dl):
-                    wl[j] *= shrink
+            hinge_ogd_step(wl, zl, y, fl, c, lam, clocks, 1)
 
 
 def omega_of(log_odds: float) -> float:
