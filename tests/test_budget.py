@@ -32,11 +32,6 @@ RUNS = 20
 
 
 @pytest.fixture(scope="module")
-def german(data_dir):
-    return okl.load_dataset("german", data_dir)
-
-
-@pytest.fixture(scope="module")
 def svmguide3(data_dir):
     return okl.load_dataset("svmguide3", data_dir)
 

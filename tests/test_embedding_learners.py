@@ -8,11 +8,6 @@ from okl.data import permutation
 from okl.eval import evaluate, majority_rate
 
 
-@pytest.fixture(scope="module")
-def german(data_dir):
-    return okl.load_dataset("german", data_dir)
-
-
 def test_kogd_decisions_equal_the_kernel_expansion(german):
     X, y = german
     p = permutation(len(y), 1)[:300]

@@ -15,11 +15,6 @@ from okl.data import permutation
 from okl.learners.forks import FORKS
 
 
-@pytest.fixture(scope="module")
-def german(data_dir):
-    return okl.load_dataset("german", data_dir)
-
-
 def _perm(X, y, seed, n=None):
     p = permutation(len(y), seed)[:n]
     return X[p], y[p]

@@ -20,22 +20,7 @@ import pytest
 
 import okl
 from okl.data import permutation
-from okl.linalg.svd import one_blas_thread
 from okl.losses import get_loss
-
-
-@pytest.fixture(autouse=True)
-def _one_blas_thread():
-    """The direct NumPy references use small matrices: one BLAS thread (10-50x faster when busy)."""
-    with one_blas_thread():
-        yield
-
-
-@pytest.fixture(scope="module")
-def cpusmall(data_dir):
-    X, y = okl.load_dataset("cpusmall", data_dir)
-    p = permutation(len(y), 0)
-    return X[p], y[p]
 
 
 @pytest.fixture(scope="module")

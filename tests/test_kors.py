@@ -15,24 +15,8 @@ import numpy as np
 import pytest
 
 import okl
-from okl.data import permutation
-from okl.linalg.svd import one_blas_thread
 from okl.features.kors import (KORS, bordered_inverse, dictionary_size_bound, effective_dimension,
                                exact_leverage_scores, leverage_estimates)
-
-
-@pytest.fixture(autouse=True)
-def _one_blas_thread():
-    """The direct NumPy references use small matrices: one BLAS thread (10-50x faster when busy)."""
-    with one_blas_thread():
-        yield
-
-
-@pytest.fixture(scope="module")
-def cpusmall(data_dir):
-    X, y = okl.load_dataset("cpusmall", data_dir)
-    p = permutation(len(y), 0)
-    return X[p], y[p]
 
 
 def test_closed_form_equals_eq6_on_the_temporary_dictionary(cpusmall):

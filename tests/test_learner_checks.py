@@ -40,14 +40,14 @@ def check_params(name: str, n: int, loss: str | None = None) -> dict:
 
 
 @pytest.fixture(scope="module")
-def german(data_dir):
+def german_prefix(data_dir):
     X, y = okl.load_dataset("german", data_dir)
     p = permutation(len(y), 0)[:N_CLASSIFICATION]
     return X[p], y[p]
 
 
 @pytest.fixture(scope="module")
-def cpusmall(data_dir):
+def cpusmall_prefix(data_dir):
     X, y = okl.load_dataset("cpusmall", data_dir)
     p = permutation(len(y), 0)[:N_REGRESSION]
     return X[p], y[p]
@@ -70,9 +70,9 @@ CASES = _cases()
 
 
 @pytest.fixture
-def case(request, german, cpusmall):
+def case(request, german_prefix, cpusmall_prefix):
     name, loss = request.param
-    X, y = cpusmall if loss == "squared" else german
+    X, y = cpusmall_prefix if loss == "squared" else german_prefix
     return name, check_params(name, len(y), loss), X, y
 
 

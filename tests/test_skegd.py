@@ -12,11 +12,6 @@ from okl.learners.skegd import SkeGD
 from okl.losses import get_loss
 
 
-@pytest.fixture(scope="module")
-def german(data_dir):
-    return okl.load_dataset("german", data_dir)
-
-
 def _perm(data, seed, n=None):
     X, y = data
     p = permutation(len(y), seed)[:n]

@@ -413,6 +413,27 @@ class _RandomRemovals:
         self.random_buffer_ = self._rng.integers(0, self.budget, size=RANDOM_BLOCK, dtype=np.int64)
         self.random_next_ = 0
 
+    def _start(self, dim):
+        super()._start(dim)
+        self._start_random()
+
+    def _process(self, X, y):
+        """Run the compiled rounds; when they stop for want of removal indices, draw the next
+        block and resume at the same row (so run, the per-instance loop and save/load agree)."""
+        self._check_state()
+        out = np.empty(X.shape[0])
+        kt = self._buffer()
+        i = 0
+        while True:
+            status, i, self.m_, self.random_next_ = self._rounds(X, y, out, i, kt)
+            if status == DONE:
+                return out
+            self._refill_random()
+
+    def _rounds(self, X, y, out, i, kt):
+        """The subclass's compiled loop from row i: returns (status, row, m, random_next)."""
+        raise NotImplementedError
+
 
 @register("rbp")
 class RBP(_RandomRemovals, _BudgetedExpansion):
@@ -449,22 +470,9 @@ class RBP(_RandomRemovals, _BudgetedExpansion):
         self.kernel = as_kernel(kernel)
         self.random_state = random_state
 
-    def _start(self, dim):
-        super()._start(dim)
-        self._start_random()
-
-    def _process(self, X, y):
-        self._check_state()
-        out = np.empty(X.shape[0])
-        kt = self._buffer()
-        i = 0
-        while True:
-            status, i, self.m_, self.random_next_ = rbp_rounds(
-                *self.kernel.spec(), X, y, out, i, self.SVT_, self.alpha_, self.m_, self.budget,
-                self.random_buffer_, self.random_next_, kt)
-            if status == DONE:
-                return out
-            self._refill_random()
+    def _rounds(self, X, y, out, i, kt):
+        return rbp_rounds(*self.kernel.spec(), X, y, out, i, self.SVT_, self.alpha_, self.m_, self.budget,
+                          self.random_buffer_, self.random_next_, kt)
 
 
 @register("forgetron")
@@ -824,23 +832,10 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
             return self.decay
         return 0.0 if self.horizon is None else 1.0 / float(self.horizon) ** 2
 
-    def _start(self, dim):
-        super()._start(dim)
-        self._start_random()
-
-    def _process(self, X, y):
-        self._check_state()
-        out = np.empty(X.shape[0])
-        kt = self._buffer()
-        i = 0
-        while True:
-            status, i, self.m_, self.random_next_ = bogd_rounds(
-                *self.kernel.spec(), self.loss_.kind, self.eta, self.decay_, self.gamma,
-                self.inclusive_margin, X, y, out, i, self.SVT_, self.alpha_, self.m_, self.budget,
-                self.random_buffer_, self.random_next_, kt)
-            if status == DONE:
-                return out
-            self._refill_random()
+    def _rounds(self, X, y, out, i, kt):
+        return bogd_rounds(*self.kernel.spec(), self.loss_.kind, self.eta, self.decay_, self.gamma,
+                           self.inclusive_margin, X, y, out, i, self.SVT_, self.alpha_, self.m_, self.budget,
+                           self.random_buffer_, self.random_next_, kt)
 
 
 __all__ = ["RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
