@@ -134,7 +134,7 @@ class SketchedLearner(Learner):
 
     def _new_sketch(self) -> IncrementalSketch:
         """The transition sketch of the B buffered points (draws S_p and the landmarks)."""
-        return IncrementalSketch(self.kernel, self.SV_[: self.m_].copy(), self.s_p_, self.s_m_, self.d_,
+        return IncrementalSketch(self.kernel_, self.SV_[: self.m_].copy(), self.s_p_, self.s_m_, self.d_,
                                  self._rng, grow=self.grow_sketch)
 
     def _sketch_object(self) -> IncrementalSketch:
@@ -143,7 +143,7 @@ class SketchedLearner(Learner):
         if sk is None or sk.Phi_pp is not self.sk_Phi_pp_:
             state = {key: getattr(self, "sk_" + key + "_") for key in _SKETCH_KEYS}
             state.update(d=self.d_, grow=self.grow_sketch)
-            sk = IncrementalSketch.from_arrays(self.kernel, state, self._rng)
+            sk = IncrementalSketch.from_arrays(self.kernel_, state, self._rng)
             self._sketch = sk
         return sk
 
@@ -155,7 +155,7 @@ class SketchedLearner(Learner):
     # ---- feature map ------------------------------------------------------------------------
 
     def _features(self, X):
-        return self.kernel(X, self.landmarks_) @ self.Q_
+        return self.kernel_(X, self.landmarks_) @ self.Q_
 
     @staticmethod
     def _anchored(f: float, phi: np.ndarray) -> np.ndarray:
@@ -165,7 +165,7 @@ class SketchedLearner(Learner):
 
     def _decision(self, x):
         if self.Q_ is None:
-            return expansion_decision(*self.kernel.spec(), self.SV_, self.alpha_, self.m_, x)
+            return expansion_decision(*self.kernel_.spec(), self.SV_, self.alpha_, self.m_, x)
         return float(self._features(x[None, :])[0] @ self.w_)
 
     # ---- rounds -----------------------------------------------------------------------------
@@ -191,7 +191,7 @@ class SketchedLearner(Learner):
         out = np.empty(n)
         i = 0
         if self.Q_ is None:
-            status, i, self.m_ = expansion_rounds(*self.kernel.spec(), self.loss_.kind, self.eta, 0.0, X, y,
+            status, i, self.m_ = expansion_rounds(*self.kernel_.spec(), self.loss_.kind, self.eta, 0.0, X, y,
                                                   out, 0, self.SV_, self.alpha_, self.m_, self.budget, True)
             self._count_stage1(out, y, n if status == DONE else i + 1)
             if status == DONE:

@@ -40,7 +40,7 @@ import numpy as np
 
 from okl._threads import one_blas_thread
 from okl._validation import check_matrix, check_random_state, check_target, check_targets, check_vector
-from okl.kernels import Kernel, kernel_from_dict
+from okl.kernels import RBF, WIDTH_WINDOW, Kernel, kernel_from_dict, scale_sigma
 from okl.losses import Loss, get_loss
 
 MODEL_FORMAT = "okl-model"
@@ -135,6 +135,11 @@ def _decode_param(value):
     return value
 
 
+#: state every learner saves: its random generator, the kernel in use (chosen or given), whether
+#: the learner's own state exists yet, and the rows buffered inside the width window
+_BASE_STATE = ("_rng", "kernel_", "started_", "warmup_X_", "warmup_y_")
+
+
 class Learner:
     """Base class of every online learner (see the module docstring for the protocol)."""
 
@@ -147,6 +152,7 @@ class Learner:
 
     dim_: int | None = None
     n_seen_: int = 0
+    started_: bool = False
 
     # ---- hyperparameters -------------------------------------------------------------------
 
@@ -178,15 +184,68 @@ class Learner:
     def _ensure_started(self, dim: int) -> None:
         if self.dim_ is None:
             self._rng = np.random.default_rng(check_random_state(getattr(self, "random_state", None)))
-            self._start(int(dim))
-            self.dim_ = int(dim)
             self.n_seen_ = 0
+            if self._chooses_width():
+                self.kernel_ = None
+                self.started_ = False
+                self.warmup_X_ = np.zeros((WIDTH_WINDOW, int(dim)))
+                self.warmup_y_ = np.zeros(WIDTH_WINDOW)
+            else:
+                self.kernel_ = getattr(self, "kernel", None)
+                self.started_ = True
+                self.warmup_X_ = self.warmup_y_ = None
+                self._start(int(dim))
+            self.dim_ = int(dim)
+
+    def _chooses_width(self) -> bool:
+        """True when the learner takes a kernel and none was given: it then fixes a Gaussian width
+        from its first :data:`~okl.kernels.WIDTH_WINDOW` rows (see :meth:`_finish_warmup`)."""
+        return "kernel" in self._param_names() and getattr(self, "kernel", None) is None
+
+    def _warmup_decision(self) -> float:
+        """Decision during the width window: the running mean of the labels/targets seen so far
+        (the majority vote for labels -1/+1; 0, i.e. +1, before any label)."""
+        n = self.n_seen_
+        return float(self.warmup_y_[:n].sum() / n) if n else 0.0
+
+    def _finish_warmup(self) -> None:
+        """Fix the width from the buffered rows (:func:`okl.kernels.scale_sigma`, labels unused),
+        create the state, and learn the buffered rows in order (their decisions were already
+        given by the running mean, so nothing is predicted with a label it has seen)."""
+        self.kernel_ = RBF(sigma=scale_sigma(self.warmup_X_))
+        self._start(self.dim_)
+        self.started_ = True
+        seen, self.n_seen_ = self.n_seen_, 0
+        self._process(self.warmup_X_, self.warmup_y_)
+        self.n_seen_ = seen
+        self.warmup_X_ = self.warmup_y_ = None
+
+    def _advance(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Test-then-train over validated rows (shared by ``learn_one`` and ``run``)."""
+        n = X.shape[0]
+        out = np.empty(n)
+        i = 0
+        if not self.started_:
+            while i < n and self.n_seen_ < WIDTH_WINDOW:
+                out[i] = self._warmup_decision()
+                self.warmup_X_[self.n_seen_] = X[i]
+                self.warmup_y_[self.n_seen_] = y[i]
+                self.n_seen_ += 1
+                i += 1
+            if self.n_seen_ == WIDTH_WINDOW:
+                self._finish_warmup()
+        if i < n:
+            out[i:] = self._process(X[i:], y[i:])
+            self.n_seen_ += n - i
+        return out
 
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example)."""
         x = check_vector(x, self.dim_)
         if self.dim_ is None:
             return 0.0
+        if not self.started_:
+            return self._warmup_decision()
         return float(self._decision(x))
 
     def learn_one(self, x, y) -> "Learner":
@@ -194,8 +253,7 @@ class Learner:
         x = check_vector(x, self.dim_)
         y = check_target(y, self.task)
         self._ensure_started(x.shape[0])
-        self._process(x[None, :], np.array([y]))
-        self.n_seen_ += 1
+        self._advance(x[None, :], np.array([y]))
         return self
 
     def run(self, X, y) -> Trace:
@@ -209,13 +267,29 @@ class Learner:
         start_round = self.n_seen_
         t0 = time.perf_counter()
         with one_blas_thread():
-            decisions = self._process(X, y) if X.shape[0] else np.empty(0)
+            decisions = self._advance(X, y) if X.shape[0] else np.empty(0)
         seconds = time.perf_counter() - t0
-        self.n_seen_ += X.shape[0]
-        first = self._first_counted_round()
+        first = self._first_counted_round() if self.started_ else None
         counted_from = None if first is None else max(0, first - start_round)
         return Trace(np.asarray(decisions, dtype=float), y, seconds, self.task, counted_from,
-                     self.diagnostics())
+                     self.all_diagnostics())
+
+    def chosen_width(self) -> dict[str, Any]:
+        """The kernel in use and how it was chosen: ``{"sigma": ..., "width_rule": ...}`` where the
+        rule is ``"scale"`` (chosen from the first rows, :func:`okl.kernels.scale_sigma`),
+        ``"given"`` or ``"pending"`` (still inside the width window); ``{}`` without a kernel."""
+        if "kernel" not in self._param_names():
+            return {}
+        kernel = getattr(self, "kernel_", None) if self.dim_ is not None else getattr(self, "kernel", None)
+        rule = "given" if getattr(self, "kernel", None) is not None else (
+            "pending" if kernel is None else f"scale (first {WIDTH_WINDOW} rows)")
+        sigma = getattr(kernel, "sigma", None)
+        return {"sigma": None if sigma is None else float(sigma), "width_rule": rule}
+
+    def all_diagnostics(self) -> dict[str, Any]:
+        """:meth:`diagnostics` (once the state exists) plus :meth:`chosen_width`."""
+        started = self.dim_ is not None and self.started_
+        return {**(self.diagnostics() if started else {}), **self.chosen_width()}
 
     def diagnostics(self) -> dict[str, Any]:
         """Learner-specific counts (support vectors, update rounds, resets, ...)."""
@@ -255,7 +329,7 @@ class Learner:
         }
         arrays: dict[str, np.ndarray] = {}
         if self.dim_ is not None:
-            for attr in ("_rng",) + tuple(self._state_attrs):
+            for attr in _BASE_STATE + (tuple(self._state_attrs) if self.started_ else ()):
                 value = getattr(self, attr)
                 if isinstance(value, np.ndarray):
                     arrays["state__" + attr] = value
@@ -315,7 +389,8 @@ class Learner:
             if meta["dim"] is not None:
                 learner.dim_ = int(meta["dim"])
                 learner.n_seen_ = int(meta["n_seen"])
-                expected = {"_rng", *target._state_attrs}
+                started = meta["state"].get("started_", {}).get("value") is True
+                expected = {*_BASE_STATE, *(target._state_attrs if started else ())}
                 if set(meta["state"]) != expected:
                     raise ModelFileError(
                         f"{path}: state attributes {sorted(meta['state'])} do not match "

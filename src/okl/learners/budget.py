@@ -44,7 +44,7 @@ import numpy as np
 
 from okl._compiled import jit, kernel_value, loss_derivative
 from okl._validation import check_int, check_nonnegative, check_positive
-from okl.kernels import RBF_KIND, as_kernel
+from okl.kernels import RBF_KIND, check_kernel
 from okl.learners.base import Learner, register
 from okl.losses import HINGE, get_loss
 
@@ -396,7 +396,7 @@ class _BudgetedExpansion(Learner):
 
     def _decision(self, x):
         self._check_state()
-        return expansion_value(*self.kernel.spec(), self.SVT_, self.alpha_, self.m_, x, self._buffer())
+        return expansion_value(*self.kernel_.spec(), self.SVT_, self.alpha_, self.m_, x, self._buffer())
 
     def diagnostics(self):
         return {"support_vectors": int(self.m_)}
@@ -467,11 +467,11 @@ class RBP(_RandomRemovals, _BudgetedExpansion):
 
     def __init__(self, *, budget: int = 100, kernel=None, random_state: int | None = None):
         self.budget = check_int("budget", budget, 1)
-        self.kernel = as_kernel(kernel)
+        self.kernel = check_kernel(kernel)
         self.random_state = random_state
 
     def _rounds(self, X, y, out, i, kt):
-        return rbp_rounds(*self.kernel.spec(), X, y, out, i, self.SVT_, self.alpha_, self.m_, self.budget,
+        return rbp_rounds(*self.kernel_.spec(), X, y, out, i, self.SVT_, self.alpha_, self.m_, self.budget,
                           self.random_buffer_, self.random_next_, kt)
 
 
@@ -520,7 +520,7 @@ class Forgetron(_BudgetedExpansion):
 
     def __init__(self, *, budget: int = 100, kernel=None, random_state: int | None = None):
         self.budget = check_int("budget", budget, 1)
-        self.kernel = as_kernel(kernel)
+        self.kernel = check_kernel(kernel)
         self.random_state = random_state
 
     def _start(self, dim):
@@ -545,7 +545,7 @@ class Forgetron(_BudgetedExpansion):
         self._check_state()
         out = np.empty(X.shape[0])
         self.m_, self.head_, self.Q_, self.M_, self.removals_ = forgetron_rounds(
-            *self.kernel.spec(), X, y, out, self.SVT_, self.alpha_, self.labels_, self.m_,
+            *self.kernel_.spec(), X, y, out, self.SVT_, self.alpha_, self.labels_, self.m_,
             self.head_, self.budget, float(self.Q_), int(self.M_), int(self.removals_),
             self.last_shrink_, self._buffer(), np.empty(X.shape[1]))
         self.m_, self.head_, self.M_, self.removals_ = (int(self.m_), int(self.head_), int(self.M_),
@@ -607,7 +607,7 @@ class Projectron(_BudgetedExpansion):
                  random_state: int | None = None):
         self.budget = check_int("budget", budget, 1)
         self.threshold = check_nonnegative("threshold", threshold)
-        self.kernel = as_kernel(kernel)
+        self.kernel = check_kernel(kernel)
         self.random_state = random_state
 
     @property
@@ -628,7 +628,7 @@ class Projectron(_BudgetedExpansion):
         out = np.empty(X.shape[0])
         kt = np.empty(self.budget)
         d = np.empty(self.budget)
-        self.m_ = int(projectron_rounds(*self.kernel.spec(), X, y, out, self.SVT_, self.alpha_,
+        self.m_ = int(projectron_rounds(*self.kernel_.spec(), X, y, out, self.SVT_, self.alpha_,
                                         self.Kinv_, self.m_, self.budget, self.threshold ** 2,
                                         self._plus, self.U_, kt, d, self.counts_))
         return out
@@ -728,7 +728,7 @@ class BPAS(_BudgetedExpansion):
                  random_state: int | None = None):
         self.budget = check_int("budget", budget, 1)
         self.C = check_positive("C", C)
-        self.kernel = as_kernel(kernel)
+        self.kernel = check_kernel(kernel)
         self.random_state = random_state
 
     def _state_layout(self):
@@ -745,7 +745,7 @@ class BPAS(_BudgetedExpansion):
         self._check_state()
         out = np.empty(X.shape[0])
         kt = np.empty(self.budget)
-        m, removals = bpas_rounds(*self.kernel.spec(), X, y, out, self.SVT_, self.alpha_, self.kself_,
+        m, removals = bpas_rounds(*self.kernel_.spec(), X, y, out, self.SVT_, self.alpha_, self.kself_,
                                   self.m_, self.budget, self.C, kt, self.last_removal_)
         self.m_ = int(m)
         self.removals_ = int(self.removals_ + removals)
@@ -820,7 +820,7 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
             raise ValueError(f"inclusive_margin must be True or False, got {inclusive_margin!r}")
         self.inclusive_margin = bool(inclusive_margin)
         self.loss = get_loss(loss).name
-        self.kernel = as_kernel(kernel)
+        self.kernel = check_kernel(kernel)
         self.random_state = random_state
         if self.eta * self.decay_ >= 1.0:
             raise ValueError("eta * decay must be < 1 so coefficients shrink, "
@@ -833,7 +833,7 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
         return 0.0 if self.horizon is None else 1.0 / float(self.horizon) ** 2
 
     def _rounds(self, X, y, out, i, kt):
-        return bogd_rounds(*self.kernel.spec(), self.loss_.kind, self.eta, self.decay_, self.gamma,
+        return bogd_rounds(*self.kernel_.spec(), self.loss_.kind, self.eta, self.decay_, self.gamma,
                            self.inclusive_margin, X, y, out, i, self.SVT_, self.alpha_, self.m_, self.budget,
                            self.random_buffer_, self.random_next_, kt)
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from okl._compiled import dot, jit, loss_derivative
 from okl._validation import check_int, check_positive
-from okl.kernels import as_kernel
+from okl.kernels import check_kernel
 from okl.learners.base import Learner, register
 from okl.losses import get_loss
 
@@ -116,8 +116,9 @@ class FOGD(Learner):
         self.n_components = None if n_components is None else check_int("n_components", n_components, 1)
         self.eta = None if eta is None else check_positive("eta", eta)
         self.loss = get_loss(loss).name
-        self.kernel = as_kernel(kernel)
-        self.kernel.sample_frequencies(1, 1, np.random.default_rng(0))  # fail early if not shift-invariant
+        self.kernel = check_kernel(kernel)
+        if self.kernel is not None:  # fail early if not shift-invariant
+            self.kernel.sample_frequencies(1, 1, np.random.default_rng(0))
         self.random_state = random_state
 
     @property
@@ -129,7 +130,7 @@ class FOGD(Learner):
         return self.eta if self.eta is not None else 0.002 * self.n_components_
 
     def _start(self, dim):
-        self.U_ = self.kernel.sample_frequencies(self.n_components_, dim, self._rng)
+        self.U_ = self.kernel_.sample_frequencies(self.n_components_, dim, self._rng)
         self.w_ = np.zeros(2 * self.n_components_)
 
     def _decision(self, x):

@@ -94,7 +94,7 @@ import numpy as np
 from okl._compiled import dot, jit, loss_derivative
 from okl._validation import check_choice, check_int, check_positive, check_real
 from okl.features.sketched import sketched_map
-from okl.kernels import as_kernel
+from okl.kernels import check_kernel
 from okl.learners._sketched import DEFAULT_HORIZON  # noqa: F401  (public name, kept here)
 from okl.learners._sketched import SKETCH_STATE_ATTRS, SketchedLearner, update_round_due
 from okl.learners.base import register
@@ -292,7 +292,7 @@ class FORKS(SketchedLearner):
         self.alpha = check_positive("alpha", alpha)
         self.C = check_positive("C", C)
         self.loss = get_loss(loss).name
-        self.kernel = as_kernel(kernel)
+        self.kernel = check_kernel(kernel)
         self.ons = check_choice("ons", ons, ONS_FORMS)
         self.update_counter = check_choice("update_counter", update_counter, UPDATE_COUNTERS)
         if not isinstance(grow_sketch, (bool, np.bool_)):

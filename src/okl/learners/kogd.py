@@ -19,7 +19,7 @@ import numpy as np
 
 from okl._compiled import jit, kernel_value, loss_derivative
 from okl._validation import check_int, check_nonnegative, check_positive
-from okl.kernels import as_kernel
+from okl.kernels import check_kernel
 from okl.learners.base import Learner, register
 from okl.losses import get_loss
 
@@ -101,7 +101,7 @@ class KOGD(Learner):
             raise ValueError(f"eta * decay must be < 1 so coefficients shrink, got {self.eta * self.decay}")
         self.budget = None if budget is None else check_int("budget", budget, 1)
         self.loss = get_loss(loss).name
-        self.kernel = as_kernel(kernel)
+        self.kernel = check_kernel(kernel)
         self.random_state = random_state
 
     def _start(self, dim):
@@ -121,14 +121,14 @@ class KOGD(Learner):
         self.SV_, self.alpha_ = SV, alpha
 
     def _decision(self, x):
-        return expansion_decision(*self.kernel.spec(), self.SV_, self.alpha_, self.m_, x)
+        return expansion_decision(*self.kernel_.spec(), self.SV_, self.alpha_, self.m_, x)
 
     def _process(self, X, y):
         out = np.empty(X.shape[0])
         budget = np.iinfo(np.int64).max if self.budget is None else self.budget
         i = 0
         while True:
-            status, i, self.m_ = expansion_rounds(*self.kernel.spec(), self.loss_.kind, self.eta,
+            status, i, self.m_ = expansion_rounds(*self.kernel_.spec(), self.loss_.kind, self.eta,
                                                   self.decay, X, y, out, i, self.SV_, self.alpha_,
                                                   self.m_, budget, False)
             if status == DONE:

@@ -91,7 +91,7 @@ import scipy.linalg
 from okl._compiled import dot, jit, loss_derivative
 from okl._validation import check_choice, check_int, check_positive, check_real
 from okl.features.kors import bordered_gram, bordered_inverse, leverage_estimates
-from okl.kernels import as_kernel
+from okl.kernels import check_kernel
 from okl.learners.base import Learner, register
 from okl.linalg.svd import one_blas_thread
 from okl.losses import get_loss
@@ -235,7 +235,7 @@ class _KonsBase(Learner):
         self.C = check_positive("C", C)
         self.curvature = None if curvature is None else check_positive("curvature", curvature)
         self.loss = get_loss(loss).name
-        self.kernel = as_kernel(kernel)
+        self.kernel = check_kernel(kernel)
         if not isinstance(reset_round_learns, (bool, np.bool_)):
             raise ValueError(f"reset_round_learns must be True or False, got {reset_round_learns!r}")
         self.reset_round_learns = bool(reset_round_learns)
@@ -284,7 +284,7 @@ class _KonsBase(Learner):
     def _kernel_rows(self, X):
         if self.dictionary_size_ == 0:
             return np.zeros((X.shape[0], 0))
-        return self.kernel(X, self.dict_X_)
+        return self.kernel_(X, self.dict_X_)
 
     def embed(self, X) -> np.ndarray:
         """phi~(x) for the rows of X under the current embedding (n x j')."""
@@ -313,7 +313,7 @@ class _KonsBase(Learner):
         n = X.shape[0]
         out = np.empty(n)
         uniforms = self._rng.random(n)  # one draw per round, in stream order
-        k_diag = self.kernel.diag(X)
+        k_diag = self.kernel_.diag(X)
         lkind = self.loss_.kind
         half_sigma = 0.5 * self.curvature_
         cap = self._max_dictionary()

@@ -21,7 +21,7 @@ import numpy as np
 import scipy.linalg
 
 from okl._validation import check_int, check_positive
-from okl.kernels import as_kernel
+from okl.kernels import check_kernel
 from okl.learners.base import Learner, register
 from okl.learners.fogd import ogd_rounds
 from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
@@ -72,7 +72,7 @@ class NOGD(Learner):
         self.k = None if k is None else check_int("k", k, 1, self.budget)
         self.eta = check_positive("eta", eta)
         self.loss = get_loss(loss).name
-        self.kernel = as_kernel(kernel)
+        self.kernel = check_kernel(kernel)
         self.random_state = random_state
 
     @property
@@ -88,15 +88,15 @@ class NOGD(Learner):
         self.transition_round_ = None
 
     def _features(self, X):
-        return self.kernel(X, self.SV_) @ self.M_.T
+        return self.kernel_(X, self.SV_) @ self.M_.T
 
     def _decision(self, x):
         if self.M_ is None:
-            return expansion_decision(*self.kernel.spec(), self.SV_, self.alpha_, self.m_, x)
+            return expansion_decision(*self.kernel_.spec(), self.SV_, self.alpha_, self.m_, x)
         return float(self._features(x[None, :])[0] @ self.w_)
 
     def _transition(self, x, y, f, round_index):
-        M, root = top_eigen_map(self.kernel(self.SV_, self.SV_), self.k_)
+        M, root = top_eigen_map(self.kernel_(self.SV_, self.SV_), self.k_)
         self.M_, self.w_ = M, root @ self.alpha_
         self.transition_round_ = round_index
         z = self._features(x[None, :])[0]
@@ -106,7 +106,7 @@ class NOGD(Learner):
         out = np.empty(X.shape[0])
         i = 0
         if self.M_ is None:
-            status, i, self.m_ = expansion_rounds(*self.kernel.spec(), self.loss_.kind, self.eta, 0.0,
+            status, i, self.m_ = expansion_rounds(*self.kernel_.spec(), self.loss_.kind, self.eta, 0.0,
                                                   X, y, out, 0, self.SV_, self.alpha_, self.m_,
                                                   self.budget, True)
             if status == DONE:

@@ -64,7 +64,7 @@ from __future__ import annotations
 from okl._compiled import dot, jit, loss_derivative
 from okl._validation import check_choice, check_int, check_nonnegative, check_positive
 from okl.features.sketched import sketched_map
-from okl.kernels import as_kernel
+from okl.kernels import check_kernel
 from okl.learners._sketched import (DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_STATE_ATTRS,
                                     SketchedLearner, update_round_due)
 from okl.learners.base import register
@@ -177,7 +177,7 @@ class SkeGD(SketchedLearner):
         if self.eta * self.lam >= 1.0:
             raise ValueError(f"eta * lam must be < 1 so the weights shrink, got {self.eta * self.lam}")
         self.loss = get_loss(loss).name
-        self.kernel = as_kernel(kernel)
+        self.kernel = check_kernel(kernel)
         self.grow_sketch = bool(grow_sketch)
         self.update_counter = check_choice("update_counter", update_counter, UPDATE_COUNTERS)
         self.reanchor = bool(reanchor)
