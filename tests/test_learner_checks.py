@@ -26,13 +26,15 @@ N_REGRESSION = 300
 BUDGET = 20
 
 
-def check_params(name: str, n: int, loss: str | None = None) -> dict:
+def check_params(name: str, n: int, loss: str | None = None, width: str = "given") -> dict:
+    """``width="chosen"`` passes no kernel: the learner fixes its width from its first rows
+    (okl.kernels.WIDTH_WINDOW), so the checks also cross that boundary (save/load inside it)."""
     params = {"random_state": 0}
     if accepts(name, "budget"):
         params["budget"] = BUDGET
     if accepts(name, "horizon"):
         params["horizon"] = n
-    if accepts(name, "kernel"):
+    if accepts(name, "kernel") and width == "given":
         params["kernel"] = okl.RBF(sigma=1.0)
     if loss is not None:
         params["loss"] = loss
@@ -57,12 +59,16 @@ def _cases():
     cases = []
     for name in okl.learners():
         cases.append(pytest.param((name, None), id=f"{name}-classification"))
+        if accepts(name, "kernel"):
+            cases.append(pytest.param((name, None, "chosen"), id=f"{name}-classification-chosen-width"))
         if accepts(name, "loss"):
             try:
                 okl.make(name, **check_params(name, 10, "squared"))
             except ValueError:
                 continue
             cases.append(pytest.param((name, "squared"), id=f"{name}-regression"))
+            if accepts(name, "kernel"):
+                cases.append(pytest.param((name, "squared", "chosen"), id=f"{name}-regression-chosen-width"))
     return cases
 
 
@@ -71,9 +77,9 @@ CASES = _cases()
 
 @pytest.fixture
 def case(request, german_prefix, cpusmall_prefix):
-    name, loss = request.param
+    name, loss, *width = request.param
     X, y = cpusmall_prefix if loss == "squared" else german_prefix
-    return name, check_params(name, len(y), loss), X, y
+    return name, check_params(name, len(y), loss, *width), X, y
 
 
 def _loop(learner, X, y):

@@ -49,11 +49,6 @@ def _parse_params(items: list[str] | None) -> dict:
     return out
 
 
-def _default_budget(n_rounds: int) -> int:
-    """The tables' budget: 100 for T <= 10,000, else 200."""
-    return 100 if n_rounds <= 10_000 else 200
-
-
 def _applicable(name: str, task: str) -> bool:
     if task == "classification":
         return True
@@ -68,6 +63,7 @@ def _applicable(name: str, task: str) -> bool:
 
 def cmd_run(args) -> int:
     from okl.data.adversarial import preset_note, resolve_dataset
+    from okl.learners.base import NonFiniteError
 
     base, stream = resolve_dataset(args.dataset, args.stream)
     info = dataset_info(base)
@@ -78,27 +74,41 @@ def cmd_run(args) -> int:
     names = args.learners.split(",") if args.learners else [m for m in learners() if _applicable(m, task)]
     for name in names:
         make(name)  # unknown names fail here, before any work
-    sigma = args.sigma if args.sigma is not None else info.sigma
-    kernel = RBF(sigma=sigma)
-    budget = args.budget if args.budget is not None else _default_budget(n)
+    skipped = [m for m in names if not _applicable(m, task)]
+    for name in skipped:
+        print(f"okl: skipping {name}: it learns -1/+1 labels only and {args.dataset} is a regression "
+              "data set", file=sys.stderr)
+    names = [m for m in names if m not in skipped]
+    # Library defaults: only what the user gave is passed (the learner chooses its width from
+    # the stream); the loss follows the task.
     loss = args.loss or ("hinge" if task == "classification" else "squared")
     extra = _parse_params(args.param)
     for key in extra:
         if not any(accepts(m, key) for m in names):
             raise SystemExit(f"okl: no selected learner has hyperparameter {key!r}")
 
-    rows, csv_rows = [], []
+    rows, csv_rows, failures = [], [], []
     with Progress(len(names) * args.runs, "", enabled=not args.quiet) as progress:
         for name in names:
             progress.set_label(name)
             own = {k: v for k, v in extra.items() if accepts(name, k)}
-            s = evaluate(name, X, y, runs=args.runs, budget=budget, kernel=kernel, loss=loss,
-                         params=own, progress=progress, max_rows=args.max_rows, stream=stream)
+            try:
+                s = evaluate(name, X, y, runs=args.runs, budget=args.budget, sigma=args.sigma, loss=loss,
+                             params=own, progress=progress, max_rows=args.max_rows, stream=stream,
+                             horizon=False)
+            except NonFiniteError as exc:
+                failures.append(str(exc))
+                rows.append([name, "diverged (see below)", "", "", ""])
+                continue
             authors = s.authors
             digits = 2 if task == "classification" else 5
+            diag = s.diagnostics()
+            sigma = diag.get("sigma")
+            width = "" if sigma is None else f"{sigma:.3g}"
             rows.append([name, mean_std(s.metric, digits),
-                         mean_std(authors) if authors is not None else "", f"{s.seconds.mean():.3f}"])
-            csv_rows.append([args.dataset, name, budget, sigma, loss, args.runs, float(s.metric.mean()),
+                         mean_std(authors) if authors is not None else "", width, f"{s.seconds.mean():.3f}"])
+            csv_rows.append([args.dataset, name, "" if args.budget is None else args.budget,
+                             "" if sigma is None else sigma, loss, args.runs, float(s.metric.mean()),
                              float(s.metric.std()), "" if authors is None else float(authors.mean()),
                              float(s.seconds.mean())])
     metric = "mistake rate %" if task == "classification" else "mean squared loss"
@@ -106,14 +116,19 @@ def cmd_run(args) -> int:
           f"{args.runs} runs (seeds 0..{args.runs - 1}); every round counted")
     if args.dataset != base or stream.kind == "adversarial":
         print(preset_note(args.dataset) if args.dataset != base else f"adversarial stream of {base}")
-    print(f"kernel RBF(sigma={sigma:g}) [{'--sigma' if args.sigma is not None else info.sigma_rule}]; "
-          f"budget B = {budget}; loss {loss}")
+    width_note = (f"RBF(sigma={args.sigma:g}) [--sigma]" if args.sigma is not None else
+                  "RBF, width chosen by each learner from its first 50 rows: sigma = sqrt(tr Cov / 2) "
+                  "(column sigma: mean over runs)")
+    print(f"kernel {width_note}; budget " + (f"B = {args.budget}" if args.budget is not None
+                                             else "each learner's default") + f"; loss {loss}")
     if task == "classification":
         print(f"majority-class rate: {majority_rate(first_y[:n]):.2f} % (run 0's stream)")
     else:
         print(f"running-mean predictor: {mean_predictor_loss(y):.5f}")
     print()
-    print(markdown_table(["learner", metric, "authors' count %", "time s"], rows))
+    print(markdown_table(["learner", metric, "authors' count %", "sigma", "time s"], rows))
+    for text in failures:
+        print(f"\n{text}")
     if any(r[2] for r in rows):
         print("\nauthors' count: first-stage rounds skipped, still divided by T (FORKS code; "
               "ALGORITHMS.md 4). Shown for comparison with published cells only.")
@@ -138,6 +153,7 @@ def cmd_datasets(args) -> int:
 def cmd_sigma(args) -> int:
     from okl.data.registry import permutation
     from okl.data.width import DEFAULT_GRID, PAPER_GRID, RULES, alignment_scores, select_sigma
+    from okl.eval.sweep import default_budget
 
     X, y = load_dataset(args.dataset, args.data_dir)
     order = permutation(len(y), 0)[: args.first]
@@ -154,7 +170,7 @@ def cmd_sigma(args) -> int:
             marks = ", ".join(rule for rule, value in choices.items() if value == s)
             row = [f"{s:.4g}", marks, f"{centered[s]:.4f}", f"{plain[s]:.4f}"]
             for name in learners_:
-                res = evaluate(name, X, y, runs=args.runs, budget=args.budget or _default_budget(len(y)),
+                res = evaluate(name, X, y, runs=args.runs, budget=args.budget or default_budget(len(y)),
                                kernel=RBF(sigma=s), loss="hinge" if info.task == "classification" else "squared",
                                progress=p, max_rows=args.max_rows)
                 row.append(mean_std(res.metric, 2 if info.task == "classification" else 5))
@@ -202,9 +218,10 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("run", help="compare learners on a dataset over random permutations")
     r.add_argument("--dataset", default="german", help="registered dataset name (default: german, bundled)")
     r.add_argument("--learners", help="comma-separated learner names (default: all that fit the task)")
-    r.add_argument("--budget", type=int, help="budget B (default 100 if T <= 10,000 else 200)")
+    r.add_argument("--budget", type=int, help="budget B (default: each learner's own)")
     r.add_argument("--runs", type=int, default=20, help="number of permutations (default 20)")
-    r.add_argument("--sigma", type=float, help="Gaussian kernel width (default: the dataset's recorded width)")
+    r.add_argument("--sigma", type=float, help="Gaussian kernel width (default: chosen by each learner "
+                                               "from the first 50 rows of its stream)")
     r.add_argument("--loss", help="loss name (default hinge for classification, squared for regression)")
     r.add_argument("--param", action="append", metavar="NAME=VALUE", help="extra hyperparameter (repeatable)")
     r.add_argument("--max-rows", type=int, help="use only the first N rows of each permutation")

@@ -51,7 +51,6 @@ try:
 except ImportError as exc:  # pragma: no cover
     raise ImportError("okl.river needs the river package: pip install river") from exc
 
-from okl.kernels import RBF
 from okl.learners.base import Learner, learner_class, make, select_params
 
 
@@ -65,7 +64,7 @@ def _sort_keys(keys: list) -> list:
 class _OKLRiverEstimator:
     _task = "classification"
 
-    def __init__(self, learner: str = "nogd", budget: int | None = 100, sigma: float = 1.0,
+    def __init__(self, learner: str = "nogd", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, n_features: int | None = None,
                  params: dict | None = None, seed: int | None = None):
         self.learner = learner
@@ -89,7 +88,7 @@ class _OKLRiverEstimator:
         name = self.learner
         params = dict(self.params or {})
         loss = self.loss if self.loss is not None else (None if self._task == "classification" else "squared")
-        kw = select_params(name, params, budget=self.budget, kernel=RBF(sigma=self.sigma), loss=loss,
+        kw = select_params(name, params, budget=self.budget, sigma=self.sigma, loss=loss,
                            random_state=self.seed)
         core = make(name, **kw)
         if core.task != self._task:
@@ -167,8 +166,9 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.Classifier):
     learner : str, default "nogd"
         Registered learner name (``okl.learners()``).
     budget : int or None, default 100
-    sigma : float, default 1.0
-        Width of the Gaussian kernel RBF(sigma).
+    sigma : float or None, default None
+        Width of the Gaussian kernel RBF(sigma), passed when the learner takes a kernel. None: the
+        learner chooses it from the first 50 rows of the stream (``okl.kernels.scale_sigma``).
     loss : str or None, default None (the learner's, hinge)
         "logistic" makes ``predict_proba_one`` available.
     n_features : int or None

@@ -45,7 +45,6 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from okl.kernels import RBF
 from okl.learners.base import Learner, learner_class, make, select_params
 
 #: rows densified and run at a time
@@ -66,7 +65,7 @@ class _OKLEstimator(BaseEstimator):
     _task = "classification"
     _default_loss = "hinge"
 
-    def __init__(self, learner: str = "nogd", budget: int | None = 100, sigma: float = 1.0,
+    def __init__(self, learner: str = "nogd", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, params: dict[str, Any] | None = None, random_state=None):
         self.learner = learner
         self.budget = budget
@@ -90,7 +89,7 @@ class _OKLEstimator(BaseEstimator):
         learner_class(name)  # unknown names: ValueError listing the registered ones
         params = dict(self.params or {})
         loss = self.loss if self.loss is not None else self._default_loss
-        kw = select_params(name, params, budget=self.budget, kernel=RBF(sigma=self.sigma), loss=loss,
+        kw = select_params(name, params, budget=self.budget, sigma=self.sigma, loss=loss,
                            random_state=self._seed(), horizon=n_rows)
         core = make(name, **kw)
         if core.task != self._task:
@@ -126,8 +125,9 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         Registered learner name (``okl.learners()``), e.g. "forks", "skegd", "fogd".
     budget : int or None, default 100
         Budget B, passed when the learner takes one.
-    sigma : float, default 1.0
-        Width of the Gaussian kernel RBF(sigma), passed when the learner takes a kernel.
+    sigma : float or None, default None
+        Width of the Gaussian kernel RBF(sigma), passed when the learner takes a kernel. None: the
+        learner chooses it from the first 50 rows of the stream (``okl.kernels.scale_sigma``).
     loss : str or None, default None (hinge)
         Classification loss: "hinge", "squared_hinge" or "logistic".
     params : dict or None
@@ -177,6 +177,7 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         targets = self._targets(y)
         self.learner_ = self._build(X.shape[0])
         self._run(X, targets)
+        self.learner_.end_width_window()  # a batch shorter than the width window: fix it now
         return self
 
     def partial_fit(self, X, y, classes=None) -> "OKLClassifier":
@@ -226,6 +227,7 @@ class OKLRegressor(RegressorMixin, _OKLEstimator):
                              reset=True)
         self.learner_ = self._build(X.shape[0])
         self._run(X, np.asarray(y, dtype=np.float64))
+        self.learner_.end_width_window()  # a batch shorter than the width window: fix it now
         return self
 
     def partial_fit(self, X, y) -> "OKLRegressor":

@@ -23,7 +23,9 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     events. Classification labels must be -1/+1; ``--positive-label V`` maps V to +1 and every
     other label to -1. **Features are used as given, never rescaled**: a stream has no "whole
     dataset" to take a [0, 1] range from, so scale them the way the model should see them (the
-    papers scale to [0, 1]) and choose ``--sigma`` for that scale.
+    papers scale to [0, 1]); without ``--sigma`` the learner fixes its Gaussian width from the
+    first 50 events (``okl.kernels.scale_sigma``, which follows the features' scale) and predicts
+    their running label mean meanwhile.
 
 End of input
     Standard input ends at EOF. A file ends at EOF unless ``--follow`` is given: then, like
@@ -339,7 +341,7 @@ def _parse_value(text: str):
         return text
 
 
-def build_learner(name: str, budget: int | None = None, sigma: float | None = 1.0,
+def build_learner(name: str, budget: int | None = None, sigma: float | None = None,
                   loss: str | None = None, random_state: int | None = 0,
                   params: dict[str, Any] | None = None) -> Learner:
     """The learner of ``okl stream``: only hyperparameters that ``name`` accepts are passed."""
@@ -587,8 +589,9 @@ def add_stream_parser(subparsers) -> argparse.ArgumentParser:
                     "not rescaled.")
     p.add_argument("--learner", default="forks", help="registered learner name (default forks)")
     p.add_argument("--budget", type=int, help="budget B (default: the learner's)")
-    p.add_argument("--sigma", type=float, default=1.0,
-                   help="Gaussian kernel width for the features as given (default 1.0)")
+    p.add_argument("--sigma", type=float, default=None,
+                   help="Gaussian kernel width for the features as given (default: chosen by the "
+                        "learner from the first 50 events, sqrt(tr Cov / 2))")
     p.add_argument("--loss", help="loss name (default: the learner's, hinge for most)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="extra hyperparameter, value parsed as JSON (repeatable), e.g. horizon=100000")

@@ -18,11 +18,13 @@ from okl.eval.progress import Progress
 from okl.learners.base import Trace, make, select_params
 
 
-def learner_params(name: str, n_rounds: int, seed: int, budget: int | None = None, kernel=None,
-                   loss: str | None = None, extra: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The hyperparameters one run passes to learner ``name``: only those it accepts."""
+def learner_params(name: str, n_rounds: int | None, seed: int, budget: int | None = None, kernel=None,
+                   loss: str | None = None, extra: dict[str, Any] | None = None,
+                   sigma: float | None = None) -> dict[str, Any]:
+    """The hyperparameters one run passes to learner ``name`` (:func:`okl.learners.base.select_params`):
+    only those it accepts; ``n_rounds`` None passes no horizon (a live stream's length is unknown)."""
     return select_params(name, extra, random_state=seed, horizon=n_rounds, budget=budget, kernel=kernel,
-                         loss=loss)
+                         sigma=sigma, loss=loss)
 
 
 @dataclass
@@ -57,20 +59,26 @@ class RunSummary:
 def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None,
              budget: int | None = None, kernel=None, loss: str | None = None,
              params: dict[str, Any] | None = None, progress: Progress | None = None,
-             max_rows: int | None = None, stream=None) -> RunSummary:
+             max_rows: int | None = None, stream=None, sigma: float | None = None,
+             horizon: bool = True) -> RunSummary:
     """Run learner ``name`` once per seed (default 0..runs-1) on the stream of (X, y) that
     ``stream`` builds for that seed (default: the seed's permutation; see
-    :func:`okl.data.adversarial.parse_stream`), cut to ``max_rows`` rows if given."""
+    :func:`okl.data.adversarial.parse_stream`), cut to ``max_rows`` rows if given.
+
+    Settings left None are the learner's own defaults (no kernel and no sigma: the learner
+    chooses its width from the stream). ``horizon=False`` does not tell the learner the stream's
+    length (``okl run``, as for a user's live stream); the paper tables pass it."""
     seeds = list(range(runs)) if seeds is None else list(seeds)
     transform = parse_stream(stream)
-    warm_up(name, X, y, budget, kernel, loss, params)
+    warm_up(name, X, y, budget, kernel, loss, params, sigma)
     traces = []
     task = None
     for seed in seeds:
         Xp, yp = transform(X, y, seed)
         if max_rows is not None:
             Xp, yp = Xp[:max_rows], yp[:max_rows]
-        learner = make(name, **learner_params(name, len(yp), seed, budget, kernel, loss, params))
+        learner = make(name, **learner_params(name, len(yp) if horizon else None, seed, budget, kernel,
+                                              loss, params, sigma))
         task = learner.task
         traces.append(learner.run(Xp, yp))
         if progress is not None:
@@ -81,7 +89,7 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
 _WARM: set[tuple] = set()
 
 
-def warm_up(name: str, X, y, budget=None, kernel=None, loss=None, params=None) -> None:
+def warm_up(name: str, X, y, budget=None, kernel=None, loss=None, params=None, sigma=None) -> None:
     """Run the learner once, untimed, on a short prefix with a small budget, so that compiling its
     Numba loops (first call in a process) is not counted in the first run's time."""
     key = (name, loss, type(kernel).__name__)
@@ -91,10 +99,12 @@ def warm_up(name: str, X, y, budget=None, kernel=None, loss=None, params=None) -
     small = None if budget is None else min(budget, 10)
     for b in (small, budget):
         try:
-            make(name, **learner_params(name, n, 0, b, kernel, loss, params)).run(X[:n], y[:n])
+            make(name, **learner_params(name, n, 0, b, kernel, loss, params, sigma)).run(X[:n], y[:n])
             break
         except ValueError:
             continue
+        except FloatingPointError:  # diverged on the prefix: compiled all the same; the run reports it
+            break
     _WARM.add(key)
 
 

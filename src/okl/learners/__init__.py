@@ -1,6 +1,6 @@
 """Online learners, one module per algorithm family; each registers itself by its CLI name."""
 
-from okl.learners.base import Learner, ModelFileError, Trace, learner_class, learners, make, register
+from okl.learners.base import Learner, ModelFileError, NonFiniteError, Trace, learner_class, learners, make, register
 from okl.learners.kogd import KOGD
 from okl.learners.fogd import FOGD
 from okl.learners.nogd import NOGD
@@ -10,7 +10,7 @@ from okl.learners.budget import BOGD, BPAS, RBP, Forgetron, Projectron, Projectr
 from okl.learners.kons import BKons, ConKons, ProsNKons
 from okl.learners.forks import FORKS
 
-__all__ = ["Learner", "ModelFileError", "Trace", "learner_class", "learners", "make", "register",
+__all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
            "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
            "ProsNKons", "ConKons", "BKons", "FORKS"]

@@ -47,6 +47,10 @@ MODEL_FORMAT = "okl-model"
 MODEL_FORMAT_VERSION = 1
 
 
+class NonFiniteError(FloatingPointError):
+    """A learner's decision became NaN or infinite: its step is too large for the stream."""
+
+
 class ModelFileError(ValueError):
     """A model file that cannot be loaded: damaged, foreign, or from an incompatible version."""
 
@@ -220,6 +224,15 @@ class Learner:
         self.n_seen_ = seen
         self.warmup_X_ = self.warmup_y_ = None
 
+    def end_width_window(self) -> "Learner":
+        """Fix the width now from the rows buffered so far, when a finite batch (a scikit-learn
+        ``fit``) ended inside the width window; nothing happens otherwise."""
+        if self.dim_ is not None and not self.started_ and self.n_seen_ > 0:
+            self.warmup_X_ = self.warmup_X_[: self.n_seen_]
+            self.warmup_y_ = self.warmup_y_[: self.n_seen_]
+            self._finish_warmup()
+        return self
+
     def _advance(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Test-then-train over validated rows (shared by ``learn_one`` and ``run``)."""
         n = X.shape[0]
@@ -236,8 +249,20 @@ class Learner:
                 self._finish_warmup()
         if i < n:
             out[i:] = self._process(X[i:], y[i:])
+            first = self.n_seen_
             self.n_seen_ += n - i
+            if not np.isfinite(out[i:]).all():
+                self._non_finite(first + int(np.flatnonzero(~np.isfinite(out[i:]))[0]))
         return out
+
+    #: the hyperparameter(s) to lower when decisions become non-finite (named in the error)
+    _divergence_hint: ClassVar[str] = "eta (the step size)"
+
+    def _non_finite(self, round_index: int) -> None:
+        raise NonFiniteError(
+            f"{self.name or type(self).__name__}: the decision at round {round_index} (0-based) is not "
+            f"finite; the updates diverged on this stream. Lower {self._divergence_hint}, or pass a "
+            f"smaller kernel width. The learner's state is no longer usable.")
 
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example)."""
@@ -454,9 +479,25 @@ def make(name: str, **params: Any) -> Learner:
 
 
 def select_params(name: str, params: dict[str, Any] | None = None, **common: Any) -> dict[str, Any]:
-    """Hyperparameters for learner ``name``: each of ``common`` (budget, kernel, loss, horizon,
-    random_state, ...) that is not None and that the learner takes, overridden by ``params``, each
-    of which the learner must take (ValueError otherwise)."""
+    """The one place every path (``okl run``, ``sweep``, ``reproduce``, ``stream``, ``evolve``, the
+    scikit-learn and River adapters) builds learner ``name``'s hyperparameters.
+
+    ``common`` holds the path's shared settings (budget, kernel, sigma, loss, horizon,
+    random_state, ...): each that is not None and that the learner takes is passed, so a setting
+    left out means the learner's own default. ``sigma`` (a number) becomes ``kernel=RBF(sigma)``;
+    ``sigma=None`` or ``"auto"`` passes no kernel, and the learner chooses its width from the
+    stream (:func:`okl.kernels.scale_sigma`). ``params`` override, and each must be a
+    hyperparameter of the learner (ValueError otherwise).
+
+    For example ``select_params("nogd", {"eta": 0.5}, sigma=2.0, budget=None, random_state=0)``
+    gives ``{"kernel": RBF(sigma=2.0), "random_state": 0, "eta": 0.5}`` and
+    ``select_params("linear", sigma=2.0, loss="squared")`` gives ``{"loss": "squared"}``
+    (tests/test_defaults.py).
+    """
+    common = dict(common)
+    sigma = common.pop("sigma", None)
+    if sigma is not None and sigma != "auto" and common.get("kernel") is None:
+        common["kernel"] = RBF(sigma=float(sigma))
     out = {key: value for key, value in common.items() if value is not None and accepts(name, key)}
     for key, value in (params or {}).items():
         if not accepts(name, key):
@@ -481,5 +522,5 @@ def accepts(name: str, param: str) -> bool:
     return param in learner_class(name)._param_names()
 
 
-__all__ = ["Learner", "Trace", "ModelFileError", "register", "make", "learners", "learner_class",
+__all__ = ["Learner", "Trace", "ModelFileError", "NonFiniteError", "register", "make", "learners", "learner_class",
            "accepts", "mistakes_of", "select_params"]

@@ -1,0 +1,117 @@
+"""Library defaults learned from the stream (issue 13): the width rule, the width window, the
+one parameter builder, the non-finite guard and ``okl run`` on library defaults."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import okl
+from okl.data import permutation
+from okl.kernels import WIDTH_WINDOW, scale_sigma
+from okl.learners.base import NonFiniteError, select_params
+
+
+def test_scale_sigma_is_half_the_rms_pairwise_distance(german):
+    X, _ = german
+    X = X[:300]
+    d2 = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    n = len(X)
+    mean_d2 = d2.sum() / (n * n)  # E||x - x'||^2 over all ordered pairs (i = j included) = 2 tr Cov
+    assert scale_sigma(X) == pytest.approx(math.sqrt(mean_d2 / 4.0), rel=1e-12)
+    # gamma = 1 / (2 sigma^2) = 1 / tr(Cov): scikit-learn's gamma="scale" with per-feature variances
+    assert 1.0 / (2 * scale_sigma(X) ** 2) == pytest.approx(1.0 / X.var(0).sum(), rel=1e-12)
+    assert scale_sigma(1000.0 * X) == pytest.approx(1000.0 * scale_sigma(X), rel=1e-12)
+
+
+def test_scale_sigma_fallbacks():
+    assert scale_sigma(np.ones((5, 3))) == pytest.approx(math.sqrt(3 / 2))
+    assert scale_sigma(np.zeros((5, 3))) == 1.0
+    assert scale_sigma(np.array([[3.0, 4.0]])) == pytest.approx(5 / math.sqrt(2))
+
+
+def test_width_window_predicts_running_mean_then_fixes_sigma(german):
+    X, y = german
+    p = permutation(len(y), 0)
+    X, y = X[p], y[p]
+    m = okl.make("nogd", random_state=0)
+    trace = m.run(X, y)
+    W = WIDTH_WINDOW
+    expected = np.concatenate([[0.0], np.cumsum(y[: W - 1]) / np.arange(1, W)])
+    np.testing.assert_allclose(trace.decisions[:W], expected, atol=1e-15)
+    assert trace.diagnostics["sigma"] == pytest.approx(scale_sigma(X[:W]), rel=1e-15)
+    assert trace.diagnostics["width_rule"].startswith("scale")
+    assert m.kernel is None and m.kernel_.sigma == trace.diagnostics["sigma"]
+    # The rows of the window are learned after it (replayed): the model equals one that was given
+    # the chosen width and run on the same rows, from round W on.
+    given = okl.make("nogd", random_state=0, kernel=okl.RBF(sigma=trace.diagnostics["sigma"]))
+    ref = given.run(X, y)
+    np.testing.assert_allclose(trace.decisions[W:], ref.decisions[W:], atol=1e-12)
+
+
+def test_chosen_width_is_in_model_file(german, tmp_path):
+    X, y = german
+    m = okl.make("fogd", random_state=0)
+    m.run(X[:10], y[:10])
+    assert m.chosen_width() == {"sigma": None, "width_rule": "pending"}
+    m.save(tmp_path / "a.npz")
+    m.run(X[10:100], y[10:100])
+    m.save(tmp_path / "b.npz")
+    loaded = okl.Learner.load(tmp_path / "b.npz")
+    assert loaded.chosen_width()["sigma"] == pytest.approx(scale_sigma(X[:WIDTH_WINDOW]))
+    early = okl.Learner.load(tmp_path / "a.npz")
+    assert early.started_ is False and early.n_seen_ == 10
+
+
+@pytest.mark.parametrize("name", ["nogd", "fogd", "forks", "kogd"])
+def test_rescaling_features_leaves_results_unchanged(name, data_dir):
+    X, y = okl.load_dataset("spambase", data_dir)
+    p = permutation(len(y), 0)[:1500]
+    X, y = X[p], y[p]
+    a = okl.make(name, random_state=0).run(X, y)
+    b = okl.make(name, random_state=0).run(1000.0 * X, y)
+    assert b.diagnostics["sigma"] == pytest.approx(1000.0 * a.diagnostics["sigma"], rel=1e-12)
+    # identical kernel values up to rounding: the same decisions to 1e-6 and the same mistakes
+    np.testing.assert_allclose(a.decisions, b.decisions, rtol=1e-6, atol=1e-6)
+    assert abs(a.mistake_rate - b.mistake_rate) <= 0.1
+
+
+def test_select_params_is_the_one_builder():
+    assert select_params("nogd", {"eta": 0.5}, sigma=2.0, budget=None, random_state=0) == {
+        "kernel": okl.RBF(sigma=2.0), "random_state": 0, "eta": 0.5}
+    assert select_params("nogd", sigma=None, random_state=1) == {"random_state": 1}
+    assert select_params("nogd", sigma="auto") == {}
+    assert select_params("linear", sigma=2.0, loss="squared") == {"loss": "squared"}
+    with pytest.raises(ValueError, match="no hyperparameter 'eta'"):
+        select_params("rbp", {"eta": 0.1})
+
+
+def test_adapters_and_stream_use_the_chosen_width(german):
+    from okl.sklearn import OKLClassifier
+    from okl.stream import build_learner
+
+    X, y = german
+    clf = OKLClassifier(learner="fogd", random_state=0).fit(X[:200], y[:200])
+    assert clf.learner_.chosen_width()["width_rule"].startswith("scale")
+    assert build_learner("nogd").kernel is None
+
+
+def test_non_finite_decisions_stop_with_a_named_error(data_dir):
+    X, y = okl.load_dataset("cadata", data_dir)
+    m = okl.make("fogd", eta=50.0, loss="squared", random_state=0)
+    with pytest.raises(NonFiniteError, match=r"fogd: the decision at round \d+ .*Lower eta"):
+        m.run(X[:3000], y[:3000])
+
+
+def test_okl_run_skips_classification_only_learners_and_reports_divergence(data_dir, capsys):
+    from okl.cli import main
+
+    code = main(["run", "--dataset", "cpusmall", "--learners", "rbp,linear,fogd", "--runs", "1",
+                 "--max-rows", "600", "--data-dir", data_dir, "--quiet", "--param", "eta=50"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert "skipping rbp: it learns -1/+1 labels only" in err
+    assert "| linear" in out and "| fogd" in out and "diverged (see below)" in out
+    assert "fogd: the decision at round" in out
