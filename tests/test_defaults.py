@@ -115,3 +115,25 @@ def test_okl_run_skips_classification_only_learners_and_reports_divergence(data_
     assert "skipping rbp: it learns -1/+1 labels only" in err
     assert "| linear" in out and "| fogd" in out and "diverged (see below)" in out
     assert "fogd: the decision at round" in out
+
+
+def test_defaults_matrix_cells_are_the_library_defaults(data_dir, tmp_path, capsys):
+    import json
+
+    from okl.cli import main
+
+    code = main(["reproduce", "defaults", "--quick", "--runs", "2", "--out", str(tmp_path), "--data-dir",
+                 data_dir, "--quiet", "--param", "datasets=german", "--param", "learners=fogd,linear"])
+    assert code == 0
+    out = capsys.readouterr().out
+    X, y = okl.load_dataset("german", data_dir)
+    recs = [json.loads(line) for line in (tmp_path / "defaults.jsonl").read_text().splitlines()]
+    assert len(recs) == 4
+    for rec in recs:
+        p = permutation(len(y), rec["seed"])[:400]
+        ref = okl.make(rec["learner"], random_state=rec["seed"]).run(X[p], y[p])
+        assert rec["metric"] == pytest.approx(ref.mistake_rate, abs=1e-12)
+    majority = np.mean([min(np.mean(y[permutation(len(y), s)[:400]] == 1),
+                            np.mean(y[permutation(len(y), s)[:400]] == -1)) * 100 for s in (0, 1)])
+    assert f"| majority rate % / running-mean loss | {majority:.2f}" in out
+    assert (tmp_path / "defaults.md").read_text() == out.rstrip("\n") + "\n"
