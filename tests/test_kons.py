@@ -32,8 +32,14 @@ def german(data_dir):
 
 def reference_kons(X, y, *, variant="pnk", budget=None, alpha=1.0, gamma=1.0, eps=0.5, beta=1.0, C=1.0,
                    loss="hinge", kernel=None, seed=0, reset_round_learns=True, gradient_step="updated",
-                   hessian_map="complete"):
-    """PNK Algorithm 1 written directly, O(j^3) per round (no incremental anything)."""
+                   hessian_map="complete", reset="zero"):
+    """PNK Algorithm 1 written directly, O(j^3) per round (no incremental anything).
+
+    ``reset="warm"`` (variant "pnk"): at an addition the new epoch starts from R v (v = w_{t-1} -
+    A^{-1} g_{t-1}, the point after the growth round's step, as the same function in the new
+    space) with A = alpha I, and its first round projects like every other round.
+    """
+    warm = variant == "pnk" and reset == "warm"
     kernel = kernel or okl.RBF(sigma=1.0)
     lossf = get_loss(loss)
     sigma = lossf.curvature(C) or 1.0 / (8 * C * C)
@@ -47,7 +53,7 @@ def reference_kons(X, y, *, variant="pnk", budget=None, alpha=1.0, gamma=1.0, ep
     for t in range(len(y)):
         phi = E @ kernel(X[t][None, :], X[D])[0] if D else np.zeros(0)
         z = phi @ v
-        if start:
+        if start and not warm:
             w, f = v.copy(), z
         else:
             h = np.sign(z) * max(abs(z) - C, 0.0)
@@ -93,6 +99,9 @@ def reference_kons(X, y, *, variant="pnk", budget=None, alpha=1.0, gamma=1.0, ep
                         A = R @ A @ R.T + alpha * np.eye(m)
                     else:
                         A = A_store + alpha * np.eye(m)
+                elif warm and E.size:
+                    v = E_new @ K[:, :-1] @ E.T @ v  # the post-step point: round t-1 keeps its step
+                    A = A_store = alpha * np.eye(m)
                 else:
                     v, A, A_store = np.zeros(m), alpha * np.eye(m), alpha * np.eye(m)
                 E, w, start = E_new, v.copy(), True
@@ -102,12 +111,15 @@ def reference_kons(X, y, *, variant="pnk", budget=None, alpha=1.0, gamma=1.0, ep
 CASES = [
     ("pros-n-kons", "german", {}),
     ("pros-n-kons", "german", {"gradient_step": "previous", "reset_round_learns": False}),
+    ("pros-n-kons", "german", {"reset": "zero"}),
+    ("pros-n-kons", "cpusmall", {"loss": "squared", "reset": "zero", "alpha": 1.0}),
     ("pros-n-kons", "cpusmall", {"loss": "squared", "gamma": 0.5}),
     ("pros-n-kons", "german", {"loss": "logistic", "alpha": 0.5, "C": 2.0}),
     ("con-kons", "german", {}),
     ("con-kons", "german", {"hessian_map": "regularized"}),
     ("con-kons", "cpusmall", {"loss": "squared", "hessian_map": "r-code"}),
     ("b-kons", "german", {"budget": 8, "loss": "squared_hinge"}),
+    ("b-kons", "german", {"budget": 8, "reset": "zero"}),
 ]
 
 
@@ -120,7 +132,10 @@ def test_matches_direct_implementation_of_algorithm_1(name, data, params, embedd
     m = okl.make(name, kernel=kernel, random_state=5, embedding=embedding, **params)
     fast = m.run(X, y).decisions
     ref_params = {k: v for k, v in params.items() if k != "budget"}
+    ref_params["alpha"] = m.alpha_  # default: max(1, L) by the loss (squared: 2)
     variant = "con" if name == "con-kons" else "pnk"
+    if variant == "pnk":
+        ref_params.setdefault("reset", "warm")  # the library default
     ref, D = reference_kons(X, y, variant=variant, budget=params.get("budget"), kernel=kernel, seed=5,
                             **ref_params)
     assert m.growth_rounds_ == D and len(D) >= 8
@@ -192,7 +207,8 @@ def test_b_kons_stops_at_budget_and_equals_pnk_until_then(german):
         assert b.growth_rounds_ == pnk.growth_rounds_[:budget]
         cut = pnk.growth_rounds_[budget]  # PNK grows at the end of this round, B-KONS does not
         dec = okl.make("b-kons", budget=budget, **kw).run(X, y).decisions
-        np.testing.assert_array_equal(dec[: cut + 1], pnk_dec[: cut + 1])
+        # equal up to rounding (blocks of rows differ once B-KONS stops scoring KORS)
+        np.testing.assert_allclose(dec[: cut + 1], pnk_dec[: cut + 1], rtol=0, atol=1e-12)
         assert not np.array_equal(dec[cut + 1:], pnk_dec[cut + 1:])
 
 
@@ -225,7 +241,7 @@ def test_cpusmall_average_squared_loss_band(cpusmall, data_dir):
     for seed in range(3):
         p = permutation(len(y), seed)
         kw = dict(alpha=1.0, gamma=1.0, loss="squared", kernel=okl.RBF(sigma=8.0), random_state=seed)
-        m = okl.make("pros-n-kons", **kw)
+        m = okl.make("pros-n-kons", reset="zero", **kw)  # the paper's literal reset (Alg. 1 l. 8-9)
         pnk.append(m.run(X[p], y[p]).mean_squared_loss)
         assert 20 <= m.diagnostics()["dictionary_size"] <= 40
         con.append(okl.make("con-kons", **kw).run(X[p], y[p]).mean_squared_loss)
@@ -274,3 +290,71 @@ def test_learner_dictionary_is_the_standalone_kors_dictionary(cpusmall):
     assert m.growth_rounds_ == added and len(added) > 20
     np.testing.assert_allclose(m.dict_p_, kors.p_, rtol=1e-7)  # other blocks: rounding in delta = k - quad
     assert np.linalg.norm(m.kors_inv_ - kors.inverse_) <= 1e-9 * np.linalg.norm(kors.inverse_)
+
+
+# ---- issue 13: library defaults (data-driven width, no alpha/gamma given) --------------------------
+
+
+def test_warm_reset_removes_the_zero_decisions_of_the_literal_reset(german):
+    """PNK Alg. 1 lines 8-9 (``reset="zero"``) predict exactly 0 on the first round of every epoch,
+    which f >= 0 -> +1 counts as the minority class on german (30 % are +1). With the default
+    width (sigma ~ 1.1 from the first 50 rows) KORS adds ~420 points in 1000 rounds, so measured:
+    38.9 % exactly-zero decisions and 49.5 % mistakes (seed 0). ``reset="warm"`` (default) starts
+    each epoch from the previous function mapped into the new space: no exact zero is left after
+    the base class's width window, and the mistake rate drops to ~29-30 %."""
+    X, y = german
+    zero = okl.make("pros-n-kons", reset="zero", random_state=0).run(X, y)
+    warm = okl.make("pros-n-kons", random_state=0).run(X, y)
+    assert warm.diagnostics["resets"] == zero.diagnostics["resets"] > 200  # same dictionary
+    frac_zero = np.mean(zero.decisions == 0.0)
+    assert 0.25 <= frac_zero <= 0.5, frac_zero
+    # rounds < 50 are the base class's width window (running label mean, which can be exactly 0)
+    assert np.sum(warm.decisions[50:] == 0.0) == 0
+    assert zero.mistake_rate > 40.0 and warm.mistake_rate < 32.0, (zero.mistake_rate, warm.mistake_rate)
+    # the mapped start is the same function: at a growth round the prediction of the new epoch
+    # equals the old epoch's post-step function (checked through the eigen map, R != [I; 0])
+    m = okl.make("pros-n-kons", embedding="eigen", random_state=0).run(X, y)
+    np.testing.assert_allclose(m.decisions, warm.decisions, rtol=0, atol=1e-7)
+
+
+def test_default_alpha_is_the_loss_smoothness_floor():
+    """alpha = max(1, L) with L = sup l'': hinge / logistic keep PNK's 1, squared (hinge) gets 2,
+    so a fresh A = alpha I never steps past the minimiser along phi (step 2/alpha <= 1)."""
+    assert okl.make("pros-n-kons").alpha_ == 1.0
+    assert okl.make("pros-n-kons", loss="logistic").alpha_ == 1.0
+    assert okl.make("b-kons", loss="squared").alpha_ == 2.0
+    assert okl.make("con-kons", loss="squared_hinge").alpha_ == 2.0
+    assert okl.make("pros-n-kons", loss="squared", alpha=1.0).alpha_ == 1.0  # the paper's value
+
+
+def test_alpha_one_oscillates_on_squared_loss_after_restarts(data_dir):
+    """With the squared loss (l'' = 2) and A = alpha I = I after each restart, the ONS step moves
+    f - y to about (1 - 2 |phi|^2)(f - y): no progress for |phi| ~ 1. With the default width PNK
+    restarts ~750 times on cadata (sigma ~ 0.3); measured on 4000 rows (permutation 0, seed 0):
+    alpha = 1 ~0.1 (worse than predicting the mean, var(y) ~ 0.055), default alpha = 2 ~0.03."""
+    X, y = okl.load_dataset("cadata", data_dir)
+    p = permutation(len(y), 0)[:4000]
+    X, y = X[p], y[p]
+    lit = okl.make("pros-n-kons", loss="squared", alpha=1.0, random_state=0).run(X, y).mean_squared_loss
+    dflt = okl.make("pros-n-kons", loss="squared", random_state=0).run(X, y).mean_squared_loss
+    assert lit > 0.06 and dflt < 0.04, (lit, dflt)
+
+
+def test_no_label_is_seen_before_its_round(data_dir):
+    """CON-KONS on parkinson (0.042 < the paper's BATCH 0.0454, which is the best predictor in the
+    18-point sigma = 8 space H_J, not a bound for a ~1000-point narrow-kernel model) sees no label
+    early: changing every target from round t on leaves decisions[:t+1] unchanged, for rounds
+    inside the width window (t < 50), at its end, and later; and the width is label-free."""
+    X, y = okl.load_dataset("parkinson", data_dir)
+    p = permutation(len(y), 0)[:1500]
+    X, y = X[p], y[p]
+    rng = np.random.default_rng(0)
+    for name in ("con-kons", "pros-n-kons", "b-kons"):
+        base = okl.make(name, loss="squared", random_state=0).run(X, y)
+        for t in (0, 10, 49, 50, 51, 400, 1200):
+            y2 = y.copy()
+            y2[t:] = rng.random(len(y) - t)
+            other = okl.make(name, loss="squared", random_state=0).run(X, y2)
+            np.testing.assert_array_equal(other.decisions[: t + 1], base.decisions[: t + 1])
+            assert not np.array_equal(other.decisions[t + 1:], base.decisions[t + 1:])
+            assert other.diagnostics["sigma"] == base.diagnostics["sigma"]

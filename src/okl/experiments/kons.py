@@ -28,7 +28,8 @@ gets 4 %); alpha = 0.01 helps (codrna PNK 11.2 %) but not to the paper's 4.9 %.
 ``ctx.options``: ``max_rows`` (use the first N rows of every permutation; printed under the
 table; ``ctx.quick`` uses 400), ``datasets`` and ``learners`` (comma-separated subsets),
 ``settings`` (pnk-table2: e.g. ``0.01``), ``hessian_map`` and ``embedding`` (passed to the KONS
-learners).
+learners), ``reset`` (PROS-N-KONS / B-KONS; default "zero" = the paper's Alg. 1, "warm" = the
+library default).
 """
 
 from __future__ import annotations
@@ -93,6 +94,9 @@ def _kons_params(label: str, ctx: ExperimentContext, alpha: float, loss: str) ->
         params["hessian_map"] = str(ctx.options["hessian_map"])
     if label == "B-KONS":
         params["budget"] = 100
+    if label in ("PROS-N-KONS", "B-KONS"):
+        # the paper's Alg. 1 (w = 0 at each reset); the library default is reset="warm"
+        params["reset"] = str(ctx.options.get("reset", "zero"))
     return params
 
 
