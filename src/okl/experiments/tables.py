@@ -163,6 +163,12 @@ def _rho_theta(theta: float) -> ParamsFn:
     return lambda T, B: {"rho": max(1, int(math.floor(theta * (T - B))))}
 
 
+def _published_bogd(T: int, B: int) -> dict:
+    """BOGD as LSOKL and the FORKS code run it: decay lambda = 1 / T^2 (the library default is
+    1 / (eta B), see okl.learners.budget.BOGD)."""
+    return {"decay": "horizon"}
+
+
 def _options_list(ctx, key: str):
     value = ctx.options.get(key)
     if value is None:
@@ -361,7 +367,7 @@ _COMMON = ["'linear (reference)': linear OGD with a bias (okl's `linear`), which
 FORKS_TABLE2 = TableSpec(
     "forks-table2", "FORKS Table 2 — mistake rate % and time, fixed budget",
     ("german", "svmguide3", "spambase", "codrna", "ijcnn1"),
-    (Row("RBP", "rbp"), Row("BPA-S", "bpa-s"), Row("Projectron", "projectron"), Row("BOGD", "bogd"),
+    (Row("RBP", "rbp"), Row("BPA-S", "bpa-s"), Row("Projectron", "projectron"), Row("BOGD", "bogd", _published_bogd),
      Row("FOGD", "fogd"), Row("NOGD", "nogd"), Row("SkeGD", "skegd"), Row("PROS-N-KONS", "pros-n-kons"),
      Row("FORKS", "forks"), Row("linear (reference)", "linear")),
     FORKS_T2, paper_counts_authors=True, quick_rows=("NOGD", "FORKS"),
@@ -372,7 +378,7 @@ FORKS_TABLE2 = TableSpec(
 FORKS_ADVERSARIAL = TableSpec(
     "forks-adversarial", "FORKS Tables 3 and 4 — adversarial streams (B = 100)",
     ("german-1", "codrna-1", "german-2", "codrna-2"),
-    (Row("BOGD", "bogd"), Row("NOGD", "nogd"), Row("SkeGD", "skegd", _rho_theta(0.005)),
+    (Row("BOGD", "bogd", _published_bogd), Row("NOGD", "nogd"), Row("SkeGD", "skegd", _rho_theta(0.005)),
      Row("PROS-N-KONS", "pros-n-kons"), Row("FORKS", "forks", _rho_theta(0.005)),
      Row("linear (reference)", "linear")),
     FORKS_ADV, paper_counts_authors=True, fixed_budget=100, quick_datasets=("german-1",),
@@ -387,7 +393,7 @@ SKEGD_TABLE3 = TableSpec(
     "skegd-table3", "SkeGD Table 3 — mistake rate % and time, fixed budget",
     ("german", "svmguide3", "spambase", "ijcnn1", "codrna"),
     (Row("RBP", "rbp"), Row("Forgetron", "forgetron"), Row("Projectron", "projectron"),
-     Row("Projectron++", "projectron++"), Row("BPA-S", "bpa-s"), Row("BOGD", "bogd"), Row("NOGD", "nogd"),
+     Row("Projectron++", "projectron++"), Row("BPA-S", "bpa-s"), Row("BOGD", "bogd", _published_bogd), Row("NOGD", "nogd"),
      Row("SkeGD", "skegd"), Row("linear (reference)", "linear")),
     SKEGD_T3, paper_counts_authors=False, quick_rows=("BPA-S", "SkeGD"),
     protocol=["B = 100 for T <= 10,000 else 200 (SkeGD 6.3)", *_COMMON,
