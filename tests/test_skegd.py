@@ -12,6 +12,15 @@ from okl.learners.skegd import SkeGD
 from okl.losses import get_loss
 
 
+#: the paper's sizes and steps (the library defaults differ, see okl.learners._sketched)
+PAPER = dict(stage2="ogd", reanchor=True)
+
+
+def paper_sizes(B):
+    sp = 3 * B // 4
+    return dict(s_p=sp, s_m=max(1, sp // 5), k=max(1, B // 10), **PAPER)
+
+
 def _perm(data, seed, n=None):
     X, y = data
     p = permutation(len(y), seed)[:n]
@@ -40,10 +49,12 @@ def test_invalid_sketch_sizes_and_options_are_rejected(params, match):
 
 
 def test_paper_default_sizes():
-    m = SkeGD(budget=100, horizon=1000)
+    m = SkeGD(budget=100, horizon=1000, **paper_sizes(100))
     assert (m.s_p_, m.s_m_, m.d_, m.k_, m.rho_) == (75, 15, 4, 10, 300)
-    m = SkeGD(budget=200, horizon=271617)
+    m = SkeGD(budget=200, horizon=271617, **paper_sizes(200))
     assert (m.s_p_, m.s_m_, m.d_, m.k_, m.rho_) == (150, 30, 4, 20, 81485)
+    m = SkeGD(budget=100, horizon=1000)  # library defaults: every buffer point, full rank
+    assert (m.s_p_, m.s_m_, m.d_, m.k_) == (100, 100, 4, 100)
     assert SkeGD(budget=100).rho_ == 3000  # no horizon: documented fallback
 
 
@@ -86,7 +97,8 @@ def test_reanchoring_keeps_the_prediction_at_the_update_point(german, reanchor):
     """Alg. 1 l.18: w_bar = f_t phi_{t+1}(x_t)/||phi_{t+1}(x_t)||^2, so with a negligible step the
     new model predicts f_t at x_t again; without re-anchoring (C++ code) it does not."""
     X, y = _perm(german, 3, 400)
-    m = SkeGD(budget=40, rho=50, eta=0.2, reanchor=reanchor, kernel=okl.RBF(2.0), random_state=0)
+    m = SkeGD(budget=40, rho=50, eta=0.2, kernel=okl.RBF(2.0), random_state=0,
+              **{**paper_sizes(40), "reanchor": reanchor})
     m.run(X[:300], y[:300])  # round 300 (0-based) is an update round: 300 % 50 == 0
     assert m.Q_ is not None
     m.eta = 1e-12  # a negligible step isolates the re-anchoring
@@ -103,7 +115,7 @@ def test_reanchoring_keeps_the_prediction_at_the_update_point(german, reanchor):
 def test_transition_keeps_the_kogd_prediction(german):
     """At T0 the weight is anchored so that w^T phi(x_T0) equals the KOGD value f (SkeGD 4)."""
     X, y = _perm(german, 4, 300)
-    m = SkeGD(budget=30, rho=1000, kernel=okl.RBF(2.0), random_state=0)
+    m = SkeGD(budget=30, rho=1000, kernel=okl.RBF(2.0), random_state=0, **paper_sizes(30))
     for t in range(300):
         f = m.predict_one(X[t])
         m.eta = 0.2
@@ -121,8 +133,8 @@ def test_transition_keeps_the_kogd_prediction(german):
 VARIANTS = [
     dict(update_counter="margin_errors", rho=5),
     dict(grow_sketch=False, reanchor=False, update_counter="margin_errors", singular_vectors="right", rho=11),
-    dict(svd="randomized", transition_rank="full", fold_transition=True, rho=40),
-    dict(lam=0.05, rho=1, loss="logistic"),
+    dict(svd="randomized", transition_rank="full", fold_transition=True, rho=40, reanchor=True),
+    dict(lam=0.05, rho=1, loss="logistic", reanchor=True, stage2="ogd", s_p=15, s_m=3, k=2),
 ]
 
 
@@ -151,7 +163,8 @@ def _german_rates(data, sigma, runs=20, **params):
     rates, authors = [], []
     for seed in range(runs):
         X, y = _perm(data, seed)
-        trace = SkeGD(budget=100, horizon=len(y), kernel=okl.RBF(sigma), random_state=seed, **params).run(X, y)
+        trace = SkeGD(budget=100, horizon=len(y), kernel=okl.RBF(sigma), random_state=seed,
+                      **{**paper_sizes(100), **params}).run(X, y)
         rates.append(trace.mistake_rate)
         authors.append(trace.authors_mistake_rate)
     return np.array(rates), np.array(authors)

@@ -85,7 +85,7 @@ def test_stream_equals_learner_run(tmp_path, stream_rows, lines):
                      random_state=0).run(X, y)
     np.testing.assert_allclose(table[:, 1], trace.decisions, rtol=0, atol=1e-9)
     np.testing.assert_array_equal(table[:, 2], np.where(table[:, 1] >= 0, 1, -1))
-    assert 6.0 < trace.mistake_rate < 16.0  # measured 12.0 %; majority class 43 %
+    assert 3.0 < trace.mistake_rate < 8.0  # measured 5.07 % (12.0 % with the paper's sizes); majority 43 %
 
 
 def _wait_for(predicate, timeout=90.0):

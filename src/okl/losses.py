@@ -92,7 +92,10 @@ class Logistic(Loss):
 
     def derivative(self, z, y):
         m = y * z
-        return -y / (1.0 + math.exp(m)) if m > -30 else -y
+        if m > 0.0:  # -y e^-m / (1 + e^-m): no overflow for large margins
+            e = math.exp(-m)
+            return -y * e / (1.0 + e)
+        return -y / (1.0 + math.exp(m))
 
     def curvature(self, C=1.0):
         return 0.5 * min(1.0 / (4.0 * 1.0 * 2.0 * C), math.exp(-C))

@@ -35,7 +35,7 @@ Per example the cost is the learner's round plus the dict-to-vector copy, O(len(
 >>> model.predict_one({"a": 0.9, "b": 0.8}), model.predict_one({"b": 0.2, "a": 0.1})
 (True, False)
 >>> round(model.predict_proba_one({"a": 0.9, "b": 0.8})[True], 2)
-0.86
+0.99
 """
 
 from __future__ import annotations

@@ -11,9 +11,15 @@ on f(x) = w^T z(x): w <- w - eta l'(f, y) z(x) (hinge: w += eta y z on a margin 
 Scale: LSOKL and the FORKS code use the features without 1/sqrt(D) and eta_fou = 0.002; that is
 the same learner as ours with eta = eta_fou * D (0.8 at D = 400, ALGORITHMS.md 9.10).
 
-Defaults: D = 4B random directions (FORKS/SkeGD tables), eta = 0.002 D (LSOKL's eta_fou = 0.002
-on the unnormalised features; 0.8 at B = 100). With these defaults ours gives german 32.9 / 27.6 %
-at sigma 8 / 1 (20 permutations) against LSOKL's 32.74 / 27.30 (ALGORITHMS.md 9.10).
+Defaults: D = 4B random directions (FORKS/SkeGD tables), eta = 0.2. Since z(x)^T z(x') estimates
+kappa(x, x'), OGD on z with step eta is the random-feature approximation of KOGD with the same
+step, so FOGD takes KOGD's default eta = 0.2, independent of D; and because ||z||^2 = 1 the
+squared loss (l' = 2 (f - y)) is an LMS filter with normalised step 2 eta = 0.4, inside the
+stability bound 2 eta ||z||^2 < 2 (eta < 1) with a small misadjustment. The published LSOKL step,
+eta = 0.002 D (eta_fou = 0.002 on the unnormalised features; 0.8 at B = 100), grows with D and
+diverges for the squared loss once 0.002 D >= 1; it stays reachable as ``eta=0.002 * D``
+(with it ours gives german 32.9 / 27.6 % at sigma 8 / 1, 20 permutations, against LSOKL's
+32.74 / 27.30, ALGORITHMS.md 9.10).
 Per-round cost O(D d) for the features plus O(D) for the weight update, all in one compiled loop
 (computing cos/sin row by row in Numba is about twice as fast as NumPy's on a feature matrix).
 """
@@ -29,6 +35,12 @@ from okl._validation import check_int, check_positive
 from okl.kernels import check_kernel
 from okl.learners.base import Learner, register
 from okl.losses import get_loss
+
+
+#: default step: KOGD's (FOGD approximates KOGD with the same step; see the module docstring)
+DEFAULT_ETA = 0.2
+#: LSOKL's step on the unnormalised features, 0.002 D on ours (explicit ``eta`` only)
+LSOKL_ETA_PER_COMPONENT = 0.002
 
 
 @jit
@@ -96,7 +108,8 @@ class FOGD(Learner):
         The budget B of the tables; sets D = 4B when ``n_components`` is None.
     n_components : int or None
         Number D of random directions (2D features).
-    eta : float or None, default None (= 0.002 D, the LSOKL step on unnormalised features)
+    eta : float or None, default None (= 0.2, KOGD's step; LSOKL's published step is 0.002 D, pass
+        it explicitly to reproduce LSOKL, see the module docstring)
     loss : str or Loss, default "hinge"
     kernel : shift-invariant Kernel, default RBF(sigma=1)
     random_state : int or None
@@ -127,7 +140,7 @@ class FOGD(Learner):
 
     @property
     def eta_(self) -> float:
-        return self.eta if self.eta is not None else 0.002 * self.n_components_
+        return self.eta if self.eta is not None else DEFAULT_ETA
 
     def _start(self, dim):
         self.U_ = self.kernel_.sample_frequencies(self.n_components_, dim, self._rng)

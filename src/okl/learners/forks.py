@@ -78,8 +78,10 @@ update round: w = 0), in both forms.
 Numerics: exact double; pinv(Phi_pm) with the relative cut-off of :func:`okl.linalg.pinv`.
 
 Hyperparameters (paper 5.1 / code): B = 100 (200 for T > 10,000), s_p = 3B/4, s_m = 0.2 s_p,
-k = 0.1B (clipped to s_m), d = 1, rho = floor(theta T) with theta = 0.3 (adversarial streams
-0.005), eta = 0.2, alpha = 0.01 (A_0 = alpha I), C = 1.
+k = 0.1B (clipped to s_m), d = 1 (library defaults: s_p = s_m = k = B, d = 4 and
+``update_weights="transport"``; why: :mod:`okl.learners._sketched` and the parameters below;
+pass the paper's values explicitly to reproduce the tables), rho = floor(theta T) with theta = 0.3 (adversarial streams
+0.005), eta = 0.2, alpha = 0.01 (A_0 = alpha I; library default eta^2, see ``alpha``), C = 1.
 
 Per-round cost: stage 1 O(B D); stage 2 O(s_m D + s_m k) for the features (a block of rows at a
 time with matrix products, between update rounds the map is fixed) plus O(k^2) for the compiled
@@ -112,6 +114,7 @@ CODE_PROJECTION_EPS = 1e-4
 ONS_FORMS = ("code", "paper")
 UPDATE_COUNTERS = ("margin_errors", "rounds")
 DECOMPOSITIONS = ("tisvd", "tisvd-code", "svd")
+UPDATE_WEIGHTS = ("transport", "reset")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -236,13 +239,14 @@ class FORKS(SketchedLearner):
     ----------
     budget : int, default 100
         B, buffer size of the KOGD stage (paper: 100 if T <= 10,000 else 200).
-    s_p : int or None, default None (= 3B/4)
+    s_p : int or None, default None (= B; paper 3B/4, see :mod:`okl.learners._sketched`)
         SJLT sketch size.
-    s_m : int or None, default None (= max(1, s_p // 5), i.e. 0.2 s_p)
+    s_m : int or None, default None (= min(B, s_p); paper max(1, s_p // 5))
         Number of sampled buffer points (landmarks of the feature map), 1 <= s_m <= B.
-    d : int, default 1
-        SJLT blocks (code: 1; paper/SkeGD reading: 4), 1 <= d <= s_p.
-    k : int or None, default None (= min(max(1, B // 10), s_m, s_p))
+    d : int or None, default None (= min(4, s_p), the paper/SkeGD reading; the code's 1 is a
+        Count Sketch, rank-deficient at s_p = B)
+        SJLT blocks, 1 <= d <= s_p.
+    k : int or None, default None (= min(B, s_m, s_p); paper min(max(1, B // 10), s_m, s_p))
         TISVD rank = feature dimension, 1 <= k <= min(s_p, s_m).
     rho : int or None, default None (= max(1, floor(theta horizon)))
         Update cycle (absolute).
@@ -253,13 +257,27 @@ class FORKS(SketchedLearner):
         Expected stream length T (the harness passes T).
     eta : float, default 0.2
         Step size of stage 1 and scale of the ONS gradient.
-    alpha : float, default 0.01
-        ONS regulariser: A_0 = alpha I (A^{-1} starts at I / alpha, also at every reset).
+    alpha : float or None, default None (= eta^2; the paper's / code's value is 0.01)
+        ONS regulariser: A_0 = alpha I (A^{-1} starts at I / alpha, also at every reset). The ONS
+        step here is w -= A^{-1} eta l' phi with A = alpha I + eta^2 sum l'^2 phi phi^T, i.e.
+        standard ONS (Hazan, Agarwal & Kale 2007) with gamma = eta and regulariser
+        epsilon = alpha / eta^2 on the unscaled gradients l' phi. The default alpha = eta^2 is
+        epsilon = 1: the prior curvature equals that of one example with |l'| ||phi|| = 1 (the
+        features have ||phi||^2 ~ kappa(x, x) = 1), so the first step along a fresh direction is
+        at most a unit Newton step, whatever eta. The code's alpha = 0.01 is epsilon = 0.25 at
+        eta = 0.2 and moves f by up to eta / alpha = 20 on the first step (then clipped by h);
+        pass ``alpha=0.01`` to reproduce the tables.
     C : float, default 1.0
         Bound of the projection h (|w^T phi| <= C).
     loss : str or Loss, default "hinge"
         "hinge" or "squared_hinge" (classification), "squared" (regression); any registered loss.
     kernel : Kernel, default RBF(sigma=1)
+    update_weights : {"transport", "reset"}, default "transport"
+        At update rounds: "transport" (library default) carries w and A^{-1} through the change of
+        feature coordinates, w <- P w, A^{-1} <- P A^{-1} P^T, P the least-squares fit of the old
+        features by the new ones on the fixed landmarks, so the predictor survives the map
+        update; "reset" is the paper's w = 0, A^{-1} = I / alpha (Sec. 3.4), which restarts
+        learning every rho margin errors (with the horizon unknown, rho = 3000).
     ons, update_counter, grow_sketch, decomposition
         Paper/code variants, see the module docstring (defaults "code", "margin_errors", False,
         "tisvd").
@@ -271,7 +289,7 @@ class FORKS(SketchedLearner):
     >>> m = FORKS(budget=100, horizon=1000, kernel=okl.RBF(sigma=2), random_state=0)
     >>> trace = m.run(X, y)
     >>> m.diagnostics()["stage"], m.diagnostics()["features"]
-    (2, 10)
+    (2, 100)
     >>> 20.0 < trace.mistake_rate < 40.0
     True
     """
@@ -280,16 +298,16 @@ class FORKS(SketchedLearner):
                     "transition_round_", "counter_", "update_rounds_", "discarded_") + SKETCH_STATE_ATTRS
 
     def __init__(self, *, budget: int = 100, s_p: int | None = None, s_m: int | None = None,
-                 d: int = 1, k: int | None = None, rho: int | None = None, theta: float = 0.3,
-                 horizon: int | None = None, eta: float = 0.2, alpha: float = 0.01, C: float = 1.0,
+                 d: int | None = None, k: int | None = None, rho: int | None = None, theta: float = 0.3,
+                 horizon: int | None = None, eta: float = 0.2, alpha: float | None = None, C: float = 1.0,
                  loss="hinge", kernel=None, ons: str = "code", update_counter: str = "margin_errors",
                  grow_sketch: bool = False, decomposition: str = "tisvd",
-                 random_state: int | None = None):
-        self._check_sizes(budget, s_p, s_m, d, k, rho, d_optional=False)
+                 update_weights: str = "transport", random_state: int | None = None):
+        self._check_sizes(budget, s_p, s_m, d, k, rho, d_optional=True)
         self.theta = check_real("theta", theta, 0.0, 1.0, low_open=True)
         self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
         self.eta = check_positive("eta", eta)
-        self.alpha = check_positive("alpha", alpha)
+        self.alpha = None if alpha is None else check_positive("alpha", alpha)
         self.C = check_positive("C", C)
         self.loss = get_loss(loss).name
         self.kernel = check_kernel(kernel)
@@ -299,6 +317,7 @@ class FORKS(SketchedLearner):
             raise ValueError(f"grow_sketch must be True or False, got {grow_sketch!r}")
         self.grow_sketch = bool(grow_sketch)
         self.decomposition = check_choice("decomposition", decomposition, DECOMPOSITIONS)
+        self.update_weights = check_choice("update_weights", update_weights, UPDATE_WEIGHTS)
         self.random_state = random_state
 
     # ---- resolved sizes (s_p_, s_m_, d_, k_, rho_: SketchedLearner) ----------------------------
@@ -323,7 +342,12 @@ class FORKS(SketchedLearner):
     def _reset_weights(self, w0=None) -> None:
         k = self.Q_.shape[1]
         self.w_ = np.zeros(k) if w0 is None else np.ascontiguousarray(w0, dtype=float)
-        self.Ainv_ = np.eye(k) / self.alpha
+        self.Ainv_ = np.eye(k) / self.ons_alpha_
+
+    @property
+    def ons_alpha_(self) -> float:
+        """The resolved ONS regulariser (``alpha``, or eta^2 when None)."""
+        return self.alpha if self.alpha is not None else self.eta ** 2
 
     def _first_step(self, phi, y, eps):
         """The ONS step of a transition / update round, on the new features with the fresh w, A."""
@@ -379,8 +403,16 @@ class FORKS(SketchedLearner):
         A, Bf = sk.update(x)
         self._store_sketch(sk)
         self._update_decomposition(sk, A, Bf)
+        Q_old = self.Q_
         self._refresh_map(sk)
-        self._reset_weights()
+        if self.update_weights == "transport":
+            # change of coordinates (least squares on the landmarks): w_new = P w_old keeps the
+            # predictions there and A_new^-1 = P A_old^-1 P^T carries the ONS metric along
+            P = self._transfer_matrix(Q_old)
+            self.w_ = np.ascontiguousarray(P @ self.w_)
+            self.Ainv_ = np.ascontiguousarray(P @ self.Ainv_ @ P.T)
+        else:
+            self._reset_weights()
         self._first_step(self._features(x[None, :])[0], y, CODE_PROJECTION_EPS)
         self.update_rounds_ += 1
 
