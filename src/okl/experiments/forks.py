@@ -29,6 +29,7 @@ from okl.data import dataset_info, load_dataset
 from okl.eval import Progress, evaluate, markdown_table, mean_std, write_csv
 from okl.experiments import ExperimentContext, ExperimentResult, experiment
 from okl.kernels import RBF
+from okl.learners.forks import FORKS
 from okl._threads import one_blas_thread
 from okl.linalg.svd import rank_k_svd
 from okl.linalg.tisvd import TruncatedIncrementalSVD
@@ -51,7 +52,7 @@ def _cycle_study(ctx: ExperimentContext):
     kernel = RBF(sigma=sigma)
     for dec, _ in DECOMPOSITIONS:  # compile and warm up outside the timings
         evaluate("forks", X[:600], y[:600], runs=1, budget=200, kernel=kernel,
-                 params={"rho": 50, "decomposition": dec})
+                 params={**FORKS.paper_params(200), "rho": 50, "decomposition": dec})
     rows, csv_rows = [], []
     results = {}
     with Progress(len(thetas) * len(DECOMPOSITIONS) * runs, "forks-tisvd (a)", ctx.progress) as bar:
@@ -59,7 +60,8 @@ def _cycle_study(ctx: ExperimentContext):
             rho = max(1, int(theta * n))
             for dec, _ in DECOMPOSITIONS:
                 s = evaluate("forks", X, y, runs=runs, budget=200, kernel=kernel, max_rows=max_rows,
-                             params={"rho": rho, "decomposition": dec}, progress=bar)
+                             params={**FORKS.paper_params(200), "rho": rho, "decomposition": dec},
+                             progress=bar)
                 results[theta, dec] = s
                 upd = float(np.mean([t.diagnostics["update_rounds"] for t in s.traces]))
                 csv_rows.append([theta, rho, dec, float(s.metric.mean()), float(s.metric.std()),

@@ -25,8 +25,10 @@ ALGORITHMS.md 4) for two-stage learners. A cell is flagged when the count the pa
 authors' count for two-stage learners in the FORKS tables (the FORKS code counts that way,
 ALGORITHMS.md 9.9), every round otherwise — lies outside the paper's mean ± 2 std. Kernel width:
 the dataset's recorded width (``okl datasets``; the papers' widths are lost), printed per dataset.
-Learner hyperparameters not named here are the learners' paper defaults (their docstrings), with
-``horizon = T``; nothing is tuned (SkeGD tuned eta and lambda; we do not).
+Learner hyperparameters not named here are the published settings where the library defaults
+depart from them (``Learner.paper_params``: NOGD k = B/10 with OGD, FOGD eta = 0.002 D, the
+SkeGD/FORKS sketch sizes and resets, BOGD lambda = 1/T^2, PNK's zero reset), otherwise the
+learners' defaults, with ``horizon = T``; nothing is tuned (SkeGD tuned eta and lambda; we do not).
 
 Runs go through :func:`okl.eval.sweep.run_sweep`: the cells are committed to
 ``<out>/<id>.sqlite`` as they finish, so an interrupted ``okl reproduce`` resumes. ``--param``
@@ -55,7 +57,7 @@ from okl.eval.store import CellKey, ResultStore
 from okl.eval.sweep import default_budget, resolve_params, run_sweep
 from okl.eval.tables import markdown_table, mean_std, write_csv
 from okl.experiments import ExperimentContext, ExperimentResult, experiment
-from okl.learners.base import accepts, learners as registered_learners
+from okl.learners.base import accepts, learner_class, learners as registered_learners
 
 
 def _paper(text: str) -> tuple[float, float, float]:
@@ -163,12 +165,6 @@ def _rho_theta(theta: float) -> ParamsFn:
     return lambda T, B: {"rho": max(1, int(math.floor(theta * (T - B))))}
 
 
-def _published_bogd(T: int, B: int) -> dict:
-    """BOGD as LSOKL and the FORKS code run it: decay lambda = 1 / T^2 (the library default is
-    1 / (eta B), see okl.learners.budget.BOGD)."""
-    return {"decay": "horizon"}
-
-
 def _options_list(ctx, key: str):
     value = ctx.options.get(key)
     if value is None:
@@ -238,7 +234,8 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
             line.append("~50 (labels flip by block)")
         info_rows.append(line)
         for r in rows:
-            extra = r.params(T, B) if r.params else {}
+            # the published setting (Learner.paper_params), then the table's own
+            extra = {**learner_class(r.learner).paper_params(B), **(r.params(T, B) if r.params else {})}
             params = {"budget": B, "sigma": sigma, "loss": "hinge", **extra}
             params = {k: v for k, v in params.items()
                       if (k == "sigma" and accepts(r.learner, "kernel")) or accepts(r.learner, k)}
@@ -367,7 +364,7 @@ _COMMON = ["'linear (reference)': linear OGD with a bias (okl's `linear`), which
 FORKS_TABLE2 = TableSpec(
     "forks-table2", "FORKS Table 2 — mistake rate % and time, fixed budget",
     ("german", "svmguide3", "spambase", "codrna", "ijcnn1"),
-    (Row("RBP", "rbp"), Row("BPA-S", "bpa-s"), Row("Projectron", "projectron"), Row("BOGD", "bogd", _published_bogd),
+    (Row("RBP", "rbp"), Row("BPA-S", "bpa-s"), Row("Projectron", "projectron"), Row("BOGD", "bogd"),
      Row("FOGD", "fogd"), Row("NOGD", "nogd"), Row("SkeGD", "skegd"), Row("PROS-N-KONS", "pros-n-kons"),
      Row("FORKS", "forks"), Row("linear (reference)", "linear")),
     FORKS_T2, paper_counts_authors=True, quick_rows=("NOGD", "FORKS"),
@@ -378,7 +375,7 @@ FORKS_TABLE2 = TableSpec(
 FORKS_ADVERSARIAL = TableSpec(
     "forks-adversarial", "FORKS Tables 3 and 4 — adversarial streams (B = 100)",
     ("german-1", "codrna-1", "german-2", "codrna-2"),
-    (Row("BOGD", "bogd", _published_bogd), Row("NOGD", "nogd"), Row("SkeGD", "skegd", _rho_theta(0.005)),
+    (Row("BOGD", "bogd"), Row("NOGD", "nogd"), Row("SkeGD", "skegd", _rho_theta(0.005)),
      Row("PROS-N-KONS", "pros-n-kons"), Row("FORKS", "forks", _rho_theta(0.005)),
      Row("linear (reference)", "linear")),
     FORKS_ADV, paper_counts_authors=True, fixed_budget=100, quick_datasets=("german-1",),
@@ -393,7 +390,7 @@ SKEGD_TABLE3 = TableSpec(
     "skegd-table3", "SkeGD Table 3 — mistake rate % and time, fixed budget",
     ("german", "svmguide3", "spambase", "ijcnn1", "codrna"),
     (Row("RBP", "rbp"), Row("Forgetron", "forgetron"), Row("Projectron", "projectron"),
-     Row("Projectron++", "projectron++"), Row("BPA-S", "bpa-s"), Row("BOGD", "bogd", _published_bogd), Row("NOGD", "nogd"),
+     Row("Projectron++", "projectron++"), Row("BPA-S", "bpa-s"), Row("BOGD", "bogd"), Row("NOGD", "nogd"),
      Row("SkeGD", "skegd"), Row("linear (reference)", "linear")),
     SKEGD_T3, paper_counts_authors=False, quick_rows=("BPA-S", "SkeGD"),
     protocol=["B = 100 for T <= 10,000 else 200 (SkeGD 6.3)", *_COMMON,
@@ -492,7 +489,7 @@ def forks_kuairec(ctx: ExperimentContext) -> ExperimentResult:
                 notes.append(f"{m}: does not take loss {loss}; skipped with it")
                 continue
             for B in budgets:
-                params = {"budget": B, "sigma": sigma, "loss": loss}
+                params = {**learner_class(m).paper_params(B), "budget": B, "sigma": sigma, "loss": loss}
                 if accepts(m, "rho"):
                     params["rho"] = max(1, int(math.floor(theta * (T - B))))
                 params = {k: v for k, v in params.items()

@@ -846,6 +846,11 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("random_buffer_", "random_next_")
 
+    @classmethod
+    def paper_params(cls, budget):
+        """LSOKL's and the FORKS code's decay lambda = 1 / T^2 (needs ``horizon``)."""
+        return {"decay": "horizon"}
+
     def __init__(self, *, budget: int = 100, eta: float = 0.2, decay: float | str | None = None,
                  horizon: int | None = None, gamma: float = 10.0, inclusive_margin: bool = False,
                  loss="hinge", kernel=None, random_state: int | None = None):

@@ -142,6 +142,12 @@ class FOGD(Learner):
     def eta_(self) -> float:
         return self.eta if self.eta is not None else DEFAULT_ETA
 
+    @classmethod
+    def paper_params(cls, budget):
+        """LSOKL's and the FORKS code's step eta_fou = 0.002 on unnormalised features, i.e.
+        eta = 0.002 D with D = 4B."""
+        return {"eta": 0.002 * 4 * budget}
+
     def _start(self, dim):
         self.U_ = self.kernel_.sample_frequencies(self.n_components_, dim, self._rng)
         self.w_ = np.zeros(2 * self.n_components_)

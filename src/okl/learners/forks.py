@@ -297,6 +297,14 @@ class FORKS(SketchedLearner):
     _state_attrs = ("SV_", "alpha_", "m_", "U_", "s_", "V_", "Q_", "landmarks_", "w_", "Ainv_",
                     "transition_round_", "counter_", "update_rounds_", "discarded_") + SKETCH_STATE_ATTRS
 
+    @classmethod
+    def paper_params(cls, budget):
+        """The FORKS code's sizes s_p = 3B/4, s_m = s_p/5, k = B/10, d = 1, alpha = 0.01 and the
+        reset of w and A at update rounds."""
+        sp = max(1, 3 * budget // 4)
+        return {"s_p": sp, "s_m": min(budget, max(1, sp // 5)), "k": min(max(1, budget // 10), max(1, sp // 5)),
+                "d": 1, "alpha": 0.01, "update_weights": "reset"}
+
     def __init__(self, *, budget: int = 100, s_p: int | None = None, s_m: int | None = None,
                  d: int | None = None, k: int | None = None, rho: int | None = None, theta: float = 0.3,
                  horizon: int | None = None, eta: float = 0.2, alpha: float | None = None, C: float = 1.0,

@@ -324,6 +324,11 @@ class _KonsBase(Learner):
         self.resets_ = 0
         self.growth_rounds_ = []
 
+    @classmethod
+    def paper_params(cls, budget):
+        """PNK Sec. 5: alpha = 1 and, for PROS-N-KONS and B-KONS, Alg. 1's zero reset."""
+        return {"alpha": 1.0, **({"reset": "zero"} if "reset" in cls._param_names() else {})}
+
     @property
     def dictionary_size_(self) -> int:
         return int(self.dict_X_.shape[0])

@@ -148,6 +148,11 @@ class NOGD(Learner):
             return self.stage2
         return "ogd" if self.loss_.task == "regression" else "adagrad"
 
+    @classmethod
+    def paper_params(cls, budget):
+        """The SkeGD/FORKS tables' NOGD: rank k = B / 10 and OGD with eta in stage 2."""
+        return {"k": max(1, budget // 10), "stage2": "ogd"}
+
     def _start(self, dim):
         self.SV_ = np.zeros((self.budget, dim))
         self.alpha_ = np.zeros(self.budget)

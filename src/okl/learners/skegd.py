@@ -246,6 +246,13 @@ class SkeGD(SketchedLearner):
         self.Q_ = sketched_map(sk.Phi_pm, V, sig)
         self.landmarks_ = sk.landmarks
 
+    @classmethod
+    def paper_params(cls, budget):
+        """SkeGD's sizes s_p = 3B/4, s_m = s_p/5, k = B/10, OGD in stage 2, re-anchoring at updates."""
+        sp = max(1, 3 * budget // 4)
+        return {"s_p": sp, "s_m": min(budget, max(1, sp // 5)), "k": min(max(1, budget // 10), max(1, sp // 5)),
+                "stage2": "ogd", "reanchor": True}
+
     @property
     def stage2_(self) -> str:
         """The stage-2 step in use. Default: diagonal AdaGrad for the classification losses (their
