@@ -1,4 +1,4 @@
-"""Command line: ``okl run | datasets | sigma | reproduce`` (thin: parse, call, print).
+"""Command line: ``okl run | datasets | fetch | sigma | reproduce`` (thin: parse, call, print).
 
 Tables go to stdout, progress to stderr.
 """
@@ -61,16 +61,51 @@ def _applicable(name: str, task: str) -> bool:
     return True
 
 
+def _load_for_cli(args):
+    """(base name, stream, task, X, y) of ``--dataset``: a registered name or preset, or a file path
+    (svmlight / CSV / TSV, preprocessed like registered sets; its description is printed)."""
+    from okl.data.adversarial import parse_stream, resolve_dataset
+    from okl.data.registry import is_data_file, load_file
+
+    if is_data_file(args.dataset):
+        data = load_file(args.dataset, label=args.label, sep=args.sep,
+                         header=None if args.header == "auto" else args.header == "yes", task=args.task)
+        print(data.description)
+        return args.dataset, parse_stream(getattr(args, "stream", None)), data.task, data.X, data.y
+    for opt in ("label", "sep", "task"):
+        if getattr(args, opt) is not None:
+            raise ValueError(f"--{opt} applies to a data file, not to the registered dataset {args.dataset!r}")
+    base, stream = resolve_dataset(args.dataset, getattr(args, "stream", None))
+    info = dataset_info(base)
+    if args.download and find_files(base, args.data_dir) is None:
+        from okl.data.fetch import fetch_dataset
+
+        fetch_dataset(base, args.data_dir, args.mirror, progress=not args.quiet,
+                      log=lambda text: print(f"okl: {text}", file=sys.stderr))
+    X, y = load_dataset(base, args.data_dir)
+    return base, stream, info.task, X, y
+
+
+def _add_source_options(p) -> None:
+    p.add_argument("--label", help="data file: the label column: first, last (default), a 1-based number or "
+                                   "a header name")
+    p.add_argument("--sep", help="data file: field separator (default: tab for .tsv, else comma)")
+    p.add_argument("--header", choices=["auto", "yes", "no"], default="auto",
+                   help="data file: whether the first line is a header (default: detected)")
+    p.add_argument("--task", choices=["classification", "regression"],
+                   help="data file: the task (default: inferred; two label values -> classification)")
+    p.add_argument("--download", action="store_true",
+                   help="fetch a missing registered dataset first (okl fetch; $OKL_MIRROR or --mirror)")
+    p.add_argument("--mirror", help="with --download: base URL of a mirror of the stored layout")
+
+
 def cmd_run(args) -> int:
-    from okl.data.adversarial import preset_note, resolve_dataset
+    from okl.data.adversarial import preset_note
     from okl.learners.base import NonFiniteError
 
-    base, stream = resolve_dataset(args.dataset, args.stream)
-    info = dataset_info(base)
-    X, y = load_dataset(base, args.data_dir)
+    base, stream, task, X, y = _load_for_cli(args)
     first_X, first_y = stream(X, y, 0)
     n = len(first_y) if args.max_rows is None else min(len(first_y), args.max_rows)
-    task = info.task
     names = args.learners.split(",") if args.learners else [m for m in learners() if _applicable(m, task)]
     for name in names:
         make(name)  # unknown names fail here, before any work
@@ -140,14 +175,55 @@ def cmd_run(args) -> int:
 
 
 def cmd_datasets(args) -> int:
+    if args.names:
+        for name in args.names:
+            info = dataset_info(name)
+            paths = find_files(name, args.data_dir)
+            print(f"## {name}\n")
+            print(f"- {info.rows} rows x {info.features} features, {info.task}")
+            print(f"- source: {info.source}")
+            print(f"- licence: {info.licence}")
+            print(f"- citation: {info.citation}")
+            print(f"- preprocessing: {info.preprocessing}")
+            print(f"- available: {', '.join(str(p) for p in paths) if paths else 'no (okl fetch ' + name + ')'}")
+            for f in info.stored_files:
+                known = f"sha256 {f.download_sha256}" if f.download_sha256 else "content checked by raw sha256"
+                print(f"- file {f.path} ({f.size:,} B): sha256 (gz) {f.sha256}, sha256 (raw) {f.raw_sha256}")
+                print(f"  download {f.url} ({f.fmt}; {known}); made from {f.provenance}")
+            print()
+        return 0
     rows = []
     for info in datasets():
         paths = find_files(info.name, args.data_dir)
         rows.append([info.name, info.rows, info.features, info.task, f"{info.sigma:g}",
-                     "yes" if paths else "no", info.note])
-    print(markdown_table(["name", "rows", "features", "task", "sigma", "available", "note"], rows))
+                     "yes" if paths else "no (okl fetch)", info.source, info.note])
+    print(markdown_table(["name", "rows", "features", "task", "sigma", "available", "source", "note"], rows))
     print(f"\nsigma: {datasets()[0].sigma_rule} (okl sigma --dataset NAME shows the scores)")
+    print("okl fetch NAME downloads a missing set (checksums, licence, citation: okl datasets NAME)")
     return 0
+
+
+def cmd_fetch(args) -> int:
+    from okl.data.fetch import FetchError, fetch_dataset
+
+    names = sorted(d.name for d in datasets()) if args.all else args.names
+    if not names:
+        raise SystemExit("okl fetch: name at least one dataset (or --all); okl datasets lists them")
+    for name in names:
+        dataset_info(name)  # unknown names fail before any download
+    failed = 0
+    for name in names:
+        try:
+            fetch_dataset(name, args.data_dir, args.mirror, retries=args.retries, progress=not args.quiet,
+                          force=args.force, log=print)
+        except FetchError as exc:
+            print(f"okl fetch: error: {name}: {exc}", file=sys.stderr)
+            failed += 1
+    return 1 if failed else 0
+
+
+def datasets_by_name() -> set[str]:
+    return {d.name for d in datasets()}
 
 
 def cmd_sigma(args) -> int:
@@ -155,7 +231,7 @@ def cmd_sigma(args) -> int:
     from okl.data.width import DEFAULT_GRID, PAPER_GRID, RULES, alignment_scores, select_sigma
     from okl.eval.sweep import default_budget
 
-    X, y = load_dataset(args.dataset, args.data_dir)
+    _, _, task, X, y = _load_for_cli(args)
     order = permutation(len(y), 0)[: args.first]
     Xf, yf = X[order], y[order]
     choices = {rule: select_sigma(Xf, yf, rule) for rule in RULES}
@@ -163,7 +239,7 @@ def cmd_sigma(args) -> int:
     centered = alignment_scores(Xf, yf, grid, args.first, centered=True)
     plain = alignment_scores(Xf, yf, grid, args.first, centered=False)
     learners_ = args.learners.split(",") if args.sweep else []
-    info = dataset_info(args.dataset)
+    info = dataset_info(args.dataset) if args.dataset in datasets_by_name() else None
     rows = []
     with Progress(len(grid) * len(learners_) * args.runs, "sweep", enabled=args.sweep and not args.quiet) as p:
         for s in grid:
@@ -171,13 +247,13 @@ def cmd_sigma(args) -> int:
             row = [f"{s:.4g}", marks, f"{centered[s]:.4f}", f"{plain[s]:.4f}"]
             for name in learners_:
                 res = evaluate(name, X, y, runs=args.runs, budget=args.budget or default_budget(len(y)),
-                               kernel=RBF(sigma=s), loss="hinge" if info.task == "classification" else "squared",
+                               kernel=RBF(sigma=s), loss="hinge" if task == "classification" else "squared",
                                progress=p, max_rows=args.max_rows)
-                row.append(mean_std(res.metric, 2 if info.task == "classification" else 5))
+                row.append(mean_std(res.metric, 2 if task == "classification" else 5))
             rows.append(row)
     print(f"dataset {args.dataset}: rules applied to the first {args.first} examples of permutation 0")
     print("choices: " + "; ".join(f"{rule} {value:.4g}" for rule, value in choices.items())
-          + f"; registry default {info.sigma:.4g} ({info.sigma_rule})")
+          + (f"; registry default {info.sigma:.4g} ({info.sigma_rule})" if info else ""))
     if args.sweep:
         print(f"sweep: {args.runs} permutations" + (f", first {args.max_rows} rows" if args.max_rows else "")
               + ", every round counted")
@@ -199,6 +275,12 @@ def cmd_reproduce(args) -> int:
                 else "external files (see description)"
             rows.append([exp.id, exp.description, ", ".join(exp.datasets), status])
         print(markdown_table(["id", "what", "datasets", "status"], rows))
+        from okl.data.registry import fetch_hint, missing_datasets
+
+        missing = missing_datasets([d for exp in registry.values() for d in exp.datasets], args.data_dir)
+        if missing:
+            print(f"\nmissing data: okl fetch {' '.join(missing)}"
+                  + (f" --data-dir {args.data_dir}" if args.data_dir else "") + " downloads it")
         return 0
     if args.id not in registry:
         raise SystemExit(f"okl: unknown experiment {args.id!r}; available: {', '.join(sorted(registry))}")
@@ -216,7 +298,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command")
 
     r = sub.add_parser("run", help="compare learners on a dataset over random permutations")
-    r.add_argument("--dataset", default="german", help="registered dataset name (default: german, bundled)")
+    r.add_argument("--dataset", default="german", help="registered dataset name (default: german, bundled) or "
+                                                        "a data file: svmlight (.gz/.bz2 too), CSV or TSV")
     r.add_argument("--learners", help="comma-separated learner names (default: all that fit the task)")
     r.add_argument("--budget", type=int, help="budget B (default: each learner's own)")
     r.add_argument("--runs", type=int, default=20, help="number of permutations (default 20)")
@@ -230,11 +313,21 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--csv", help="also write the table as CSV")
     r.set_defaults(func=cmd_run)
 
-    d = sub.add_parser("datasets", help="list registered datasets and whether their files are found")
+    d = sub.add_parser("datasets", help="list registered datasets, their sources and whether their files are found")
+    d.add_argument("names", nargs="*", help="show these in full: files, URLs, sha256, licence, citation")
     d.set_defaults(func=cmd_datasets)
 
+    f = sub.add_parser("fetch", help="download registered datasets (checksum-verified) into the data directory")
+    f.add_argument("names", nargs="*", metavar="NAME")
+    f.add_argument("--all", action="store_true", help="every registered dataset")
+    f.add_argument("--mirror", help="base URL serving the stored layout, e.g. URL/libsvm/cod-rna.t.gz "
+                                    "(default $OKL_MIRROR, else the canonical sources)")
+    f.add_argument("--retries", type=int, default=3, help="retries of a failed transfer (default 3)")
+    f.add_argument("--force", action="store_true", help="download again even if a verified copy is present")
+    f.set_defaults(func=cmd_fetch)
+
     s = sub.add_parser("sigma", help="kernel-width rule: alignment scores, optionally against a sweep")
-    s.add_argument("--dataset", default="german")
+    s.add_argument("--dataset", default="german", help="registered name or a data file (as okl run)")
     s.add_argument("--first", type=int, default=1000, help="examples the rule may look at (default 1000)")
     s.add_argument("--sweep", action="store_true", help="also run learners at every width")
     s.add_argument("--wide", action="store_true", help="include SkeGD's grid 2^[-5:0.5:7]")
@@ -253,7 +346,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--param", action="append", metavar="NAME=VALUE")
     e.set_defaults(func=cmd_reproduce)
 
-    for sp in (r, d, s, e):
+    for sp in (r, s):
+        _add_source_options(sp)
+    for sp in (r, d, f, s, e):
         sp.add_argument("--data-dir", help="directory with the dataset files (else $OKL_DATA, ~/.okl/data)")
         sp.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
@@ -279,6 +374,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, FileNotFoundError) as exc:
         print(f"okl: error: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a failed download (okl.data.fetch.FetchError), an unreadable file
+        print(f"okl: error: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

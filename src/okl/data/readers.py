@@ -7,6 +7,7 @@ user can open the file at the right place. Nothing is unpickled.
 from __future__ import annotations
 
 import bz2
+import csv
 import gzip
 import io
 import lzma
@@ -137,24 +138,36 @@ def _read_svmlight_slow(path, n_features):
 
 def read_delimited(path: str | os.PathLike, sep: str = ",", header: bool = False,
                    skip_blank: bool = True) -> tuple[list[str] | None, list[list[str]], list[int]]:
-    """Read a delimited text file into string fields; returns (header, rows, line numbers)."""
+    """Read a delimited text file into string fields; returns (header, rows, line numbers).
+
+    Fields may be quoted (``"0.1","a, b",1``; ``""`` inside quotes is a quote), as the ``csv``
+    module reads them; spaces around fields are stripped. The line number of a row is the line it
+    starts on.
+    """
     path = os.fspath(path)
     if not os.path.exists(path):
         raise FileNotFoundError(f"{path}: no such file")
     names = None
     rows, linenos = [], []
     with open_text(path) as fh:
+        reader = csv.reader(fh, delimiter=sep, quotechar='"', skipinitialspace=True)
+        start = 1
         try:
-            for lineno, line in enumerate(fh, 1):
-                line = line.rstrip("\r\n")
-                if skip_blank and not line.strip():
+            for record in reader:
+                lineno, start = start, reader.line_num + 1
+                if any("\n" in f or "\r" in f for f in record):
+                    raise DataFormatError(f"{path}:{lineno}: a quoted field runs from line {lineno} to line "
+                                          f"{reader.line_num} (unbalanced quotes?)")
+                fields = [f.strip() for f in record]
+                if skip_blank and not any(fields):
                     continue
-                fields = [f.strip() for f in line.split(sep)]
                 if header and names is None:
                     names = fields
                     continue
                 rows.append(fields)
                 linenos.append(lineno)
+        except csv.Error as exc:
+            raise DataFormatError(f"{path}:{start}: {exc} (unbalanced quotes?)") from None
         except (EOFError, OSError, UnicodeDecodeError) as exc:
             raise DataFormatError(f"{path}: unreadable ({exc})") from None
     if not rows:
@@ -204,3 +217,115 @@ def read_arff(path: str | os.PathLike):
     except Exception as exc:  # scipy raises several parser-specific types
         raise DataFormatError(f"{path}: ARFF parse error ({exc})") from None
     return data, list(meta.names())
+
+
+# ---- the user's own files ------------------------------------------------------------------------
+
+_COMPRESSED = (".gz", ".bz2", ".xz")
+_SVMLIGHT_EXT = (".svm", ".svmlight", ".libsvm", ".scale")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def sniff_format(path: str | os.PathLike) -> str:
+    """``"svmlight"``, ``"csv"`` or ``"tsv"``: from the extension (after .gz/.bz2/.xz), else from
+    the first data line (``label idx:val ...`` is svmlight; a tab means TSV; else CSV)."""
+    path = os.fspath(path)
+    base = path
+    for ext in _COMPRESSED:
+        if base.endswith(ext):
+            base = base[: -len(ext)]
+    lower = base.lower()
+    if lower.endswith(".csv"):
+        return "csv"
+    if lower.endswith((".tsv", ".tab")):
+        return "tsv"
+    if lower.endswith(_SVMLIGHT_EXT):
+        return "svmlight"
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file")
+    with open_text(path) as fh:
+        try:
+            for lineno, line in enumerate(fh, 1):
+                tokens = line.split("#", 1)[0].split()
+                if not tokens:
+                    continue
+                if "," not in line and len(tokens) > 1 and all(":" in t for t in tokens[1:]):
+                    return "svmlight"
+                return "tsv" if "\t" in line else "csv"
+        except (EOFError, OSError, UnicodeDecodeError) as exc:
+            raise DataFormatError(f"{path}: unreadable ({exc})") from None
+    raise DataFormatError(f"{path}: no data lines")
+
+
+def read_labeled_table(path: str | os.PathLike, label: str | int | None = None, sep: str | None = None,
+                       header: bool | None = None):
+    """Read a CSV/TSV file whose label is one column; features must be numbers.
+
+    ``label``: ``"first"``, ``"last"`` (default), a 1-based column number or a header name.
+    ``header``: None detects it (the first row has a non-number where the second row has a number,
+    or ``label`` is a name). Returns (X, labels as strings, label line numbers, description dict).
+    """
+    path = os.fspath(path)
+    if sep is None:
+        sep = "\t" if sniff_format(path) == "tsv" else ","
+    _, rows, linenos = read_delimited(path, sep=sep, header=False)
+    label = "last" if label is None else label
+    named = isinstance(label, str) and label not in ("first", "last") and not label.isdigit()
+    if header is None:
+        first = rows[0]
+        second = rows[1] if len(rows) > 1 else first
+        header = named or any(not _is_number(a) and _is_number(b) for a, b in zip(first, second))
+    names = None
+    if header:
+        names, rows, linenos = rows[0], rows[1:], linenos[1:]
+        if not rows:
+            raise DataFormatError(f"{path}: a header line and no data lines")
+    width = len(names) if names is not None else len(rows[0])
+    if width < 2:
+        raise DataFormatError(f"{path}:{linenos[0]}: one column only; a label and at least one feature are "
+                              f"needed (separator {sep!r}; pass --sep?)")
+    if label == "first":
+        col = 0
+    elif label == "last":
+        col = width - 1
+    elif isinstance(label, int) or label.isdigit():
+        col = int(label) - 1
+        if not 0 <= col < width:
+            raise DataFormatError(f"{path}: label column {label} is out of range (the file has {width} columns)")
+    else:
+        if names is None or label not in names:
+            have = ", ".join(names) if names else "no header"
+            raise DataFormatError(f"{path}: no column named {label!r} ({have})")
+        col = names.index(label)
+    X = np.empty((len(rows), width - 1))
+    labels = []
+    feature_cols = [c for c in range(width) if c != col]
+    first_line = linenos[0] - (1 if header else 0)
+    for r, (fields, lineno) in enumerate(zip(rows, linenos)):
+        if len(fields) != width:
+            raise DataFormatError(f"{path}:{lineno}: {len(fields)} fields, expected {width} "
+                                  f"(as on line {first_line})")
+        if not fields[col]:
+            raise DataFormatError(f"{path}:{lineno}: the label (column {col + 1}) is empty")
+        labels.append(fields[col])
+        for j, c in enumerate(feature_cols):
+            f = fields[c]
+            try:
+                v = float(f)
+            except ValueError:
+                what = f"column {c + 1}" + (f" ({names[c]!r})" if names else "")
+                problem = "is empty" if not f else f"value {f!r} is not a number"
+                raise DataFormatError(f"{path}:{lineno}: {what} {problem}") from None
+            if not np.isfinite(v):
+                raise DataFormatError(f"{path}:{lineno}: column {c + 1} value {f!r} is not finite")
+            X[r, j] = v
+    desc = {"format": "tsv" if sep == "\t" else "csv", "header": bool(header), "label_column": col + 1,
+            "label_name": names[col] if names else None, "columns": width}
+    return X, labels, linenos, desc

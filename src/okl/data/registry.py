@@ -45,6 +45,22 @@ class DatasetInfo:
     sigma: float = 1.0
     sigma_rule: str = ""
     note: str = ""
+    source: str = ""  # canonical public page (LIBSVM data page, UCI repository, OpenML)
+    licence: str = ""
+    citation: str = ""
+
+    @property
+    def preprocessing(self) -> str:
+        """What okl applies to the stored files (the module docstring), plus this set's own choices."""
+        steps = ["files merged in the order listed" if len(self.files) > 1 else "one file",
+                 "features min-max scaled to [0, 1] (constant columns -> 0)",
+                 "labels -> -1/+1" if self.task == "classification" else "target min-max scaled to [0, 1]"]
+        return "; ".join(steps) + (f"; {self.note}" if self.note else "")
+
+    @property
+    def stored_files(self) -> tuple["FileSource", ...]:
+        """Where each file comes from and its checksums (:data:`FILE_SOURCES`)."""
+        return tuple(FILE_SOURCES[f] for f in self.files)
 
 
 def minmax_scale(X: np.ndarray) -> np.ndarray:
@@ -195,6 +211,200 @@ _SPECS = [
                 "15 rows with ambiguous codes dropped; A,C,G,T -> 0..3; N -> -1, EI/IE -> +1"),
 ]
 
+# ---- sources, checksums, licences ---------------------------------------------------------------
+# The stored layout and the checksums are those of ../shared/datasets (its README.md tables): every
+# stored file is gzip text; ``sha256`` is that of the stored .gz (what a mirror serves and what
+# ``okl fetch --mirror`` checks), ``raw_sha256`` that of its decompressed content (what ``okl fetch``
+# checks after converting a download from the canonical source: line endings -> LF, final newline,
+# ``drop_prefix`` lines removed, then gzip).
+
+LIBSVM = "https://www.csie.ntu.edu.tw/~cjlin/libsvmtools/datasets"
+UCI = "https://archive.ics.uci.edu/ml/machine-learning-databases"
+
+
+@dataclass(frozen=True)
+class FileSource:
+    """One stored file: its path in the stored layout, checksums, and where it is downloaded from.
+
+    ``fmt`` is the format of the download: ``text`` (plain), ``gz`` (already the stored file),
+    ``bz2``, or ``tar:MEMBER`` (a gzip tar archive holding the file). ``download_sha256`` is the
+    checksum of the downloaded bytes when it is known (pinned copies); otherwise the content is
+    checked by ``raw_sha256`` after conversion.
+    """
+
+    path: str            # e.g. "libsvm/cod-rna.t.gz", also the path under a mirror URL
+    size: int            # bytes of the stored .gz
+    sha256: str          # of the stored .gz
+    raw_sha256: str      # of the decompressed content
+    url: str             # canonical download
+    fmt: str = "text"
+    download_sha256: str | None = None
+    drop_prefix: str | None = None   # drop source lines starting with this (UCI adult.test's "|1x3 ...")
+    provenance: str = ""             # the copy the stored file was made from (datasets README)
+
+    @property
+    def filename(self) -> str:
+        return self.path.rsplit("/", 1)[-1]
+
+
+_PMLB = "https://raw.githubusercontent.com/EpistasisLab/pmlb/0820182add20998ed3f88b30efd273107286c695/datasets"
+_GENYANG = "https://raw.githubusercontent.com/genyang/datasets/9cf25ea6e5b376a5a2a98092cb6ab8b03f05adcf"
+_WEKA = "https://raw.githubusercontent.com/Hyarcher/Weka/56dbbc858b2d9465c34326bfda537778cdd26cfe"
+
+_FILES = [
+    FileSource("libsvm/german.numer_scale.gz", 13301,
+               "0e0d771a2533ba111d344526d4ccfe33fe95a3d0a253857285b486bb2dca8ab0",
+               "97637cc6b994bd3fa78999c771bc044bea7a0cdf91d43b6ecfd10f7e7c4ebc82",
+               f"{LIBSVM}/binary/german.numer_scale", provenance="LIBOL/KOL @ e8627b8 : python/german"),
+    FileSource("libsvm/svmguide3.gz", 100017,
+               "236dda5110ad7d15b360b05efb2299a5b68ce9320f4c2abf625fb2d5d507d106",
+               "ada17021fdf508bcaac7b7adea825886478f915935eccb24470f22c806dc4508",
+               f"{LIBSVM}/binary/svmguide3", provenance="aquemy/HCBR @ f53d2c6 : data/svmguide3.txt lines 1-1243"),
+    FileSource("libsvm/svmguide3.t.gz", 3784,
+               "a0cfd37bbd16f589eca40ab82f6d9dd0fa96fcc1f7a1f279eb3584104f6a75ae",
+               "cee704e709725edbb8d200f5973e3bae83691aea1e15dbba121d6d8629110cd5",
+               f"{LIBSVM}/binary/svmguide3.t", provenance="aquemy/HCBR @ f53d2c6 : data/svmguide3.txt lines 1244-1284"),
+    FileSource("uci/spambase.data.gz", 121352,
+               "7bed7e37ea79bf62436b2778334aab90e660be05060291c5a8d714d0d6690943",
+               "ebec58cfca94ea61c77df632314acae15bad410f4769d38b1a66cb41050e3431",
+               f"{UCI}/spambase/spambase.data",
+               provenance="jenniferdo2211/Spam-Filtering-Neural-Network @ ec9ad35 : spambase.data (added header removed)"),
+    FileSource("libsvm/cod-rna.gz", 430361,
+               "27867970f79e7200c161c9c1d7489b560afc18674e5553eb1342e9e252358123",
+               "65b7cc0689fc29bba5db8b50fab0b6446d985f4bf8f6f5dd474f7df8b2f1ab6c",
+               f"{LIBSVM}/binary/cod-rna", provenance="Arkhymadhe/COD-rNA @ f963221 : rna_dataset.zip / cod-rna.txt"),
+    FileSource("libsvm/cod-rna.t.gz", 1763352,
+               "90fe5ea9f04a8cf91a0c3315b03e7d21225acfec7b55f620d2991aa55abf66e5",
+               "58cff16df896436b06343df78ccaef37a6979d819abbcadbec3cb16b93938df6",
+               f"{LIBSVM}/binary/cod-rna.t", provenance="Arkhymadhe/COD-rNA @ f963221 : rna_dataset.zip / cod-rna.t"),
+    FileSource("libsvm/ijcnn1.gz", 1576596,
+               "47cab08392bd06c78955eaf699078be7de27577ce9856cc261df813638330ec3",
+               "7fe291672c3fefe6a7e3c51529becd23f0e985ba05ffb8d53c9c648c1e91cc19",
+               f"{LIBSVM}/binary/ijcnn1.bz2", "bz2",
+               provenance="X-DataInitiative/tick-datasets @ 9d959b6 : binary/ijcnn1/ijcnn1.trn.bz2"),
+    FileSource("libsvm/ijcnn1.t.gz", 2928070,
+               "46975aadc0337200b2926e3e2e9cb7586177049e0597a541083e294da0e7a1f2",
+               "e7b0bbd518641980dc322746c6bc59d019d3153934e6258e48f9d8cfae2c4bb8",
+               f"{LIBSVM}/binary/ijcnn1.t.bz2", "bz2",
+               provenance="X-DataInitiative/tick-datasets @ 9d959b6 : binary/ijcnn1/ijcnn1.tst.bz2"),
+    FileSource("libsvm/svmguide1.gz", 56603,
+               "4a2fc37a843ae5fc570b703e60b502f2f5b7b89a7181f8af18d54e5ac2aab1c8",
+               "2b9ab55b6236f62cee6b7739b52f9e7cb033771f39b9c22c1f1790d80ef14d7f",
+               f"{LIBSVM}/binary/svmguide1", provenance="aquemy/HCBR @ f53d2c6 : data/svmguide1.txt lines 1-3089"),
+    FileSource("libsvm/svmguide1.t.gz", 72850,
+               "2fc811c74f3cb4ce5aa5f875ed5e2614a0b6b79fb2f6dedef83476f1bf15f4d4",
+               "f9c2fd4c725172aeb4476fc1e2327d537f7fbc2f53f49dfd073f80efbe1ba8f7",
+               f"{LIBSVM}/binary/svmguide1.t", provenance="aquemy/HCBR @ f53d2c6 : data/svmguide1.txt lines 3090-7089"),
+    FileSource("regression/cpusmall.gz", 234195,
+               "05574bf03854ba4f057392cddacb21a6cd7bab490b5f5c8d7e8c82478d2257b0",
+               "2b58ea931ae37dfede75e45e15b8f797eee01f229f2c8c66b70f820a55a65eab",
+               f"{LIBSVM}/regression/cpusmall", provenance="boourbon/Regression @ 2e8453e : cpusmall.txt"),
+    # scikit-learn's fetch_california_housing archive and its published sha256
+    FileSource("regression/cal_housing.data.gz", 419929,
+               "cdbc6f084852c03a4a55e6752938bb7d64c54b89813cbb8a21b0d25d1ade3e3c",
+               "a2b44dcc7e1c9091b43c4f458b25cbd1f7e8068d08edd26bc4703108d3fa6214",
+               "https://ndownloader.figshare.com/files/5976036", "tar:CaliforniaHousing/cal_housing.data",
+               "aaa5c9a6afe2225cc2aed2723682ae403280c4a3695a2ddda4ffb5d8215ea681",
+               provenance="we-b/datasets_for_ai @ 85985fb : cal_housing.data"),
+    FileSource("regression/parkinsons_updrs.data.gz", 284895,
+               "07e53e248d43a15803babac11cb1c5d73dab760f23e13f8f5879860a3d87a33c",
+               "cacdc7007846c68ca852cb3dbb43b1f68b7a9edefa2336f965f6610551cd30e6",
+               f"{UCI}/parkinsons/telemonitoring/parkinsons_updrs.data",
+               provenance="behnazrzf/Parkinson-s_Telemonitoring @ f603774 : data/parkinsons_updrs.data"),
+    FileSource("uci/adult.data.gz", 408969,
+               "c7a2b4716a97f930123e0baf879188d701e798172631a654fc703d4b082907f3",
+               "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+               f"{UCI}/adult/adult.data", provenance="vrizawahyu22/adult-dataset @ aa64a27 : adult.data"),
+    FileSource("uci/adult.test.gz", 205233,
+               "41743e91fe4d25fd353ea754bfdb850444d050bd14aaee06a5be952b6dbfa3ec",
+               "72567b94f5c1a6f8501377dd80f93892c3848ff071cf91ba47e00b0785a28074",
+               f"{UCI}/adult/adult.test", drop_prefix="|",
+               provenance="advaithca/lessThanGreaterThan50k @ e91f4a9 : adult.test"),
+    # PMLB's own .gz at the last commit before its data moved to Git LFS: the stored file byte for byte
+    FileSource("openml/pol.tsv.gz", 231185,
+               "bfd1b9c6e5f6314f6ddfc285ace11381570ad688c6c857562c3155a4e478530d",
+               "0b118a037decec073762ceca7610e61b39e9207717fa9612457ed17d4662dcf7",
+               f"{_PMLB}/201_pol/201_pol.tsv.gz", "gz",
+               "bfd1b9c6e5f6314f6ddfc285ace11381570ad688c6c857562c3155a4e478530d",
+               provenance="EpistasisLab/pmlb @ 0820182 : datasets/201_pol/201_pol.tsv.gz"),
+    FileSource("openml/house_16H.tsv.gz", 2548160,
+               "a551e2941365201552a3a819f035c64f297467464f7c7c349d00711316ce3c57",
+               "b38bc84b7fa0ae81797d66bc4d8344ce2a4a53ea28d2f3e4afba73ecca2bf489",
+               f"{_PMLB}/574_house_16H/574_house_16H.tsv.gz", "gz",
+               "a551e2941365201552a3a819f035c64f297467464f7c7c349d00711316ce3c57",
+               provenance="EpistasisLab/pmlb @ 0820182 : datasets/574_house_16H/574_house_16H.tsv.gz"),
+    # pinned repository copies (unchanged, so the download's sha256 is the raw one)
+    FileSource("openml/elevators.arff.gz", 291556,
+               "512d74850c23182f3f1fd644a0656311b16988fe239798bff909f80a96064cdb",
+               "f8f958b49d6e2f124516105707771541fb59643b20b669e61877545759b33df5",
+               f"{_GENYANG}/elevators.arff", "text",
+               "f8f958b49d6e2f124516105707771541fb59643b20b669e61877545759b33df5",
+               provenance="genyang/datasets @ 9cf25ea : elevators.arff"),
+    FileSource("openml/ailerons.arff.gz", 334019,
+               "ceccde9ed0d5a4fde994321037666e18330aaa021b0a4b87090827c6135e48ca",
+               "77b7264208ce3d831d3c640c2fb8d4202981bd9adc2bc2cb446b5854ffb4dc7f",
+               f"{_GENYANG}/ailerons.arff", "text",
+               "77b7264208ce3d831d3c640c2fb8d4202981bd9adc2bc2cb446b5854ffb4dc7f",
+               provenance="genyang/datasets @ 9cf25ea : ailerons.arff"),
+    FileSource("openml/splice.arff.gz", 100383,
+               "1713bc76534b0ccdf1bed1a3cb8f1b46710066059fc71619b974304ab16825d0",
+               "f2ef13e1d8b0388ffa25f983e41a326e6fd2e39df90446d57098cc3966cfacd7",
+               f"{_WEKA}/splice.arff", "text",
+               "f2ef13e1d8b0388ffa25f983e41a326e6fd2e39df90446d57098cc3966cfacd7",
+               provenance="Hyarcher/Weka @ 56dbbc8 : splice.arff"),
+]
+
+#: stored file name -> :class:`FileSource`
+FILE_SOURCES: dict[str, FileSource] = {f.filename: f for f in _FILES}
+
+_UCI_LICENCE = "CC BY 4.0 (UCI Machine Learning Repository)"
+_LIBSVM_CITE = ("C.-C. Chang and C.-J. Lin, LIBSVM: a library for support vector machines, ACM TIST 2(3), 2011 "
+                "(LIBSVM data page); ")
+_LIBSVM_LICENCE = "no licence stated on the LIBSVM page; see the original source"
+_OPENML_LICENCE = "public (OpenML); PMLB / Torgo collection copies"
+
+#: name -> (canonical source page, licence, citation)
+_SOURCES = {
+    "german": (f"{LIBSVM}/binary.html#german.numer", _UCI_LICENCE + " for the original Statlog data",
+               _LIBSVM_CITE + "H. Hofmann, Statlog (German Credit Data), UCI, 1994"),
+    "svmguide3": (f"{LIBSVM}/binary.html#svmguide3", _LIBSVM_LICENCE,
+                  _LIBSVM_CITE + "C.-W. Hsu, C.-C. Chang, C.-J. Lin, A practical guide to support vector "
+                  "classification, 2003"),
+    "spambase": ("https://archive.ics.uci.edu/dataset/94/spambase", _UCI_LICENCE,
+                 "M. Hopkins, E. Reeber, G. Forman, J. Suermondt, Spambase, UCI, 1999"),
+    "codrna": (f"{LIBSVM}/binary.html#cod-rna", _LIBSVM_LICENCE,
+               _LIBSVM_CITE + "A. V. Uzilov, J. M. Keegan, D. H. Mathews, BMC Bioinformatics 7:173, 2006"),
+    "codrna-train": (f"{LIBSVM}/binary.html#cod-rna", _LIBSVM_LICENCE,
+                     _LIBSVM_CITE + "A. V. Uzilov, J. M. Keegan, D. H. Mathews, BMC Bioinformatics 7:173, 2006"),
+    "ijcnn1": (f"{LIBSVM}/binary.html#ijcnn1", _LIBSVM_LICENCE,
+               _LIBSVM_CITE + "D. Prokhorov, IJCNN 2001 neural network competition"),
+    "svmguide1": (f"{LIBSVM}/binary.html#svmguide1", _LIBSVM_LICENCE,
+                  _LIBSVM_CITE + "C.-W. Hsu, C.-C. Chang, C.-J. Lin, A practical guide to support vector "
+                  "classification, 2003"),
+    "cpusmall": (f"{LIBSVM}/regression.html#cpusmall", _LIBSVM_LICENCE,
+                 _LIBSVM_CITE + "Delve, comp-activ (University of Toronto)"),
+    "cadata": (f"{LIBSVM}/regression.html#cadata", "StatLib; as distributed by scikit-learn "
+               "(fetch_california_housing)", _LIBSVM_CITE + "R. K. Pace and R. Barry, Sparse spatial "
+               "autoregressions, Statistics and Probability Letters 33, 1997"),
+    "parkinson": ("https://archive.ics.uci.edu/dataset/189/parkinsons+telemonitoring", _UCI_LICENCE,
+                  "A. Tsanas, M. A. Little, P. E. McSharry, L. O. Ramig, IEEE Trans. Biomed. Eng. 57(4), 2010"),
+    "pol": ("https://www.openml.org/d/722", _OPENML_LICENCE,
+            "OpenML 201/722 pol (L. Torgo's regression collection); PMLB, R. S. Olson et al., BioData Mining 2017"),
+    "house16h": ("https://www.openml.org/d/821", _OPENML_LICENCE,
+                 "OpenML 574/821 house_16H (US Census via Delve); PMLB, R. S. Olson et al., BioData Mining 2017"),
+    "elevators": ("https://www.openml.org/d/846", _OPENML_LICENCE,
+                  "OpenML 216/846 elevators (L. Torgo's regression collection)"),
+    "ailerons": ("https://www.openml.org/d/734", _OPENML_LICENCE,
+                 "OpenML 296/734 ailerons (L. Torgo's regression collection)"),
+    "adult": ("https://archive.ics.uci.edu/dataset/2/adult", _UCI_LICENCE,
+              "R. Kohavi and B. Becker, Adult, UCI, 1996"),
+    "splice": ("https://www.openml.org/d/46", _UCI_LICENCE + " (UCI Molecular Biology, Splice-junction)",
+               "G. Towell, M. Noordewier, J. Shavlik, Splice-junction Gene Sequences, UCI, 1991"),
+}
+
+_SPECS = [DatasetInfo(**{**d.__dict__, "source": _SOURCES[d.name][0], "licence": _SOURCES[d.name][1],
+                         "citation": _SOURCES[d.name][2]}) for d in _SPECS]
+
 REGISTRY: dict[str, DatasetInfo] = {d.name: d for d in _SPECS}
 
 
@@ -273,6 +483,26 @@ def _load_cached(name: str, paths: tuple[str, ...]):
     return X, y
 
 
+def fetch_hint(names, data_dir=None) -> str:
+    """The prompt-free advice for missing registered datasets: the command that downloads them."""
+    where = f" --data-dir {data_dir}" if data_dir is not None else ""
+    sources = "; ".join(f"{n}: {dataset_info(n).source}" for n in names)
+    return (f"Download with: okl fetch {' '.join(names)}{where} (add --mirror URL for a local copy; "
+            f"source {sources})")
+
+
+def missing_datasets(names, data_dir=None) -> list[str]:
+    """The registered datasets among ``names`` (adversarial presets resolved) whose files are not found."""
+    from okl.data.adversarial import ADVERSARIAL_PRESETS
+
+    out = []
+    for name in names:
+        base = ADVERSARIAL_PRESETS[name][0] if name in ADVERSARIAL_PRESETS else name
+        if base in REGISTRY and base not in out and find_files(base, data_dir) is None:
+            out.append(base)
+    return out
+
+
 def load_dataset(name: str, data_dir: str | os.PathLike | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Load a registered dataset, preprocessed as the papers do (see the module docstring).
 
@@ -286,7 +516,7 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None) -> tuple[
         searched = ", ".join(str(d) for d in data_dirs(data_dir))
         raise FileNotFoundError(
             f"dataset {name!r} needs {', '.join(info.files)}; not found in {searched} "
-            "(pass --data-dir or set OKL_DATA)")
+            f"(pass --data-dir or set OKL_DATA). {fetch_hint([name], data_dir)}")
     X, y = _load_cached(name, tuple(str(p) for p in paths))
     return X.copy(), y.copy()
 
@@ -295,3 +525,97 @@ def permutation(n: int, seed: int) -> np.ndarray:
     """The stream order of run ``seed``: ``numpy.random.default_rng(seed).permutation(n)``
     (the order used to rerun the authors' code, ALGORITHMS.md 9.9)."""
     return np.random.default_rng(seed).permutation(n)
+
+
+# ---- the user's own files ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class UserData:
+    """A user's data file after the registry's preprocessing (:func:`load_file`)."""
+
+    path: str
+    X: np.ndarray
+    y: np.ndarray
+    task: str
+    description: str  # one line: format, label column, label mapping, inferred task
+
+
+def _user_labels(path: str, labels: list, linenos: list[int], task: str | None):
+    """Labels -> (y, task, mapping text): two values -> -1/+1 (the larger number, or the later name in
+    sorted order, is +1); more numeric values -> a regression target."""
+    numeric = all(isinstance(v, float) for v in labels) or all(_number(v) is not None for v in labels)
+    values = [float(v) for v in labels] if numeric else [str(v) for v in labels]
+    distinct = sorted(set(values))
+    if len(distinct) < 2:
+        raise DataFormatError(f"{path}: every label is {distinct[0]!r}; nothing to learn")
+    if task is None:
+        task = "classification" if len(distinct) == 2 or not numeric else "regression"
+    if task == "classification":
+        if len(distinct) != 2:
+            shown = ", ".join(repr(v) for v in distinct[:6]) + (", ..." if len(distinct) > 6 else "")
+            raise DataFormatError(f"{path}: the label has {len(distinct)} distinct values ({shown}); okl learns "
+                                  "two classes (-1/+1) or a numeric target (--task regression)")
+        neg, pos = distinct
+        y = np.where(np.asarray(values, dtype=object) == pos, 1.0, -1.0)
+        fmt = (lambda v: f"{v:g}") if numeric else repr
+        return y, task, f"labels {fmt(neg)} -> -1, {fmt(pos)} -> +1"
+    if task != "regression":
+        raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
+    if not numeric:
+        bad = next(i for i, v in enumerate(labels) if _number(v) is None)
+        raise DataFormatError(f"{path}:{linenos[bad]}: target {labels[bad]!r} is not a number (regression)")
+    y = np.asarray(values, dtype=float)
+    return y, task, f"target {y.min():g}..{y.max():g} scaled to [0, 1]"
+
+
+def _number(text):
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return None
+    return v if np.isfinite(v) else None
+
+
+def is_data_file(spec: str) -> bool:
+    """True when ``spec`` names a file rather than a registered dataset or adversarial preset."""
+    from okl.data.adversarial import ADVERSARIAL_PRESETS
+
+    if spec in REGISTRY or spec in ADVERSARIAL_PRESETS or spec == "kuairec":
+        return False
+    return os.path.isfile(spec) or os.sep in spec or "/" in spec or "." in os.path.basename(spec)
+
+
+def load_file(path: str | os.PathLike, label: str | int | None = None, sep: str | None = None,
+              header: bool | None = None, task: str | None = None) -> UserData:
+    """Load the user's own svmlight (plain/.gz/.bz2/.xz) or CSV/TSV file with the registry's
+    preprocessing: features min-max scaled to [0, 1], two label values -> -1/+1 (the larger number,
+    or the later name in sorted order, is +1), a numeric label with more values -> a regression target
+    scaled to [0, 1]. CSV/TSV: quoted fields, header detected (or ``header``), label column
+    ``label`` = "first", "last" (default), a 1-based number or a header name. Bad lines raise
+    :class:`DataFormatError` naming file and line.
+    """
+    from okl.data.readers import read_labeled_table, sniff_format
+
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"{path}: no such file")
+    fmt = sniff_format(path)
+    if fmt == "svmlight":
+        if label not in (None, "first"):
+            raise ValueError(f"{path}: an svmlight file has its label first; --label does not apply")
+        X, yraw = read_svmlight(path)
+        labels, linenos = [float(v) for v in yraw], list(range(1, len(yraw) + 1))
+        where = "svmlight, label first"
+    else:
+        X, labels, linenos, desc = read_labeled_table(path, label=label, sep=sep, header=header)
+        name = f" {desc['label_name']!r}" if desc["label_name"] else ""
+        where = (f"{desc['format']}, {'header' if desc['header'] else 'no header'}, label column "
+                 f"{desc['label_column']}{name} of {desc['columns']}")
+    given = task is not None
+    y, task, mapping = _user_labels(path, labels, linenos, task)
+    X = minmax_scale(np.asarray(X, dtype=np.float64))
+    if task == "regression":
+        y = minmax_scale(y[:, None])[:, 0]
+    text = (f"file {path}: {where}; {X.shape[0]} rows x {X.shape[1]} features scaled to [0, 1]; {mapping}; "
+            f"task {task} ({'given' if given else 'inferred'})")
+    return UserData(path, X, y, task, text)

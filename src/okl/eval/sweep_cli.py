@@ -85,6 +85,11 @@ def main_sweep(args) -> int:
         seeds = list(range(args.runs))
     datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
     learners = [m.strip() for m in args.learners.split(",") if m.strip()]
+    from okl.data.registry import fetch_hint, missing_datasets
+
+    missing = missing_datasets(datasets, args.data_dir)
+    if missing:  # one line before any cell runs, naming the command that downloads them
+        raise FileNotFoundError(f"no files for {', '.join(missing)}. {fetch_hint(missing, args.data_dir)}")
     notes: list[str] = []
     cells = build_cells(datasets, learners, grid, seeds, _stream_spec(args), args.data_dir, notes=notes)
     for note in notes:
