@@ -14,7 +14,7 @@ from okl.evolvable import (EvolvableStream, OPFES, evolvable_class, evolvable_le
                            make_evolvable_stream, stage_lengths)
 from okl.evolvable.opfes import fourier_map
 
-ALL = ("opfes", "align-fesl", "rff-fesl", "rff-rogd", "ker-fesl", "ker-rogd", "lin-fesl", "lin-rogd")
+ALL = ("opfes", "align-fesl", "rff-fesl", "rff-rogd", "ker-fesl", "ker-rogd", "lin-fesl", "lin-rogd", "ocds")
 
 SMALL = {"n_old_features": 20, "n_new_features": 20, "kom_iterations": 15, "budget": 12}
 
@@ -293,7 +293,128 @@ def test_quick_experiments(tmp_path, data_dir):
     assert "/ .3070±.0079" in table.markdown and "/ .4307" in table.markdown   # splice, paper numbers
     assert "OPFES win/tie/loss" in table.markdown
     csv_rows = (tmp_path / "opfes-table2.csv").read_text().splitlines()
-    assert len(csv_rows) == 1 + 2 * 8                                        # 2 runs x 8 learners
+    assert len(csv_rows) == 1 + 2 * 9                                        # 2 runs x 9 learners (OCDS included)
     assert (tmp_path / "opfes-table2-cer.png").read_bytes()[:8] == PNG
     ablation = experiments()["opfes-ablation"].func(ctx)
     assert "no KOM" in ablation.markdown and len((tmp_path / "opfes-ablation.csv").read_text().splitlines()) == 9
+
+
+# ---- OCDS --------------------------------------------------------------------------------------
+
+def _ocds_reference(stream, c, lam, alpha, beta, map_step, intercept, gamma, ensemble, omega0=0.5):
+    """Plain-Python OCDS (okl.evolvable.ocds docstring), written independently of the compiled loop."""
+    D1, D2 = stream.dims
+    D = D1 + D2
+    G = [[0.0] * (D + 1) for _ in range(D)]
+    wr = [0.0] * (D + 1)
+    wo = [0.0] * (D + 1)
+    a = np.log((1 - omega0) / omega0)
+    out = []
+    for t, (stage, x1, x2, y) in enumerate(stream.rows()):
+        u = [0.0] * D
+        if x1 is not None:
+            u[:D1] = list(x1)
+        if x2 is not None:
+            u[D1:] = list(x2)
+        lo = 0 if x1 is not None else D1
+        hi = D if x2 is not None else D1
+        O = range(lo, hi)
+        comp = [u[j] if j in O else G[j][D] + sum(G[j][k] * u[k] for k in O) for j in range(D)] + [intercept]
+        obs = [u[j] if j in O else 0.0 for j in range(D)] + [intercept]
+        fr = sum(p * q for p, q in zip(wr, comp))
+        fo = sum(p * q for p, q in zip(wo, obs))
+        if ensemble:
+            om = 1.0 / (1.0 + np.exp(a))
+            out.append(om * fo + (1 - om) * fr)
+            lr = max(0.0, 1 - y * fr) + 0.5 * lam * sum(v * v for v in wr)
+            lo_ = max(0.0, 1 - y * fo) + 0.5 * lam * sum(v * v for v in wo)
+            a += gamma * (lo_ - lr)
+        else:
+            out.append(fr)
+        tau = c / np.sqrt(t + 1)
+
+        def step(w, z, f):
+            new = []
+            for j, (wj, zj) in enumerate(zip(w, z)):
+                v = (1 - tau * lam) * wj + (tau * y * zj if y * f < 1 else 0.0)
+                if j < len(w) - 1:
+                    v = np.sign(v) * max(abs(v) - tau * beta, 0.0)
+                new.append(v)
+            return new
+
+        wr = step(wr, comp, fr)
+        if ensemble:
+            wo = step(wo, obs, fo)
+        if hi - lo >= 2:
+            eta = map_step / (1 + sum(u[k] ** 2 for k in O))
+            for j in O:
+                r = G[j][D] + sum(G[j][k] * u[k] for k in O if k != j) - u[j]
+                for k in O:
+                    if k != j:
+                        G[j][k] -= eta * (r * u[k] + alpha * G[j][k])
+                G[j][D] -= eta * r
+    return np.array(out)
+
+
+def _tiny_stream():
+    return EvolvableStream(np.array([[1.0], [1.0]]), np.array([[2.0], [2.0]]), np.array([1.0, 1.0, 1.0]), 1, 1, 1)
+
+
+def test_ocds_matches_a_hand_computation():
+    # round 1: f = 0, w = (1, 0); round 2: f = 1 (no step); graph (eta = 1/(1 + 1 + 4)):
+    # r_1 = -1: G_12 = 2/6, g_1 = 1/6; r_2 = -2: G_21 = 2/6, g_2 = 2/6;
+    # round 3 (x2 only): x1 recovered as g_1 + G_12 x2 = 1/6 + 2/3 = 5/6, f = 1 * 5/6
+    m = make_evolvable("ocds", step_size=1.0, reg=0.0, beta=0.0, alpha=0.0, map_step=1.0, ensemble=False,
+                       fit_intercept=False)
+    d = m.run(_tiny_stream()).decisions
+    assert np.allclose(d, [0.0, 1.0, 5.0 / 6.0], atol=1e-12)
+    assert np.allclose(m.G_, [[0.0, 1 / 3, 1 / 6], [1 / 3, 0.0, 1 / 3]])
+    # with the l1 penalty beta = 0.5: w1 = 1 - 0.5 after round 1; round 2 is a margin error at f = 0.5:
+    # w = (0.5 + (1 - 0.5)/sqrt 2, (2 - 0.5)/sqrt 2); round 3: f = w1 * 5/6 + w2 * 2
+    m = make_evolvable("ocds", step_size=1.0, reg=0.0, beta=0.5, alpha=0.0, map_step=1.0, ensemble=False,
+                       fit_intercept=False)
+    d = m.run(_tiny_stream()).decisions
+    w1, w2 = 0.5 + 0.5 / np.sqrt(2), 1.5 / np.sqrt(2)
+    assert np.allclose(d, [0.0, 0.5, w1 * 5 / 6 + w2 * 2], atol=1e-12)
+    assert abs(d[2] - 2.832614) < 1e-6
+
+
+@pytest.mark.parametrize("ensemble", [True, False])
+def test_ocds_matches_the_plain_reference(ensemble):
+    rng = np.random.default_rng(3)
+    X = rng.random((90, 5))
+    y = np.where(X[:, 0] + X[:, 3] > 1.0, 1.0, -1.0)
+    s = make_evolvable_stream(X, y, seed=2, evolving_length=20)
+    params = dict(step_size=0.7, reg=0.01, alpha=0.05, beta=0.002, map_step=0.8, gamma=0.3, ensemble=ensemble)
+    got = make_evolvable("ocds", **params).run(s).decisions
+    want = _ocds_reference(s, 0.7, 0.01, 0.05, 0.002, 0.8, 1.0, 0.3, ensemble)
+    assert np.allclose(got, want, atol=1e-10)
+    # per-round protocol gives the same decisions, and no label is used before its prediction
+    m = make_evolvable("ocds", **params)
+    per = []
+    for stage, x1, x2, yy in s.rows():
+        per.append(m.predict_one(x1=x1, x2=x2))
+        m.learn_one(x1=x1, x2=x2, y=yy)
+    assert np.allclose(per, got, atol=1e-10)
+    y2 = s.y.copy()
+    y2[60] = -y2[60]
+    s2 = EvolvableStream(s.X1, s.X2, y2, s.T1, s.Te, s.T2)
+    got2 = make_evolvable("ocds", **params).run(s2).decisions
+    assert np.allclose(got2[:61], got[:61]) and not np.allclose(got2[61:], got[61:])
+
+
+def test_ocds_recovers_a_linear_relation_across_spaces():
+    # x2 = 1 - x1 exactly: after the evolving stage the graph recovers x1 from x2 closely
+    rng = np.random.default_rng(0)
+    a = rng.random(600)
+    X = np.column_stack([a, 1.0 - a])
+    y = np.where(a > 0.5, 1.0, -1.0)
+    s = EvolvableStream(X[:400, :1], X[200:, 1:], y, 200, 200, 200)
+    m = make_evolvable("ocds", alpha=0.0, map_step=1.0, step_size=1.0)
+    r = m.run(s)
+    rec = m.G_[0, 2] + m.G_[0, 1] * X[400:, 1]
+    # the affine link x1 = 1 - x2 is learned from the 200 evolving rounds (NLMS, not exactly)
+    assert m.G_[0, 1] < -0.5 and m.G_[0, 2] > 0.5
+    assert np.abs(rec - X[400:, 0]).mean() < 0.1
+    # the old model keeps working on the recovered x1: far below chance in the current stage
+    assert r.current_error_rate < 0.15

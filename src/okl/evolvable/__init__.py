@@ -334,8 +334,9 @@ from okl.evolvable.kom import (kom_discrepancy, kom_discrepancy_factors, kom_obj
                                kom_subgradient, mirror_descent, procrustes_rotation)
 from okl.evolvable.opfes import OPFES  # noqa: E402
 from okl.evolvable import baselines  # noqa: E402,F401
+from okl.evolvable.ocds import OCDS  # noqa: E402
 
 __all__ = ["EvolvableLearner", "EvolvableResult", "EvolvableStream", "make_evolvable_stream", "stage_lengths",
-           "register_evolvable", "make_evolvable", "evolvable_learners", "evolvable_class", "OPFES",
+           "register_evolvable", "make_evolvable", "evolvable_learners", "evolvable_class", "OPFES", "OCDS",
            "kom_discrepancy", "kom_discrepancy_factors", "kom_objective", "kom_subgradient",
            "mirror_descent", "procrustes_rotation"]

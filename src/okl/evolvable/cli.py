@@ -31,14 +31,18 @@ from okl.evolvable import EvolvableResult, evolvable_class, evolvable_learners, 
 from okl.evolvable.opfes import draw_fourier, fourier_map, ogd_hinge_rounds
 from okl.evolvable.stream import make_evolvable_stream
 
-#: the order of OPFES Table 2 (OCDS is not implemented)
-TABLE2_LEARNERS = ("opfes", "align-fesl", "rff-fesl", "rff-rogd", "ker-fesl", "ker-rogd", "lin-fesl", "lin-rogd")
+#: the order of OPFES Table 2
+TABLE2_LEARNERS = ("opfes", "align-fesl", "rff-fesl", "rff-rogd", "ker-fesl", "ker-rogd", "lin-fesl", "lin-rogd",
+                   "ocds")
 
 TUNING_SEEDS = (10_000, 10_001)
 SIGMA_GRID = tuple(float(s) for s in 2.0 ** np.arange(-3, 3))
 STEP_GRID = (1.0, 3.0, 10.0, 30.0, 100.0)
 LINEAR_STEP_GRID = (0.01, 0.03, 0.1, 0.3, 1.0, 3.0, 10.0)
 DEFAULT_REG = 1e-4
+#: the paper's grids (OPFES Sec. 5): widths 2^[-6:6], steps c in 10^[-4:2]
+PAPER_SIGMA_GRID = tuple(float(s) for s in 2.0 ** np.arange(-6, 7))
+PAPER_STEP_GRID = tuple(float(c) for c in 10.0 ** np.arange(-4, 3))
 
 
 def _ogd_error(Z: np.ndarray, y: np.ndarray, step: float, reg: float) -> float:
@@ -84,7 +88,7 @@ def learner_params(name: str, tuned: dict, overrides: dict | None = None, horizo
     """Hyperparameters for learner ``name`` from the tuned values (only those it accepts)."""
     accepted = inspect.signature(evolvable_class(name).__init__).parameters
     params = {"reg": tuned["reg"], "horizon": horizon}
-    if name.startswith("lin-"):
+    if name.startswith("lin-") or getattr(evolvable_class(name), "linear", False):
         params["step_size"] = tuned["linear_step_size"]
     else:
         params["step_size"] = tuned["step_size"]
