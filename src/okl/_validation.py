@@ -49,6 +49,52 @@ def check_int(name: str, value, low=None, high=None) -> int:
     return value
 
 
+def check_sigma(sigma, name: str = "--sigma") -> float:
+    """A Gaussian width: a finite number > 0 whose square, and 1 / (2 sigma^2), are finite and
+    nonzero in float64 (so the kernel exp(-||x - x'||^2 / (2 sigma^2)) is defined)."""
+    if not _is_real(sigma) or not np.isfinite(sigma) or sigma <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {str(sigma)[:200]}")
+    sigma = float(sigma)
+    with np.errstate(over="ignore", under="ignore", divide="ignore"):
+        sq = np.float64(sigma) * np.float64(sigma)
+        gamma = 1.0 / (2.0 * sq) if sq > 0 else np.inf
+    if not (np.isfinite(sq) and sq > 0 and np.isfinite(gamma) and gamma > 0):
+        raise ValueError(f"{name} = {sigma!r}: sigma^2 must be a finite positive float64 "
+                         "(between about 1e-154 and 1e154)")
+    return sigma
+
+
+#: rows a learner buffers before it fixes its kernel width (okl.kernels.WIDTH_WINDOW; repeated
+#: here so that this module imports nothing from okl)
+_WIDTH_WINDOW = 50
+#: budget assumed when none is given (the learners' defaults are 100 or less)
+_DEFAULT_BUDGET = 100
+
+
+def _available_memory() -> int:
+    try:
+        import os
+
+        return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
+
+
+def check_state_memory(budget: int | None, dim: int | None) -> None:
+    """Refuse a budget B and input dimension D whose learner state cannot fit in memory: the
+    largest learners keep B x D support vectors, B x B matrices and a 50 x D width window, about
+    8 (B (D + 2B) + 50 D) bytes; this must be below the machine's physical memory."""
+    B = _DEFAULT_BUDGET if budget is None else int(budget)
+    D = 1 if dim is None else int(dim)
+    need = 8 * (B * (D + 2 * B) + _WIDTH_WINDOW * D)
+    have = _available_memory()
+    if need > have:
+        what = " x ".join(part for part in (f"budget {budget}" if budget is not None else "",
+                                            f"dimension {dim}" if dim is not None else "") if part)
+        raise ValueError(f"{what} needs about {need / 2**30:.3g} GiB of learner state, more than the "
+                         f"{have / 2**30:.3g} GiB of memory; lower it")
+
+
 def check_choice(name: str, value, choices) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")

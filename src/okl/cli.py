@@ -9,12 +9,107 @@ import argparse
 import importlib
 import importlib.util
 import json
+import math
+import re
 import sys
 
 from okl.data.registry import dataset_info, datasets, find_files, load_dataset
 from okl.eval import Progress, evaluate, majority_rate, markdown_table, mean_predictor_loss, mean_std, write_csv
 from okl.kernels import RBF
-from okl.learners.base import accepts, learners, make
+from okl._validation import check_sigma, check_state_memory
+from okl.learners.base import MAX_DIM, accepts, learners, make
+
+
+#: characters of an offending input echoed in an error message
+ECHO_CHARS = 200
+#: most runs (seeds) one command may ask for
+MAX_RUNS = 10_000
+
+
+def clip(text, limit: int = ECHO_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters (an offending input is echoed this way)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+class OklArgumentParser(argparse.ArgumentParser):
+    """argparse with okl's error convention: one line ``okl: error: ...`` on stderr, exit code 2,
+    at most :data:`ECHO_CHARS` characters of any offending token (no usage block)."""
+
+    def error(self, message):  # noqa: D401  (argparse API)
+        self.exit(2, user_error(message) + "\n")
+
+
+#: the range of every numeric option of every command (by destination name): the CLI checks each
+#: before any work, whichever subcommand defined the option; ``check`` gets the value and returns
+#: an error text or None
+def _positive_finite(name):
+    def check(v):
+        if not math.isfinite(v) or v <= 0:
+            return f"--{name} must be a finite number > 0, got {clip(v)}"
+    return check
+
+
+def _int_range(name, low, high=None):
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low or (high is not None and v > high):
+            return f"--{name} must be an integer in [{low}, {'inf' if high is None else high}], got {clip(v)}"
+    return check
+
+
+NUMERIC_OPTIONS = {
+    "runs": _int_range("runs", 1, MAX_RUNS),
+    "max_rows": _int_range("max-rows", 1),
+    "budget": _int_range("budget", 1),
+    "first": _int_range("first", 1),
+    "every": _int_range("every", 1),
+    "dim": _int_range("dim", 1, MAX_DIM),
+    "workers": _int_range("workers", 1, 4096),
+    "blas_threads": _int_range("blas-threads", 1, 4096),
+    "retries": _int_range("retries", 0, 100),
+    "random_state": _int_range("random-state", 0, 2**63 - 1),
+    "stats_every": _positive_finite("stats-every"),
+}
+
+
+def check_options(args) -> None:
+    """Apply :data:`NUMERIC_OPTIONS` and the sigma rule to a parsed command line (ValueError)."""
+    for dest, check in NUMERIC_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if value is None or isinstance(value, str):  # strings: lists parsed by the command itself
+            continue
+        problem = check(value)
+        if problem:
+            raise ValueError(problem)
+    sigma = getattr(args, "sigma", None)
+    if isinstance(sigma, float):
+        check_sigma(sigma)
+    follow = getattr(args, "follow", None)
+    if isinstance(follow, float) and not (math.isfinite(follow) and follow >= 0):
+        raise ValueError(f"--follow must be a finite number of seconds >= 0, got {clip(follow)}")
+    seeds = getattr(args, "seeds", None)
+    if isinstance(seeds, str):
+        check_seeds(seeds)
+    budget, dim = getattr(args, "budget", None), getattr(args, "dim", None)
+    if isinstance(budget, int) or isinstance(dim, int):
+        check_state_memory(budget if isinstance(budget, int) else None, dim if isinstance(dim, int) else None)
+
+
+def check_seeds(text: str) -> list[int]:
+    """``--seeds``: integers >= 0 (``0,1,5``, ``0,1,...,9`` or ``0:1:9``), at most MAX_RUNS of them."""
+    from okl.eval.sweep import parse_values
+
+    hint = "give integers >= 0, e.g. 0,1,5 or 0,1,...,9 or 0:1:9"
+    try:
+        values = parse_values(text)
+    except (ValueError, OverflowError):
+        values = None
+    if not values or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                         or v < 0 or v != int(v) for v in values):
+        raise ValueError(f"--seeds {clip(text)!r}: {hint}")
+    if len(values) > MAX_RUNS:
+        raise ValueError(f"--seeds {clip(text)!r}: {len(values)} seeds, at most {MAX_RUNS}")
+    return [int(v) for v in values]
 
 
 EXTENSION_COMMANDS = [
@@ -44,7 +139,7 @@ def _parse_params(items: list[str] | None) -> dict:
     for item in items or []:
         key, sep, value = item.partition("=")
         if not sep or not key:
-            raise SystemExit(f"okl: --param expects NAME=VALUE, got {item!r}")
+            raise ValueError(f"--param expects NAME=VALUE, got {clip(item)!r}")
         out[key.replace("-", "_")] = _parse_value(value)
     return out
 
@@ -104,6 +199,7 @@ def cmd_run(args) -> int:
     from okl.learners.base import NonFiniteError
 
     base, stream, task, X, y = _load_for_cli(args)
+    check_state_memory(args.budget, X.shape[1])
     first_X, first_y = stream(X, y, 0)
     n = len(first_y) if args.max_rows is None else min(len(first_y), args.max_rows)
     names = args.learners.split(",") if args.learners else [m for m in learners() if _applicable(m, task)]
@@ -120,7 +216,7 @@ def cmd_run(args) -> int:
     extra = _parse_params(args.param)
     for key in extra:
         if not any(accepts(m, key) for m in names):
-            raise SystemExit(f"okl: no selected learner has hyperparameter {key!r}")
+            raise ValueError(f"no selected learner has hyperparameter {clip(key)!r}")
 
     rows, csv_rows, failures = [], [], []
     with Progress(len(names) * args.runs, "", enabled=not args.quiet) as progress:
@@ -208,7 +304,7 @@ def cmd_fetch(args) -> int:
 
     names = sorted(d.name for d in datasets()) if args.all else args.names
     if not names:
-        raise SystemExit("okl fetch: name at least one dataset (or --all); okl datasets lists them")
+        raise ValueError("okl fetch: name at least one dataset (or --all); okl datasets lists them")
     for name in names:
         dataset_info(name)  # unknown names fail before any download
     failed = 0
@@ -283,7 +379,7 @@ def cmd_reproduce(args) -> int:
                   + (f" --data-dir {args.data_dir}" if args.data_dir else "") + " downloads it")
         return 0
     if args.id not in registry:
-        raise SystemExit(f"okl: unknown experiment {args.id!r}; available: {', '.join(sorted(registry))}")
+        raise ValueError(f"unknown experiment {clip(args.id)!r}; available: {', '.join(sorted(registry))}")
     ctx = ExperimentContext(data_dir=args.data_dir, runs=args.runs, out_dir=args.out,
                             progress=not args.quiet, quick=args.quick, options=_parse_params(args.param))
     result = registry[args.id].func(ctx)
@@ -294,7 +390,7 @@ def cmd_reproduce(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="okl", description="Online kernel learning on data streams.")
+    p = OklArgumentParser(prog="okl", description="Online kernel learning on data streams.")
     sub = p.add_subparsers(dest="command")
 
     r = sub.add_parser("run", help="compare learners on a dataset over random permutations")
@@ -360,6 +456,41 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def user_error(exc: BaseException | str) -> str:
+    """The one line ``okl: error: ...`` for a user's mistake (no traceback)."""
+    text = str(exc)
+    if isinstance(exc, MemoryError):
+        text = "not enough memory for this setting (lower --budget, --dim or the data size)" + (
+            f": {text}" if text else "")
+    for prefix in ("okl: error: ", "okl: ", "okl fetch: "):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    # a quoted input longer than ECHO_CHARS is cut there (the rest of the message is kept)
+    text = re.sub(r"(['\"])([^'\"]{%d})[^'\"]*\1" % ECHO_CHARS, lambda m: f"{m.group(1)}{m.group(2)}...{m.group(1)}",
+                  " ".join(text.split()))
+    return f"okl: error: {clip(text, 3 * ECHO_CHARS)}"
+
+
+def run_command(func, args) -> int:
+    """Run a subcommand: every user mistake is one line on stderr and exit code 2; a failed
+    download or an unreadable file (OSError) exit code 1."""
+    try:
+        check_options(args)
+        return func(args)
+    except (ValueError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError,
+            MemoryError, OverflowError, KeyError) as exc:
+        print(user_error(exc), file=sys.stderr)
+        return 2
+    except OSError as exc:  # a failed download (okl.data.fetch.FetchError), a failing disk
+        print(user_error(exc), file=sys.stderr)
+        return 1
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            print(user_error(exc.code), file=sys.stderr)
+            return 2
+        raise
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -369,14 +500,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    try:
-        return args.func(args)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"okl: error: {exc}", file=sys.stderr)
-        return 2
-    except OSError as exc:  # a failed download (okl.data.fetch.FetchError), an unreadable file
-        print(f"okl: error: {exc}", file=sys.stderr)
-        return 1
+    return run_command(args.func, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

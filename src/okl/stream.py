@@ -66,6 +66,7 @@ import io
 import json
 import math
 import os
+import shutil
 import signal
 import sys
 import tempfile
@@ -78,7 +79,7 @@ import numpy as np
 
 from okl.data.readers import DataFormatError, parse_svmlight_line
 from okl.kernels import RBF
-from okl.learners.base import Learner, ModelFileError, accepts, make
+from okl.learners.base import MAX_DIM, Learner, ModelFileError, accepts, make
 
 CHECKPOINT_FORMAT = "okl-stream-checkpoint"
 CHECKPOINT_FORMAT_VERSION = 1
@@ -300,12 +301,39 @@ def write_checkpoint(path: str, learner: Learner, config: StreamConfig, position
 
 def read_checkpoint(path: str) -> tuple[Learner, StreamConfig, StreamPosition]:
     """Load a checkpoint written by :func:`write_checkpoint`; raises :class:`CheckpointError`."""
+    fd, model_tmp = tempfile.mkstemp(prefix="okl-model-", suffix=".npz")
+    os.close(fd)
+    try:
+        return _read_checkpoint(path, model_tmp)
+    finally:
+        if os.path.exists(model_tmp):
+            os.unlink(model_tmp)
+
+
+#: largest ``stream.json`` accepted in a checkpoint
+MAX_CHECKPOINT_HEADER = 16 << 20
+
+
+def _read_checkpoint(path: str, model_tmp: str) -> tuple[Learner, StreamConfig, StreamPosition]:
     try:
         with zipfile.ZipFile(path) as zf:
-            header = json.loads(zf.read("stream.json").decode())
-            model_bytes = zf.read("model.npz")
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError, UnicodeDecodeError) as exc:
-        raise CheckpointError(f"{path}: not a readable okl stream checkpoint ({exc})") from None
+            info = zf.getinfo("stream.json")
+            if info.file_size > MAX_CHECKPOINT_HEADER:
+                raise CheckpointError(f"{path}: checkpoint header of {info.file_size} bytes "
+                                      f"(at most {MAX_CHECKPOINT_HEADER})")
+            header = json.loads(zf.read(info).decode())
+            model = zf.getinfo("model.npz")
+            free = shutil.disk_usage(os.path.dirname(model_tmp)).free
+            if model.file_size > free:
+                raise CheckpointError(f"{path}: the model inside declares {model.file_size} bytes, "
+                                      f"more than the {free} free on disk")
+            with zf.open(model) as src, open(model_tmp, "wb") as dst:
+                shutil.copyfileobj(src, dst, 1 << 20)
+    except CheckpointError:
+        raise
+    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError, UnicodeDecodeError,
+            RuntimeError, NotImplementedError) as exc:
+        raise CheckpointError(f"{path}: not a readable okl stream checkpoint ({str(exc)[:200]})") from None
     if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path}: not an okl stream checkpoint")
     if header.get("format_version") != CHECKPOINT_FORMAT_VERSION:
@@ -315,23 +343,63 @@ def read_checkpoint(path: str) -> tuple[Learner, StreamConfig, StreamPosition]:
         config = StreamConfig(**header["config"])
         position = StreamPosition(**header["position"])
     except (KeyError, TypeError) as exc:
-        raise CheckpointError(f"{path}: checkpoint header is incomplete ({exc})") from None
-    fd, model_tmp = tempfile.mkstemp(prefix="okl-model-", suffix=".npz")
+        raise CheckpointError(f"{path}: checkpoint header is incomplete ({str(exc)[:200]})") from None
     try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(model_bytes)
-        try:
-            learner = Learner.load(model_tmp)
-        except ModelFileError as exc:
-            raise CheckpointError(f"{path}: model inside the checkpoint: "
-                                  f"{str(exc).replace(model_tmp + ': ', '')}") from None
-    finally:
-        os.unlink(model_tmp)
+        learner = Learner.load(model_tmp)
+    except ModelFileError as exc:
+        raise CheckpointError(f"{path}: model inside the checkpoint: "
+                              f"{str(exc).replace(model_tmp + ': ', '')}") from None
+    check_position(path, position, learner)
     return learner, config, position
+
+
+#: largest count or byte offset a checkpoint may record
+MAX_POSITION = 1 << 62
+
+
+def check_position(path: str, position: StreamPosition, learner: Learner | None = None) -> None:
+    """Refuse a recorded position that no stream can produce: negative or non-integer counts,
+    more labelled events than events, more events than lines, more lines than bytes, mistakes
+    beyond the labelled events, a dimension or an event count that differ from the model's.
+    (Whether the byte offset ends a line of *this* input is checked when the input is positioned.)
+    """
+    def bad(name, why):
+        return CheckpointError(f"{path}: checkpoint position {name} {why}")
+
+    for name in ("events", "labelled", "lines", "byte_offset", "mistakes", "skipped_bad"):
+        value = getattr(position, name)
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_POSITION:
+            raise bad(name, f"must be an integer in [0, {MAX_POSITION}], got {str(value)[:200]!r}")
+    sq = position.squared_loss
+    if isinstance(sq, bool) or not isinstance(sq, (int, float)) or not (math.isfinite(sq) and sq >= 0):
+        raise bad("squared_loss", f"must be a finite number >= 0, got {str(sq)[:200]!r}")
+    if not isinstance(position.header_done, bool):
+        raise bad("header_done", f"must be true or false, got {str(position.header_done)[:200]!r}")
+    dim = position.dim
+    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int) or not 1 <= dim <= MAX_DIM):
+        raise bad("dim", f"must be an integer in [1, {MAX_DIM}] or null, got {str(dim)[:200]!r}")
+    for small, large in (("labelled", "events"), ("mistakes", "labelled"), ("events", "lines"),
+                         ("skipped_bad", "lines"), ("lines", "byte_offset")):
+        if getattr(position, small) > getattr(position, large):
+            raise bad(small, f"= {getattr(position, small)} exceeds {large} = {getattr(position, large)}")
+    if learner is not None:
+        if learner.n_seen_ != position.labelled:
+            raise bad("labelled", f"= {position.labelled} but the model has learned {learner.n_seen_} events")
+        if learner.dim_ is not None and dim is not None and learner.dim_ != dim:
+            raise bad("dim", f"= {dim} but the model has dimension {learner.dim_}")
 
 
 # --------------------------------------------------------------------------------------------
 # Runner
+
+
+def _one_line(exc: BaseException, limit: int = 200) -> str:
+    """An error about an input line, on one line, each quoted token cut to ``limit`` characters."""
+    import re
+
+    text = " ".join(str(exc).split())
+    text = re.sub(r"(['\"])([^'\"]{%d})[^'\"]*\1" % limit, lambda m: f"{m.group(1)}{m.group(2)}...{m.group(1)}", text)
+    return text if len(text) <= 3 * limit else text[:3 * limit] + "..."
 
 
 def _parse_value(text: str):
@@ -483,7 +551,7 @@ class StreamRunner:
                             self.save()  # everything before the bad line
                             raise
                         self.pos.skipped_bad += 1
-                        self.err.write(f"okl stream: warning: skipped {exc}\n")
+                        self.err.write(f"okl stream: warning: skipped {_one_line(exc)}\n")
                 self.pos.lines += 1
                 self.pos.byte_offset += size
                 state["offset"] = self.pos.byte_offset
@@ -621,15 +689,13 @@ def add_stream_parser(subparsers) -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m okl.stream ...`` (the same as ``okl stream ...``)."""
-    parser = argparse.ArgumentParser(prog="okl")
+    from okl.cli import OklArgumentParser, run_command
+
+    parser = OklArgumentParser(prog="okl")
     sub = parser.add_subparsers(dest="command")
     add_stream_parser(sub)
     args = parser.parse_args(["stream"] + list(sys.argv[1:] if argv is None else argv))
-    try:
-        return main_stream(args)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"okl: error: {exc}", file=sys.stderr)
-        return 2
+    return run_command(main_stream, args)
 
 
 if __name__ == "__main__":  # pragma: no cover

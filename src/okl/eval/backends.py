@@ -66,7 +66,50 @@ class SerialBackend:
         return "serial (this process)"
 
 
-def _init_worker(blas_threads):
+def resolve_data_dir(data_dir=None) -> str | None:
+    """The data directory as the *driver* resolves it (``data_dir``, else ``$OKL_DATA``), made
+    absolute, so workers elsewhere (a Dask cluster) read the same path instead of their own
+    ``$OKL_DATA``; None when neither is set (each worker then looks in ``~/.okl/data``)."""
+    path = data_dir if data_dir is not None else os.environ.get("OKL_DATA") or None
+    return None if path is None else os.path.abspath(os.path.expanduser(os.fspath(path)))
+
+
+#: seconds between a process-pool worker's checks that its parent is alive (where prctl is absent)
+PARENT_POLL_SECONDS = 1.0
+
+
+def _exit_with_parent(parent_pid: int) -> None:
+    """Make this worker process end when its parent does (``kill -9`` of ``okl sweep`` must not
+    leave workers computing): Linux's PR_SET_PDEATHSIG, else a thread polling the parent id."""
+    import signal
+
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(1, int(signal.SIGKILL), 0, 0, 0) == 0  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):
+            armed = False
+    if os.getppid() != parent_pid:  # the parent died before the signal was armed
+        os._exit(1)
+    if not armed:
+        import threading
+        import time
+
+        def watch():
+            while True:
+                time.sleep(PARENT_POLL_SECONDS)
+                if os.getppid() != parent_pid:
+                    os._exit(1)
+
+        threading.Thread(target=watch, name="okl-parent-watch", daemon=True).start()
+
+
+def _init_worker(blas_threads, parent_pid=None):
+    if parent_pid is not None:
+        _exit_with_parent(parent_pid)
     limit_blas_threads(blas_threads)
 
 
@@ -81,9 +124,9 @@ class ProcessBackend(SerialBackend):
     def run(self, cells, data_dir=None, blas_threads: int | None = 1):
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
         ctx = multiprocessing.get_context(method)
-        fn = functools.partial(run_cell_safely, data_dir=data_dir, blas_threads=blas_threads)
+        fn = functools.partial(run_cell_safely, data_dir=resolve_data_dir(data_dir), blas_threads=blas_threads)
         pool = ProcessPoolExecutor(self.workers, mp_context=ctx, initializer=_init_worker,
-                                   initargs=(blas_threads,))
+                                   initargs=(blas_threads, os.getpid()))
         try:
             # keep a bounded window in flight so a killed driver has little to lose and memory stays flat
             pending: dict = {}
@@ -162,7 +205,8 @@ class DaskBackend(SerialBackend):
 
         if not cells:
             return
-        fn = functools.partial(run_cell_safely, data_dir=data_dir, blas_threads=blas_threads)
+        # the client's data directory, resolved here: a remote worker's own $OKL_DATA may differ
+        fn = functools.partial(run_cell_safely, data_dir=resolve_data_dir(data_dir), blas_threads=blas_threads)
         futures = self.client.map(fn, list(cells), pure=False)
         cell_of = {f.key: c for f, c in zip(futures, cells)}
         try:
@@ -216,4 +260,4 @@ def make_backend(kind: str = "auto", workers: int | None = None, scheduler: str 
     return DaskBackend(scheduler, workers)
 
 
-__all__ = ["DaskBackend", "ProcessBackend", "SerialBackend", "make_backend"]
+__all__ = ["DaskBackend", "ProcessBackend", "SerialBackend", "make_backend", "resolve_data_dir"]

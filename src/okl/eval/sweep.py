@@ -444,6 +444,13 @@ def run_cell_safely(key: CellKey, data_dir=None, blas_threads: int | None = 1):
         return "error", traceback.format_exc(limit=8)
 
 
+def failure_line(payload: str, limit: int = 300) -> str:
+    """One line for a failed cell: the last line of its traceback (the exception), cut to ``limit``."""
+    lines = [line.strip() for line in str(payload).strip().splitlines() if line.strip()]
+    text = lines[-1] if lines else "unknown error"
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
 # ---- the driver -----------------------------------------------------------------------------
 
 @dataclass
@@ -509,7 +516,7 @@ def _drive(todo, store, backend, data_dir, progress, label, blas_threads, stream
                     on_result(key, payload)
             else:
                 report.failures.append((key, payload))
-                print(f"\n{label}: cell failed: {key.describe()}\n{payload}", file=stream or sys.stderr)
+                print(f"\n{label}: cell failed: {key.describe()}: {failure_line(payload)}", file=stream or sys.stderr)
             bar.advance()
 
 

@@ -41,7 +41,7 @@ import numpy as np
 
 from okl._compiled import jit
 from okl._validation import check_int
-from okl.learners.base import Learner
+from okl.learners.base import Arr, Learner, Num, StateSpec
 from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
 from okl.linalg.sketch import IncrementalSketch
 
@@ -130,6 +130,31 @@ class SketchedLearner(Learner):
         return max(1, int(self._update_fraction() * horizon))
 
     # ---- state ------------------------------------------------------------------------------
+
+    def _sketch_spec(self, k_high: int, **own) -> StateSpec:
+        """The shared state declaration (buffer, map, counters, sketch) plus the subclass's
+        ``own`` fields (feature dimension ``k`` in [0, ``k_high``])."""
+        B, sp, sm, last = self.budget, self.s_p_, self.s_m_, self.n_seen_ - 1
+        stage2 = ("Q_", "w_", "landmarks_", "transition_round_") + SKETCH_STATE_ATTRS
+        d = self.d_
+        return StateSpec(
+            sizes={"k": (0, k_high), "nu": (1, B + self.n_seen_ + 1)},
+            groups=(stage2,),
+            fields={
+                "SV_": Arr((B, "dim")), "alpha_": Arr((B,)), "m_": Num(int, 0, (B, "n_seen")),
+                "Q_": Arr((sm, "k"), optional=True), "w_": Arr(("k",), optional=True),
+                "landmarks_": Arr((sm, "dim"), optional=True),
+                "transition_round_": Num(int, 0, last, optional=True),
+                "counter_": Num(int, 0, "n_seen"), "update_rounds_": Num(int, 0, "n_seen"),
+                "sk_S_p_": Arr(("nu", sp), optional=True), "sk_points_": Arr(("nu", "dim"), optional=True),
+                "sk_indices_": Arr((sm,), np.int64, low=0, high=B - 1, optional=True),
+                "sk_Phi_pp_": Arr((sp, sp), optional=True), "sk_Phi_pm_": Arr((sp, sm), optional=True),
+                "sk_n_updates_": Num(int, 0, "n_seen", optional=True),
+                **own},
+            rules=((lambda m: m.sk_S_p_ is None or bool(((m.sk_S_p_ != 0).sum(axis=1) == d).all()),
+                    "sk_S_p_", f"every row must have exactly d = {d} nonzeros (an SJLT)"),
+                   (lambda m: m.sk_indices_ is None or int(m.sk_indices_.max(initial=0)) < m.sk_S_p_.shape[0],
+                    "sk_indices_", "indexes beyond the sketch list")))
 
     def _start(self, dim):
         self.SV_ = np.zeros((self.budget, dim))

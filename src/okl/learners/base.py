@@ -24,6 +24,33 @@ Subclasses implement three hooks:
 
 State attributes are listed in ``_state_attrs``; arrays, numbers, strings, ``None``, lists and
 ``numpy.random.Generator`` objects are saved.
+
+Declaring the state (model files are untrusted input)
+    Each learner declares its whole state once, in ``_state_spec(self) -> StateSpec``: every name
+    of ``_state_attrs`` maps to ``Arr(shape, dtype, finite=True, low=None, high=None,
+    optional=False)``, ``Num(kind, low, high, optional=False)``, ``Seq(length, low, high)`` (a
+    list of ints) or ``Opaque()``. Shape entries and bounds are numbers computed from the
+    hyperparameters, or names: ``"dim"``, ``"n_seen"``, a size declared in ``sizes={"j": (low,
+    high)}`` (fixed by the first array that uses it, equal everywhere after), or a scalar field
+    declared before; a tuple of bounds means their minimum. ``groups`` are attributes that are None
+    together (a stage not reached), ``rules`` extra ``(predicate(learner), field, message)``
+    checks. For example KOGD::
+
+        def _state_spec(self):
+            cap_high = self.budget if self.budget is not None else max(64, 2 * self.n_seen_)
+            return StateSpec(sizes={"cap": (1, cap_high)}, fields={
+                "SV_": Arr(("cap", "dim")), "alpha_": Arr(("cap",)),
+                "m_": Num(int, 0, ("cap", "n_seen"))})
+
+    :meth:`Learner.load` checks the declaration (plus the base state: generator, kernel, width
+    window, ``dim``, ``n_seen``) in two passes: shapes, dtypes and numbers from the ``.npy``
+    headers *before* any array is read (a header or zip bomb is refused without allocating), then
+    the contents (finiteness, element ranges, rules). Every refusal is a :class:`ModelFileError`
+    naming the file and the field; read-only or non-contiguous arrays are copied, not refused.
+    :meth:`Learner.check_state` runs the same check on a live learner. A learner without a
+    declaration (``_state_spec`` returns None, the default) gets the base checks only: nothing
+    extra is refused, but its compiled loops are then exposed to forged files, so declare it.
+    tests/test_untrusted_files.py forges files over every registered learner.
 """
 
 from __future__ import annotations
@@ -32,7 +59,9 @@ import inspect
 import json
 import os
 import time
+import weakref
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -142,6 +171,256 @@ def _decode_param(value):
 #: state every learner saves: its random generator, the kernel in use (chosen or given), whether
 #: the learner's own state exists yet, and the rows buffered inside the width window
 _BASE_STATE = ("_rng", "kernel_", "started_", "warmup_X_", "warmup_y_")
+
+
+# --------------------------------------------------------------------------------------------
+# State declarations (checked by Learner.load and Learner.check_state)
+#
+# A learner declares its saved state once, in ``_state_spec()``: every attribute of
+# ``_state_attrs`` maps to an :class:`Arr` (an array: shape, dtype, finiteness, element range),
+# a :class:`Num` (an int / float / bool: range), a :class:`Seq` (a list of ints) or
+# :class:`Opaque` (not checked). Shapes and bounds are numbers, or names of *sizes* declared in
+# :class:`StateSpec.sizes` (each with its own range); a size is fixed by the first array that
+# uses it and every later use must agree. A bound may also be the name of a scalar field checked
+# before it, or a tuple (the minimum of its entries). ``groups`` lists attributes that are None
+# together (a stage not reached yet); ``rules`` are extra (predicate, field, message) checks on
+# the loaded learner. The check runs in two passes: the layout (shapes, dtypes, scalars) from
+# the ``.npy`` headers, *before* any array is read (so a header or zip bomb is refused without
+# allocating), then the contents (finiteness, element ranges, rules). A learner without a
+# declaration (``_state_spec`` returns None) gets only the base checks (its generator, kernel,
+# width window, ``dim`` and ``n_seen``) and nothing extra is refused.
+#
+# Example (KOGD)::
+#
+#     def _state_spec(self):
+#         return StateSpec(sizes={"cap": (1, ...)}, fields={
+#             "SV_": Arr(("cap", "dim")), "alpha_": Arr(("cap",)),
+#             "m_": Num(int, 0, ("cap", "n_seen"))})
+#
+# ``"dim"`` and ``"n_seen"`` are always available as sizes.
+
+#: largest JSON header accepted in a model file (the arrays are checked against the declaration)
+MAX_HEADER_BYTES = 64 << 20
+#: largest input dimension a model file may declare
+MAX_DIM = (1 << 31) - 1
+#: largest round count a model file may declare
+MAX_ROUNDS = 1 << 62
+
+
+@dataclass(frozen=True)
+class Arr:
+    """A state array: ``shape`` (ints or size names), ``dtype``, all entries finite (unless
+    ``finite=False``, e.g. NaN placeholders), entries within [low, high] (bounds as in
+    :class:`Num`), or None when ``optional``."""
+
+    shape: tuple
+    dtype: Any = np.float64
+    finite: bool = True
+    low: Any = None
+    high: Any = None
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Num:
+    """A state number of type ``kind`` (int, float or bool) in [low, high], or None when
+    ``optional``."""
+
+    kind: type = int
+    low: Any = None
+    high: Any = None
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class Seq:
+    """A list of ints, of length ``length`` (an int or a size name), each in [low, high]."""
+
+    length: Any = None
+    low: Any = None
+    high: Any = None
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A state attribute that is saved but not checked (any JSON value or array)."""
+
+
+@dataclass
+class StateSpec:
+    """One learner's state declaration (see the comment above :class:`Arr`)."""
+
+    fields: dict[str, Any]
+    sizes: dict[str, tuple] = field(default_factory=dict)
+    groups: tuple = ()
+    rules: tuple = ()
+
+
+class _Header:
+    """Shape and dtype of an array not read yet (from its ``.npy`` header)."""
+
+    def __init__(self, shape, dtype):
+        self.shape, self.dtype = tuple(shape), np.dtype(dtype)
+
+
+class StateError(ValueError):
+    """A state that does not fit its declaration; ``field`` names the attribute."""
+
+    def __init__(self, field_name: str, message: str):
+        super().__init__(f"state {field_name}: {message}")
+        self.field = field_name
+
+
+def _base_spec(learner: "Learner") -> StateSpec:
+    """The declaration of the state every learner saves (:data:`_BASE_STATE`)."""
+    if not learner.started_:
+        return StateSpec(fields={"warmup_X_": Arr((WIDTH_WINDOW, "dim")), "warmup_y_": Arr((WIDTH_WINDOW,))})
+    # started: None, or (inside _finish_warmup) the rows being learned
+    return StateSpec(sizes={"_warmup": (0, WIDTH_WINDOW)}, fields={
+        "warmup_X_": Arr(("_warmup", "dim"), optional=True), "warmup_y_": Arr(("_warmup",), optional=True)})
+
+
+class _SpecChecker:
+    """Checks one learner's state against a :class:`StateSpec` (layout, then contents)."""
+
+    def __init__(self, learner: "Learner", spec: StateSpec, values: dict[str, Any]):
+        self.learner, self.spec, self.values = learner, spec, values
+        self.bound: dict[str, int] = {"dim": int(learner.dim_), "n_seen": int(learner.n_seen_)}
+
+    def resolve(self, bound, what: str):
+        """A bound: None, a number, a size or scalar-field name, or a tuple (their minimum)."""
+        if bound is None or bound is Ellipsis:
+            return None
+        if isinstance(bound, tuple):
+            vals = [v for v in (self.resolve(b, what) for b in bound) if v is not None]
+            return min(vals) if vals else None
+        if isinstance(bound, str):
+            if bound in self.bound:
+                return self.bound[bound]
+            value = self.values.get(bound)
+            if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+                return value
+            raise StateError(what, f"bound {bound!r} is not known yet (declaration error)")
+        return bound
+
+    def bind(self, size: str, value: int, attr: str) -> None:
+        if size in self.bound:
+            if self.bound[size] != value:
+                raise StateError(attr, f"size {size} is {value} here but {self.bound[size]} elsewhere")
+            return
+        low, high = self.spec.sizes.get(size, (0, None))
+        low, high = self.resolve(low, attr), self.resolve(high, attr)
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise StateError(attr, f"size {size} = {value} outside [{low}, {'inf' if high is None else high}]")
+        self.bound[size] = value
+
+    def layout(self) -> None:
+        for group in self.spec.groups:
+            present = [a for a in group if self.values.get(a) is not None]
+            if present and len(present) != len(group):
+                missing = next(a for a in group if self.values.get(a) is None)
+                raise StateError(missing, f"is None while {present[0]} is set (they belong together)")
+        for attr, decl in self.spec.fields.items():
+            value = self.values.get(attr)
+            if isinstance(decl, Opaque):
+                continue
+            if isinstance(decl, Arr):
+                self._array_layout(attr, decl, value)
+            elif isinstance(decl, Num):
+                self._number(attr, decl, value)
+            elif isinstance(decl, Seq):
+                self._seq(attr, decl, value)
+
+    def _array_layout(self, attr, decl: Arr, value) -> None:
+        if value is None:
+            if decl.optional:
+                return
+            raise StateError(attr, "is missing (None)")
+        if not isinstance(value, (np.ndarray, _Header)):
+            raise StateError(attr, f"must be an array, got {type(value).__name__}")
+        if value.dtype != np.dtype(decl.dtype):
+            raise StateError(attr, f"must be {np.dtype(decl.dtype).name}, got {value.dtype}")
+        if len(value.shape) != len(decl.shape):
+            raise StateError(attr, f"must have {len(decl.shape)} dimension(s), got shape {value.shape}")
+        for n, want in zip(value.shape, decl.shape):
+            if isinstance(want, str):
+                self.bind(want, int(n), attr)
+            elif n != want:
+                raise StateError(attr, f"has shape {value.shape}, expected {self.shape_text(decl.shape)}")
+
+    def shape_text(self, shape) -> str:
+        return "(" + ", ".join(str(self.bound.get(s, s)) if isinstance(s, str) else str(s) for s in shape) + ")"
+
+    def _number(self, attr, decl: Num, value) -> None:
+        if value is None:
+            if decl.optional:
+                return
+            raise StateError(attr, "is missing (None)")
+        if decl.kind is bool:
+            if not isinstance(value, (bool, np.bool_)):
+                raise StateError(attr, f"must be True or False, got {value!r}")
+            return
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise StateError(attr, f"must be a number, got {type(value).__name__}")
+        if decl.kind is int and not (isinstance(value, (int, np.integer))
+                                     or (np.isfinite(value) and float(value).is_integer())):
+            raise StateError(attr, f"must be an integer, got {value!r}")
+        if not np.isfinite(value):
+            raise StateError(attr, f"must be finite, got {value!r}")
+        self._in_range(attr, value, decl.low, decl.high)
+
+    def _in_range(self, attr, value, low, high) -> None:
+        lo, hi = self.resolve(low, attr), self.resolve(high, attr)
+        if (lo is not None and value < lo) or (hi is not None and value > hi):
+            raise StateError(attr, f"= {value!r} outside [{'-inf' if lo is None else lo}, "
+                                   f"{'inf' if hi is None else hi}]")
+
+    def _seq(self, attr, decl: Seq, value) -> None:
+        if not isinstance(value, list):
+            raise StateError(attr, f"must be a list, got {type(value).__name__}")
+        if decl.length is not None:
+            if isinstance(decl.length, str):
+                self.bind(decl.length, len(value), attr)
+            elif len(value) != decl.length:
+                raise StateError(attr, f"has {len(value)} entries, expected {decl.length}")
+        lo, hi = self.resolve(decl.low, attr), self.resolve(decl.high, attr)
+        for v in value:
+            if isinstance(v, bool) or not isinstance(v, int) or (lo is not None and v < lo) or (
+                    hi is not None and v > hi):
+                raise StateError(attr, f"entry {v!r} is not an integer in [{lo}, {hi}]")
+
+    def contents(self) -> None:
+        for attr, decl in self.spec.fields.items():
+            value = self.values.get(attr)
+            if not isinstance(decl, Arr) or not isinstance(value, np.ndarray) or value.size == 0:
+                continue
+            if decl.finite and value.dtype.kind == "f" and not np.isfinite(value).all():
+                raise StateError(attr, "has a non-finite entry (NaN or infinity)")
+            lo, hi = self.resolve(decl.low, attr), self.resolve(decl.high, attr)
+            with np.errstate(invalid="ignore"):
+                if lo is not None and (value < lo).any():
+                    raise StateError(attr, f"has an entry {value.min()!r} below {lo}")
+                if hi is not None and (value > hi).any():
+                    raise StateError(attr, f"has an entry {value.max()!r} above {hi}")
+        for predicate, attr, message in self.spec.rules:
+            try:
+                ok = bool(predicate(self.learner))
+            except (ValueError, TypeError, IndexError, AttributeError, ArithmeticError):
+                ok = False
+            if not ok:
+                raise StateError(attr, message)
+
+
+def _writable(value: np.ndarray, dtype=None) -> np.ndarray:
+    """``value`` as a writable, C-contiguous array (copied only when it is not one already)."""
+    if value.flags.writeable and value.flags.c_contiguous and (dtype is None or value.dtype == dtype):
+        return value
+    return np.array(value, dtype=dtype or value.dtype, order="C", copy=True)
+
+
+#: learner -> the state last found to fit its layout (:meth:`Learner.check_layout`); kept outside
+#: the learner so that checking never changes what a learner holds (or pickles)
+_LAYOUT_CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 class Learner:
@@ -378,20 +657,166 @@ class Learner:
             os.fsync(fh.fileno())
         os.replace(tmp, path)
 
+    # ---- state declaration ------------------------------------------------------------------
+
+    def _state_spec(self) -> StateSpec | None:
+        """The declaration of this learner's own state (``_state_attrs``), checked when a model
+        file is loaded and by :meth:`check_state`; see :class:`StateSpec`. Called with the
+        hyperparameters, ``dim_``, ``n_seen_`` and the base state set. None (the default): no
+        learner-specific check (a learner should declare its state: the compiled loops do not
+        check bounds)."""
+        return None
+
+    def _full_spec(self) -> StateSpec:
+        base = _base_spec(self)
+        own = self._state_spec() if self.started_ else None
+        if own is None:
+            return base
+        missing = set(self._state_attrs) - set(own.fields)
+        if missing:
+            raise StateError(sorted(missing)[0], f"is not declared in {type(self).__name__}._state_spec")
+        return StateSpec(fields={**base.fields, **own.fields}, sizes={**base.sizes, **own.sizes},
+                         groups=base.groups + tuple(own.groups), rules=base.rules + tuple(own.rules))
+
+    def _check_base_values(self) -> None:
+        if not isinstance(self.started_, (bool, np.bool_)):
+            raise StateError("started_", f"must be True or False, got {self.started_!r}")
+        if not isinstance(self._rng, np.random.Generator):
+            raise StateError("_rng", "must be a random generator")
+        kernel = getattr(self, "kernel_", None)
+        if kernel is not None and not isinstance(kernel, Kernel):
+            raise StateError("kernel_", f"must be a kernel, got {type(kernel).__name__}")
+        if self.started_:
+            if kernel is None and "kernel" in self._param_names():
+                raise StateError("kernel_", "is missing although the learner has started")
+        else:
+            if not self._chooses_width():
+                raise StateError("started_", "is False but the learner does not choose its width")
+            if kernel is not None:
+                raise StateError("kernel_", "is set inside the width window")
+            if not 0 <= self.n_seen_ < WIDTH_WINDOW:
+                raise StateError("n_seen", f"= {self.n_seen_} inside the width window of {WIDTH_WINDOW} rows")
+
+    def check_state(self) -> "Learner":
+        """Check the whole state against the learner's declaration (as :meth:`load` does) and make
+        read-only arrays writable copies; raises :class:`StateError` (a ValueError) naming the
+        field. Nothing to check before the first example."""
+        checker = self._layout_checker()
+        if checker is not None:
+            self._check_base_values()
+            checker.layout()
+            checker.contents()
+        return self
+
+    def check_layout(self) -> "Learner":
+        """:meth:`check_state` without reading every entry (shapes, dtypes and counters only):
+        cheap enough for every call of a compiled loop."""
+        if self.dim_ is None:
+            return self
+        attrs = _BASE_STATE + (tuple(self._state_attrs) if self.started_ else ())
+        # unchanged since the last check (same array objects, writable, same numbers): nothing to do
+        key = (self.dim_, self.started_, self.n_seen_) + tuple(
+            (id(v), v.flags.writeable) if isinstance(v, np.ndarray) else
+            (type(v), v) if v is None or type(v) in (int, float, bool) else id(v)
+            for v in (getattr(self, a, None) for a in attrs))
+        if _LAYOUT_CHECKED.get(self) == key:
+            return self
+        checker = self._layout_checker()
+        if checker is not None:
+            checker.layout()
+            _LAYOUT_CHECKED[self] = key
+        return self
+
+    def _layout_checker(self) -> "_SpecChecker | None":
+        if self.dim_ is None:
+            return None
+        attrs = _BASE_STATE + (tuple(self._state_attrs) if self.started_ else ())
+        values = {}
+        for attr in attrs:
+            value = getattr(self, attr, None)
+            if isinstance(value, np.ndarray) and not value.flags.writeable:
+                value = _writable(value)
+                setattr(self, attr, value)
+            values[attr] = value
+        return _SpecChecker(self, self._full_spec(), values)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickling (e.g. joblib's read-only memory maps): read-only arrays become copies."""
+        for key, value in state.items():
+            if isinstance(value, np.ndarray) and not value.flags.writeable:
+                state[key] = _writable(value)
+        self.__dict__.update(state)
+
+    # ---- model files ------------------------------------------------------------------------
+
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Learner":
-        """Rebuild a learner saved by :meth:`save`. Nothing in the file is executed or unpickled."""
-        from okl import __version__
+        """Rebuild a learner saved by :meth:`save`. Nothing in the file is executed or unpickled.
 
+        Every refusal is a :class:`ModelFileError` naming the file (and the state field): the
+        header, the hyperparameters, then the whole state against the learner's declaration
+        (:meth:`_state_spec`). Array sizes are checked from the ``.npy`` headers before any array
+        is read, so a file declaring more than the hyperparameters imply is refused without
+        allocating it; read-only or non-contiguous arrays are copied.
+        """
         path = os.fspath(path)
         try:
-            with np.load(path, allow_pickle=False) as npz:
-                arrays = {k: npz[k] for k in npz.files}
-        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
-            raise ModelFileError(f"{path}: not a readable okl model file ({exc})") from None
+            with zipfile.ZipFile(path) as zf:
+                return cls._load_zip(zf, path)
+        except ModelFileError:
+            raise
+        except StateError as exc:
+            raise ModelFileError(f"{path}: {exc}") from None
+        except MemoryError:
+            raise ModelFileError(f"{path}: an array does not fit in memory") from None
+        except (OSError, ValueError, TypeError, KeyError, zipfile.BadZipFile, EOFError, RuntimeError,
+                NotImplementedError, OverflowError, zlib.error) as exc:
+            raise ModelFileError(f"{path}: not a readable okl model file ({type(exc).__name__}: "
+                                 f"{str(exc)[:200]})") from None
+
+    @staticmethod
+    def _npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, what: str):
+        """(shape, dtype, data bytes) of a ``.npy`` member, from its header only."""
+        with zf.open(info) as fh:
+            version = np.lib.format.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+            elif version in ((2, 0), (3, 0)):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+            else:
+                raise ModelFileError(f"{path}: array {what}: unsupported .npy version {version}")
+            offset = fh.tell()
+        if dtype.hasobject:
+            raise ModelFileError(f"{path}: not a readable okl model file (array {what} holds Python "
+                                 "objects, i.e. pickled data, which okl never loads)")
+        if dtype.kind not in "biuf" or not all(isinstance(n, int) and n >= 0 for n in shape):
+            raise ModelFileError(f"{path}: not a readable okl model file (array {what} has the "
+                                 f"unsupported type {dtype} {shape})")
+        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if nbytes != info.file_size - offset:
+            raise ModelFileError(f"{path}: array {what}: its header declares {nbytes} bytes of data but "
+                                 f"the file holds {max(info.file_size - offset, 0)}")
+        return _Header(shape, dtype), nbytes
+
+    @staticmethod
+    def _npy_read(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+        with zf.open(info) as fh:
+            return np.lib.format.read_array(fh, allow_pickle=False)
+
+    @classmethod
+    def _load_zip(cls, zf: zipfile.ZipFile, path: str) -> "Learner":
+        from okl import __version__
+
+        members = {info.filename[:-4]: info for info in zf.infolist() if info.filename.endswith(".npy")}
+        if "__meta__" not in members:
+            raise ModelFileError(f"{path}: no okl model header")
+        head, nbytes = cls._npy_header(zf, members["__meta__"], path, "__meta__")
+        if head.dtype != np.uint8 or len(head.shape) != 1 or nbytes > MAX_HEADER_BYTES:
+            raise ModelFileError(f"{path}: the okl model header must be at most {MAX_HEADER_BYTES} bytes "
+                                 f"of text, got a {head.dtype} array of shape {head.shape}")
         try:
-            meta = json.loads(arrays.pop("__meta__").tobytes().decode())
-        except (KeyError, ValueError, UnicodeDecodeError) as exc:
+            meta = json.loads(cls._npy_read(zf, members["__meta__"]).tobytes().decode())
+        except (ValueError, UnicodeDecodeError) as exc:
             raise ModelFileError(f"{path}: no okl model header ({exc})") from None
         if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
             fmt = meta.get("format") if isinstance(meta, dict) else None
@@ -413,42 +838,95 @@ class Learner:
         try:
             params = {k: _decode_param(v) for k, v in meta["params"].items()}
             learner = target(**params)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise ModelFileError(f"{path}: invalid hyperparameters for {target.__name__} ({exc})") from None
         learner.name = name
         try:
             if meta["dim"] is not None:
-                learner.dim_ = int(meta["dim"])
-                learner.n_seen_ = int(meta["n_seen"])
-                started = meta["state"].get("started_", {}).get("value") is True
-                expected = {*_BASE_STATE, *(target._state_attrs if started else ())}
-                if set(meta["state"]) != expected:
-                    raise ModelFileError(
-                        f"{path}: state attributes {sorted(meta['state'])} do not match "
-                        f"{target.__name__}'s {sorted(expected)}")
-                for attr, entry in meta["state"].items():
-                    if "array" in entry:
-                        key = "state__" + attr
-                        if key not in arrays:
-                            raise ModelFileError(f"{path}: state array {attr!r} is missing")
-                        value = arrays[key]
-                    elif "rng" in entry:
-                        value = np.random.default_rng()
-                        value.bit_generator.state = entry["rng"]
-                    else:
-                        value = _decode_param(entry["value"])
-                    setattr(learner, attr, value)
-        except ModelFileError:
+                cls._load_state(learner, meta, zf, members, path)
+        except (ModelFileError, MemoryError):
             raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except StateError as exc:
+            raise ModelFileError(f"{path}: {target.__name__}: {exc}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
             raise ModelFileError(f"{path}: invalid state for {target.__name__} ({exc!r})") from None
         return learner
+
+    @classmethod
+    def _load_state(cls, learner: "Learner", meta: dict, zf: zipfile.ZipFile, members: dict,
+                    path: str) -> None:
+        target = type(learner)
+        for key, high in (("dim", MAX_DIM), ("n_seen", MAX_ROUNDS)):
+            value = meta[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not (key != "dim" or value >= 1) \
+                    or not 0 <= value <= high:
+                raise StateError(key, f"must be an integer in [{1 if key == 'dim' else 0}, {high}], got {value!r}")
+        learner.dim_ = int(meta["dim"])
+        learner.n_seen_ = int(meta["n_seen"])
+        state = meta["state"]
+        if not isinstance(state, dict) or not all(isinstance(e, dict) for e in state.values()):
+            raise StateError("state", "must map each attribute to its entry")
+        started = state.get("started_", {}).get("value") is True
+        expected = {*_BASE_STATE, *(target._state_attrs if started else ())}
+        if set(state) != expected:
+            raise ModelFileError(
+                f"{path}: state attributes {sorted(state)} do not match "
+                f"{target.__name__}'s {sorted(expected)}")
+        values: dict[str, Any] = {}
+        sizes: dict[str, int] = {}
+        for attr, entry in state.items():
+            if "array" in entry:
+                info = members.get("state__" + attr)
+                if info is None:
+                    raise ModelFileError(f"{path}: state array {attr!r} is missing")
+                values[attr], sizes[attr] = cls._npy_header(zf, info, path, attr)
+            elif "rng" in entry:
+                rng = np.random.default_rng()
+                rng.bit_generator.state = entry["rng"]
+                values[attr] = rng
+            elif "value" in entry:
+                values[attr] = _decode_param(entry["value"])
+            else:
+                raise StateError(attr, "has neither an array, a generator nor a value")
+        for attr in _BASE_STATE:
+            if not isinstance(values[attr], _Header):
+                setattr(learner, attr, values[attr])
+        learner._check_base_values()
+        for attr, value in values.items():
+            if not isinstance(value, _Header):
+                setattr(learner, attr, value)
+        spec = learner._full_spec()
+        checker = _SpecChecker(learner, spec, values)
+        checker.layout()  # shapes from the headers: nothing large is read before this passes
+        undeclared = sum(n for a, n in sizes.items() if a not in spec.fields)
+        if undeclared > _available_memory():
+            raise ModelFileError(f"{path}: its arrays declare {undeclared} bytes, more than the "
+                                 "memory available")
+        for attr, value in values.items():
+            if isinstance(value, _Header):
+                decl = spec.fields.get(attr)
+                array = cls._npy_read(zf, members["state__" + attr])
+                if array.shape != value.shape or array.dtype != value.dtype:
+                    raise StateError(attr, "changed between its header and its data")
+                values[attr] = _writable(array, getattr(decl, "dtype", None))
+                setattr(learner, attr, values[attr])
+        checker.contents()
+
 
     def clone(self) -> "Learner":
         """A fresh, unstarted learner with the same hyperparameters."""
         new = type(self)(**self.get_params())
         new.name = self.name
         return new
+
+
+def _available_memory() -> int:
+    """Bytes of memory available now (a generous bound when it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
+
 
 
 # --------------------------------------------------------------------------------------------
@@ -485,8 +963,10 @@ def make(name: str, **params: Any) -> Learner:
 
 
 def select_params(name: str, params: dict[str, Any] | None = None, **common: Any) -> dict[str, Any]:
-    """The one place every path (``okl run``, ``sweep``, ``reproduce``, ``stream``, ``evolve``, the
-    scikit-learn and River adapters) builds learner ``name``'s hyperparameters.
+    """The one place where ``okl run``, ``sweep``, the paper tables (through
+    :func:`okl.eval.progressive.learner_params`) and the scikit-learn and River adapters build
+    learner ``name``'s hyperparameters (``okl stream`` passes the same settings; the
+    feature-evolvable learners of ``okl evolve`` have their own registry, issue 14).
 
     ``common`` holds the path's shared settings (budget, kernel, sigma, loss, horizon,
     random_state, ...): each that is not None and that the learner takes is passed, so a setting
@@ -528,5 +1008,5 @@ def accepts(name: str, param: str) -> bool:
     return param in learner_class(name)._param_names()
 
 
-__all__ = ["Learner", "Trace", "ModelFileError", "NonFiniteError", "register", "make", "learners", "learner_class",
+__all__ = ["Learner", "Trace", "ModelFileError", "StateError", "StateSpec", "Arr", "Num", "Seq", "Opaque", "NonFiniteError", "register", "make", "learners", "learner_class",
            "accepts", "mistakes_of", "select_params"]

@@ -45,7 +45,7 @@ import numpy as np
 from okl._compiled import jit, kernel_value, loss_derivative
 from okl._validation import check_int, check_nonnegative, check_positive
 from okl.kernels import RBF_KIND, check_kernel
-from okl.learners.base import Learner, register
+from okl.learners.base import Arr, Learner, Num, StateSpec, register
 from okl.losses import HINGE, get_loss
 
 DONE, NEED_RANDOM = 0, 1
@@ -370,23 +370,21 @@ class _BudgetedExpansion(Learner):
     def _buffer(self) -> np.ndarray:
         return np.empty(self.budget)
 
-    def _state_layout(self) -> dict:
-        """attribute -> (shape, dtype) of every state array the compiled loops index."""
+    def _state_spec(self) -> StateSpec:
+        """Every state array the compiled loops index, and the counters (Learner._state_spec)."""
         B = self.budget
-        return {"SVT_": ((self.dim_, B), np.float64), "alpha_": ((B,), np.float64)}
+        return StateSpec(fields={"SVT_": Arr(("dim", B)), "alpha_": Arr((B,)),
+                                 "m_": Num(int, 0, (B, "n_seen"))})
 
     def _check_state(self) -> None:
-        """The compiled loops do not check bounds: refuse a state (e.g. from an edited model
-        file) whose arrays or counters do not fit the hyperparameters, instead of reading or
-        writing outside the arrays."""
-        for attr, (shape, dtype) in self._state_layout().items():
-            value = getattr(self, attr)
-            if not (isinstance(value, np.ndarray) and value.shape == shape and value.dtype == dtype
-                    and value.flags.writeable):
-                raise ValueError(f"{type(self).__name__}: state {attr} must be a writable "
-                                 f"{np.dtype(dtype).name} array of shape {shape}")
-        if not 0 <= int(self.m_) <= self.budget:
-            raise ValueError(f"{type(self).__name__}: state m_ = {self.m_} outside [0, {self.budget}]")
+        """The compiled loops do not check bounds: refuse a state (e.g. set by hand) whose arrays
+        or counters do not fit the declaration (:meth:`_state_spec`; the layout, not every
+        entry, as this runs every call), instead of reading or writing outside the arrays.
+        Read-only arrays (an unpickled read-only memory map) are copied."""
+        try:
+            self.check_layout()
+        except ValueError as exc:
+            raise ValueError(f"{type(self).__name__}: {exc}") from None
         if isinstance(self, _RandomRemovals):
             buf = self.random_buffer_
             if not (isinstance(buf, np.ndarray) and buf.ndim == 1 and buf.dtype == np.int64
@@ -404,6 +402,13 @@ class _BudgetedExpansion(Learner):
 
 class _RandomRemovals:
     """Mixin: pre-drawn removal indices (see the module docstring, "Randomness")."""
+
+    def _state_spec(self):
+        spec = super()._state_spec()
+        spec.sizes["rb"] = (0, RANDOM_BLOCK)
+        spec.fields.update(random_buffer_=Arr(("rb",), np.int64, low=0, high=self.budget - 1),
+                           random_next_=Num(int, 0, "rb"))
+        return spec
 
     def _start_random(self):
         self.random_buffer_ = np.zeros(0, dtype=np.int64)
@@ -532,9 +537,12 @@ class Forgetron(_BudgetedExpansion):
         self.removals_ = 0
         self.last_shrink_ = np.full(5, np.nan)
 
-    def _state_layout(self):
-        return {**super()._state_layout(), "labels_": ((self.budget,), np.float64),
-                "last_shrink_": ((5,), np.float64)}
+    def _state_spec(self):
+        spec = super()._state_spec()
+        spec.fields.update(labels_=Arr((self.budget,), low=-1.0, high=1.0),
+                           head_=Num(int, 0, self.budget - 1), Q_=Num(float), M_=Num(int, 0, "n_seen"),
+                           removals_=Num(int, 0, "n_seen"), last_shrink_=Arr((5,), finite=False))
+        return spec
 
     def _check_state(self):
         super()._check_state()
@@ -614,9 +622,11 @@ class Projectron(_BudgetedExpansion):
     def U_(self) -> float:
         return 0.0
 
-    def _state_layout(self):
+    def _state_spec(self):
+        spec = super()._state_spec()
         B = self.budget
-        return {**super()._state_layout(), "Kinv_": ((B, B), np.float64), "counts_": ((3,), np.int64)}
+        spec.fields.update(Kinv_=Arr((B, B)), counts_=Arr((3,), np.int64, low=0, high="n_seen"))
+        return spec
 
     def _start(self, dim):
         super()._start(dim)
@@ -731,9 +741,11 @@ class BPAS(_BudgetedExpansion):
         self.kernel = check_kernel(kernel)
         self.random_state = random_state
 
-    def _state_layout(self):
-        return {**super()._state_layout(), "kself_": ((self.budget,), np.float64),
-                "last_removal_": ((2,), np.float64)}
+    def _state_spec(self):
+        spec = super()._state_spec()
+        spec.fields.update(kself_=Arr((self.budget,), low=0.0), removals_=Num(int, 0, "n_seen"),
+                           last_removal_=Arr((2,), finite=False))
+        return spec
 
     def _start(self, dim):
         super()._start(dim)

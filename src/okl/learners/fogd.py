@@ -33,7 +33,7 @@ import numpy as np
 from okl._compiled import dot, jit, loss_derivative
 from okl._validation import check_int, check_positive
 from okl.kernels import check_kernel
-from okl.learners.base import Learner, register
+from okl.learners.base import Arr, Learner, Num, StateSpec, register
 from okl.losses import get_loss
 
 
@@ -147,6 +147,10 @@ class FOGD(Learner):
         """LSOKL's and the FORKS code's step eta_fou = 0.002 on unnormalised features, i.e.
         eta = 0.002 D with D = 4B."""
         return {"eta": 0.002 * 4 * budget}
+
+    def _state_spec(self):
+        D = self.n_components_
+        return StateSpec(fields={"U_": Arr((D, "dim")), "w_": Arr((2 * D,))})
 
     def _start(self, dim):
         self.U_ = self.kernel_.sample_frequencies(self.n_components_, dim, self._rng)

@@ -99,7 +99,7 @@ from okl.features.sketched import sketched_map
 from okl.kernels import check_kernel
 from okl.learners._sketched import DEFAULT_HORIZON  # noqa: F401  (public name, kept here)
 from okl.learners._sketched import SKETCH_STATE_ATTRS, SketchedLearner, update_round_due
-from okl.learners.base import register
+from okl.learners.base import Arr, Num, register
 from okl.linalg.inverse import symmetric_rank_one_apply
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import rank_k_svd
@@ -334,6 +334,14 @@ class FORKS(SketchedLearner):
         return self.theta
 
     # ---- state ------------------------------------------------------------------------------
+
+    def _state_spec(self):
+        sp = self.s_p_
+        spec = self._sketch_spec(self.k_, U_=Arr((sp, "k"), optional=True), s_=Arr(("k",), low=0.0, optional=True),
+                                 V_=Arr((sp, "k"), optional=True), Ainv_=Arr(("k", "k"), optional=True),
+                                 discarded_=Num(float, 0.0))
+        spec.groups = ((*spec.groups[0], "U_", "s_", "V_", "Ainv_"),)
+        return spec
 
     def _start(self, dim):
         super()._start(dim)

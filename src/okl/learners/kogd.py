@@ -20,7 +20,7 @@ import numpy as np
 from okl._compiled import jit, kernel_value, loss_derivative
 from okl._validation import check_int, check_nonnegative, check_positive
 from okl.kernels import check_kernel
-from okl.learners.base import Learner, register
+from okl.learners.base import Arr, Learner, Num, StateSpec, register
 from okl.losses import get_loss
 
 DONE, GROW, TRANSITION = 0, 1, 2
@@ -103,6 +103,12 @@ class KOGD(Learner):
         self.loss = get_loss(loss).name
         self.kernel = check_kernel(kernel)
         self.random_state = random_state
+
+    def _state_spec(self):
+        # capacity: min(budget, 64) doubled up to the budget (or, unbounded, to 2x the rounds)
+        cap_high = self.budget if self.budget is not None else max(64, 2 * self.n_seen_)
+        return StateSpec(sizes={"cap": (1, cap_high)}, fields={
+            "SV_": Arr(("cap", "dim")), "alpha_": Arr(("cap",)), "m_": Num(int, 0, ("cap", "n_seen"))})
 
     def _start(self, dim):
         cap = 64 if self.budget is None else min(self.budget, 64)

@@ -121,7 +121,7 @@ from okl._compiled import dot, jit, loss_derivative
 from okl._validation import check_choice, check_int, check_positive, check_real
 from okl.features.kors import bordered_gram, bordered_inverse, leverage_estimates
 from okl.kernels import check_kernel
-from okl.learners.base import Learner, register
+from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, register
 from okl.linalg.svd import one_blas_thread
 from okl.losses import get_loss
 
@@ -309,6 +309,19 @@ class _KonsBase(Learner):
         return False
 
     # ---- state --------------------------------------------------------------------------------
+
+    def _state_spec(self):
+        cap = self._max_dictionary()
+        j_high = self.n_seen_ if cap is None else min(cap, self.n_seen_)
+        tiny = float(np.finfo(float).tiny)
+        return StateSpec(sizes={"j": (0, j_high), "m": (0, "j")}, fields={
+            "dict_X_": Arr(("j", "dim")), "dict_p_": Arr(("j",), low=tiny, high=1.0),
+            "kors_inv_": Arr(("j", "j")), "gram_": Arr(("j", "j")), "embed_": Arr(("m", "j")),
+            "v_": Arr(("m",)), "w_": Arr(("m",)), "Ainv_": Arr(("m", "m")),
+            "A_": Arr(("m", "m"), optional=True), "epoch_start_": Num(bool),
+            "resets_": Num(int, 0, "n_seen"), "growth_rounds_": Seq("j", 0, self.n_seen_ - 1)},
+            rules=((lambda m: (m.A_ is not None) == m._tracks_hessian(), "A_",
+                    "must be kept exactly when hessian_map keeps the Hessian"),))
 
     def _start(self, dim):
         self.dict_X_ = np.zeros((0, dim))

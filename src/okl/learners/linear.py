@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from okl._validation import check_positive
-from okl.learners.base import Learner, register
+from okl.learners.base import Arr, Learner, Num, StateSpec, register
 from okl.learners.fogd import ogd_rounds
 from okl.losses import get_loss
 
@@ -37,6 +37,9 @@ class LinearOGD(Learner):
         self.eta = check_positive("eta", eta)
         self.loss = get_loss(loss).name
         self.random_state = random_state
+
+    def _state_spec(self):
+        return StateSpec(fields={"w_": Arr((self.dim_ + 1,))})
 
     def _start(self, dim):
         self.w_ = np.zeros(dim + 1)

@@ -39,7 +39,7 @@ import scipy.linalg
 from okl._compiled import dot, jit, loss_derivative
 from okl._validation import check_choice, check_int, check_positive
 from okl.kernels import check_kernel
-from okl.learners.base import Learner, register
+from okl.learners.base import Arr, Learner, Num, StateSpec, register
 from okl.learners.fogd import ogd_rounds
 from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
 from okl.losses import get_loss
@@ -152,6 +152,15 @@ class NOGD(Learner):
     def paper_params(cls, budget):
         """The SkeGD/FORKS tables' NOGD: rank k = B / 10 and OGD with eta in stage 2."""
         return {"k": max(1, budget // 10), "stage2": "ogd"}
+
+    def _state_spec(self):
+        B, last = self.budget, self.n_seen_ - 1
+        stage2 = ("M_", "w_", "G_", "transition_round_")
+        return StateSpec(sizes={"k": (0, self.k_)}, groups=(stage2,), fields={
+            "SV_": Arr((B, "dim")), "alpha_": Arr((B,)), "m_": Num(int, 0, (B, "n_seen")),
+            "M_": Arr(("k", B), optional=True), "w_": Arr(("k",), optional=True),
+            "G_": Arr(("k",), low=0.0, optional=True),
+            "transition_round_": Num(int, 0, last, optional=True)})
 
     def _start(self, dim):
         self.SV_ = np.zeros((self.budget, dim))

@@ -69,7 +69,7 @@ from okl.features.sketched import sketched_map
 from okl.kernels import check_kernel
 from okl.learners._sketched import (DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_STATE_ATTRS,
                                     SketchedLearner, update_round_due)
-from okl.learners.base import register
+from okl.learners.base import Arr, Num, register
 from okl.learners.nogd import STAGE2_STEPS, adagrad_step
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import SVD_METHODS, rank_k_svd
@@ -265,6 +265,10 @@ class SkeGD(SketchedLearner):
         if self.stage2 is not None:
             return self.stage2
         return "ogd" if self.loss_.task == "regression" else "adagrad"
+
+    def _state_spec(self):
+        k_high = max(self.k_, self.s_p_) if self.transition_rank == "full" else self.k_
+        return self._sketch_spec(k_high, G_=Arr(("k",), low=0.0, optional=True))
 
     def _start(self, dim):
         super()._start(dim)
