@@ -9,6 +9,7 @@ from okl.learners.skegd import SkeGD
 from okl.learners.budget import BOGD, BPAS, RBP, Forgetron, Projectron, ProjectronPlusPlus
 from okl.learners.kons import BKons, ConKons, ProsNKons
 from okl.learners.forks import FORKS
+from okl.learners.auto import Auto
 
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",

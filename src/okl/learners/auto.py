@@ -1,0 +1,524 @@
+"""``auto``: one learner that runs a pool of widths, steps and learner families and mixes them online.
+
+A user with a new stream does not know which learner, kernel width or step to use. ``auto`` runs a
+fixed *pool* of okl learners side by side and predicts with an online aggregation of their
+decisions (the Raker / AdaRaker idea of Shen, Chen & Giannakis, JMLR 2019 — a dictionary of
+kernels, one learner per kernel, exponentially updated weights — extended to several learner
+families and steps, with a learning rate that needs no tuning and a share step that follows a
+changing best member).
+
+Pool (built from the stream's own scale; every member predicts before the label and learns every
+round, exactly as it would alone)
+    The centre width sigma_0 is chosen like every okl learner's (no kernel given: from the first
+    :data:`~okl.kernels.WIDTH_WINDOW` rows, :func:`okl.kernels.scale_sigma`, the running label mean
+    predicting those rows, which are then replayed; a kernel given: its width). Around it, a grid of
+    widths sigma_0 x {1/2, 1, 2} (a factor 2 either way: the kernel's length scale is only known to
+    this order from unlabelled rows), and for each family its library step plus one faster step:
+
+    ==============  =======================================  =========================================
+    family          classification (hinge)                   regression (squared loss)
+    ==============  =======================================  =========================================
+    NOGD (Nystrom)  3 widths x AdaGrad rate lr in {1, 3}      3 widths x eta in {0.2, 0.5}
+    FORKS (sketch)  3 widths (second-order, its own step)     3 widths
+    FOGD (random    3 widths, eta = 1 (the fast step)         3 widths, eta = 0.5 (the fast step)
+    features)
+    linear          eta in {0.2, 1}                           eta in {0.02, 0.2}
+    ==============  =======================================  =========================================
+
+    Why these steps: FOGD's features have ||z|| = 1, so eta = 1 is the step at which one hinge
+    update moves f(x_t) by the whole margin (the passive-aggressive step: a stream that changes
+    fast, e.g. the adversarial streams, needs it); for the squared loss eta = 0.5 is the
+    normalised-LMS step that fits the current target in one update (2 eta ||z||^2 = 1, inside
+    the stability bound 2). FOGD is the pool's fast-tracking member and runs only this step: the
+    library step on the same kernel is covered by NOGD and FORKS, and a FOGD member costs as much
+    as all the NOGD members together (2D = 800 sines and cosines per round). NOGD's AdaGrad rate lr is the largest move of one coordinate in one
+    round; lr = 3 lets a coordinate cross the margin in one step. The linear learner's inputs are
+    not normalised, so its regression steps are the library step and one ten times smaller.
+    Every member takes ``budget`` (memory O(budget d) each) and ``random_state`` (derived from
+    auto's generator, so one seed fixes every member).
+
+Aggregation (every round; no hindsight)
+    Member decisions are *clipped* to the range where the loss is informative — [-1, 1] for
+    labels (the hinge margin: beyond it a member is not more right), the range [min y, max y] of
+    the targets seen so far for regression (a prediction outside the observed range is never
+    closer to a target inside it) — giving c_i. The prediction is the weighted mean
+    f = sum_i w_i c_i, and each member pays
+
+    * classification: l_i = (1 - y c_i) / 2 in [0, 1], the clipped hinge loss. It is linear in
+      c, so the mixture's own loss is exactly sum_i w_i l_i, and since |f| <= 1 a mistake of
+      sign(f) costs at least 1/2: mistakes(auto) <= 2 sum_t (1 - y_t f_t) / 2, bounded by the
+      best member's clipped hinge loss plus the aggregation regret;
+    * regression: l_i = (c_i - y)^2, the squared loss of the clipped member; the mixture's loss is
+      at most sum_i w_i l_i (convexity).
+
+    Weights: exponential weights w_i ~ exp(-eta_t Lbar_i) with the AdaHedge learning rate
+    (de Rooij, van Erven, Grunwald & Koolen, JMLR 2014) eta_t = ln N / Delta_{t-1}, Delta the
+    cumulative mixability gap: no tuning, invariant to the scale of the losses (so targets in
+    any units work), regret O(sqrt(L* ln N) + ln N) against the best member. To follow a stream
+    whose best member changes, every round ends with a *fixed share* step (Herbster & Warmuth
+    1998) with the decreasing switching rate alpha_t = 1 / (t + 1) (Koolen & de Rooij 2013; no
+    parameter): w <- (1 - alpha_t) w + alpha_t / N. The share is applied to the weights the next
+    round uses and stored back as effective cumulative losses Lbar (Lbar_i = -ln w_i / eta), so
+    that when eta later shrinks the weights spread as AdaHedge's do.
+
+    A member whose decision becomes non-finite (its step diverged on this stream) is dropped from
+    the pool from that round on (weight 0, no more updates); ``auto`` only fails if every member
+    does.
+
+Cost: one round of ``auto`` is one round of every member (each member's own compiled pass over
+the block: ``run`` hands each member the whole block, the members' decisions are independent of
+the aggregation) plus an O(N) compiled aggregation step; N = 14 members by default. Memory is the
+members' (bounded by the budget) plus O(N) and one block of N decisions. benchmarks/auto.py
+measures the rounds per second beside each member's.
+
+Transparency: ``diagnostics()`` (and so ``Trace.diagnostics``) holds the final weight of every
+member (``weight[<member>]``), the member that carries the most weight (``carried_by``), the
+learning rate and the number of members alive.
+
+Model files: the members are saved as complete okl model files of their own, concatenated in one
+byte array (``members_blob_``; each is checked against its own state declaration when loaded).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+from typing import Any
+
+import numpy as np
+
+from okl._compiled import jit
+from okl._validation import check_int
+from okl.kernels import RBF, check_kernel
+from okl.learners.base import Arr, Learner, Seq, StateSpec, make, register
+from okl.losses import get_loss
+
+#: width multipliers of the default pool (times the centre width sigma_0)
+WIDTHS = (0.5, 1.0, 2.0)
+
+
+def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
+    """The default members for ``task`` ("classification" or "regression") as
+    (registry name, width multiplier or None, hyperparameters); see the module docstring."""
+    cls = task == "classification"
+    pool: list[tuple[str, float | None, dict[str, Any]]] = []
+    for w in WIDTHS:
+        for step in ((1.0, 3.0) if cls else (0.2, 0.5)):
+            pool.append(("nogd", w, {"lr": step} if cls else {"eta": step}))
+    for w in WIDTHS:
+        pool.append(("forks", w, {}))
+    for w in WIDTHS:
+        pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5}))
+    for eta in ((0.2, 1.0) if cls else (0.02, 0.2)):
+        pool.append(("linear", None, {"eta": eta}))
+    return pool
+
+
+# ---------------------------------------------------------------------------------------------
+# compiled aggregation
+#
+# State: L (N effective cumulative losses, min 0 over the members alive), alive (N, 1.0 / 0.0),
+# agg = [Delta (cumulative mixability gap), t (rounds aggregated), lo, hi (target range seen)].
+
+
+@jit
+def _weights(L, alive, eta, w):
+    """w_i ~ exp(-eta (L_i - min L)) over the members alive (eta = inf: uniform on the minimisers)."""
+    lmin = np.inf
+    for i in range(L.shape[0]):
+        if alive[i] > 0.0 and L[i] < lmin:
+            lmin = L[i]
+    s = 0.0
+    for i in range(L.shape[0]):
+        if alive[i] <= 0.0:
+            w[i] = 0.0
+        elif eta == np.inf:
+            w[i] = 1.0 if L[i] == lmin else 0.0
+        else:
+            w[i] = math.exp(-eta * (L[i] - lmin))
+        s += w[i]
+    if s > 0.0:
+        for i in range(L.shape[0]):
+            w[i] /= s
+
+
+@jit
+def _rate(agg, n_alive):
+    """AdaHedge's learning rate ln N / Delta (inf while Delta = 0, or with one member left)."""
+    if agg[0] > 0.0 and n_alive > 1:
+        return math.log(n_alive) / agg[0]
+    return np.inf
+
+
+@jit
+def _clip_row(d, alive, classification, lo, hi, c):
+    """Clip the decisions of the members alive (see the module docstring); returns how many."""
+    n = 0
+    for i in range(d.shape[0]):
+        v = d[i]
+        if alive[i] > 0.0:
+            n += 1
+            if classification:
+                v = min(max(v, -1.0), 1.0)
+            elif lo <= hi:
+                v = min(max(v, lo), hi)
+        c[i] = v
+    return n
+
+
+@jit
+def aggregate_predict(d, L, alive, agg, classification, w, c):
+    """The mixture's decision for member decisions ``d`` (no change to the state)."""
+    n = _clip_row(d, alive, classification, agg[2], agg[3], c)
+    if n == 0:
+        return 0.0
+    _weights(L, alive, _rate(agg, n), w)
+    p = 0.0
+    for i in range(d.shape[0]):
+        if alive[i] > 0.0:
+            p += w[i] * c[i]
+    return p
+
+
+@jit
+def aggregate_rounds(D, Y, L, alive, agg, classification, out):
+    """Test-then-train aggregation over the rows of the member-decision matrix D (n x N)."""
+    N = D.shape[1]
+    w = np.empty(N)
+    c = np.empty(N)
+    loss = np.empty(N)
+    for r in range(D.shape[0]):
+        y = Y[r]
+        for i in range(N):  # a member with a non-finite decision leaves the pool for good
+            if alive[i] > 0.0 and not math.isfinite(D[r, i]):
+                alive[i] = 0.0
+        p = aggregate_predict(D[r], L, alive, agg, classification, w, c)
+        out[r] = p
+        n = 0
+        for i in range(N):
+            if alive[i] > 0.0:
+                n += 1
+        if n == 0:
+            continue
+        eta = _rate(agg, n)
+        # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
+        h = 0.0
+        lmin = np.inf
+        for i in range(N):
+            if alive[i] > 0.0:
+                li = 0.5 * (1.0 - y * c[i]) if classification else (c[i] - y) * (c[i] - y)
+                loss[i] = li
+                h += w[i] * li
+                if li < lmin:
+                    lmin = li
+        if eta == np.inf:
+            m = np.inf
+            for i in range(N):
+                if alive[i] > 0.0 and w[i] > 0.0 and loss[i] < m:
+                    m = loss[i]
+        else:
+            s = 0.0
+            for i in range(N):
+                if alive[i] > 0.0:
+                    s += w[i] * math.exp(-eta * (loss[i] - lmin))
+            m = lmin - math.log(s) / eta
+        agg[0] += max(h - m, 0.0)
+        for i in range(N):
+            if alive[i] > 0.0:
+                L[i] += loss[i]
+        agg[1] += 1.0
+        # fixed share with alpha_t = 1 / (t + 1), applied to the next round's weights
+        if n > 1 and agg[0] > 0.0:
+            eta2 = math.log(n) / agg[0]
+            a = 1.0 / (agg[1] + 1.0)
+            _weights(L, alive, eta2, w)
+            for i in range(N):
+                if alive[i] > 0.0:
+                    L[i] = -math.log((1.0 - a) * w[i] + a / n) / eta2
+        lmin = np.inf
+        for i in range(N):
+            if alive[i] > 0.0 and L[i] < lmin:
+                lmin = L[i]
+        for i in range(N):
+            if alive[i] > 0.0:
+                L[i] -= lmin
+        if not classification:
+            agg[2] = min(agg[2], y)
+            agg[3] = max(agg[3], y)
+
+
+# ---------------------------------------------------------------------------------------------
+# learner
+
+
+def _check_members(members):
+    if members is None:
+        return None
+    if isinstance(members, (str, bytes)) or not hasattr(members, "__iter__"):
+        raise ValueError(f"members must be None or a list of (name, width, params), got {members!r}")
+    from okl.learners.base import learners
+
+    out = []
+    for entry in members:
+        if not isinstance(entry, (list, tuple)) or len(entry) != 3:
+            raise ValueError(f"members: each entry must be (name, width multiplier or None, params), got {entry!r}")
+        name, width, params = entry
+        if not isinstance(name, str) or name not in learners() or name == "auto":
+            raise ValueError(f"members: unknown member learner {name!r}")
+        if width is not None:
+            if isinstance(width, bool) or not isinstance(width, (int, float)) or not (
+                    math.isfinite(width) and width > 0):
+                raise ValueError(f"members: the width multiplier must be a positive number or None, got {width!r}")
+            width = float(width)
+        if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+            raise ValueError(f"members: params must be a dict of hyperparameters, got {params!r}")
+        out.append([name, width, dict(params)])
+    if not out:
+        raise ValueError("members must name at least one member")
+    return out
+
+
+def _label(name: str, width: float | None, params: dict[str, Any]) -> str:
+    parts = [] if width is None else [f"sigma x{width:g}"]
+    parts += [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()]
+    return f"{name}({', '.join(parts)})"
+
+
+@register("auto")
+class Auto(Learner):
+    """A pool of okl learners (widths x steps x families) mixed online; see the module docstring.
+
+    Parameters
+    ----------
+    budget : int, default 100
+        Budget of every kernel member (support vectors / landmarks; FOGD: D = 4B directions).
+    loss : str or Loss, default "hinge"
+        "hinge" (and the other classification losses: members learn with it; the aggregation
+        uses the clipped hinge loss) or "squared" (regression).
+    kernel : Kernel or None, default None
+        None: the centre width is chosen from the first rows (:func:`okl.kernels.scale_sigma`).
+        A kernel with a ``sigma`` gives the centre width; other kernels are used as given by the
+        kernel members (no width grid; FOGD members need a shift-invariant kernel and are left
+        out otherwise).
+    members : list of (name, width multiplier or None, params) or None
+        None: :func:`default_pool`. Width multiplier None: the member takes no kernel.
+    horizon : int or None
+        Passed to members that take it (FORKS's update cycle).
+    random_state : int or None
+        Seeds the members (each gets its own seed from auto's generator).
+
+    >>> import okl
+    >>> X, y = okl.load_dataset("german")
+    >>> m = okl.make("auto", random_state=0)
+    >>> trace = m.run(X, y)
+    >>> 20.0 < trace.mistake_rate < 32.0
+    True
+    >>> sum(v for k, v in trace.diagnostics.items() if k.startswith("weight[")) > 0.999
+    True
+    """
+
+    _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_")
+    _divergence_hint = "nothing: every member diverged; pass members with smaller steps"
+
+    def __init__(self, *, budget: int = 100, loss="hinge", kernel=None, members=None,
+                 horizon: int | None = None, random_state: int | None = None):
+        self.budget = check_int("budget", budget, 1)
+        self.loss = get_loss(loss).name
+        self.kernel = check_kernel(kernel)
+        self.members = _check_members(members)
+        self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
+        self.random_state = random_state
+        self._pool: list[Learner] | None = None
+
+    # ---- pool -----------------------------------------------------------------------------
+
+    def member_specs(self) -> list[list]:
+        """The pool as [name, width multiplier, params] (``members`` or the default pool)."""
+        if self.members is not None:
+            return [list(m) for m in self.members]
+        return [[n, w, dict(p)] for n, w, p in default_pool(self.task)]
+
+    def member_labels(self) -> list[str]:
+        return [_label(*spec) for spec in self.member_specs()]
+
+    def _member_kernel(self, width):
+        base = self.kernel_
+        sigma = getattr(base, "sigma", None)
+        if width is None or sigma is None:
+            return base
+        return type(base)(sigma=float(sigma) * width)
+
+    def _build_member(self, name, width, params, seed) -> Learner | None:
+        from okl.learners.base import accepts
+
+        kw = dict(params)
+        kw["random_state"] = seed
+        if accepts(name, "budget") and "budget" not in kw:
+            kw["budget"] = self.budget
+        if accepts(name, "horizon") and "horizon" not in kw and self.horizon is not None:
+            kw["horizon"] = self.horizon
+        if accepts(name, "loss") and "loss" not in kw:
+            kw["loss"] = self.loss
+        if width is not None:
+            if not accepts(name, "kernel"):
+                raise ValueError(f"members: {name} takes no kernel; give width None")
+            kw["kernel"] = self._member_kernel(width)
+        try:
+            member = make(name, **kw)
+        except ValueError:
+            if self.members is not None:
+                raise
+            return None  # a default member that cannot take this kernel or loss (e.g. FOGD, polynomial)
+        if member.task != self.task:
+            raise ValueError(f"members: {name} learns a {member.task} task, auto a {self.task} task")
+        return member
+
+    def _start(self, dim):
+        pool, keep = [], []
+        for i, (name, width, params) in enumerate(self.member_specs()):
+            seed = int(self._rng.integers(2 ** 31 - 1))
+            member = self._build_member(name, width, params, seed)
+            if member is not None:
+                member._ensure_started(dim)
+                pool.append(member)
+                keep.append(i)
+        if not pool:
+            raise ValueError("auto: no member can learn with this kernel and loss")
+        self._pool = pool
+        n = len(pool)
+        self.member_index_ = keep
+        self.L_ = np.zeros(n)
+        self.alive_ = np.ones(n)
+        self.agg_ = np.array([0.0, 0.0, np.inf, -np.inf])
+        self.members_blob_ = None
+        self.member_sizes_ = None
+
+    @property
+    def pool_(self) -> list[Learner]:
+        """The member learners (rebuilt from the model file after :meth:`load`)."""
+        if self._pool is None:
+            self._unpack()
+        return self._pool
+
+    # ---- protocol -------------------------------------------------------------------------
+
+    def _decision(self, x):
+        pool = self.pool_
+        with np.errstate(all="ignore"):
+            d = np.array([m._decision(x) if self.alive_[j] > 0.0 else np.nan for j, m in enumerate(pool)],
+                         dtype=float)
+        # a member whose decision is not finite is left out (learning this row would drop it)
+        alive = np.where(np.isfinite(d), self.alive_, 0.0)
+        n = len(pool)
+        return aggregate_predict(d, self.L_, alive, self.agg_, self.task == "classification",
+                                 np.empty(n), np.empty(n))
+
+    def _member_block(self, member: Learner, X, y) -> np.ndarray:
+        """One member's test-then-train decisions over a block (NaN once it fails)."""
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(member._process(X, y), dtype=float)
+        except (ValueError, FloatingPointError, ArithmeticError, np.linalg.LinAlgError):
+            out = np.full(X.shape[0], np.nan)
+        member.n_seen_ += X.shape[0]
+        return out
+
+    def _process(self, X, y):
+        pool = self.pool_
+        n = X.shape[0]
+        out = np.empty(n)
+        classification = self.task == "classification"
+        for s in range(0, n, self.chunk_size):
+            e = min(s + self.chunk_size, n)
+            D = np.full((e - s, len(pool)), np.nan)
+            for j, member in enumerate(pool):
+                if self.alive_[j] > 0.0:
+                    D[:, j] = self._member_block(member, X[s:e], y[s:e])
+            aggregate_rounds(D, y[s:e], self.L_, self.alive_, self.agg_, classification, out[s:e])
+        if not (self.alive_ > 0.0).any():
+            out[-1] = np.nan  # every member failed: the base class reports it
+        return out
+
+    # ---- transparency ---------------------------------------------------------------------
+
+    def weights(self) -> np.ndarray:
+        """The weights the next prediction uses (one per member kept in the pool)."""
+        n = len(self.L_)
+        alive = int((self.alive_ > 0.0).sum())
+        w = np.zeros(n)
+        if alive:
+            eta = math.log(alive) / self.agg_[0] if self.agg_[0] > 0.0 else np.inf
+            _weights(self.L_, self.alive_, eta, w)
+        return w
+
+    def diagnostics(self):
+        labels = self.member_labels()
+        names = [labels[i] for i in self.member_index_]
+        w = self.weights()
+        alive = int((self.alive_ > 0.0).sum())
+        out: dict[str, Any] = {f"weight[{name}]": float(v) for name, v in zip(names, w)}
+        out["carried_by"] = names[int(np.argmax(w))]
+        out["members"] = len(names)
+        out["members_alive"] = alive
+        out["aggregation_rate"] = float(math.log(alive) / self.agg_[0]) if self.agg_[0] > 0 and alive else None
+        return out
+
+    def _state_spec(self):
+        n_specs = len(self.member_specs())
+        return StateSpec(
+            sizes={"n": (1, n_specs), "blob": (0, ...)},
+            groups=(("members_blob_", "member_sizes_"),),
+            fields={
+                "member_index_": Seq("n", 0, n_specs - 1),
+                "L_": Arr(("n",), low=0.0), "alive_": Arr(("n",), low=0.0, high=1.0),
+                "agg_": Arr((4,), finite=False),
+                "members_blob_": Arr(("blob",), dtype=np.uint8, optional=True),
+                "member_sizes_": Arr(("n",), dtype=np.int64, low=1, optional=True)},
+            rules=((lambda m: m._pool is not None or m._unpack(), "members_blob_",
+                    "does not hold valid model files of the members"),))
+
+    # ---- model files ----------------------------------------------------------------------
+
+    def _pack(self) -> None:
+        blobs = []
+        with tempfile.TemporaryDirectory() as tmp:
+            for j, member in enumerate(self.pool_):
+                path = os.path.join(tmp, f"m{j}.npz")
+                member.save(path)
+                with open(path, "rb") as fh:
+                    blobs.append(fh.read())
+        self.member_sizes_ = np.array([len(b) for b in blobs], dtype=np.int64)
+        self.members_blob_ = np.frombuffer(b"".join(blobs), dtype=np.uint8).copy()
+
+    def _unpack(self) -> bool:
+        sizes, blob = self.member_sizes_, self.members_blob_
+        if sizes is None or blob is None or int(sizes.sum()) != blob.shape[0]:
+            raise ValueError("member sizes do not match the member blob")
+        specs = self.member_specs()
+        pool, pos = [], 0
+        with tempfile.TemporaryDirectory() as tmp:
+            for j, size in enumerate(sizes):
+                path = os.path.join(tmp, f"m{j}.npz")
+                with open(path, "wb") as fh:
+                    fh.write(blob[pos:pos + int(size)].tobytes())
+                pos += int(size)
+                member = Learner.load(path)
+                spec = specs[self.member_index_[j]]
+                if member.name != spec[0] or member.dim_ != self.dim_:
+                    raise ValueError(f"member {j} is a {member.name} of dimension {member.dim_}, "
+                                     f"expected {spec[0]} of dimension {self.dim_}")
+                pool.append(member)
+        self._pool = pool
+        self.members_blob_ = self.member_sizes_ = None
+        return True
+
+    def save(self, path):
+        if self.dim_ is not None and self.started_:
+            self._pack()
+            try:
+                super().save(path)
+            finally:
+                self.members_blob_ = self.member_sizes_ = None
+        else:
+            super().save(path)

@@ -1,0 +1,214 @@
+"""``auto``: the pool, the online aggregation (against a plain-Python reference), tracking a
+changing best member, dropping a diverging member, transparency and model files.
+
+The generic suite (tests/test_learner_checks.py, ``-k auto``) covers run == per-instance loop,
+save/load mid-stream, seeds and bad input.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import okl
+from okl.data import permutation
+from okl.learners.auto import WIDTHS, Auto, aggregate_rounds, default_pool
+
+
+# ---- plain-Python reference of the aggregation (module docstring of okl.learners.auto) -------
+
+
+def reference_aggregate(D, Y, classification):
+    n_rows, N = D.shape
+    L = np.zeros(N)
+    alive = np.ones(N, dtype=bool)
+    delta, t = 0.0, 0
+    lo, hi = math.inf, -math.inf
+    out = np.empty(n_rows)
+
+    def weights(eta):
+        idx = np.flatnonzero(alive)
+        w = np.zeros(N)
+        lmin = L[idx].min()
+        if eta == math.inf:
+            w[idx] = (L[idx] == lmin).astype(float)
+        else:
+            w[idx] = np.exp(-eta * (L[idx] - lmin))
+        return w / w.sum()
+
+    for r in range(n_rows):
+        alive &= np.isfinite(D[r])
+        n = int(alive.sum())
+        c = np.clip(D[r], -1, 1) if classification else (np.clip(D[r], lo, hi) if lo <= hi else D[r].copy())
+        eta = math.log(n) / delta if delta > 0 and n > 1 else math.inf
+        w = weights(eta)
+        out[r] = float(np.sum(w[alive] * c[alive]))
+        loss = 0.5 * (1 - Y[r] * c) if classification else (c - Y[r]) ** 2
+        h = float(np.sum(w[alive] * loss[alive]))
+        if eta == math.inf:
+            m = loss[alive & (w > 0)].min()
+        else:
+            lm = loss[alive].min()
+            m = lm - math.log(np.sum(w[alive] * np.exp(-eta * (loss[alive] - lm)))) / eta
+        delta += max(h - m, 0.0)
+        L[alive] += loss[alive]
+        t += 1
+        if n > 1 and delta > 0:
+            eta2 = math.log(n) / delta
+            a = 1.0 / (t + 1)
+            w = weights(eta2)
+            L[alive] = -np.log((1 - a) * w[alive] + a / n) / eta2
+        L[alive] -= L[alive].min()
+        if not classification:
+            lo, hi = min(lo, Y[r]), max(hi, Y[r])
+    return out, L
+
+
+def compiled_aggregate(D, Y, classification):
+    N = D.shape[1]
+    L, alive, agg = np.zeros(N), np.ones(N), np.array([0.0, 0.0, np.inf, -np.inf])
+    out = np.empty(D.shape[0])
+    aggregate_rounds(D, Y, L, alive, agg, classification, out)
+    return out, L, alive
+
+
+@pytest.mark.parametrize("classification", [True, False])
+def test_aggregation_matches_reference(classification):
+    rng = np.random.default_rng(3)
+    n, N = 400, 5
+    Y = np.where(rng.random(n) < 0.6, 1.0, -1.0) if classification else rng.random(n)
+    D = Y[:, None] * rng.uniform(-0.5, 2.0, (n, N)) + rng.normal(0, 0.5, (n, N))
+    D[200:, 3] = np.nan  # member 3 diverges at round 200
+    ref, L_ref = reference_aggregate(D, Y, classification)
+    out, L, alive = compiled_aggregate(D, Y, classification)
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(L[alive > 0], L_ref[alive > 0], rtol=0, atol=1e-9)
+    assert alive.tolist() == [1.0, 1.0, 1.0, 0.0, 1.0]
+
+
+def test_weights_concentrate_on_the_best_member():
+    rng = np.random.default_rng(0)
+    n = 3000
+    Y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    right = np.where(rng.random(n) < 0.9, Y, -Y)  # 10 % mistakes
+    noise = [np.where(rng.random(n) < p, Y, -Y) for p in (0.5, 0.6, 0.7)]
+    D = np.column_stack([right, *noise])
+    out, L, _ = compiled_aggregate(D, Y, True)
+    mistakes = np.mean(np.where(out >= 0, 1.0, -1.0) != Y)
+    assert mistakes < 0.11  # the best member's 10 % plus a small aggregation regret
+    assert np.argmin(L) == 0
+
+
+def test_follows_a_change_of_best_member():
+    rng = np.random.default_rng(1)
+    n = 4000
+    Y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    a = np.where(rng.random(n) < 0.95, Y, -Y)
+    b = np.where(rng.random(n) < 0.95, Y, -Y)
+    a[n // 2:] *= -1  # member a turns adversarial half-way; b stays right
+    b[: n // 2] *= -1  # b is wrong in the first half
+    out, _, _ = compiled_aggregate(np.column_stack([a, b]), Y, True)
+    late = np.mean(np.where(out[n // 2 + 200:] >= 0, 1.0, -1.0) != Y[n // 2 + 200:])
+    assert late < 0.07
+
+
+def test_regression_predictions_stay_in_the_observed_range():
+    rng = np.random.default_rng(2)
+    Y = rng.random(500)
+    D = np.column_stack([Y + rng.normal(0, 0.1, 500), 10.0 * np.ones(500), -5.0 * np.ones(500)])
+    out, _, _ = compiled_aggregate(D, Y, False)
+    assert out[1:].min() >= Y.min() - 1e-12 and out[1:].max() <= Y.max() + 1e-12
+
+
+# ---- the learner -----------------------------------------------------------------------
+
+
+def test_registered_and_default_pool():
+    m = okl.make("auto")
+    assert isinstance(m, Auto) and m.name == "auto" and "auto" in okl.learners()
+    for task in ("classification", "regression"):
+        pool = default_pool(task)
+        families = {name for name, _, _ in pool}
+        assert families == {"nogd", "forks", "fogd", "linear"}
+        assert {w for _, w, _ in pool if w is not None} == set(WIDTHS)
+    assert len(m.member_labels()) == 14
+
+
+@pytest.fixture(scope="module")
+def german(data_dir):
+    X, y = okl.load_dataset("german", data_dir)
+    p = permutation(len(y), 0)
+    return X[p], y[p]
+
+
+def test_diagnostics_show_the_weights_and_width(german):
+    X, y = german
+    m = okl.make("auto", random_state=0)
+    trace = m.run(X[:400], y[:400])
+    diag = trace.diagnostics
+    weights = {k: v for k, v in diag.items() if k.startswith("weight[")}
+    assert len(weights) == 14 and abs(sum(weights.values()) - 1.0) < 1e-9
+    assert diag["carried_by"] in {k[len("weight["):-1] for k in weights}
+    assert weights[f"weight[{diag['carried_by']}]"] == max(weights.values())
+    assert diag["width_rule"].startswith("scale") and diag["sigma"] > 0
+    assert diag["members_alive"] == 14
+    # the members' kernels follow the chosen width
+    sigmas = sorted({mem.kernel_.sigma for mem in m.pool_ if mem.kernel_ is not None})
+    np.testing.assert_allclose(sigmas, [diag["sigma"] * w for w in WIDTHS])
+
+
+def test_given_kernel_sets_the_centre_width(german):
+    X, y = german
+    m = okl.make("auto", kernel=okl.RBF(sigma=3.0), random_state=0)
+    m.run(X[:60], y[:60])
+    assert sorted({mem.kernel_.sigma for mem in m.pool_ if mem.kernel_ is not None}) == [1.5, 3.0, 6.0]
+
+
+def test_a_diverging_member_is_dropped(data_dir):
+    X, y = okl.load_dataset("cpusmall", data_dir)
+    p = permutation(len(y), 0)[:600]
+    members = [("nogd", 1.0, {}), ("linear", None, {"eta": 50.0})]
+    m = okl.make("auto", loss="squared", members=members, budget=20, random_state=0)
+    trace = m.run(X[p], y[p])
+    assert np.isfinite(trace.decisions).all()
+    assert trace.diagnostics["members_alive"] == 1
+    assert trace.diagnostics["carried_by"].startswith("nogd")
+    # the mixture is no worse than the surviving member on the rows after the warm-up
+    alone = okl.make("nogd", loss="squared", budget=20, kernel=m.pool_[0].kernel_,
+                     random_state=int(np.random.default_rng(0).integers(2 ** 31 - 1)))
+    assert trace.mean_squared_loss < 2 * np.mean((alone.run(X[p], y[p]).decisions - y[p]) ** 2) + 0.05
+
+
+def test_custom_members_and_validation():
+    m = okl.make("auto", members=[("fogd", 0.5, {"eta": 1.0}), ("linear", None, {})])
+    assert m.member_labels() == ["fogd(sigma x0.5, eta=1)", "linear()"]
+    for bad in ([("auto", None, {})], [("nope", None, {})], [("nogd", -1.0, {})], [("nogd", 1.0)], [],
+                "nogd"):
+        with pytest.raises(ValueError, match="members"):
+            okl.make("auto", members=bad)
+    with pytest.raises(ValueError, match="budget"):
+        okl.make("auto", budget=0)
+
+
+def test_model_file_round_trip_and_damaged_members(german, tmp_path):
+    X, y = german
+    m = okl.make("auto", budget=20, random_state=1)
+    m.run(X[:300], y[:300])
+    path = tmp_path / "auto.npz"
+    m.save(path)
+    loaded = okl.Learner.load(path)
+    np.testing.assert_array_equal(loaded.run(X[300:], y[300:]).decisions, m.run(X[300:], y[300:]).decisions)
+    # a model file whose member bytes are damaged is refused with ModelFileError
+    import zipfile
+
+    bad = tmp_path / "bad.npz"
+    with zipfile.ZipFile(path) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info)
+            if info.filename == "state__members_blob_.npy":
+                data = data[:-200] + bytes(200)
+            zout.writestr(info, data)
+    with pytest.raises(okl.ModelFileError):
+        okl.Learner.load(bad)
