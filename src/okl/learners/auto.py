@@ -473,7 +473,7 @@ class Auto(Learner):
                 "member_index_": Seq("n", 0, n_specs - 1),
                 "L_": Arr(("n",), low=0.0), "alive_": Arr(("n",), low=0.0, high=1.0),
                 "agg_": Arr((4,), finite=False),
-                "members_blob_": Arr(("blob",), dtype=np.uint8, optional=True),
+                "members_blob_": Arr(("blob",), dtype=np.int64, optional=True),
                 "member_sizes_": Arr(("n",), dtype=np.int64, low=1, optional=True)},
             rules=((lambda m: m._pool is not None or m._unpack(), "members_blob_",
                     "does not hold valid model files of the members"),))
@@ -489,19 +489,24 @@ class Auto(Learner):
                 with open(path, "rb") as fh:
                     blobs.append(fh.read())
         self.member_sizes_ = np.array([len(b) for b in blobs], dtype=np.int64)
-        self.members_blob_ = np.frombuffer(b"".join(blobs), dtype=np.uint8).copy()
+        # the member files, concatenated and packed into little-endian int64 words (the last one
+        # zero-padded): a byte array would work as well, but int64 keeps every state array numeric
+        # with the same range checks as the rest
+        data = b"".join(blobs)
+        self.members_blob_ = np.frombuffer(data + bytes(-len(data) % 8), dtype="<i8").astype(np.int64)
 
     def _unpack(self) -> bool:
         sizes, blob = self.member_sizes_, self.members_blob_
-        if sizes is None or blob is None or int(sizes.sum()) != blob.shape[0]:
+        if sizes is None or blob is None or (int(sizes.sum()) + 7) // 8 != blob.shape[0]:
             raise ValueError("member sizes do not match the member blob")
+        data = blob.astype("<i8").tobytes()
         specs = self.member_specs()
         pool, pos = [], 0
         with tempfile.TemporaryDirectory() as tmp:
             for j, size in enumerate(sizes):
                 path = os.path.join(tmp, f"m{j}.npz")
                 with open(path, "wb") as fh:
-                    fh.write(blob[pos:pos + int(size)].tobytes())
+                    fh.write(data[pos:pos + int(size)])
                 pos += int(size)
                 member = Learner.load(path)
                 spec = specs[self.member_index_[j]]
