@@ -23,8 +23,8 @@ learners that accept them (``params`` holds any other hyperparameter and must be
 Checks that do not apply (``check_estimator``), listed in :data:`EXPECTED_FAILED_CHECKS`
 (per adapter) and :data:`EXPECTED_FAILED_CHECKS_BY_LEARNER` (per adapter and learner; both with
 the reason, :func:`expected_failed_checks` merges them for one estimator): none for the
-classifier; ``OKLRegressor(learner="linear")`` diverges on two checks' unscaled features (see the
-reason). The regressor is tagged ``poor_score`` because one online pass with a budget over the
+classifier, none per learner (the linear learner's squared-loss step is normalised, so the
+checks' unscaled features no longer make it diverge). The regressor is tagged ``poor_score`` because one online pass with a budget over the
 200-row check data does not reach the R^2 > 0.5 that ``check_regressors_train`` asks of batch
 regressors (see the tests for the measured value). ``OKLRegressor`` refuses a learner that
 learns -1/+1 labels only at construction (and at ``fit``).
@@ -58,15 +58,7 @@ BLOCK_ROWS = 4096
 #: (pass to ``check_estimator(..., expected_failed_checks=...)``); empty: every check applies.
 EXPECTED_FAILED_CHECKS: dict[str, dict[str, str]] = {"OKLClassifier": {}, "OKLRegressor": {}}
 
-_LINEAR_DIVERGES = ("linear OGD with the squared loss and its default step eta = 0.2 diverges on the "
-                    "check's unscaled features (X ~ N(100, 1): eta ||x||^2 ~ 4000 >> 1), and the "
-                    "learner raises NonFiniteError naming eta instead of returning NaN predictions; "
-                    "with features scaled to [0, 1] (the papers' setting) it converges")
-#: checks that fail for one learner only: (adapter class name, learner) -> {check: reason}
-EXPECTED_FAILED_CHECKS_BY_LEARNER: dict[tuple[str, str], dict[str, str]] = {
-    ("OKLRegressor", "linear"): {"check_fit_check_is_fitted": _LINEAR_DIVERGES,
-                                 "check_n_features_in": _LINEAR_DIVERGES},
-}
+EXPECTED_FAILED_CHECKS_BY_LEARNER: dict[tuple[str, str], dict[str, str]] = {}
 
 
 def expected_failed_checks(estimator) -> dict[str, str]:
