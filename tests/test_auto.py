@@ -212,3 +212,17 @@ def test_model_file_round_trip_and_damaged_members(german, tmp_path):
             zout.writestr(info, data)
     with pytest.raises(okl.ModelFileError):
         okl.Learner.load(bad)
+
+
+def test_okl_run_prints_the_members_final_weights(data_dir, capsys):
+    from okl.cli import main
+
+    assert main(["run", "--learners", "auto", "--runs", "1", "--max-rows", "300", "--data-dir", data_dir,
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    line = next(l for l in out.splitlines() if l.startswith("auto: final member weights"))
+    import re
+
+    weights = [float(w) for w in re.findall(r"\) (\d+\.\d+)", line)]
+    assert weights
+    assert weights == sorted(weights, reverse=True) and 0.0 < sum(weights) <= 1.0 + 1e-9

@@ -40,8 +40,13 @@ def german_stream(data_dir):
 
 def test_registry_lists_every_learner():
     assert set(ALL) <= set(evolvable_learners())
-    # the evolvable learners are not in the main registry (their protocol differs)
-    assert not set(ALL) & set(okl.learners())
+    # one registry: okl.learners() lists them, as the "evolvable" kind (their protocol differs)
+    assert set(ALL) <= set(okl.learners()) and set(evolvable_learners()) == set(okl.learners(kind="evolvable"))
+    assert not set(ALL) & set(okl.learners(kind="streaming"))
+    assert isinstance(okl.make("opfes", sigma=2.0), OPFES)
+    with pytest.raises(ValueError, match="kind 'evolvable', not 'streaming'"):
+        from okl.learners.base import learner_class
+        learner_class("opfes")
 
 
 # ---- streams --------------------------------------------------------------------------------
@@ -268,10 +273,10 @@ PNG = b"\x89PNG\r\n\x1a\n"
 def test_okl_evolve_prints_cer_and_writes_the_figure(tmp_path, data_dir, capsys):
     import argparse
 
-    from okl.evolvable.cli import add_evolve_parser, main_evolve
+    from okl.cli.evolve import add_parser, main_evolve
 
     parser = argparse.ArgumentParser()
-    add_evolve_parser(parser.add_subparsers())
+    add_parser(parser.add_subparsers())
     args = parser.parse_args(["evolve", "--dataset", "splice", "--learners", "opfes,lin-rogd", "--runs", "2",
                               "--features", "30", "--data-dir", data_dir, "--out", str(tmp_path)])
     assert main_evolve(args) == 0

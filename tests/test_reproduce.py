@@ -78,3 +78,18 @@ def test_forks_kuairec_without_files_names_them(tmp_path, capsys, monkeypatch):
     assert cli_main(["reproduce", "forks-kuairec", "--data-dir", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err
     assert "small_matrix.csv" in err and "item_daily_features.csv" in err and "Traceback" not in err
+
+
+def test_reproduce_id_help_lists_the_experiments_param_keys(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        cli_main(["reproduce", "forks-adversarial", "--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert "--param NAME=VALUE keys of forks-adversarial" in out
+    for key in ("store", "workers", "backend", "sigma", "datasets", "learners", "drop_last", "max_rows", "theta"):
+        assert f"\n  {key} " in out, key
+    with pytest.raises(SystemExit):
+        cli_main(["reproduce", "--help"])
+    assert "keys of" not in capsys.readouterr().out
+    assert all(isinstance(e.params, dict) for e in experiments().values())
+    assert "grid" in experiments()["opfes-table2"].params and "sweep" in experiments()["skegd-table2"].params

@@ -28,7 +28,7 @@ from okl.cli import main
 from okl.learners.base import Learner, ModelFileError, accepts
 from okl.stream import CheckpointError, StreamPosition, read_checkpoint, write_checkpoint
 
-LEARNERS = okl.learners()
+LEARNERS = okl.learners(kind="streaming")
 #: forged files per learner (each loaded in a forked child)
 EXAMPLES = 6
 

@@ -85,6 +85,112 @@ def dot(u, v):
     return s
 
 
+@jit
+def row_ok(x, bound):
+    """Every entry of x finite and at most ``bound`` in magnitude (NaN fails the comparison)."""
+    for i in range(x.shape[0]):
+        if not abs(x[i]) <= bound:
+            return False
+    return True
+
+
+@jit
+def kernel_row_t(kind, a, b, c, LT, m, x, out):
+    """out[j] = kappa(L[j], x) for j < m from the transposed rows LT = L^T (dim x m, C-contiguous):
+    the same arithmetic as :func:`kernel_row` (each sum runs over the coordinates in order, from
+    0.0), with the m sums advanced together (vectorisable)."""
+    d = x.shape[0]
+    for j in range(m):
+        out[j] = 0.0
+    if kind == RBF_KIND:
+        for i in range(d):
+            xi = x[i]
+            row = LT[i]
+            for j in range(m):
+                t = row[j] - xi
+                out[j] += t * t
+        for j in range(m):
+            out[j] = math.exp(-a * out[j])
+        return
+    if kind == LAPLACIAN_KIND:
+        for i in range(d):
+            xi = x[i]
+            row = LT[i]
+            for j in range(m):
+                out[j] += abs(row[j] - xi)
+        for j in range(m):
+            out[j] = math.exp(-a * out[j])
+        return
+    for i in range(d):
+        xi = x[i]
+        row = LT[i]
+        for j in range(m):
+            out[j] += row[j] * xi
+    if kind == POLYNOMIAL_KIND:
+        for j in range(m):
+            out[j] = (a * out[j] + b) ** c
+
+
+@jit
+def kernel_features(kind, a, b, c, LT, m, P, w, x, bound, kb, z):
+    """The per-event feature map z = kappa_L(x)^T P over the first m landmarks (given transposed,
+    LT = L^T, dim x m; P: m x k, C-contiguous), after checking x (:func:`row_ok`). Returns
+    (ok, w^T z); nothing is computed when x fails the check. Each z_i is summed over the landmarks
+    in order (one pass over P, a row at a time: vectorisable, no reduction chain)."""
+    if not row_ok(x, bound):
+        return False, 0.0
+    kernel_row_t(kind, a, b, c, LT, m, x, kb)
+    k = z.shape[0]
+    for i in range(k):
+        z[i] = 0.0
+    for j in range(m):
+        kj = kb[j]
+        for i in range(k):
+            z[i] += kj * P[j, i]
+    return True, dot(w, z)
+
+
+@jit
+def kernel_features_rows(kind, a, b, c, LT, m, P, X, bound, KB, Z):
+    """:func:`kernel_features` for each row of X into the rows of Z, four rows at a time (``KB``:
+    4 x m work space): the same arithmetic for every row, so a row's features do not depend on
+    the block it came in. Stops before the first row that fails :func:`row_ok`; returns the
+    number of rows done."""
+    n = X.shape[0]
+    for r in range(n):
+        if not row_ok(X[r], bound):
+            n = r
+            break
+    k = Z.shape[1]
+    r0 = 0
+    while r0 < n:
+        nb = min(4, n - r0)
+        for q in range(nb):
+            kernel_row_t(kind, a, b, c, LT, m, X[r0 + q], KB[q])
+            for i in range(k):
+                Z[r0 + q, i] = 0.0
+        if nb == 4:
+            z0, z1, z2, z3 = Z[r0], Z[r0 + 1], Z[r0 + 2], Z[r0 + 3]
+            for j in range(m):
+                p = P[j]
+                k0, k1, k2, k3 = KB[0, j], KB[1, j], KB[2, j], KB[3, j]
+                for i in range(k):
+                    pi = p[i]
+                    z0[i] += k0 * pi
+                    z1[i] += k1 * pi
+                    z2[i] += k2 * pi
+                    z3[i] += k3 * pi
+        else:
+            for q in range(nb):
+                z = Z[r0 + q]
+                for j in range(m):
+                    kj = KB[q, j]
+                    for i in range(k):
+                        z[i] += kj * P[j, i]
+        r0 += nb
+    return n
+
+
 def warm_up() -> None:
     """Compile the shared helpers once (cached on disk by Numba)."""
     x = np.zeros(2)
@@ -92,4 +198,4 @@ def warm_up() -> None:
     loss_derivative(SQUARED, 0.0, 0.0)
 
 
-__all__ = ["jit", "kernel_value", "kernel_row", "loss_value", "loss_derivative", "dot", "LINEAR_KIND"]
+__all__ = ["jit", "kernel_value", "kernel_row", "row_ok", "kernel_row_t", "kernel_features", "kernel_features_rows", "loss_value", "loss_derivative", "dot", "LINEAR_KIND"]

@@ -49,7 +49,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from okl.learners.base import Learner, learner_class, make, select_params
+from okl.learners.base import Learner, learner_class, learner_kind, make, select_params
 
 #: rows densified and run at a time
 BLOCK_ROWS = 4096
@@ -73,6 +73,20 @@ def _blocks(X):
     for s in range(0, X.shape[0], BLOCK_ROWS):
         block = X[s:s + BLOCK_ROWS]
         yield s, (block.toarray() if hasattr(block, "toarray") else block)
+
+
+def _refuse_evolvable(learner) -> None:
+    """A feature-evolvable learner (``okl.learners(kind="evolvable")``) learns from two feature
+    spaces and has no ``fit(X, y)`` form: refused at construction, with the reason. Unknown names
+    are left for ``fit`` to report, as scikit-learn asks of ``__init__``."""
+    if isinstance(learner, str):
+        try:
+            kind = learner_kind(learner)
+        except ValueError:
+            return
+        if kind != "streaming":
+            raise ValueError(f"learner {learner!r} is a feature-evolvable learner (okl evolve); the "
+                             "scikit-learn adapters take the streaming learners, okl.learners(kind='streaming')")
 
 
 def _refuse_classification_only(learner) -> None:
@@ -111,6 +125,7 @@ class _OKLEstimator(BaseEstimator):
         self.loss = loss
         self.params = params
         self.random_state = random_state
+        _refuse_evolvable(learner)
 
     # ---- the core learner --------------------------------------------------------------------
 
@@ -146,8 +161,7 @@ class _OKLEstimator(BaseEstimator):
         X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
         out = np.empty(X.shape[0])
         for s, block in _blocks(X):
-            for i, row in enumerate(block):
-                out[s + i] = self.learner_.predict_one(row)
+            out[s:s + block.shape[0]] = self.learner_.predict_many(block)  # predict_one per row
         return out
 
     def __sklearn_tags__(self):

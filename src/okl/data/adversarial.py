@@ -51,18 +51,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from okl.data.registry import permutation
-
-#: name -> (base dataset, k_b, k_r); codrna values are our choice (see the module docstring)
-ADVERSARIAL_PRESETS: dict[str, tuple[str, int, int]] = {
-    "german-1": ("german", 500, 10),
-    "german-2": ("german", 500, 20),
-    "codrna-1": ("codrna", 500, 10),
-    "codrna-2": ("codrna", 500, 20),
-}
-
-#: presets whose block sizes are a protocol choice of ours, not the paper's
-CHOSEN_PRESETS = ("codrna-1", "codrna-2")
+# the presets (name -> (base dataset, k_b, k_r)) live with the dataset names in the registry
+from okl.data.registry import ADVERSARIAL_PRESETS, CHOSEN_PRESETS, permutation
 
 
 def preset_note(name: str) -> str:

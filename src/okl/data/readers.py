@@ -84,6 +84,28 @@ def parse_svmlight_line(line: str, where: str = "<line>") -> tuple[float | None,
     return label, feats
 
 
+def parse_svmlight_block(data: bytes, n_features: int, n_lines: int):
+    """Parse a block of ``n_lines`` labelled svmlight lines (no blank or comment lines) at once
+    with scikit-learn's reader; returns (X dense, labels), or None when the block is not plainly
+    well formed (then parse its lines one by one with :func:`parse_svmlight_line`, which names
+    the bad line). Used by ``okl stream`` on blocks of events."""
+    from sklearn.datasets import load_svmlight_file
+
+    if b":" not in data:
+        return None
+    try:
+        Xs, y = load_svmlight_file(io.BytesIO(data), n_features=n_features, dtype=np.float64,
+                                   zero_based=False)
+    except (ValueError, RuntimeError, OverflowError, TypeError, IndexError):
+        return None
+    if Xs.shape[0] != n_lines or Xs.shape[1] != n_features:
+        return None
+    X = Xs.toarray()
+    if not (np.isfinite(X).all() and np.isfinite(y).all()):
+        return None
+    return X, np.asarray(y, dtype=np.float64)
+
+
 def read_svmlight(path: str | os.PathLike, n_features: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Read an svmlight/LIBSVM file (plain, .gz, .xz, .bz2) into a dense matrix and label vector.
 

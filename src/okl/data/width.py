@@ -67,7 +67,7 @@ def select_sigma(X, y, rule: str = "windowed-alignment", grid=DEFAULT_GRID, n: i
 
 
 #: sigma chosen by the default rule on the first 1000 examples of permutation 0 (regenerate with
-#: ``python -m okl.data.width``; tests check each value against the rule).
+#: :func:`okl.data.registry.regenerate_widths`; tests check each value against the rule).
 DEFAULT_WIDTHS: dict[str, float] = {
     'german': 1.6121048733463141,
     'svmguide3': 1.2138614908571137,
@@ -86,22 +86,3 @@ DEFAULT_WIDTHS: dict[str, float] = {
     'adult': 4.485351904380812,
     'splice': 1.986062547968831,
 }
-
-
-def _regenerate(data_dir=None) -> dict[str, float]:
-    from okl.data.registry import REGISTRY, find_files, load_dataset, permutation
-
-    out = {}
-    for name in REGISTRY:
-        if find_files(name, data_dir) is None:
-            continue
-        X, y = load_dataset(name, data_dir)
-        order = permutation(len(y), 0)[:1000]
-        out[name] = select_sigma(X[order], y[order])
-    return out
-
-
-if __name__ == "__main__":  # pragma: no cover
-    import sys
-
-    print(_regenerate(sys.argv[1] if len(sys.argv) > 1 else None))

@@ -31,39 +31,9 @@ import multiprocessing
 import os
 import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from typing import Iterator, Sequence
 
-from okl.eval.store import CellKey
-from okl.eval.sweep import limit_blas_threads, run_cell_safely
-
-
-class SerialBackend:
-    name = "serial"
-
-    def run(self, cells: Sequence[CellKey], data_dir=None, blas_threads: int | None = 1) -> Iterator:
-        try:
-            from threadpoolctl import threadpool_limits
-            limits = threadpool_limits(limits=blas_threads, user_api="blas") if blas_threads else None
-        except Exception:  # pragma: no cover
-            limits = None
-        try:
-            for cell in cells:
-                yield cell, run_cell_safely(cell, data_dir, None)
-        finally:
-            if limits is not None:
-                limits.restore_original_limits()
-
-    def close(self) -> None:
-        pass
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-
-    def describe(self) -> str:
-        return "serial (this process)"
+# the serial backend lives with the runner it defaults to (okl.eval.sweep.run_sweep)
+from okl.eval.sweep import SerialBackend, limit_blas_threads, run_cell_safely
 
 
 def resolve_data_dir(data_dir=None) -> str | None:
@@ -156,9 +126,9 @@ class ProcessBackend(SerialBackend):
 
 
 def _okl_version() -> str:
-    import okl
+    from okl._version import __version__
 
-    return okl.__version__
+    return __version__
 
 
 class DaskBackend(SerialBackend):

@@ -123,7 +123,7 @@ class CellKey:
     def make(cls, dataset: str, stream: str, learner: str, params: dict[str, Any], seed: int,
              okl_version: str | None = None) -> "CellKey":
         if okl_version is None:
-            from okl import __version__ as okl_version
+            from okl._version import __version__ as okl_version
         return cls(dataset, stream, learner, canonical_params(params), int(seed), okl_version)
 
     @property
@@ -240,7 +240,7 @@ class ResultStore:
     # -- opening ---------------------------------------------------------------------------------
 
     def _create(self) -> None:
-        from okl import __version__
+        from okl._version import __version__
 
         con = self._con
         con.execute("BEGIN IMMEDIATE")

@@ -51,7 +51,7 @@ import sys
 import time
 import traceback
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -453,6 +453,39 @@ def failure_line(payload: str, limit: int = 300) -> str:
 
 # ---- the driver -----------------------------------------------------------------------------
 
+
+class SerialBackend:
+    """Run the cells one after another in this process (the default of :func:`run_sweep`; the
+    other backends are in :mod:`okl.eval.backends`)."""
+
+    name = "serial"
+
+    def run(self, cells: Sequence[CellKey], data_dir=None, blas_threads: int | None = 1) -> Iterator:
+        try:
+            from threadpoolctl import threadpool_limits
+            limits = threadpool_limits(limits=blas_threads, user_api="blas") if blas_threads else None
+        except Exception:  # pragma: no cover
+            limits = None
+        try:
+            for cell in cells:
+                yield cell, run_cell_safely(cell, data_dir, None)
+        finally:
+            if limits is not None:
+                limits.restore_original_limits()
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def describe(self) -> str:
+        return "serial (this process)"
+
+
 @dataclass
 class SweepReport:
     total: int
@@ -482,8 +515,6 @@ def run_sweep(cells: Sequence[CellKey], store: ResultStore, backend=None, data_d
     stream. A failing cell is reported (key and traceback) and left out of the store, so a rerun
     retries it; the other cells go on.
     """
-    from okl.eval.backends import SerialBackend
-
     unique = list(dict.fromkeys(cells))
     done = store.done_keys()
     todo = sorted((c for c in unique if c not in done),
@@ -520,6 +551,6 @@ def _drive(todo, store, backend, data_dir, progress, label, blas_threads, stream
             bar.advance()
 
 
-__all__ = ["CURVE_POINTS", "SweepReport", "applicable", "build_cells", "curve_rounds", "dataset_rows",
+__all__ = ["CURVE_POINTS", "SerialBackend", "SweepReport", "applicable", "build_cells", "curve_rounds", "dataset_rows",
            "default_budget", "parse_grid", "parse_values", "resolve_params", "run_cell", "run_cell_safely",
            "run_sweep", "stream_blocks"]

@@ -31,7 +31,7 @@ import numpy as np
 
 from okl._compiled import jit, kernel_value
 from okl._validation import check_choice, check_int, check_nonnegative, check_positive, check_random_state, check_real
-from okl.evolvable import EvolvableLearner, register_evolvable
+from okl.evolvable.base import EvolvableLearner, register_evolvable
 from okl.evolvable.opfes import (draw_fourier, ensemble_rounds, fourier_map, ogd_hinge_rounds, omega_of,
                                  theory_gamma)
 from okl.kernels import RBF

@@ -51,7 +51,7 @@ import numpy as np
 
 from okl._compiled import jit
 from okl._validation import check_nonnegative, check_positive, check_random_state, check_real
-from okl.evolvable import EvolvableLearner, register_evolvable
+from okl.evolvable.base import EvolvableLearner, register_evolvable
 from okl.evolvable.opfes import omega_of, theory_gamma
 
 

@@ -81,7 +81,7 @@ import numpy as np
 from okl._compiled import dot, jit
 from okl._validation import (check_choice, check_int, check_nonnegative, check_positive, check_random_state,
                              check_real)
-from okl.evolvable import EvolvableLearner, register_evolvable
+from okl.evolvable.base import EvolvableLearner, register_evolvable
 from okl._threads import one_blas_thread
 from okl.evolvable.kom import KOMProblem, KOMStatistics, default_kom_step, mirror_descent
 

@@ -42,6 +42,8 @@ class Experiment:
     description: str
     datasets: tuple[str, ...]
     func: Callable[[ExperimentContext], ExperimentResult]
+    #: the ``ctx.options`` keys it reads (``okl reproduce ID --param NAME=VALUE``) -> what each does
+    params: dict[str, str] = field(default_factory=dict)
 
 
 EXPERIMENTS: dict[str, Experiment] = {}
@@ -51,13 +53,14 @@ MODULES: list[str] = ["okl.experiments.forks", "okl.experiments.tables", "okl.ex
                      "okl.experiments.kons", "okl.experiments.defaults"]
 
 
-def experiment(id: str, description: str, datasets: tuple[str, ...] = ()):
-    """Decorator registering ``func(ctx) -> ExperimentResult`` as ``okl reproduce <id>``."""
+def experiment(id: str, description: str, datasets: tuple[str, ...] = (), params: dict[str, str] | None = None):
+    """Decorator registering ``func(ctx) -> ExperimentResult`` as ``okl reproduce <id>``;
+    ``params`` declares the ``ctx.options`` keys it reads (listed by ``okl reproduce ID --help``)."""
 
     def deco(func):
         if id in EXPERIMENTS:
             raise ValueError(f"experiment {id!r} already registered")
-        EXPERIMENTS[id] = Experiment(id, description, tuple(datasets), func)
+        EXPERIMENTS[id] = Experiment(id, description, tuple(datasets), func, dict(params or {}))
         return func
 
     return deco

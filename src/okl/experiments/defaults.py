@@ -13,6 +13,9 @@ A cell above the majority rate / running mean is marked ``!``; one whose updates
 
 Results are cached one JSON line per (dataset, learner, seed) in ``<out>/defaults.jsonl``, so an
 interrupted run resumes; ``--param datasets=a,b learners=c,d max_rows=N fresh=1`` narrow or restart.
+A cell stops after ``time_limit`` seconds (default 120) and reports its metric over the rows it
+reached, marked ``*`` (PROS-N-KONS's dictionary has no budget: O(T J^2) on a set where KORS keeps
+thousands of points).
 """
 
 from __future__ import annotations
@@ -25,9 +28,10 @@ import numpy as np
 from okl.data.registry import REGISTRY, dataset_info, find_files, load_dataset, permutation
 from okl.eval.progress import Progress
 from okl.eval.progressive import majority_rate, mean_predictor_loss
+from okl.eval.sweep import applicable
 from okl.eval.tables import markdown_table, write_csv
 from okl.experiments import ExperimentContext, ExperimentResult, experiment
-from okl.learners.base import NonFiniteError, accepts, learners, make, select_params
+from okl.learners.base import NonFiniteError, learners, make, select_params
 
 MAX_ROWS = 50_000
 
@@ -37,29 +41,33 @@ MAX_ROWS = 50_000
 PERCEPTRONS = ("rbp", "forgetron", "projectron", "projectron++", "bpa-s")
 
 
-def applicable(name: str, task: str) -> bool:
-    """Whether learner ``name`` runs on ``task`` with its defaults (regression needs a loss option)."""
-    if task == "classification":
-        return True
-    if not accepts(name, "loss"):
-        return False
-    try:
-        make(name, loss="squared")
-    except ValueError:
-        return False
-    return True
+#: a cell stops after this many seconds (``--param time_limit=S``); the table gives its metric over
+#: the rows it reached and says so: a learner too slow for a stream at its defaults is a finding too
+TIME_LIMIT = 120.0
+BLOCK = 2000
 
 
-def _cell(name: str, X, y, task: str, seed: int) -> dict:
+def _cell(name: str, X, y, task: str, seed: int, time_limit: float = TIME_LIMIT) -> dict:
+    """One (learner, stream) cell, run in blocks of BLOCK rows (the same decisions as one ``run``)
+    until the stream ends or ``time_limit`` seconds have passed."""
     loss = None if task == "classification" else "squared"
     learner = make(name, **select_params(name, random_state=seed, loss=loss))
-    t0 = time.perf_counter()
+    decisions, seconds, done = [], 0.0, 0
     try:
-        trace = learner.run(X, y)
+        while done < len(y):
+            trace = learner.run(X[done:done + BLOCK], y[done:done + BLOCK])
+            decisions.append(trace.decisions)
+            seconds += trace.seconds
+            done += trace.n_rounds
+            if seconds > time_limit and done < len(y):
+                break
     except NonFiniteError as exc:
-        return {"metric": None, "error": str(exc), "seconds": time.perf_counter() - t0}
-    return {"metric": float(trace.metric), "sigma": trace.diagnostics.get("sigma"),
-            "seconds": float(trace.seconds)}
+        return {"metric": None, "error": str(exc), "seconds": seconds}
+    f = np.concatenate(decisions)
+    metric = (100.0 * float(np.mean(np.where(f >= 0.0, 1.0, -1.0) != y[:done])) if task == "classification"
+              else float(np.mean((f - y[:done]) ** 2)))
+    return {"metric": metric, "sigma": learner.chosen_width().get("sigma"), "seconds": seconds,
+            "rows_done": done, "rows": len(y)}
 
 
 def _mean_metric(cache, d, n, runs):
@@ -98,14 +106,18 @@ def _fmt(values: list[float], task: str) -> str:
 
 
 @experiment("defaults", "Every learner with its library defaults (no width, step or budget given) on every "
-                        "staged data set, beside the majority rate / running mean and the linear learner")
+                        "staged data set, beside the majority rate / running mean and the linear learner", params={
+    "datasets": "comma-separated subset of the staged datasets", "learners": "comma-separated subset of the learners",
+    "max_rows": "use the first N rows of every dataset", "fresh": "1: ignore the cached results and run again",
+    "time_limit": "seconds per cell before it stops (default 120; the table says where)"})
 def defaults_matrix(ctx: ExperimentContext) -> ExperimentResult:
     opts = ctx.options
     names = [d for d in (str(opts["datasets"]).split(",") if opts.get("datasets") else REGISTRY)
              if find_files(d, ctx.data_dir) is not None]
-    chosen = str(opts["learners"]).split(",") if opts.get("learners") else learners()
+    chosen = str(opts["learners"]).split(",") if opts.get("learners") else learners(kind="streaming")
     max_rows = int(opts.get("max_rows", 400 if ctx.quick else MAX_ROWS))
     runs = ctx.runs
+    time_limit = float(opts.get("time_limit", TIME_LIMIT))
     cache_path = ctx.out_dir / "defaults.jsonl"
     cache: dict[tuple, dict] = {}
     if cache_path.exists() and not opts.get("fresh"):
@@ -130,7 +142,7 @@ def defaults_matrix(ctx: ExperimentContext) -> ExperimentResult:
                         continue
                     bar.set_label(f"{d} {n}")
                     rec = {"dataset": d, "learner": n, "seed": seed, "max_rows": max_rows,
-                           **_cell(n, X[order], yp, info.task, seed)}
+                           **_cell(n, X[order], yp, info.task, seed, time_limit)}
                     cache[(d, n, seed)] = rec
                     out.write(json.dumps(rec) + "\n")
                     out.flush()
@@ -161,7 +173,7 @@ def defaults_matrix(ctx: ExperimentContext) -> ExperimentResult:
         reference[d] = float(np.mean(vals))
 
     header = ["learner"] + [d + (f" (first {max_rows:,})" if cut[d] else "") for d in names]
-    rows, csv_rows, above, diverged = [], [], [], []
+    rows, csv_rows, above, diverged, stopped = [], [], [], [], []
     task_of = {d: dataset_info(d).task for d in names}
     rows.append(["majority rate % / running-mean loss"] + [
         f"{baselines[d]:.2f}" if task_of[d] == "classification" else f"{baselines[d]:.4f}" for d in names])
@@ -179,6 +191,12 @@ def defaults_matrix(ctx: ExperimentContext) -> ExperimentResult:
                 continue
             vals = [r["metric"] for r in recs]
             mark = "!" if np.mean(vals) > baselines[d] else ""
+            partial = [r for r in recs if r.get("rows_done", r.get("rows")) != r.get("rows")]
+            if partial:
+                mark += "*"
+                stopped.append(f"{d} / {n}: stopped at the time limit ({time_limit:g} s) after "
+                               + ", ".join(f"{r['rows_done']:,}" for r in partial) + " of "
+                               + f"{partial[0]['rows']:,} rows; the cell is over the rows reached")
             if mark:
                 above.append((d, n, float(np.mean(vals)), baselines[d]))
             row.append(_fmt(vals, task_of[d]) + mark)
@@ -204,6 +222,8 @@ def defaults_matrix(ctx: ExperimentContext) -> ExperimentResult:
     ]
     if diverged:
         lines += ["Diverged:", ""] + [f"- {t}" for t in diverged] + [""]
+    if stopped:
+        lines += ["`*` Too slow at its defaults (time limit per cell):", ""] + [f"- {t}" for t in stopped] + [""]
     lines += [f"Cells above the majority rate / running mean: {len(above)}."]
     for d, n, v, b in above:
         why = REASONS.get((d, n), REASONS.get(("*", n), ""))

@@ -238,7 +238,9 @@ def _plot_matrix(path, checkpoints, runs_out, sizes, scaling, methods, m, k):
             "FORKS TISVD study: FORKS with TISVD vs a full SVD per update round on codrna-train as the "
             "update cycle varies (Fig. 2); TISVD vs truncated / randomized SVD under Gaussian low-rank "
             "updates (App. B, Fig. 4)",
-            datasets=("codrna-train",))
+            datasets=("codrna-train",), params={
+    "sigma": "kernel width of (a) (default: codrna-train's recorded width)",
+    "thetas": "update cycles theta of (a)", "sizes": "matrix sizes m of (b)"})
 def forks_tisvd(ctx: ExperimentContext) -> ExperimentResult:
     md_a, files_a = _cycle_study(ctx)
     md_b, files_b = _matrix_study(ctx)

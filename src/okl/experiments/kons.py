@@ -183,8 +183,18 @@ def _growth_figure(path, curves, title):
     plt.close(fig)
 
 
+#: the ``--param`` keys of both tables (module docstring)
+KONS_PARAMS = {
+    "max_rows": "use the first N rows of every permutation (quick: 400)",
+    "datasets": "comma-separated subset of the datasets",
+    "learners": "comma-separated subset of FOGD, NOGD, PROS-N-KONS, CON-KONS, B-KONS",
+    "hessian_map": "passed to the KONS learners", "embedding": "passed to the KONS learners",
+    "reset": "PROS-N-KONS / B-KONS reset: zero (default, the paper's Alg. 1) or warm (the library default)",
+}
+
+
 @experiment("pnk-table1", "PROS-N-KONS Table 1: regression (parkinson, cpusmall, cadata), squared loss",
-            ("parkinson", "cpusmall", "cadata"))
+            ("parkinson", "cpusmall", "cadata"), params=KONS_PARAMS)
 def pnk_table1(ctx: ExperimentContext) -> ExperimentResult:
     datasets = _subset(ctx, "datasets", ("cpusmall",) if ctx.quick else ("parkinson", "cpusmall", "cadata"))
     algos = _subset(ctx, "learners", ("FOGD", "NOGD", "PROS-N-KONS", "CON-KONS", "B-KONS"))
@@ -230,7 +240,7 @@ def pnk_table1(ctx: ExperimentContext) -> ExperimentResult:
 
 @experiment("pnk-table2",
             "PROS-N-KONS Table 2: classification (ijcnn1, cod-rna), hinge loss, alpha = gamma in {1, 0.01}",
-            ("ijcnn1", "codrna"))
+            ("ijcnn1", "codrna"), params={**KONS_PARAMS, "settings": "comma-separated alpha = gamma values (default 1,0.01)"})
 def pnk_table2(ctx: ExperimentContext) -> ExperimentResult:
     datasets = _subset(ctx, "datasets", ("ijcnn1",) if ctx.quick else ("ijcnn1", "codrna"))
     algos = _subset(ctx, "learners", ("FOGD", "NOGD", "PROS-N-KONS", "CON-KONS", "B-KONS"))

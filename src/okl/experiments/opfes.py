@@ -9,7 +9,7 @@ paired by seed: the same split and order for every learner), OCDS included (okl.
 (ii) without the ideal kernel, (iii) without model reuse, on pol, house16h and adult.
 
 Protocol: ALGORITHMS.md 8 (random half/half feature split and order per run, Te = 1000 if
-n > 10,000 else 0.1 n, T1 = T2); hyperparameters from ``okl.evolvable.cli.tune_hyperparameters``
+n > 10,000 else 0.1 n, T1 = T2); hyperparameters from ``okl.evolvable.harness.tune_hyperparameters``
 (held-out previous-stage data of tuning streams, once per dataset). ``ctx.runs`` runs (the paper
 used 50); ``ctx.quick``: 2 runs on a 1,500-row prefix of splice with d = 40 features, T_M = 20.
 ``ctx.options``: "datasets" and "learners" (comma-separated) restrict the table; "grid=paper" tunes
@@ -85,10 +85,10 @@ def _option_list(ctx, key, default):
 
 def _grids(ctx) -> dict:
     """``--param grid=paper``: tune over the paper's grids (widths 2^[-6:6], c in 10^[-4:2] for every
-    learner) instead of the default narrower ones (okl.evolvable.cli)."""
+    learner) instead of the default narrower ones (okl.evolvable.harness)."""
     if str((ctx.options or {}).get("grid", "")).lower() != "paper":
         return {}
-    from okl.evolvable.cli import PAPER_SIGMA_GRID, PAPER_STEP_GRID
+    from okl.evolvable.harness import PAPER_SIGMA_GRID, PAPER_STEP_GRID
 
     return {"sigma_grid": PAPER_SIGMA_GRID, "step_grid": PAPER_STEP_GRID, "linear_step_grid": PAPER_STEP_GRID}
 
@@ -97,10 +97,17 @@ def _quick_overrides():
     return {"n_old_features": 40, "n_new_features": 40, "kom_iterations": 20}
 
 
+#: the ``--param`` keys (module docstring)
+OPFES_PARAMS = {
+    "datasets": "comma-separated subset of the datasets",
+    "grid": "paper: tune over the paper's grids (widths 2^[-6:6], c in 10^[-4:2]) instead of the narrower default",
+}
+
+
 @experiment("opfes-table2", "OPFES Table 2: cumulative error rate over the current stage, OPFES vs FESL baselines",
-            TABLE2_DATASETS)
+            TABLE2_DATASETS, params={**OPFES_PARAMS, "learners": "comma-separated subset of the learners"})
 def opfes_table2(ctx: ExperimentContext) -> ExperimentResult:
-    from okl.evolvable.cli import TABLE2_LEARNERS, evaluate, plot_curves, tune_hyperparameters
+    from okl.evolvable.harness import TABLE2_LEARNERS, evaluate, plot_curves, tune_hyperparameters
 
     datasets = ("splice",) if ctx.quick else _option_list(ctx, "datasets", TABLE2_DATASETS)
     learners = _option_list(ctx, "learners", TABLE2_LEARNERS)
@@ -131,7 +138,7 @@ def opfes_table2(ctx: ExperimentContext) -> ExperimentResult:
     md = ["## OPFES Table 2 — CER over the current stage, ours (mean ± std) / paper",
           "",
           f"{runs} runs per dataset (paper: 50), paired by seed; hyperparameters tuned once per dataset on held-out "
-          "previous-stage data (okl.evolvable.cli). OCDS: okl.evolvable.ocds (a documented reading).",
+          "previous-stage data (okl.evolvable.harness). OCDS: okl.evolvable.ocds (a documented reading).",
           "",
           "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     wtl = {label: [0, 0, 0] for label in learners if label != "opfes"}
@@ -168,9 +175,9 @@ def opfes_table2(ctx: ExperimentContext) -> ExperimentResult:
 
 
 @experiment("opfes-ablation", "OPFES Table 3: ablations (no KOM, no ideal kernel, no model reuse)",
-            ABLATION_DATASETS)
+            ABLATION_DATASETS, params=OPFES_PARAMS)
 def opfes_ablation(ctx: ExperimentContext) -> ExperimentResult:
-    from okl.evolvable.cli import evaluate, tune_hyperparameters
+    from okl.evolvable.harness import evaluate, tune_hyperparameters
 
     datasets = ("splice",) if ctx.quick else _option_list(ctx, "datasets", ABLATION_DATASETS)
     runs = 2 if ctx.quick else ctx.runs

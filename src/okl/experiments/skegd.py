@@ -162,7 +162,9 @@ def _reading(results, sweep_results, inys_ref, datasets, budgets) -> str:
 
 
 @experiment("skegd-table2", "SkeGD Table 2: kernel approximation of IRS vs incremental Nystrom",
-            ("german", "svmguide3"))
+            ("german", "svmguide3"), params={
+    "sigma": "one kernel width for both datasets (default: each dataset's recorded width)",
+    "sweep": "comma-separated sketch sizes s_p"})
 def skegd_table2(ctx: ExperimentContext) -> ExperimentResult:
     datasets = ("german",) if ctx.quick else ("german", "svmguide3")
     budgets = (100,) if ctx.quick else (100, 200)

@@ -201,7 +201,7 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
     wanted_rows = _options_list(ctx, "learners")
     rows = [r for r in spec.rows if (wanted_rows is None and (not ctx.quick or r.label in spec.quick_rows))
             or (wanted_rows is not None and (r.learner in wanted_rows or r.label in wanted_rows))]
-    have = set(registered_learners())
+    have = set(registered_learners(kind="streaming"))
     for r in list(rows):
         if r.learner not in have:
             notes.append(f"{r.label}: learner {r.learner!r} is not registered yet; row skipped")
@@ -417,14 +417,28 @@ def _adversarial_protocol_line() -> str:
     return "; ".join(preset_note(p) for p in CHOSEN_PRESETS)
 
 
+#: the ``--param`` keys of the store-backed tables (module docstring)
+TABLE_PARAMS = {
+    "store": "SQLite results file (default <out>/<id>.sqlite); a rerun resumes from it",
+    "workers": "run on N worker processes",
+    "scheduler": "address of a running Dask scheduler, tcp://HOST:PORT",
+    "backend": "auto (default), serial, processes or dask",
+    "sigma": "one kernel width for every dataset (default: each dataset's recorded width)",
+    "datasets": "comma-separated subset of the datasets",
+    "learners": "comma-separated subset of the learners (rows)",
+    "drop_last": "1: drop the last input column (adversarial; as the FORKS code does for german)",
+    "max_rows": "use the first N rounds of every stream",
+}
+
+
 @experiment("forks-table2", "FORKS Table 2: 9 learners on 5 datasets, B = 100/200 (store-backed, resumable)",
-            ("german", "svmguide3", "spambase", "codrna", "ijcnn1"))
+            ("german", "svmguide3", "spambase", "codrna", "ijcnn1"), params=TABLE_PARAMS)
 def forks_table2(ctx: ExperimentContext) -> ExperimentResult:
     return run_table(ctx, FORKS_TABLE2)
 
 
 @experiment("forks-adversarial", "FORKS Tables 3-4: adversarial german-1/-2, codrna-1/-2 (B = 100)",
-            ("german", "codrna"))
+            ("german", "codrna"), params={**TABLE_PARAMS, "theta": "FORKS update cycle theta (default 0.005)"})
 def forks_adversarial(ctx: ExperimentContext) -> ExperimentResult:
     theta = float(ctx.options.get("theta", 0.005))
     spec = FORKS_ADVERSARIAL
@@ -437,13 +451,13 @@ def forks_adversarial(ctx: ExperimentContext) -> ExperimentResult:
 
 
 @experiment("skegd-table3", "SkeGD Table 3: 8 budgeted learners on 5 datasets (store-backed, resumable)",
-            ("german", "svmguide3", "spambase", "ijcnn1", "codrna"))
+            ("german", "svmguide3", "spambase", "ijcnn1", "codrna"), params=TABLE_PARAMS)
 def skegd_table3(ctx: ExperimentContext) -> ExperimentResult:
     return run_table(ctx, SKEGD_TABLE3)
 
 
 @experiment("skegd-adversarial", "SkeGD Table 4: adversarial german-1/-2, SkeGD update cycles theta",
-            ("german",))
+            ("german",), params=TABLE_PARAMS)
 def skegd_adversarial(ctx: ExperimentContext) -> ExperimentResult:
     return run_table(ctx, SKEGD_ADVERSARIAL)
 
@@ -456,7 +470,13 @@ KUAIREC_LOSSES = ("hinge", "squared_hinge")
 
 
 @experiment("forks-kuairec", "FORKS Fig. 3: KuaiRec stream, B = 100..500, hinge and squared hinge "
-                             "(needs the KuaiRec files in --data-dir)", ())
+                             "(needs the KuaiRec files in --data-dir)", (), params={
+    "kuairec_dir": "directory with the KuaiRec files (default --data-dir)",
+    "budgets": "comma-separated budgets B (default 100,...,500)", "losses": "comma-separated losses",
+    "learners": "comma-separated learners", "runs": "runs (default 1)", "max_rows": "use the first N rounds",
+    "theta": "FORKS update cycle theta (default 0.005)", "sigma": "kernel width or auto (default auto)",
+    "store": "SQLite results file (default <out>/forks-kuairec.sqlite)", "workers": TABLE_PARAMS["workers"],
+    "scheduler": TABLE_PARAMS["scheduler"], "backend": TABLE_PARAMS["backend"]})
 def forks_kuairec(ctx: ExperimentContext) -> ExperimentResult:
     from okl.data.kuairec import KuaiRecStream, find_kuairec_dir
 
@@ -467,7 +487,7 @@ def forks_kuairec(ctx: ExperimentContext) -> ExperimentResult:
         ([100, 150] if ctx.quick else list(KUAIREC_BUDGETS))
     losses = _options_list(ctx, "losses") or list(KUAIREC_LOSSES)
     wanted = _options_list(ctx, "learners") or (["nogd", "forks"] if ctx.quick else list(KUAIREC_LEARNERS))
-    have = set(registered_learners())
+    have = set(registered_learners(kind="streaming"))
     names = [m for m in wanted if m in have]
     notes += [f"{m}: not registered yet; skipped" for m in wanted if m not in have]
     runs = int(ctx.options.get("runs", 1))

@@ -39,9 +39,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit
-from okl._validation import check_int
-from okl.learners.base import Arr, Learner, Num, StateSpec
+from okl._compiled import jit, kernel_features, kernel_features_rows
+from okl._threads import one_blas_thread
+from okl._validation import MAX_ABS_FEATURE, check_int
+from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state
 from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
 from okl.linalg.sketch import IncrementalSketch
 
@@ -214,6 +215,70 @@ class SketchedLearner(Learner):
         if self.Q_ is None:
             return expansion_decision(*self.kernel_.spec(), self.SV_, self.alpha_, self.m_, x)
         return float(self._features(x[None, :])[0] @ self.w_)
+
+    # ---- per-event path (Learner.predict_one / learn_one) ------------------------------------
+
+    def _event_ready(self) -> bool:
+        """Stage 2 with a decision w^T phi(x) (FORKS's paper ONS form projects w first: no)."""
+        return self.Q_ is not None
+
+    def _event_buffers(self):
+        """(Q_, landmarks_, Q and landmarks^T C-contiguous, kernel-row work spaces) for the map in
+        use (not saved)."""
+        ev = _event_state(self)
+        buf = ev.buf
+        if buf is None or buf[0] is not self.Q_ or buf[1] is not self.landmarks_:
+            m = self.Q_.shape[0]
+            buf = ev.buf = (self.Q_, self.landmarks_, np.ascontiguousarray(self.Q_),
+                                  np.ascontiguousarray(self.landmarks_.T), np.empty(m), np.empty((4, m)))
+        return buf
+
+    def _event_features(self, x):
+        if not self._event_ready():
+            return None
+        _, _, Q, LT, kb, _ = self._event_buffers()
+        Z = np.empty((1, Q.shape[1]))
+        ok, f = kernel_features(*self.kernel_.spec(), LT, Q.shape[0], Q, self.w_, x,
+                                MAX_ABS_FEATURE, kb, Z[0])
+        if not ok:
+            self._check_values(x)
+        return f, Z
+
+    def _event_learn(self, x, y, Z):
+        if not self._event_ready():
+            return None
+        if Z is None:
+            ev = self._event_features(x)
+            if ev is None:
+                return None
+            Z = ev[1]
+        out, Y = np.empty(1), np.empty(1)
+        Y[0] = y
+        j, counter = self._sketched_rounds(Z, Y, out, self.n_seen_)
+        self.counter_ = int(counter)
+        if j == 0:
+            with one_blas_thread():
+                self._update_round(x, y, out[0])
+        return float(out[0])
+
+    def _event_block(self, X, y, out):
+        if not self._event_ready():
+            return 0
+        _, _, Q, LT, _, KB = self._event_buffers()
+        Z = np.empty((X.shape[0], Q.shape[1]))
+        r = kernel_features_rows(*self.kernel_.spec(), LT, Q.shape[0], Q, X, MAX_ABS_FEATURE, KB, Z)
+        if not r:
+            return 0
+        j, counter = self._sketched_rounds(Z[:r], y[:r], out[:r], self.n_seen_)
+        self.counter_ = int(counter)
+        if j == r:
+            return r
+        with one_blas_thread():  # an update round: the map changes after row j
+            self._update_round(X[j], y[j], out[j])
+        return j + 1
+
+    def _event_heavy(self):
+        return self.Q_ is None and self.m_ >= self.budget  # the transition may come
 
     # ---- rounds -----------------------------------------------------------------------------
 

@@ -264,7 +264,7 @@ def _check_members(members):
         if not isinstance(entry, (list, tuple)) or len(entry) != 3:
             raise ValueError(f"members: each entry must be (name, width multiplier or None, params), got {entry!r}")
         name, width, params = entry
-        if not isinstance(name, str) or name not in learners() or name == "auto":
+        if not isinstance(name, str) or name not in learners(kind="streaming") or name == "auto":
             raise ValueError(f"members: unknown member learner {name!r}")
         if width is not None:
             if isinstance(width, bool) or not isinstance(width, (int, float)) or not (

@@ -25,6 +25,15 @@ Subclasses implement three hooks:
 State attributes are listed in ``_state_attrs``; arrays, numbers, strings, ``None``, lists and
 ``numpy.random.Generator`` objects are saved.
 
+Per-event path (optional hooks, issue 17): ``_event_features(x) -> (f, z) | None`` computes the
+decision and the features of one row in one compiled call (predict_one caches them, keyed on the
+bytes of x and ``n_seen_``, dropped by every change of state; kept outside the learner: never
+saved, pickled or copied), ``_event_learn(x, y, z)
+-> f | None`` learns the row from them (or computes them), ``_event_block(X, y, out) -> rows done``
+runs the same per-row arithmetic over a block (``okl stream``); NOGD, SkeGD, FORKS (code ONS) and
+FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``).
+``predict_many`` / ``learn_many`` are River's mini-batch methods (test-then-train inside the batch).
+
 Declaring the state (model files are untrusted input)
     Each learner declares its whole state once, in ``_state_spec(self) -> StateSpec``: every name
     of ``_state_attrs`` maps to ``Arr(shape, dtype, finite=True, low=None, high=None,
@@ -57,6 +66,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import os
 import time
 import weakref
@@ -67,8 +77,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from okl._compiled import row_ok as _row_ok
 from okl._threads import one_blas_thread
-from okl._validation import check_matrix, check_random_state, check_target, check_targets, check_vector
+from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_target, check_targets, check_vector
 from okl.kernels import RBF, WIDTH_WINDOW, Kernel, kernel_from_dict, scale_sigma
 from okl.losses import Loss, get_loss
 
@@ -411,6 +422,39 @@ class _SpecChecker:
                 raise StateError(attr, message)
 
 
+_F64 = np.dtype(np.float64)
+
+
+class _EventState:
+    """A learner's per-event cache and work space (:meth:`Learner.predict_one`): kept outside the
+    learner, so it is never saved, pickled or copied and never shows in ``vars(learner)``."""
+
+    __slots__ = ("cache", "buf", "loss")
+
+    def __init__(self):
+        self.cache = self.buf = self.loss = None
+
+
+#: id(learner) -> its _EventState (removed when the learner is collected)
+_EVENTS: dict[int, _EventState] = {}
+
+
+def _event_state(learner) -> _EventState:
+    ev = _EVENTS.get(id(learner))
+    if ev is None:
+        ev = _EVENTS[id(learner)] = _EventState()
+        weakref.finalize(learner, _EVENTS.pop, id(learner), None)
+    return ev
+
+
+def _drop_event_cache(learner) -> None:
+    """Forget the features cached by predict_one (the state is about to change)."""
+    ev = _EVENTS.get(id(learner))
+    if ev is not None:
+        ev.cache = None
+_FLOATS = (float, np.float64)
+
+
 def _writable(value: np.ndarray, dtype=None) -> np.ndarray:
     """``value`` as a writable, C-contiguous array (copied only when it is not one already)."""
     if value.flags.writeable and value.flags.c_contiguous and (dtype is None or value.dtype == dtype):
@@ -514,6 +558,7 @@ class Learner:
 
     def _advance(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Test-then-train over validated rows (shared by ``learn_one`` and ``run``)."""
+        _drop_event_cache(self)
         n = X.shape[0]
         out = np.empty(n)
         i = 0
@@ -543,22 +588,166 @@ class Learner:
             f"finite; the updates diverged on this stream. Lower {self._divergence_hint}, or pass a "
             f"smaller kernel width. The learner's state is no longer usable.")
 
+    # ---- per-event path ------------------------------------------------------------------
+    #
+    # predict_one / learn_one do the arithmetic of a round once: a learner with the hooks
+    # ``_event_features(x) -> (f, z) | None`` and ``_event_learn(x, y, z) -> f | None`` computes the
+    # features z of x in predict_one (one compiled call), and the learn_one that follows for the
+    # same x (same bytes) in the same state (same n_seen_, nothing learned in between) learns from
+    # them without computing them again. The cache lives outside the learner (:class:`_EventState`:
+    # never saved, pickled or copied); every learning round, load, clone and check_state drops it.
+    # The common input (a float64, 1-D, C-contiguous ndarray of the learner's dimension) is
+    # checked for finiteness and magnitude inside the compiled call; anything else goes through
+    # :func:`okl._validation.check_vector`.
+
+    def _event_row(self, x) -> tuple[np.ndarray, bool]:
+        """(x, values_checked): the common case is only shape-checked here (its values are checked
+        in the compiled call that reads them); anything else gets the full check."""
+        if type(x) is np.ndarray and x.dtype is _F64 and x.ndim == 1 and self.dim_ is not None \
+                and x.shape[0] == self.dim_ and x.flags.c_contiguous:
+            return x, False
+        return check_vector(x, self.dim_), True
+
+    def _check_values(self, x: np.ndarray) -> None:
+        """Finite entries of magnitude at most MAX_ABS_FEATURE (one compiled call); raises the
+        message of :func:`~okl._validation.check_vector` otherwise."""
+        if not _row_ok(x, MAX_ABS_FEATURE):
+            check_vector(x, self.dim_)
+
+    def _event_features(self, x: np.ndarray):
+        """(f(x), features of x) with the values of x checked, or None when this learner (in its
+        current stage) has no per-event features; see :meth:`_event_learn`."""
+        return None
+
+    def _event_learn(self, x: np.ndarray, y: float, z):
+        """One round on the started learner with features ``z`` from :meth:`_event_features` in
+        this same state (or None: compute them), the same arithmetic as ``_process(x[None], [y])``;
+        returns the decision f, or None (no per-event path now: nothing was changed)."""
+        return None
+
+    def _event_block(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> int:
+        """Learn the first rows of a block of validated rows with the per-event arithmetic (each
+        row's decision equals what :meth:`learn_one` would give; it does not depend on how the
+        stream was cut into blocks), in compiled loops; returns the number of rows learned (0:
+        none, the caller goes one event at a time). Only called on a started learner."""
+        return 0
+
+    def _learn_events(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """learn_one over the rows of a validated block (float64, C-contiguous, the learner's
+        width; labels/targets checked), through :meth:`_event_block` where the learner has it:
+        decisions equal to a learn_one loop, bit for bit (what ``okl stream`` uses, so a resumed
+        stream prints exactly the uninterrupted predictions)."""
+        n = X.shape[0]
+        out = np.empty(n)
+        _drop_event_cache(self)
+        i = 0
+        while i < n:
+            if self.started_:
+                k = self._event_block(X[i:], y[i:], out[i:])
+                if k:
+                    first = self.n_seen_
+                    self.n_seen_ += k
+                    done = out[i:i + k]
+                    if not np.isfinite(done).all():
+                        self._non_finite(first + int(np.flatnonzero(~np.isfinite(done))[0]))
+                    i += k
+                    continue
+            out[i] = self._learn_event(X[i], y[i])
+            i += 1
+        return out
+
+    def _event_loss(self) -> Loss:
+        """:attr:`loss_`, looked up once per loss name (not saved)."""
+        ev = _event_state(self)
+        name = getattr(self, "loss", "hinge")
+        if ev.loss is None or ev.loss[0] is not name:
+            ev.loss = (name, get_loss(name))
+        return ev.loss[1]
+
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example)."""
-        x = check_vector(x, self.dim_)
+        x, checked = self._event_row(x)
         if self.dim_ is None:
             return 0.0
+        if self.started_:
+            ev = self._event_features(x)
+            if ev is not None:
+                f, z = ev
+                _event_state(self).cache = (x.tobytes(), self.n_seen_, z)
+                return f
+        if not checked:
+            self._check_values(x)
         if not self.started_:
             return self._warmup_decision()
         return float(self._decision(x))
 
     def learn_one(self, x, y) -> "Learner":
         """One online round with example ``x`` and label/target ``y``."""
-        x = check_vector(x, self.dim_)
-        y = check_target(y, self.task)
-        self._ensure_started(x.shape[0])
-        self._advance(x[None, :], np.array([y]))
+        self._learn_event(x, y)
         return self
+
+    def _learn_event(self, x, y) -> float:
+        """learn_one returning the decision made before learning (the round's prediction)."""
+        x, checked = self._event_row(x)
+        if type(y) not in _FLOATS or not (y == 1.0 or y == -1.0 or (
+                self._event_loss().task != "classification" and math.isfinite(y))):
+            y = check_target(y, self.task)
+        else:
+            y = float(y)
+        if self.started_:
+            ev = _event_state(self)
+            cache, z = ev.cache, None
+            if cache is not None:
+                ev.cache = None
+                if cache[1] == self.n_seen_ and cache[0] == x.tobytes():
+                    z = cache[2]
+            # (_event_learn checks the values of x when it computes its features)
+            f = self._event_learn(x, y, z)
+            if f is not None:
+                self.n_seen_ += 1
+                if not math.isfinite(f):
+                    self._non_finite(self.n_seen_ - 1)
+                return f
+        if not checked:
+            self._check_values(x)
+        self._ensure_started(x.shape[0])
+        _drop_event_cache(self)
+        if (self._event_heavy() if self.started_ else self.n_seen_ >= WIDTH_WINDOW - 1):
+            with one_blas_thread():
+                return float(self._advance(x[None, :], np.array([y]))[0])
+        return float(self._advance(x[None, :], np.array([y]))[0])
+
+    def _event_heavy(self) -> bool:
+        """Whether the next round may run matrix factorisations (then BLAS is held to one thread
+        as in :meth:`run`; entering that costs ~10 us, so not on every round)."""
+        return False
+
+    # ---- mini-batches (River's predict_many / learn_many) -----------------------------------
+
+    def predict_many(self, X) -> np.ndarray:
+        """Decisions f(x) of the current model for every row of ``X`` (no learning)."""
+        X = check_matrix(X, self.dim_)
+        if self.dim_ is None:
+            return np.zeros(X.shape[0])
+        if not self.started_:
+            return np.full(X.shape[0], self._warmup_decision())
+        out = np.empty(X.shape[0])
+        for i, x in enumerate(X):
+            ev = self._event_features(x)
+            out[i] = ev[0] if ev is not None else float(self._decision(x))
+        return out
+
+    def learn_many(self, X, y) -> np.ndarray:
+        """Test-then-train over the rows of a mini-batch: row i is predicted with the model that
+        learned rows < i (as :meth:`run`, through the same compiled loop); returns the decisions."""
+        X = check_matrix(X, self.dim_)
+        y = check_targets(y, self.task, X.shape[0])
+        if X.shape[0] == 0:
+            return np.empty(0)
+        self._ensure_started(X.shape[1])
+        _drop_event_cache(self)
+        with one_blas_thread():
+            return np.asarray(self._advance(X, y), dtype=float)
 
     def run(self, X, y) -> Trace:
         """Test-then-train over the rows of ``X``; returns the :class:`Trace` (decisions before learning).
@@ -629,7 +818,7 @@ class Learner:
         The file is written to a temporary name, flushed and renamed, so a crash never leaves a
         half-written model under ``path``.
         """
-        from okl import __version__
+        from okl._version import __version__
 
         meta: dict[str, Any] = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "okl_version": __version__,
@@ -701,6 +890,7 @@ class Learner:
         """Check the whole state against the learner's declaration (as :meth:`load` does) and make
         read-only arrays writable copies; raises :class:`StateError` (a ValueError) naming the
         field. Nothing to check before the first example."""
+        _drop_event_cache(self)
         checker = self._layout_checker()
         if checker is not None:
             self._check_base_values()
@@ -805,7 +995,7 @@ class Learner:
 
     @classmethod
     def _load_zip(cls, zf: zipfile.ZipFile, path: str) -> "Learner":
-        from okl import __version__
+        from okl._version import __version__
 
         members = {info.filename[:-4]: info for info in zf.infolist() if info.filename.endswith(".npy")}
         if "__meta__" not in members:
@@ -932,19 +1122,38 @@ def _available_memory() -> int:
 # --------------------------------------------------------------------------------------------
 # Registry
 
-_REGISTRY: dict[str, tuple[type[Learner], dict[str, Any]]] = {}
+#: The one learner registry, by kind: ``"streaming"``, the learners of the protocol above
+#: (:class:`Learner` subclasses: ``okl run``, ``sweep``, ``stream``, the adapters; model files
+#: name them) and ``"evolvable"``, the learners on feature-evolvable streams
+#: (:class:`okl.evolvable.EvolvableLearner`, ``okl evolve``), registered when okl is imported.
+#: A name is registered once over all kinds.
+KINDS = ("streaming", "evolvable")
+_BY_KIND: dict[str, dict[str, tuple[type, dict[str, Any]]]] = {kind: {} for kind in KINDS}
+#: the streaming learners (the names a model file may hold)
+_REGISTRY: dict[str, tuple[type[Learner], dict[str, Any]]] = _BY_KIND["streaming"]
 
 
-def register(name: str, **fixed: Any):
+def _kind_of(name: str) -> str | None:
+    return next((kind for kind, table in _BY_KIND.items() if name in table), None)
+
+
+def _check_kind(kind: str | None) -> None:
+    if kind is not None and kind not in _BY_KIND:
+        raise ValueError(f"unknown kind of learner {kind!r}; kinds: {', '.join(KINDS)}")
+
+
+def register(name: str, *, kind: str = "streaming", **fixed: Any):
     """Class decorator: make the learner available as ``okl.make(name)`` and on the command line.
 
-    ``fixed`` are hyperparameters that define this registered variant (e.g. a budget cap).
+    ``kind`` is the protocol the class follows (:data:`KINDS`); ``fixed`` are hyperparameters
+    that define this registered variant (e.g. a budget cap).
     """
+    _check_kind(kind)
 
-    def deco(cls: type[Learner]) -> type[Learner]:
-        if name in _REGISTRY:
+    def deco(cls: type) -> type:
+        if _kind_of(name) is not None:
             raise ValueError(f"learner name {name!r} is already registered")
-        _REGISTRY[name] = (cls, dict(fixed))
+        _BY_KIND[kind][name] = (cls, dict(fixed))
         if not fixed and not cls.name:
             cls.name = name
         return cls
@@ -953,10 +1162,13 @@ def register(name: str, **fixed: Any):
 
 
 def make(name: str, **params: Any) -> Learner:
-    """Build a registered learner by its CLI name, e.g. ``okl.make("nogd", budget=100)``."""
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
-    cls, fixed = _REGISTRY[name]
+    """Build a registered learner by its CLI name, e.g. ``okl.make("nogd", budget=100)`` (any
+    kind: ``okl.make("opfes")`` builds a feature-evolvable learner)."""
+    kind = _kind_of(name)
+    if kind is None:
+        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(sorted(_REGISTRY))}"
+                         + "".join(f"; {k}: {', '.join(sorted(_BY_KIND[k]))}" for k in KINDS[1:] if _BY_KIND[k]))
+    cls, fixed = _BY_KIND[kind][name]
     learner = cls(**{**fixed, **params})
     learner.name = name
     return learner
@@ -966,7 +1178,7 @@ def select_params(name: str, params: dict[str, Any] | None = None, **common: Any
     """The one place where ``okl run``, ``sweep``, the paper tables (through
     :func:`okl.eval.progressive.learner_params`) and the scikit-learn and River adapters build
     learner ``name``'s hyperparameters (``okl stream`` passes the same settings; the
-    feature-evolvable learners of ``okl evolve`` have their own registry, issue 14).
+    feature-evolvable learners of ``okl evolve`` take theirs from :mod:`okl.evolvable.harness`).
 
     ``common`` holds the path's shared settings (budget, kernel, sigma, loss, horizon,
     random_state, ...): each that is not None and that the learner takes is passed, so a setting
@@ -992,15 +1204,32 @@ def select_params(name: str, params: dict[str, Any] | None = None, **common: Any
     return out
 
 
-def learners() -> list[str]:
-    """Names of all registered learners."""
-    return sorted(_REGISTRY)
+def learners(kind: str | None = None) -> list[str]:
+    """Names of the registered learners: all of them, or those of one kind (:data:`KINDS`), e.g.
+    ``okl.learners(kind="evolvable")`` for the feature-evolvable ones."""
+    _check_kind(kind)
+    return sorted(name for k, table in _BY_KIND.items() if kind in (None, k) for name in table)
 
 
-def learner_class(name: str) -> type[Learner]:
-    if name not in _REGISTRY:
-        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name][0]
+def learner_kind(name: str) -> str:
+    """The kind (:data:`KINDS`) of registered learner ``name``."""
+    kind = _kind_of(name)
+    if kind is None:
+        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(learners())}")
+    return kind
+
+
+def learner_class(name: str, kind: str | None = "streaming") -> type:
+    """The class of registered learner ``name`` of ``kind`` (by default a streaming learner, the
+    kind every path but ``okl evolve`` takes; ``kind=None``: any kind). ValueError otherwise."""
+    _check_kind(kind)
+    found = _kind_of(name)
+    if found is None or (kind is not None and found != kind):
+        if found is not None:
+            raise ValueError(f"learner {name!r} is of kind {found!r}, not {kind!r}; registered {kind} learners: "
+                             f"{', '.join(learners(kind))}")
+        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(learners(kind))}")
+    return _BY_KIND[found][name][0]
 
 
 def accepts(name: str, param: str) -> bool:
@@ -1008,5 +1237,5 @@ def accepts(name: str, param: str) -> bool:
     return param in learner_class(name)._param_names()
 
 
-__all__ = ["Learner", "Trace", "ModelFileError", "StateError", "StateSpec", "Arr", "Num", "Seq", "Opaque", "NonFiniteError", "register", "make", "learners", "learner_class",
+__all__ = ["Learner", "Trace", "ModelFileError", "StateError", "StateSpec", "Arr", "Num", "Seq", "Opaque", "NonFiniteError", "register", "make", "learners", "learner_class", "learner_kind", "KINDS",
            "accepts", "mistakes_of", "select_params"]

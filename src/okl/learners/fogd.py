@@ -30,8 +30,8 @@ import math
 
 import numpy as np
 
-from okl._compiled import dot, jit, loss_derivative
-from okl._validation import check_int, check_positive
+from okl._compiled import dot, jit, loss_derivative, row_ok
+from okl._validation import MAX_ABS_FEATURE, check_int, check_positive
 from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, Num, StateSpec, register
 from okl.losses import get_loss
@@ -90,6 +90,16 @@ def fogd_decision(U, w, x):
     z = np.empty(2 * U.shape[0])
     _fourier_row(U, x, 1.0 / math.sqrt(U.shape[0]), z)
     return dot(w, z)
+
+
+@jit
+def fogd_event_features(U, w, x, bound, z):
+    """The per-event Fourier features z of x (as :func:`fogd_rounds` computes them) after checking
+    x (:func:`okl._compiled.row_ok`); returns (ok, w^T z)."""
+    if not row_ok(x, bound):
+        return False, 0.0
+    _fourier_row(U, x, 1.0 / math.sqrt(U.shape[0]), z)
+    return True, dot(w, z)
 
 
 def fourier_features(X: np.ndarray, U: np.ndarray) -> np.ndarray:
@@ -158,6 +168,26 @@ class FOGD(Learner):
 
     def _decision(self, x):
         return fogd_decision(self.U_, self.w_, x)
+
+    def _event_features(self, x):
+        Z = np.empty((1, 2 * self.U_.shape[0]))
+        ok, f = fogd_event_features(self.U_, self.w_, x, MAX_ABS_FEATURE, Z[0])
+        if not ok:
+            self._check_values(x)
+        return f, Z
+
+    def _event_learn(self, x, y, Z):
+        if Z is None:
+            Z = self._event_features(x)[1]
+        out, Y = np.empty(1), np.empty(1)
+        Y[0] = y
+        ogd_rounds(Z, Y, self.w_, self.eta_, self._event_loss().kind, out)
+        return float(out[0])
+
+    def _event_block(self, X, y, out):
+        # fogd_rounds computes each row's features alone: the per-event arithmetic already
+        fogd_rounds(X, y, self.U_, self.w_, self.eta_, self._event_loss().kind, out)
+        return X.shape[0]
 
     def _process(self, X, y):
         out = np.empty(X.shape[0])

@@ -376,6 +376,9 @@ class FORKS(SketchedLearner):
             if g != 0.0:
                 ons_code_step(phi, self.w_, self.Ainv_, -self.eta * g, eps, self.C, u)
 
+    def _event_ready(self) -> bool:
+        return self.Q_ is not None and self.ons != "paper"
+
     def _decision(self, x):
         f = super()._decision(x)
         if self.Q_ is not None and self.ons == "paper":
@@ -433,7 +436,7 @@ class FORKS(SketchedLearner):
         self.update_rounds_ += 1
 
     def _sketched_rounds(self, Z, Y, out, round0):
-        return forks_rounds(Z, Y, self.w_, self.Ainv_, self.eta, self.C, self.loss_.kind, self.ons == "paper",
+        return forks_rounds(Z, Y, self.w_, self.Ainv_, self.eta, self.C, self._event_loss().kind, self.ons == "paper",
                             out, round0, self.counter_, self.rho_, self.update_counter == "margin_errors",
                             np.empty(self.Q_.shape[1]))
 

@@ -36,10 +36,10 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from okl._compiled import dot, jit, loss_derivative
-from okl._validation import check_choice, check_int, check_positive
+from okl._compiled import dot, jit, kernel_features, kernel_features_rows, loss_derivative
+from okl._validation import MAX_ABS_FEATURE, check_choice, check_int, check_positive
 from okl.kernels import check_kernel
-from okl.learners.base import Arr, Learner, Num, StateSpec, register
+from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state, register
 from okl.learners.fogd import ogd_rounds
 from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
 from okl.losses import get_loss
@@ -72,6 +72,25 @@ def adagrad_rounds(Z, Y, w, G, lr, shrink, lkind, out):
                 w[j] *= shrink
         if g != 0.0:
             adagrad_step(z, g, w, G, lr)
+
+
+@jit
+def nogd_event_round(kind, a, b, c, SVT, MT, w, G, lr, eta, ogd, lkind, x, bound, y, kb, z):
+    """One stage-2 round on one row, features included (the per-event path of learn_one without
+    a predict_one before it): :func:`okl._compiled.kernel_features`, then the step of
+    :func:`adagrad_rounds` / :func:`okl.learners.fogd.ogd_rounds`. Returns (ok, f)."""
+    ok, f = kernel_features(kind, a, b, c, SVT, SVT.shape[1], MT, w, x, bound, kb, z)
+    if not ok:
+        return False, 0.0
+    g = loss_derivative(lkind, f, y)
+    if g != 0.0:
+        if ogd:
+            step = eta * g
+            for j in range(w.shape[0]):
+                w[j] -= step * z[j]
+        else:
+            adagrad_step(z, g, w, G, lr)
+    return True, f
 
 
 def top_eigen_map(K: np.ndarray, k: int, rtol: float = 1e-10) -> tuple[np.ndarray, np.ndarray]:
@@ -178,6 +197,66 @@ class NOGD(Learner):
         if self.M_ is None:
             return expansion_decision(*self.kernel_.spec(), self.SV_, self.alpha_, self.m_, x)
         return float(self._features(x[None, :])[0] @ self.w_)
+
+    # ---- per-event path (Learner.predict_one / learn_one) ------------------------------------
+
+    def _event_buffers(self):
+        """(M_, SV_, M^T and SV^T contiguous, kernel-row work spaces, y, out) for the stage-2 map in
+        use (not saved)."""
+        ev = _event_state(self)
+        buf = ev.buf
+        if buf is None or buf[0] is not self.M_ or buf[1] is not self.SV_:
+            buf = (self.M_, self.SV_, np.ascontiguousarray(self.M_.T), np.ascontiguousarray(self.SV_.T),
+                   np.empty(self.budget), np.empty((4, self.budget)), np.empty(1), np.empty(1))
+            ev.buf = buf
+        return buf
+
+    def _event_heavy(self):
+        return self.M_ is None and self.m_ >= self.budget  # the transition may come
+
+    def _event_features(self, x):
+        if self.M_ is None:
+            return None
+        _, _, MT, SVT, kb, _, _, _ = self._event_buffers()
+        Z = np.empty((1, MT.shape[1]))
+        ok, f = kernel_features(*self.kernel_.spec(), SVT, self.budget, MT, self.w_, x,
+                                MAX_ABS_FEATURE, kb, Z[0])
+        if not ok:
+            self._check_values(x)
+        return f, Z
+
+    def _event_learn(self, x, y, Z):
+        if self.M_ is None:
+            return None
+        loss = self._event_loss()
+        ogd = self.stage2 == "ogd" or (self.stage2 is None and loss.task == "regression")  # stage2_
+        _, _, MT, SVT, kb, _, Y, out = self._event_buffers()
+        if Z is None:
+            z = np.empty(MT.shape[1])
+            ok, f = nogd_event_round(*self.kernel_.spec(), SVT, MT, self.w_, self.G_, self.lr, self.eta,
+                                     ogd, loss.kind, x, MAX_ABS_FEATURE, float(y), kb, z)
+            if not ok:
+                self._check_values(x)
+            return f
+        Y[0] = y
+        if ogd:
+            ogd_rounds(Z, Y, self.w_, self.eta, self._event_loss().kind, out)
+        else:
+            adagrad_rounds(Z, Y, self.w_, self.G_, self.lr, 1.0, self._event_loss().kind, out)
+        return float(out[0])
+
+    def _event_block(self, X, y, out):
+        if self.M_ is None:
+            return 0
+        _, _, MT, SVT, _, KB, _, _ = self._event_buffers()
+        Z = np.empty((X.shape[0], MT.shape[1]))
+        r = kernel_features_rows(*self.kernel_.spec(), SVT, self.budget, MT, X, MAX_ABS_FEATURE, KB, Z)
+        if r:
+            if self.stage2 == "ogd" or (self.stage2 is None and self._event_loss().task == "regression"):
+                ogd_rounds(Z[:r], y[:r], self.w_, self.eta, self._event_loss().kind, out[:r])
+            else:
+                adagrad_rounds(Z[:r], y[:r], self.w_, self.G_, self.lr, 1.0, self._event_loss().kind, out[:r])
+        return r
 
     def _transition(self, x, y, f, round_index):
         M, root = top_eigen_map(self.kernel_(self.SV_, self.SV_), self.k_)

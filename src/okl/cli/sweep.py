@@ -1,4 +1,4 @@
-"""``okl sweep`` and ``okl report``: command-line front ends of :mod:`okl.eval.sweep` and :mod:`okl.eval.report`.
+"""``okl sweep``: the command-line front end of :mod:`okl.eval.sweep` (``okl report``: :mod:`okl.cli.report`).
 
 Examples::
 
@@ -16,18 +16,14 @@ from __future__ import annotations
 
 import sys
 
+from okl.cli._common import add_data_dir_options
 from okl.eval.backends import make_backend
 from okl.eval.report import report
 from okl.eval.store import ResultStore
 from okl.eval.sweep import build_cells, parse_grid, run_sweep
 
 
-def _common(p) -> None:
-    p.add_argument("--data-dir", help="directory with the dataset files (else $OKL_DATA, ~/.okl/data)")
-    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
-
-
-def add_sweep_parser(sub) -> None:
+def add_parser(sub):
     p = sub.add_parser("sweep", help="run a grid of datasets x learners x hyperparameters x seeds into a "
                                      "resumable SQLite store",
                        description="Each cell (dataset, stream, learner, hyperparameters, seed) is committed "
@@ -54,8 +50,9 @@ def add_sweep_parser(sub) -> None:
                                                                  "numbers on every backend)")
     p.add_argument("--dry-run", action="store_true", help="print the number of cells and exit")
     p.add_argument("--report", metavar="DIR", help="write the report (okl report) into DIR afterwards")
-    _common(p)
+    add_data_dir_options(p)
     p.set_defaults(func=main_sweep)
+    return p
 
 
 def _stream_spec(args) -> str | None:
@@ -115,24 +112,3 @@ def main_sweep(args) -> int:
             for f in files:
                 print(f"wrote {f}", file=sys.stderr)
     return 1 if result.failures else 0
-
-
-def add_report_parser(sub) -> None:
-    p = sub.add_parser("report", help="tables and figures (mean ± std over seeds) from a results store")
-    p.add_argument("store", help="SQLite results file written by okl sweep / okl reproduce")
-    p.add_argument("--out", help="directory for report.md, report.csv and PNG figures "
-                                 "(default: print the tables only)")
-    p.add_argument("--no-figures", action="store_true", help="tables only")
-    p.set_defaults(func=main_report)
-
-
-def main_report(args) -> int:
-    with ResultStore(args.store, create=False) as store:
-        text, files = report(store, args.out, figures=not args.no_figures and args.out is not None)
-    print(text)
-    for f in files:
-        print(f"wrote {f}", file=sys.stderr)
-    return 0
-
-
-__all__ = ["add_report_parser", "add_sweep_parser", "main_report", "main_sweep"]

@@ -1,0 +1,357 @@
+"""Generic checks every registered learner must pass (River's ``check_estimator`` pattern).
+
+:func:`check_learner` runs each check of :func:`yield_checks` (:func:`plan`, with data bound) on a learner and raises
+``AssertionError`` naming the first that fails; the tests (``tests/test_learner_checks.py``) run
+them over every registered learner, and a new learner can be run through them the same way::
+
+    >>> from okl import checks
+    >>> [(check.__name__, case.label, extra) for check, case, extra in checks.plan("linear")][:3]
+    [('check_run_equals_per_instance_loop', 'linear-classification', ()), ('check_run_in_pieces_equals_one_run', 'linear-classification', ()), ('check_save_load_continues_identically', 'linear-classification', (10,))]
+    >>> checks.check_learner("linear")   # doctest: +SKIP
+
+Streaming learners (``okl.learners(kind="streaming")``), on a short permuted prefix of real data
+(german for classification, cpusmall for regression) with a small budget, so every stage and
+update round is exercised:
+
+* ``run`` gives the same decisions as the per-instance ``predict_one``/``learn_one`` loop (1e-9),
+  and a run in pieces equals one run;
+* a model saved at round t, loaded and continued, equals an uninterrupted run (at two cut points,
+  in the first stage and after it);
+* the same ``random_state`` gives identical decisions; ``predict_one`` changes nothing;
+* bad input (NaN, wrong width, labels outside {-1, +1}) raises ValueError and leaves the learner
+  exactly as it was;
+* invalid hyperparameters raise ValueError naming the parameter.
+
+Feature-evolvable learners (``okl.learners(kind="evolvable")``), on an OPFES stream made from
+german: ``run`` equals the per-instance loop, the same seed gives the same numbers, predicting
+changes nothing, bad rounds raise ValueError and leave the state as it was, invalid
+hyperparameters raise. They have no model files, so there is no save/load check for them.
+
+Test parameters. Each configuration starts from generic ones (``random_state=0``, a small
+budget, the horizon, a given RBF width or none so the learner chooses its own); a learner class
+may declare its own as a classmethod ``_unit_test_params()`` yielding dicts of hyperparameters
+(River's convention), each of which is then checked in addition, over the generic ones.
+"""
+
+from __future__ import annotations
+
+import inspect
+import tempfile
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import numpy as np
+
+from okl.data.registry import load_dataset, permutation
+from okl.kernels import RBF
+from okl.learners.base import Learner, accepts, learner_class, learner_kind, make
+
+#: rows of the classification (german) and regression (cpusmall) prefixes
+N_CLASSIFICATION = 400
+N_REGRESSION = 300
+#: the budget of every budgeted learner in the checks
+BUDGET = 20
+#: save/load cut points: inside the first stage (half the budget) and after it
+CUTS = (BUDGET // 2, 250)
+#: generic small settings of the feature-evolvable learners (where accepted)
+EVOLVABLE_SMALL = {"n_old_features": 20, "n_new_features": 20, "kom_iterations": 15, "budget": 12,
+                   "sigma": 0.5, "step_size": 3.0}
+#: rows of german for the feature-evolvable stream, and its evolving-stage length
+N_EVOLVABLE, EVOLVING_LENGTH = 160, 16
+
+
+@dataclass(frozen=True)
+class Case:
+    """One configuration of a learner to check: its hyperparameters and the data it runs on."""
+
+    name: str
+    task: str = "classification"  # or "regression"
+    width: str = "given"  # "given": RBF(sigma=1); "chosen": no kernel, the learner picks its width
+    extra: dict = field(default_factory=dict)  # from the class's _unit_test_params()
+
+    @property
+    def label(self) -> str:
+        parts = [self.name, self.task] + (["chosen-width"] if self.width == "chosen" else [])
+        parts += [f"{k}={v}" for k, v in sorted(self.extra.items())]
+        return "-".join(parts)
+
+    def params(self, n: int) -> dict[str, Any]:
+        """The hyperparameters of this case for a stream of ``n`` rounds."""
+        name = self.name
+        if learner_kind(name) == "evolvable":
+            accepted = inspect.signature(learner_class(name, kind=None).__init__).parameters
+            params = {k: v for k, v in EVOLVABLE_SMALL.items() if k in accepted}
+            params["random_state"] = 3
+            return {**params, **self.extra}
+        params: dict[str, Any] = {"random_state": 0}
+        if accepts(name, "budget"):
+            params["budget"] = BUDGET
+        if accepts(name, "horizon"):
+            params["horizon"] = n
+        if accepts(name, "kernel") and self.width == "given":
+            params["kernel"] = RBF(sigma=1.0)
+        if self.task == "regression":
+            params["loss"] = "squared"
+        return {**params, **self.extra}
+
+
+def _declared(name: str) -> list[dict]:
+    hook = getattr(learner_class(name, kind=None), "_unit_test_params", None)
+    return [dict(p) for p in hook()] if hook is not None else []
+
+
+def cases(name: str) -> list[Case]:
+    """The configurations :func:`check_learner` checks for registered learner ``name``."""
+    extras = [{}] + _declared(name)
+    if learner_kind(name) == "evolvable":
+        return [Case(name, extra=e) for e in extras]
+    out = []
+    for extra in extras:
+        out.append(Case(name, "classification", "given", extra))
+        if accepts(name, "kernel"):
+            out.append(Case(name, "classification", "chosen", extra))
+        if accepts(name, "loss"):
+            try:
+                make(name, **Case(name, "regression", "given", extra).params(10))
+            except ValueError:  # a classification-only learner
+                continue
+            out.append(Case(name, "regression", "given", extra))
+            if accepts(name, "kernel"):
+                out.append(Case(name, "regression", "chosen", extra))
+    return out
+
+
+# ---- data ------------------------------------------------------------------------------------
+
+_DATA: dict = {}
+
+
+def data_for(case: Case, data_dir=None):
+    """The stream a case runs on: (X, y) prefixes of german / cpusmall in the order of
+    permutation 0, or an OPFES stream made from german for a feature-evolvable learner."""
+    key = (learner_kind(case.name), case.task, None if data_dir is None else str(data_dir))
+    if key not in _DATA:
+        if key[0] == "evolvable":
+            from okl.evolvable.stream import make_evolvable_stream
+
+            X, y = load_dataset("german", data_dir)
+            _DATA[key] = make_evolvable_stream(X[:N_EVOLVABLE], y[:N_EVOLVABLE], seed=1,
+                                               evolving_length=EVOLVING_LENGTH)
+        else:
+            name, n = ("cpusmall", N_REGRESSION) if case.task == "regression" else ("german", N_CLASSIFICATION)
+            X, y = load_dataset(name, data_dir)
+            p = permutation(len(y), 0)[:n]
+            _DATA[key] = (X[p], y[p])
+    return _DATA[key]
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+
+def _loop(learner, X, y) -> np.ndarray:
+    out = np.empty(len(y))
+    for t in range(len(y)):
+        out[t] = learner.predict_one(X[t])
+        learner.learn_one(X[t], y[t])
+    return out
+
+
+def assert_close(a, b, what: str, tol: float = 1e-9) -> None:
+    """``a`` and ``b`` agree to ``tol`` relative to the largest |a| (at least 1)."""
+    a, b = np.asarray(a), np.asarray(b)
+    assert a.shape == b.shape, f"{what}: shapes {a.shape} and {b.shape}"
+    scale = max(1.0, float(np.abs(a).max(initial=0.0)))
+    err = float(np.abs(a - b).max(initial=0.0))
+    assert err <= tol * scale, f"{what}: max difference {err:.3g}"
+
+
+def _raises(exc: type[BaseException], match: str, func: Callable, *args, **kwargs) -> None:
+    import re
+
+    try:
+        func(*args, **kwargs)
+    except exc as e:
+        assert re.search(match, str(e)), f"{func.__name__}: {exc.__name__} {str(e)!r} does not match {match!r}"
+    else:
+        raise AssertionError(f"{func.__name__} did not raise {exc.__name__} (expected one matching {match!r})")
+
+
+# ---- streaming learners ----------------------------------------------------------------------
+
+def check_run_equals_per_instance_loop(name: str, params: dict, X, y) -> None:
+    trace = make(name, **params).run(X, y)
+    assert trace.decisions.shape == (len(y),), f"{name}: decisions of shape {trace.decisions.shape}"
+    assert np.isfinite(trace.decisions).all(), f"{name}: non-finite decisions"
+    assert_close(trace.decisions, _loop(make(name, **params), X, y), f"{name}: run vs loop")
+
+
+def check_run_in_pieces_equals_one_run(name: str, params: dict, X, y) -> None:
+    whole = make(name, **params).run(X, y).decisions
+    m = make(name, **params)
+    parts = [m.run(X[a:b], y[a:b]).decisions for a, b in ((0, 7), (7, 150), (150, len(y)))]
+    assert_close(whole, np.concatenate(parts), f"{name}: run in pieces")
+
+
+def check_save_load_continues_identically(name: str, params: dict, X, y, cut: int = CUTS[0],
+                                          directory=None) -> None:
+    whole = make(name, **params).run(X, y).decisions
+    m = make(name, **params)
+    m.run(X[:cut], y[:cut])
+    with tempfile.TemporaryDirectory(dir=directory) as tmp:
+        path = Path(tmp) / "model.npz"
+        m.save(path)
+        loaded = Learner.load(path)
+    assert type(loaded) is type(m), f"{name}: loaded a {type(loaded).__name__}"
+    assert loaded.get_params().keys() == m.get_params().keys(), f"{name}: hyperparameters differ after load"
+    assert loaded.n_seen_ == cut, f"{name}: n_seen_ {loaded.n_seen_} after load, saved at {cut}"
+    assert_close(whole[cut:], loaded.run(X[cut:], y[cut:]).decisions, f"{name}: save/load at {cut}")
+
+
+def check_same_random_state_same_numbers(name: str, params: dict, X, y) -> None:
+    """Same ``random_state``, same decisions; ``predict_one`` changes nothing."""
+    a = make(name, **params)
+    a.run(X[:200], y[:200])
+    before = a.predict_one(X[200])
+    assert a.predict_one(X[200]) == before, f"{name}: predict_one changed the learner"
+    rest_a = a.run(X[200:], y[200:]).decisions
+    b = make(name, **params)
+    rest_b = np.concatenate([b.run(X[:200], y[:200]).decisions, b.run(X[200:], y[200:]).decisions])
+    assert np.array_equal(rest_a, rest_b[200:]), f"{name}: the same random_state gave other numbers"
+
+
+def check_bad_input_keeps_state(name: str, params: dict, X, y) -> None:
+    ref_dec = make(name, **params).run(X, y).decisions
+    m = make(name, **params)
+    m.run(X[:100], y[:100])
+    bad_x = X[100].copy()
+    bad_x[3] = np.nan
+    _raises(ValueError, "non-finite", m.learn_one, bad_x, y[100])
+    _raises(ValueError, "features", m.learn_one, X[100, :-1], y[100])
+    _raises(ValueError, "features", m.run, X[100:110, :-1], y[100:110])
+    if m.task == "classification":
+        _raises(ValueError, "-1 or \\+1", m.learn_one, X[100], 0.5)
+        _raises(ValueError, "-1 or \\+1", m.run, X[100:110], np.zeros(10))
+    _raises(ValueError, "non-finite", m.learn_one, X[100], np.inf)
+    assert_close(ref_dec[100:], m.run(X[100:], y[100:]).decisions, f"{name}: state after bad input")
+
+
+#: an invalid value per common hyperparameter, and what the error must name
+BAD_HYPERPARAMETERS = {"budget": 0, "eta": -1.0, "k": 0, "alpha": -1.0, "C": 0.0, "loss": "nope", "kernel": "nope"}
+
+
+def check_invalid_hyperparameters(name: str) -> None:
+    """Each invalid common hyperparameter the learner takes raises ValueError naming it."""
+    if learner_kind(name) == "evolvable":
+        cls = learner_class(name, kind=None)
+        for param, value, match in (("step_size", -1.0, "step_size"), ("reg", float("nan"), "reg"),
+                                    ("random_state", -3, "random_state")):
+            _raises(ValueError, match, cls, **{param: value})
+        return
+    tried = 0
+    for param, value in BAD_HYPERPARAMETERS.items():
+        if accepts(name, param):
+            tried += 1
+            _raises(ValueError, param if param not in ("loss", "kernel") else "must be|unknown",
+                    make, name, **{param: value})
+    assert tried > 0 or not learner_class(name)._param_names(), f"{name}: no hyperparameter checked"
+
+
+# ---- feature-evolvable learners --------------------------------------------------------------
+
+def check_evolvable_run_equals_per_instance_loop(name: str, params: dict, stream) -> None:
+    """``run`` equals the per-instance loop; ``predict_one`` changes nothing; same seed, same numbers."""
+    ref = make(name, **params).run(stream)
+    loop = make(name, **params)
+    decisions = []
+    for _, x1, x2, y in stream.rows():
+        f = loop.predict_one(x1=x1, x2=x2)
+        assert loop.predict_one(x1=x1, x2=x2) == f, f"{name}: predict_one changed the learner"
+        decisions.append(f)
+        loop.learn_one(x1=x1, x2=x2, y=y)
+    assert_close(decisions, ref.decisions, f"{name}: run vs loop")
+    again = make(name, **params).run(stream)
+    assert np.array_equal(again.decisions, ref.decisions), f"{name}: the same random_state gave other numbers"
+
+
+def check_evolvable_bad_rounds_keep_state(name: str, params: dict, stream) -> None:
+    rows = list(stream.rows())
+    m, cut = make(name, **params), stream.T1 + 3
+    for _, x1, x2, y in rows[:cut]:
+        m.learn_one(x1=x1, x2=x2, y=y)
+    x1, x2 = rows[0][1], rows[stream.T1][2]
+    _raises(ValueError, "went back", m.learn_one, x1=x1, y=1.0)
+    _raises(ValueError, "dimension may change only", m.learn_one, x1=x1, x2=np.append(x2, 0.5), y=1.0)
+    _raises(ValueError, "non-finite", m.learn_one, x1=np.where(np.arange(x1.size) == 0, np.inf, x1), x2=x2, y=1.0)
+    _raises(ValueError, "-1 or \\+1", m.learn_one, x1=x1, x2=x2, y=0.0)
+    _raises(ValueError, "needs x1", m.learn_one, y=1.0)
+    fresh = make(name, **params)
+    for _, x1, x2, y in rows[:cut]:
+        fresh.learn_one(x1=x1, x2=x2, y=y)
+    got = [(m.predict_one(x1=a, x2=b), m.learn_one(x1=a, x2=b, y=c))[0] for _, a, b, c in rows[cut:]]
+    want = [(fresh.predict_one(x1=a, x2=b), fresh.learn_one(x1=a, x2=b, y=c))[0] for _, a, b, c in rows[cut:]]
+    assert_close(want, got, f"{name}: state after bad rounds")
+
+
+# ---- the suite -------------------------------------------------------------------------------
+
+STREAMING_CHECKS = (check_run_equals_per_instance_loop, check_run_in_pieces_equals_one_run,
+                    check_save_load_continues_identically, check_same_random_state_same_numbers,
+                    check_bad_input_keeps_state)
+EVOLVABLE_CHECKS = (check_evolvable_run_equals_per_instance_loop, check_evolvable_bad_rounds_keep_state)
+
+
+def plan(name: str) -> list[tuple[Callable[..., None], Case, tuple]]:
+    """(check, case, extra arguments) for registered learner ``name``, before any data is loaded
+    (the save/load check once per cut of :data:`CUTS`); :func:`check_invalid_hyperparameters`
+    comes on top, once per learner."""
+    out = []
+    for case in cases(name):
+        for check in (EVOLVABLE_CHECKS if learner_kind(name) == "evolvable" else STREAMING_CHECKS):
+            if check is check_save_load_continues_identically:
+                out += [(check, case, (cut,)) for cut in CUTS]
+            else:
+                out.append((check, case, ()))
+    return out
+
+
+def bind(check: Callable[..., None], case: Case, extra: tuple = (), data_dir=None) -> Callable[[], None]:
+    """``check`` with its learner, the case's hyperparameters and data bound (call it to run it)."""
+    data = data_for(case, data_dir)
+    if isinstance(data, tuple):
+        X, y = data
+        return _bound(check, case.name, case.params(len(y)), X, y, *extra)
+    return _bound(check, case.name, case.params(data.n_rounds), data, *extra)
+
+
+def yield_checks(name: str, data_dir=None) -> Iterator[tuple[Callable[[], None], Case | None]]:
+    """(check, case) pairs for registered learner ``name``: call ``check()`` to run one (each is a
+    ``functools.partial`` with its learner, hyperparameters and data bound)."""
+    for check, case, extra in plan(name):
+        yield bind(check, case, extra, data_dir), case
+    yield _bound(check_invalid_hyperparameters, name), None
+
+
+def _bound(check, *args):
+    bound = partial(check, *args)
+    bound.__name__ = check.__name__
+    return bound
+
+
+def check_learner(name: str, data_dir=None) -> None:
+    """Run every check of :func:`yield_checks` on registered learner ``name`` (AssertionError,
+    naming the check and the configuration, at the first that fails)."""
+    for check, case in yield_checks(name, data_dir):
+        try:
+            check()
+        except AssertionError as exc:
+            where = f" [{case.label}]" if case is not None else ""
+            raise AssertionError(f"{check.__name__}{where}: {exc}") from exc
+
+
+__all__ = ["BAD_HYPERPARAMETERS", "BUDGET", "CUTS", "Case", "EVOLVABLE_CHECKS", "STREAMING_CHECKS",
+           "assert_close", "bind", "cases", "plan", "check_bad_input_keeps_state",
+           "check_evolvable_bad_rounds_keep_state", "check_evolvable_run_equals_per_instance_loop",
+           "check_invalid_hyperparameters", "check_learner", "check_run_equals_per_instance_loop",
+           "check_run_in_pieces_equals_one_run", "check_same_random_state_same_numbers",
+           "check_save_load_continues_identically", "data_for", "yield_checks"]

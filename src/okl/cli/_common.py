@@ -1,0 +1,205 @@
+"""What every ``okl`` command shares: okl's argparse error convention, the numeric option
+ranges checked before any work, ``--param NAME=VALUE`` parsing, the data-source options and the
+loader behind ``--dataset``, and :func:`run_command` (a user's mistake is one line on stderr)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+
+from okl._validation import check_sigma, check_state_memory
+from okl.data.registry import dataset_info, find_files, load_dataset
+from okl.eval.sweep import applicable  # noqa: F401  (re-exported for the commands)
+from okl.learners.base import MAX_DIM
+
+#: characters of an offending input echoed in an error message
+ECHO_CHARS = 200
+#: most runs (seeds) one command may ask for
+MAX_RUNS = 10_000
+
+
+def clip(text, limit: int = ECHO_CHARS) -> str:
+    """``text`` on one line, cut to ``limit`` characters (an offending input is echoed this way)."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+
+
+class OklArgumentParser(argparse.ArgumentParser):
+    """argparse with okl's error convention: one line ``okl: error: ...`` on stderr, exit code 2,
+    at most :data:`ECHO_CHARS` characters of any offending token (no usage block)."""
+
+    def error(self, message):  # noqa: D401  (argparse API)
+        self.exit(2, user_error(message) + "\n")
+
+
+#: the range of every numeric option of every command (by destination name): the CLI checks each
+#: before any work, whichever subcommand defined the option; ``check`` gets the value and returns
+#: an error text or None
+def _positive_finite(name):
+    def check(v):
+        if not math.isfinite(v) or v <= 0:
+            return f"--{name} must be a finite number > 0, got {clip(v)}"
+    return check
+
+
+def _int_range(name, low, high=None):
+    def check(v):
+        if isinstance(v, bool) or not isinstance(v, int) or v < low or (high is not None and v > high):
+            return f"--{name} must be an integer in [{low}, {'inf' if high is None else high}], got {clip(v)}"
+    return check
+
+
+NUMERIC_OPTIONS = {
+    "runs": _int_range("runs", 1, MAX_RUNS),
+    "max_rows": _int_range("max-rows", 1),
+    "budget": _int_range("budget", 1),
+    "first": _int_range("first", 1),
+    "every": _int_range("every", 1),
+    "dim": _int_range("dim", 1, MAX_DIM),
+    "workers": _int_range("workers", 1, 4096),
+    "blas_threads": _int_range("blas-threads", 1, 4096),
+    "retries": _int_range("retries", 0, 100),
+    "random_state": _int_range("random-state", 0, 2**63 - 1),
+    "stats_every": _positive_finite("stats-every"),
+}
+
+
+def check_options(args) -> None:
+    """Apply :data:`NUMERIC_OPTIONS` and the sigma rule to a parsed command line (ValueError)."""
+    for dest, check in NUMERIC_OPTIONS.items():
+        value = getattr(args, dest, None)
+        if value is None or isinstance(value, str):  # strings: lists parsed by the command itself
+            continue
+        problem = check(value)
+        if problem:
+            raise ValueError(problem)
+    sigma = getattr(args, "sigma", None)
+    if isinstance(sigma, float):
+        check_sigma(sigma)
+    follow = getattr(args, "follow", None)
+    if isinstance(follow, float) and not (math.isfinite(follow) and follow >= 0):
+        raise ValueError(f"--follow must be a finite number of seconds >= 0, got {clip(follow)}")
+    seeds = getattr(args, "seeds", None)
+    if isinstance(seeds, str):
+        check_seeds(seeds)
+    budget, dim = getattr(args, "budget", None), getattr(args, "dim", None)
+    if isinstance(budget, int) or isinstance(dim, int):
+        check_state_memory(budget if isinstance(budget, int) else None, dim if isinstance(dim, int) else None)
+
+
+def check_seeds(text: str) -> list[int]:
+    """``--seeds``: integers >= 0 (``0,1,5``, ``0,1,...,9`` or ``0:1:9``), at most MAX_RUNS of them."""
+    from okl.eval.sweep import parse_values
+
+    hint = "give integers >= 0, e.g. 0,1,5 or 0,1,...,9 or 0:1:9"
+    try:
+        values = parse_values(text)
+    except (ValueError, OverflowError):
+        values = None
+    if not values or any(isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v)
+                         or v < 0 or v != int(v) for v in values):
+        raise ValueError(f"--seeds {clip(text)!r}: {hint}")
+    if len(values) > MAX_RUNS:
+        raise ValueError(f"--seeds {clip(text)!r}: {len(values)} seeds, at most {MAX_RUNS}")
+    return [int(v) for v in values]
+
+
+def parse_value(text: str):
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def parse_params(items: list[str] | None) -> dict:
+    out = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--param expects NAME=VALUE, got {clip(item)!r}")
+        out[key.replace("-", "_")] = parse_value(value)
+    return out
+
+
+def load_for_cli(args):
+    """(base name, stream, task, X, y) of ``--dataset``: a registered name or preset, or a file path
+    (svmlight / CSV / TSV, preprocessed like registered sets; its description is printed)."""
+    from okl.data.adversarial import parse_stream, resolve_dataset
+    from okl.data.registry import is_data_file, load_file
+
+    if is_data_file(args.dataset):
+        data = load_file(args.dataset, label=args.label, sep=args.sep,
+                         header=None if args.header == "auto" else args.header == "yes", task=args.task)
+        print(data.description)
+        return args.dataset, parse_stream(getattr(args, "stream", None)), data.task, data.X, data.y
+    for opt in ("label", "sep", "task"):
+        if getattr(args, opt) is not None:
+            raise ValueError(f"--{opt} applies to a data file, not to the registered dataset {args.dataset!r}")
+    base, stream = resolve_dataset(args.dataset, getattr(args, "stream", None))
+    info = dataset_info(base)
+    if args.download and find_files(base, args.data_dir) is None:
+        from okl.data.fetch import fetch_dataset
+
+        fetch_dataset(base, args.data_dir, args.mirror, progress=not args.quiet,
+                      log=lambda text: print(f"okl: {text}", file=sys.stderr))
+    X, y = load_dataset(base, args.data_dir)
+    return base, stream, info.task, X, y
+
+
+def add_source_options(p) -> None:
+    p.add_argument("--label", help="data file: the label column: first, last (default), a 1-based number or "
+                                   "a header name")
+    p.add_argument("--sep", help="data file: field separator (default: tab for .tsv, else comma)")
+    p.add_argument("--header", choices=["auto", "yes", "no"], default="auto",
+                   help="data file: whether the first line is a header (default: detected)")
+    p.add_argument("--task", choices=["classification", "regression"],
+                   help="data file: the task (default: inferred; two label values -> classification)")
+    p.add_argument("--download", action="store_true",
+                   help="fetch a missing registered dataset first (okl fetch; $OKL_MIRROR or --mirror)")
+    p.add_argument("--mirror", help="with --download: base URL of a mirror of the stored layout")
+
+
+def user_error(exc: BaseException | str) -> str:
+    """The one line ``okl: error: ...`` for a user's mistake (no traceback)."""
+    text = str(exc)
+    if isinstance(exc, MemoryError):
+        text = "not enough memory for this setting (lower --budget, --dim or the data size)" + (
+            f": {text}" if text else "")
+    for prefix in ("okl: error: ", "okl: ", "okl fetch: "):
+        if text.startswith(prefix):
+            text = text[len(prefix):]
+    # a quoted input longer than ECHO_CHARS is cut there (the rest of the message is kept)
+    text = re.sub(r"(['\"])([^'\"]{%d})[^'\"]*\1" % ECHO_CHARS, lambda m: f"{m.group(1)}{m.group(2)}...{m.group(1)}",
+                  " ".join(text.split()))
+    return f"okl: error: {clip(text, 3 * ECHO_CHARS)}"
+
+
+def run_command(func, args) -> int:
+    """Run a subcommand: every user mistake is one line on stderr and exit code 2; a failed
+    download or an unreadable file (OSError) exit code 1."""
+    try:
+        check_options(args)
+        return func(args)
+    except (ValueError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError,
+            MemoryError, OverflowError, KeyError) as exc:
+        print(user_error(exc), file=sys.stderr)
+        return 2
+    except OSError as exc:  # a failed download (okl.data.fetch.FetchError), a failing disk
+        print(user_error(exc), file=sys.stderr)
+        return 1
+    except SystemExit as exc:
+        if isinstance(exc.code, str):
+            print(user_error(exc.code), file=sys.stderr)
+            return 2
+        raise
+
+
+
+
+def add_data_dir_options(p) -> None:
+    """``--data-dir`` and ``--quiet`` (every command that reads registered data)."""
+    p.add_argument("--data-dir", help="directory with the dataset files (else $OKL_DATA, ~/.okl/data)")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")

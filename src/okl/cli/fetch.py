@@ -1,0 +1,39 @@
+"""``okl fetch``: download registered datasets (checksum-verified) into the data directory."""
+
+from __future__ import annotations
+
+import sys
+
+from okl.cli._common import add_data_dir_options
+from okl.data.registry import dataset_info, datasets
+
+def cmd_fetch(args) -> int:
+    from okl.data.fetch import FetchError, fetch_dataset
+
+    names = sorted(d.name for d in datasets()) if args.all else args.names
+    if not names:
+        raise ValueError("okl fetch: name at least one dataset (or --all); okl datasets lists them")
+    for name in names:
+        dataset_info(name)  # unknown names fail before any download
+    failed = 0
+    for name in names:
+        try:
+            fetch_dataset(name, args.data_dir, args.mirror, retries=args.retries, progress=not args.quiet,
+                          force=args.force, log=print)
+        except FetchError as exc:
+            print(f"okl fetch: error: {name}: {exc}", file=sys.stderr)
+            failed += 1
+    return 1 if failed else 0
+
+
+def add_parser(sub):
+    f = sub.add_parser("fetch", help="download registered datasets (checksum-verified) into the data directory")
+    f.add_argument("names", nargs="*", metavar="NAME")
+    f.add_argument("--all", action="store_true", help="every registered dataset")
+    f.add_argument("--mirror", help="base URL serving the stored layout, e.g. URL/libsvm/cod-rna.t.gz "
+                                    "(default $OKL_MIRROR, else the canonical sources)")
+    f.add_argument("--retries", type=int, default=3, help="retries of a failed transfer (default 3)")
+    f.add_argument("--force", action="store_true", help="download again even if a verified copy is present")
+    f.set_defaults(func=cmd_fetch)
+    add_data_dir_options(f)
+    return f

@@ -1,0 +1,116 @@
+"""``okl run``: compare learners on a dataset over random permutations (a table on stdout)."""
+
+from __future__ import annotations
+
+import sys
+
+from okl._validation import check_state_memory
+from okl.cli._common import (add_data_dir_options, add_source_options, applicable, clip, load_for_cli,
+                             parse_params)
+from okl.eval import Progress, evaluate, majority_rate, markdown_table, mean_predictor_loss, mean_std, write_csv
+from okl.learners.base import accepts, learner_class, learners, make
+
+def cmd_run(args) -> int:
+    from okl.data.adversarial import preset_note
+    from okl.learners.base import NonFiniteError
+
+    base, stream, task, X, y = load_for_cli(args)
+    check_state_memory(args.budget, X.shape[1])
+    first_X, first_y = stream(X, y, 0)
+    n = len(first_y) if args.max_rows is None else min(len(first_y), args.max_rows)
+    names = (args.learners.split(",") if args.learners else
+             [m for m in learners(kind="streaming") if applicable(m, task)])
+    for name in names:
+        learner_class(name)  # unknown names (and okl evolve's learners) fail here, before any work
+        make(name)
+    skipped = [m for m in names if not applicable(m, task)]
+    for name in skipped:
+        print(f"okl: skipping {name}: it learns -1/+1 labels only and {args.dataset} is a regression "
+              "data set", file=sys.stderr)
+    names = [m for m in names if m not in skipped]
+    # Library defaults: only what the user gave is passed (the learner chooses its width from
+    # the stream); the loss follows the task.
+    loss = args.loss or ("hinge" if task == "classification" else "squared")
+    extra = parse_params(args.param)
+    for key in extra:
+        if not any(accepts(m, key) for m in names):
+            raise ValueError(f"no selected learner has hyperparameter {clip(key)!r}")
+
+    rows, csv_rows, failures, weights = [], [], [], {}
+    with Progress(len(names) * args.runs, "", enabled=not args.quiet) as progress:
+        for name in names:
+            progress.set_label(name)
+            own = {k: v for k, v in extra.items() if accepts(name, k)}
+            try:
+                s = evaluate(name, X, y, runs=args.runs, budget=args.budget, sigma=args.sigma, loss=loss,
+                             params=own, progress=progress, max_rows=args.max_rows, stream=stream,
+                             horizon=False)
+            except NonFiniteError as exc:
+                failures.append(str(exc))
+                rows.append([name, "diverged (see below)", "", "", ""])
+                continue
+            authors = s.authors
+            digits = 2 if task == "classification" else 5
+            diag = s.diagnostics()
+            sigma = diag.get("sigma")
+            width = "" if sigma is None else f"{sigma:.3g}"
+            # an aggregating learner (auto): its members' final weights, mean over runs
+            member_weights = {k[len("weight["):-1]: v for k, v in diag.items() if k.startswith("weight[")}
+            if member_weights:
+                weights[name] = sorted(member_weights.items(), key=lambda kv: -kv[1])
+            rows.append([name, mean_std(s.metric, digits),
+                         mean_std(authors) if authors is not None else "", width, f"{s.seconds.mean():.3f}"])
+            csv_rows.append([args.dataset, name, "" if args.budget is None else args.budget,
+                             "" if sigma is None else sigma, loss, args.runs, float(s.metric.mean()),
+                             float(s.metric.std()), "" if authors is None else float(authors.mean()),
+                             float(s.seconds.mean())])
+    metric = "mistake rate %" if task == "classification" else "mean squared loss"
+    print(f"dataset {args.dataset}: T = {n}, d = {first_X.shape[1]}, {task}; stream {stream.spec}, "
+          f"{args.runs} runs (seeds 0..{args.runs - 1}); every round counted")
+    if args.dataset != base or stream.kind == "adversarial":
+        print(preset_note(args.dataset) if args.dataset != base else f"adversarial stream of {base}")
+    width_note = (f"RBF(sigma={args.sigma:g}) [--sigma]" if args.sigma is not None else
+                  "RBF, width chosen by each learner from its first 50 rows: sigma = sqrt(tr Cov / 2) "
+                  "(column sigma: mean over runs)")
+    print(f"kernel {width_note}; budget " + (f"B = {args.budget}" if args.budget is not None
+                                             else "each learner's default") + f"; loss {loss}")
+    if task == "classification":
+        print(f"majority-class rate: {majority_rate(first_y[:n]):.2f} % (run 0's stream)")
+    else:
+        print(f"running-mean predictor: {mean_predictor_loss(y):.5f}")
+    print()
+    print(markdown_table(["learner", metric, "authors' count %", "sigma", "time s"], rows))
+    for text in failures:
+        print(f"\n{text}")
+    for name, ranked in weights.items():
+        top = ", ".join(f"{member} {w:.2f}" for member, w in ranked[:5] if w >= 0.005)
+        print(f"\n{name}: final member weights (mean over runs; the five largest): {top}")
+    if any(r[2] for r in rows):
+        print("\nauthors' count: first-stage rounds skipped, still divided by T (FORKS code; "
+              "ALGORITHMS.md 4). Shown for comparison with published cells only.")
+    if args.csv:
+        write_csv(args.csv, ["dataset", "learner", "budget", "sigma", "loss", "runs", "metric_mean",
+                             "metric_std", "authors_mean", "seconds_mean"], csv_rows)
+        print(f"\nwrote {args.csv}", file=sys.stderr)
+    return 0
+
+
+def add_parser(sub):
+    r = sub.add_parser("run", help="compare learners on a dataset over random permutations")
+    r.add_argument("--dataset", default="german", help="registered dataset name (default: german, bundled) or "
+                                                        "a data file: svmlight (.gz/.bz2 too), CSV or TSV")
+    r.add_argument("--learners", help="comma-separated learner names (default: all that fit the task)")
+    r.add_argument("--budget", type=int, help="budget B (default: each learner's own)")
+    r.add_argument("--runs", type=int, default=20, help="number of permutations (default 20)")
+    r.add_argument("--sigma", type=float, help="Gaussian kernel width (default: chosen by each learner "
+                                               "from the first 50 rows of its stream)")
+    r.add_argument("--loss", help="loss name (default hinge for classification, squared for regression)")
+    r.add_argument("--param", action="append", metavar="NAME=VALUE", help="extra hyperparameter (repeatable)")
+    r.add_argument("--max-rows", type=int, help="use only the first N rows of each permutation")
+    r.add_argument("--stream", help="stream transform: permutation (default), identity, "
+                                    "adversarial:kb=500,kr=10 (datasets german-1/-2, codrna-1/-2 imply theirs)")
+    r.add_argument("--csv", help="also write the table as CSV")
+    r.set_defaults(func=cmd_run)
+    add_source_options(r)
+    add_data_dir_options(r)
+    return r

@@ -1,0 +1,153 @@
+"""The per-event path (issue 17): predict_one + learn_one do a round's arithmetic once, agree with
+run(), never save or pickle their cache, check their input; predict_many / learn_many; the block
+path of ``okl stream`` (``Learner._learn_events``) equals a learn_one loop bit for bit."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+
+import okl
+from okl.checks import assert_close
+from okl.data import permutation
+
+FAST = ("forks", "nogd", "skegd", "fogd")
+N = 700
+
+
+@pytest.fixture(scope="module")
+def rows(data_dir):
+    X, y = okl.load_dataset("svmguide1", data_dir)
+    order = permutation(len(y), 0)[:N]
+    return np.ascontiguousarray(X[order], dtype=float), np.asarray(y[order], dtype=float)
+
+
+def _params(name):
+    # small budgets and a short update cycle: stage 2 and (sketched) update rounds within N rows
+    kw = dict(budget=30, kernel=okl.RBF(sigma=0.25), random_state=0)
+    if name in ("forks", "skegd"):
+        kw["rho"] = 40
+    return kw
+
+
+def _loop(m, X, y):
+    out = np.empty(len(y))
+    for t in range(len(y)):
+        out[t] = m.predict_one(X[t])
+        m.learn_one(X[t], y[t])
+    return out
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_per_event_equals_run_and_learns_once(name, rows):
+    X, y = rows
+    ref = okl.make(name, **_params(name)).run(X, y).decisions
+    m = okl.make(name, **_params(name))
+    loop = _loop(m, X, y)
+    assert_close(ref, loop, f"{name}: per-event vs run")
+    assert m.n_seen_ == N
+    if name != "fogd":
+        assert m.diagnostics()["stage"] == 2
+
+
+@pytest.mark.parametrize("name", FAST + ("kogd", "pros-n-kons", "linear", "bogd"))
+def test_block_path_equals_learn_one_loop_bit_for_bit(name, rows):
+    """okl stream learns blocks through _learn_events: the decisions must not depend on where the
+    blocks were cut (exact resume), i.e. equal the learn_one loop exactly."""
+    X, y = rows
+    params = _params(name) if name in FAST else {"random_state": 0}
+    m = okl.make(name, **params)
+    loop = np.array([m._learn_event(X[t], y[t]) for t in range(N)])  # learn_one without predict_one
+    if name in FAST:  # and predict_one then learn_one: the same arithmetic (cached features)
+        np.testing.assert_array_equal(_loop(okl.make(name, **params), X, y), loop)
+    for cuts in ((0, 1, 2, 50, 51, 300, N), (0, 7, 333, 334, N), (0, N)):
+        m = okl.make(name, **params)
+        got = np.concatenate([m._learn_events(X[a:b], y[a:b]) for a, b in zip(cuts, cuts[1:])])
+        np.testing.assert_array_equal(got, loop, err_msg=f"{name} {cuts}")
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_cache_is_used_only_for_the_same_x_and_state(name, rows):
+    X, y = rows
+    a, b = okl.make(name, **_params(name)), okl.make(name, **_params(name))
+    a.run(X[:400], y[:400])
+    b.run(X[:400], y[:400])
+    # predict x, then learn another x (and in-place change of the array): no stale features
+    x = X[400].copy()
+    a.predict_one(x)
+    x[:] = X[401]
+    a.learn_one(x, y[401])
+    b.learn_one(X[401], y[401])
+    assert a.predict_one(X[402]) == b.predict_one(X[402])
+    # predict, learn something else, learn the predicted x: the state changed in between
+    a.predict_one(X[403])
+    a.learn_one(X[404], y[404])
+    a.learn_one(X[403], y[403])
+    b.learn_one(X[404], y[404])
+    b.learn_one(X[403], y[403])
+    np.testing.assert_array_equal(a.predict_many(X[:20]), b.predict_many(X[:20]))
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_cache_is_never_saved_or_pickled(name, rows, tmp_path):
+    X, y = rows
+    m = okl.make(name, **_params(name))
+    m.run(X[:400], y[:400])
+    m.predict_one(X[400])
+    state = pickle.dumps(m)
+    m.predict_one(X[401])
+    assert pickle.dumps(m) == state  # predict_one changes nothing a learner holds
+    assert not any(k.startswith("_ev") for k in vars(pickle.loads(state)))
+    m.save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz") as z:
+        assert not any("_ev_" in key for key in z.files)
+    loaded = okl.Learner.load(tmp_path / "m.npz")
+    m.learn_one(X[400], y[400])
+    loaded.learn_one(X[400], y[400])
+    assert m.predict_one(X[401]) == loaded.predict_one(X[401])
+
+
+@pytest.mark.parametrize("name", FAST)
+def test_bad_inputs_are_refused_without_changing_state(name, rows):
+    X, y = rows
+    m = okl.make(name, **_params(name))
+    m.run(X[:400], y[:400])
+    before = m.predict_one(X[0])
+    for bad in (np.array([np.nan, 0, 0, 0]), np.array([1e300, 0, 0, 0]), np.zeros(5), np.zeros((1, 4))):
+        with pytest.raises(ValueError):
+            m.predict_one(bad)
+        with pytest.raises(ValueError):
+            m.learn_one(bad, 1.0)
+    with pytest.raises(ValueError, match="labels must be -1 or \\+1"):
+        m.learn_one(X[0], 2.0)
+    assert m.n_seen_ == 400 and m.predict_one(X[0]) == before
+    # other input types take the full check and give the same answer
+    assert m.predict_one(list(X[0])) == before
+    assert m.predict_one(np.repeat(X[0], 2)[::2]) == before  # strided
+    assert m.predict_one(np.asfortranarray(X[:2])[0]) == before
+
+
+@pytest.mark.parametrize("name", FAST + ("kogd",))
+def test_mini_batches(name, rows):
+    X, y = rows
+    params = _params(name) if name in FAST else {"random_state": 0}
+    ref = okl.make(name, **params).run(X, y).decisions
+    m = okl.make(name, **params)
+    got = np.concatenate([m.learn_many(X[a:a + 64], y[a:a + 64]) for a in range(0, N, 64)])
+    assert_close(ref, got, f"{name}: learn_many vs run")
+    one = np.array([m.predict_one(x) for x in X[:30]])
+    np.testing.assert_allclose(m.predict_many(X[:30]), one, rtol=0, atol=1e-12)
+    assert m.learn_many(X[:0], y[:0]).shape == (0,)
+
+
+def test_width_window_per_event(rows):
+    """kernel=None: the first 50 rows are buffered (running mean), then the width is fixed."""
+    X, y = rows
+    ref = okl.make("nogd", budget=30, random_state=0).run(X, y).decisions
+    m = okl.make("nogd", budget=30, random_state=0)
+    assert_close(ref, _loop(m, X, y), "nogd width window: per-event vs run")
+    m2 = okl.make("nogd", budget=30, random_state=0)
+    np.testing.assert_array_equal(m2._learn_events(X, y), _loop(okl.make("nogd", budget=30, random_state=0), X, y))
+    np.testing.assert_array_equal(m2.learn_one(X[0], y[0]).n_seen_, N + 1)
