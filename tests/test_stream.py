@@ -16,7 +16,8 @@ import pytest
 
 import okl
 from okl.data import DataFormatError, permutation
-from okl.stream import CheckpointError, add_stream_parser, main_stream, read_checkpoint
+from okl.cli.stream import add_stream_parser
+from okl.stream import CheckpointError, main_stream, read_checkpoint
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 N_EVENTS = 1500
@@ -121,7 +122,7 @@ def test_sigkill_and_resume(tmp_path, lines, source):
     assert status == 0 and len(reference) == N_EVENTS
 
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    cmd = [sys.executable, "-m", "okl.stream", *common, "--checkpoint", str(ck)]
+    cmd = [sys.executable, "-m", "okl.cli", "stream", *common, "--checkpoint", str(ck)]
     out1 = tmp_path / "out1.txt"
     growing = tmp_path / "growing.svm"
     growing.write_text("")
@@ -194,7 +195,7 @@ def test_sigterm_checkpoints_and_exits(tmp_path, lines):
     """SIGTERM while waiting for input: checkpoint of everything read, exit status 143."""
     ck = tmp_path / "ck.okl"
     env = {**os.environ, "PYTHONPATH": SRC + os.pathsep + os.environ.get("PYTHONPATH", "")}
-    proc = subprocess.Popen([sys.executable, "-m", "okl.stream", "--learner", "nogd", "--budget", "20",
+    proc = subprocess.Popen([sys.executable, "-m", "okl.cli", "stream", "--learner", "nogd", "--budget", "20",
                              "--dim", "4", "--sigma", str(SIGMA), "--checkpoint", str(ck), "--every", "1000",
                              "--quiet"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
     proc.stdin.write("".join(lines[:250]).encode())

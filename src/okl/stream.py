@@ -72,7 +72,6 @@ Blocks
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import math
@@ -871,60 +870,5 @@ def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None
             fh.close()
 
 
-def add_stream_parser(subparsers) -> argparse.ArgumentParser:
-    """Add the ``stream`` subcommand to an ``argparse`` subparsers object."""
-    p = subparsers.add_parser(
-        "stream", help="predict and learn on a live stream (file being appended to, or stdin)",
-        description="Predict each event of a stream as it arrives, learn the labelled ones, "
-                    "write predictions to stdout and checkpoint the state every N events "
-                    "(a restart with the same --checkpoint resumes exactly there). Features are "
-                    "not rescaled.")
-    p.add_argument("--learner", default="forks", help="registered learner name (default forks)")
-    p.add_argument("--budget", type=int, help="budget B (default: the learner's)")
-    p.add_argument("--sigma", type=float, default=None,
-                   help="Gaussian kernel width for the features as given (default: chosen by the "
-                        "learner from the first 50 events, sqrt(tr Cov / 2))")
-    p.add_argument("--loss", help="loss name (default: the learner's, hinge for most)")
-    p.add_argument("--param", action="append", metavar="NAME=VALUE",
-                   help="extra hyperparameter, value parsed as JSON (repeatable), e.g. horizon=100000")
-    p.add_argument("--random-state", type=int, default=0, help="seed of the learner (default 0)")
-    p.add_argument("--input", default="-", help="input file, or - for standard input (default)")
-    p.add_argument("--format", choices=("svmlight", "csv"), default="svmlight")
-    p.add_argument("--dim", type=int, help="number of features (required for svmlight)")
-    p.add_argument("--sep", default=",", help="CSV field separator (default ,)")
-    p.add_argument("--label-column", type=int, default=-1, help="CSV label column, 0-based (default -1: last)")
-    p.add_argument("--header", action="store_true", help="CSV: the first line is a header")
-    p.add_argument("--positive-label", type=float,
-                   help="map this label to +1 and every other label to -1 (classification)")
-    p.add_argument("--checkpoint", help="checkpoint file; resumed from when it exists")
-    p.add_argument("--every", type=int, default=1000, help="checkpoint every N events (default 1000)")
-    p.add_argument("--follow", type=float, nargs="?", const=0.0, default=None, metavar="SECONDS",
-                   help="keep reading a growing file; stop after SECONDS without new data "
-                        "(no value or 0: never)")
-    p.add_argument("--skip-bad", action="store_true",
-                   help="skip bad lines with a warning instead of stopping")
-    p.add_argument("--stats-every", type=float, default=10.0,
-                   help="seconds between running totals on stderr (default 10)")
-    if "--quiet" not in p._option_string_actions:
-        p.add_argument("--quiet", action="store_true", help="no running totals on stderr")
-    p.set_defaults(func=main_stream)
-    return p
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m okl.stream ...`` (the same as ``okl stream ...``)."""
-    from okl.cli import OklArgumentParser, run_command
-
-    parser = OklArgumentParser(prog="okl")
-    sub = parser.add_subparsers(dest="command")
-    add_stream_parser(sub)
-    args = parser.parse_args(["stream"] + list(sys.argv[1:] if argv is None else argv))
-    return run_command(main_stream, args)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
-
-
-__all__ = ["add_stream_parser", "main_stream", "StreamRunner", "StreamPosition", "StreamConfig",
+__all__ = ["main_stream", "StreamRunner", "StreamPosition", "StreamConfig",
            "CheckpointError", "parse_event", "write_checkpoint", "read_checkpoint", "build_learner"]

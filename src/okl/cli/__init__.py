@@ -2,8 +2,7 @@
 
 Thin: parse, call the library, print. One module per command (``okl.cli.<command>``, each with
 ``add_parser(subparsers)``); what they share is in :mod:`okl.cli._common`. Nothing in okl below
-this package imports it (``okl.stream``'s own ``python -m okl.stream`` entry is the one
-exception, until its parser moves here). Tables go to stdout, progress to stderr.
+this package imports it. Tables go to stdout, progress to stderr.
 """
 
 from __future__ import annotations
