@@ -73,7 +73,7 @@ from okl.learners.base import Arr, Num, register
 from okl.learners.nogd import STAGE2_STEPS, adagrad_step
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import SVD_METHODS, rank_k_svd
-from okl.losses import get_loss
+from okl.losses import SQUARED, get_loss
 
 #: update cycle used when neither ``rho`` nor ``horizon`` is given (0.3 x 10,000, the paper's
 #: boundary between small and large data sets)
@@ -117,6 +117,8 @@ def sketched_ogd_rounds(Z, Y, w, eta, lam, lkind, out, round0, counter, rho, cou
                 w[j] *= shrink
         if g != 0.0:
             step = eta * g
+            if lkind == SQUARED:  # LMS is stable only for eta ||z||^2 < 1; the sketched map can exceed 1
+                step /= max(1.0, dot(z, z))
             for j in range(w.shape[0]):
                 w[j] -= step * z[j]
     return n, counter
@@ -286,7 +288,10 @@ class SkeGD(SketchedLearner):
         if self.G_ is None or self.G_.shape != w_bar.shape:
             self.G_ = np.zeros_like(w_bar)
         if self.stage2_ == "ogd":
-            self.w_ = w_bar * (1.0 - self.eta * self.lam) - (self.eta * g) * phi
+            step = self.eta * g
+            if self.loss_.kind == SQUARED:  # as sketched_ogd_rounds
+                step /= max(1.0, float(phi @ phi))
+            self.w_ = w_bar * (1.0 - self.eta * self.lam) - step * phi
         else:
             self.w_ = np.ascontiguousarray(w_bar * (1.0 - self.eta * self.lam))
             if g != 0.0:
