@@ -86,6 +86,22 @@ def dot(u, v):
 
 
 @jit
+def linear_round(w, z, y, lkind, out, i):
+    """The start of a linear test-then-train round: f = w.z, recorded as ``out[i]``; returns
+    l'(f, y)."""
+    f = dot(w, z)
+    out[i] = f
+    return loss_derivative(lkind, f, y)
+
+
+@jit
+def sub_scaled(w, step, z):
+    """w -= step z (the OGD step)."""
+    for j in range(w.shape[0]):
+        w[j] -= step * z[j]
+
+
+@jit
 def row_ok(x, bound):
     """Every entry of x finite and at most ``bound`` in magnitude (NaN fails the comparison)."""
     for i in range(x.shape[0]):

@@ -112,14 +112,24 @@ def check_random_state(random_state) -> int | None:
 MAX_ABS_FEATURE = 1e100
 
 
-def check_vector(x, dim: int | None, what: str = "x") -> np.ndarray:
-    """A single example: 1-D, finite, float64, of the expected dimension."""
+_SHAPE_TEXT = {1: "one example (1-D)", 2: "2-D (rows x features)"}
+
+
+def as_float64(x, what: str, ndim: int, contiguous: bool = False) -> np.ndarray:
+    """``x`` as a float64 array of ``ndim`` dimensions (C-contiguous if asked), or a ValueError
+    naming ``what`` (the shared first step of the input checks)."""
     try:
-        x = np.asarray(x, dtype=np.float64)
+        x = (np.ascontiguousarray if contiguous else np.asarray)(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{what} must be numeric: {exc}") from None
-    if x.ndim != 1:
-        raise ValueError(f"{what} must be one example (1-D), got shape {x.shape}")
+    if x.ndim != ndim:
+        raise ValueError(f"{what} must be {_SHAPE_TEXT[ndim]}, got shape {x.shape}")
+    return x
+
+
+def check_vector(x, dim: int | None, what: str = "x") -> np.ndarray:
+    """A single example: 1-D, finite, float64, of the expected dimension."""
+    x = as_float64(x, what, 1)
     if dim is not None and x.shape[0] != dim:
         raise ValueError(f"{what} has {x.shape[0]} features but the learner was started with {dim}")
     bad = np.flatnonzero(~np.isfinite(x))
@@ -136,12 +146,7 @@ def check_matrix(X, dim: int | None, what: str = "X") -> np.ndarray:
     """A batch of examples: 2-D, finite, float64 (C-contiguous), of the expected width."""
     if hasattr(X, "toarray"):
         X = X.toarray()
-    try:
-        X = np.ascontiguousarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} must be numeric: {exc}") from None
-    if X.ndim != 2:
-        raise ValueError(f"{what} must be 2-D (rows x features), got shape {X.shape}")
+    X = as_float64(X, what, 2, contiguous=True)
     if dim is not None and X.shape[1] != dim:
         raise ValueError(f"{what} has {X.shape[1]} features but the learner was started with {dim}")
     finite = np.isfinite(X)

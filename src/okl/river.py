@@ -51,7 +51,8 @@ try:
 except ImportError as exc:  # pragma: no cover
     raise ImportError("okl.river needs the river package: pip install river") from exc
 
-from okl.learners.base import Learner, learner_class, make, select_params
+from okl._adapters import build_core
+from okl.learners.base import Learner, learner_class
 
 
 def _sort_keys(keys: list) -> list:
@@ -85,16 +86,8 @@ class _OKLRiverEstimator:
     # ---- building -----------------------------------------------------------------------
 
     def _build(self) -> Learner:
-        name = self.learner
-        params = dict(self.params or {})
         loss = self.loss if self.loss is not None else (None if self._task == "classification" else "squared")
-        kw = select_params(name, params, budget=self.budget, sigma=self.sigma, loss=loss,
-                           random_state=self.seed)
-        core = make(name, **kw)
-        if core.task != self._task:
-            raise ValueError(f"{type(self).__name__} needs a {self._task} loss; learner {name!r} has "
-                             f"loss {getattr(core, 'loss', None)!r} ({core.task})")
-        return core
+        return build_core(self, self._task, loss, random_state=self.seed)
 
     @property
     def dim(self) -> int | None:

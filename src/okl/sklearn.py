@@ -49,7 +49,8 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from okl.learners.base import Learner, learner_class, learner_kind, make, select_params
+from okl._adapters import build_core
+from okl.learners.base import Learner, learner_class, learner_kind, make
 
 #: rows densified and run at a time
 BLOCK_ROWS = 4096
@@ -142,15 +143,8 @@ class _OKLEstimator(BaseEstimator):
         learner_class(name)  # unknown names: ValueError listing the registered ones
         if self._task == "regression":
             _refuse_classification_only(name)
-        params = dict(self.params or {})
         loss = self.loss if self.loss is not None else self._default_loss
-        kw = select_params(name, params, budget=self.budget, sigma=self.sigma, loss=loss,
-                           random_state=self._seed(), horizon=n_rows)
-        core = make(name, **kw)
-        if core.task != self._task:
-            raise ValueError(f"{type(self).__name__} needs a {self._task} loss; learner {name!r} has "
-                             f"loss {getattr(core, 'loss', None)!r} ({core.task})")
-        return core
+        return build_core(self, self._task, loss, random_state=self._seed(), horizon=n_rows)
 
     def _run(self, X, targets: np.ndarray) -> None:
         for s, block in _blocks(X):

@@ -11,6 +11,7 @@ import csv
 import gzip
 import io
 import lzma
+import math
 import os
 
 import numpy as np
@@ -36,6 +37,24 @@ def open_text(path: str | os.PathLike):
     return open(path, "rt", encoding="utf-8", newline="")
 
 
+def finite_float(text) -> float | None:
+    """``float(text)`` when it is a finite number, else None (:func:`number_problem` says why)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def number_problem(text) -> str:
+    """Why :func:`finite_float` refused ``text``: ``"is not a number"`` or ``"is not finite"``."""
+    try:
+        float(text)
+    except ValueError:
+        return "is not a number"
+    return "is not finite"
+
+
 def parse_svmlight_line(line: str, where: str = "<line>") -> tuple[float | None, dict[int, float]]:
     """Parse one svmlight line ``label idx:val idx:val ... [# comment]``.
 
@@ -48,12 +67,9 @@ def parse_svmlight_line(line: str, where: str = "<line>") -> tuple[float | None,
     tokens = body.split()
     label = None
     if ":" not in tokens[0]:
-        try:
-            label = float(tokens[0])
-        except ValueError:
-            raise DataFormatError(f"{where}: label {tokens[0]!r} is not a number") from None
-        if not np.isfinite(label):
-            raise DataFormatError(f"{where}: label {tokens[0]!r} is not finite")
+        label = finite_float(tokens[0])
+        if label is None:
+            raise DataFormatError(f"{where}: label {tokens[0]!r} {number_problem(tokens[0])}")
         tokens = tokens[1:]
     feats: dict[int, float] = {}
     last = 0
@@ -73,12 +89,9 @@ def parse_svmlight_line(line: str, where: str = "<line>") -> tuple[float | None,
             raise DataFormatError(f"{where}: feature index {i} is too large (at most {MAX_FEATURE_INDEX})")
         if i <= last:
             raise DataFormatError(f"{where}: feature index {i} does not increase (after {last})")
-        try:
-            v = float(val)
-        except ValueError:
-            raise DataFormatError(f"{where}: value {val!r} of feature {i} is not a number") from None
-        if not np.isfinite(v):
-            raise DataFormatError(f"{where}: value {val!r} of feature {i} is not finite")
+        v = finite_float(val)
+        if v is None:
+            raise DataFormatError(f"{where}: value {val!r} of feature {i} {number_problem(val)}")
         feats[i - 1] = v
         last = i
     return label, feats
@@ -205,12 +218,9 @@ def numeric_table(path, rows: list[list[str]], linenos: list[int]) -> np.ndarray
         if len(fields) != width:
             raise DataFormatError(f"{path}:{lineno}: {len(fields)} fields, expected {width} (as on line {linenos[0]})")
         for c, f in enumerate(fields):
-            try:
-                v = float(f)
-            except ValueError:
-                raise DataFormatError(f"{path}:{lineno}: column {c + 1} value {f!r} is not a number") from None
-            if not np.isfinite(v):
-                raise DataFormatError(f"{path}:{lineno}: column {c + 1} value {f!r} is not finite")
+            v = finite_float(f)
+            if v is None:
+                raise DataFormatError(f"{path}:{lineno}: column {c + 1} value {f!r} {number_problem(f)}")
             out[r, c] = v
     return out
 

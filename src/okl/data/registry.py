@@ -20,6 +20,7 @@ overrides it.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -261,112 +262,9 @@ class FileSource:
         return self.path.rsplit("/", 1)[-1]
 
 
-_PMLB = "https://raw.githubusercontent.com/EpistasisLab/pmlb/0820182add20998ed3f88b30efd273107286c695/datasets"
-_GENYANG = "https://raw.githubusercontent.com/genyang/datasets/9cf25ea6e5b376a5a2a98092cb6ab8b03f05adcf"
-_WEKA = "https://raw.githubusercontent.com/Hyarcher/Weka/56dbbc858b2d9465c34326bfda537778cdd26cfe"
+#: every stored file (the table is data: ``okl/data/files.json``, one :class:`FileSource` a row)
+_FILES = [FileSource(**row) for row in json.loads(resources.files("okl.data").joinpath("files.json").read_text())]
 
-_FILES = [
-    FileSource("libsvm/german.numer_scale.gz", 13301,
-               "0e0d771a2533ba111d344526d4ccfe33fe95a3d0a253857285b486bb2dca8ab0",
-               "97637cc6b994bd3fa78999c771bc044bea7a0cdf91d43b6ecfd10f7e7c4ebc82",
-               f"{LIBSVM}/binary/german.numer_scale", provenance="LIBOL/KOL @ e8627b8 : python/german"),
-    FileSource("libsvm/svmguide3.gz", 100017,
-               "236dda5110ad7d15b360b05efb2299a5b68ce9320f4c2abf625fb2d5d507d106",
-               "ada17021fdf508bcaac7b7adea825886478f915935eccb24470f22c806dc4508",
-               f"{LIBSVM}/binary/svmguide3", provenance="aquemy/HCBR @ f53d2c6 : data/svmguide3.txt lines 1-1243"),
-    FileSource("libsvm/svmguide3.t.gz", 3784,
-               "a0cfd37bbd16f589eca40ab82f6d9dd0fa96fcc1f7a1f279eb3584104f6a75ae",
-               "cee704e709725edbb8d200f5973e3bae83691aea1e15dbba121d6d8629110cd5",
-               f"{LIBSVM}/binary/svmguide3.t", provenance="aquemy/HCBR @ f53d2c6 : data/svmguide3.txt lines 1244-1284"),
-    FileSource("uci/spambase.data.gz", 121352,
-               "7bed7e37ea79bf62436b2778334aab90e660be05060291c5a8d714d0d6690943",
-               "ebec58cfca94ea61c77df632314acae15bad410f4769d38b1a66cb41050e3431",
-               f"{UCI}/spambase/spambase.data",
-               provenance="jenniferdo2211/Spam-Filtering-Neural-Network @ ec9ad35 : spambase.data (added header removed)"),
-    FileSource("libsvm/cod-rna.gz", 430361,
-               "27867970f79e7200c161c9c1d7489b560afc18674e5553eb1342e9e252358123",
-               "65b7cc0689fc29bba5db8b50fab0b6446d985f4bf8f6f5dd474f7df8b2f1ab6c",
-               f"{LIBSVM}/binary/cod-rna", provenance="Arkhymadhe/COD-rNA @ f963221 : rna_dataset.zip / cod-rna.txt"),
-    FileSource("libsvm/cod-rna.t.gz", 1763352,
-               "90fe5ea9f04a8cf91a0c3315b03e7d21225acfec7b55f620d2991aa55abf66e5",
-               "58cff16df896436b06343df78ccaef37a6979d819abbcadbec3cb16b93938df6",
-               f"{LIBSVM}/binary/cod-rna.t", provenance="Arkhymadhe/COD-rNA @ f963221 : rna_dataset.zip / cod-rna.t"),
-    FileSource("libsvm/ijcnn1.gz", 1576596,
-               "47cab08392bd06c78955eaf699078be7de27577ce9856cc261df813638330ec3",
-               "7fe291672c3fefe6a7e3c51529becd23f0e985ba05ffb8d53c9c648c1e91cc19",
-               f"{LIBSVM}/binary/ijcnn1.bz2", "bz2",
-               provenance="X-DataInitiative/tick-datasets @ 9d959b6 : binary/ijcnn1/ijcnn1.trn.bz2"),
-    FileSource("libsvm/ijcnn1.t.gz", 2928070,
-               "46975aadc0337200b2926e3e2e9cb7586177049e0597a541083e294da0e7a1f2",
-               "e7b0bbd518641980dc322746c6bc59d019d3153934e6258e48f9d8cfae2c4bb8",
-               f"{LIBSVM}/binary/ijcnn1.t.bz2", "bz2",
-               provenance="X-DataInitiative/tick-datasets @ 9d959b6 : binary/ijcnn1/ijcnn1.tst.bz2"),
-    FileSource("libsvm/svmguide1.gz", 56603,
-               "4a2fc37a843ae5fc570b703e60b502f2f5b7b89a7181f8af18d54e5ac2aab1c8",
-               "2b9ab55b6236f62cee6b7739b52f9e7cb033771f39b9c22c1f1790d80ef14d7f",
-               f"{LIBSVM}/binary/svmguide1", provenance="aquemy/HCBR @ f53d2c6 : data/svmguide1.txt lines 1-3089"),
-    FileSource("libsvm/svmguide1.t.gz", 72850,
-               "2fc811c74f3cb4ce5aa5f875ed5e2614a0b6b79fb2f6dedef83476f1bf15f4d4",
-               "f9c2fd4c725172aeb4476fc1e2327d537f7fbc2f53f49dfd073f80efbe1ba8f7",
-               f"{LIBSVM}/binary/svmguide1.t", provenance="aquemy/HCBR @ f53d2c6 : data/svmguide1.txt lines 3090-7089"),
-    FileSource("regression/cpusmall.gz", 234195,
-               "05574bf03854ba4f057392cddacb21a6cd7bab490b5f5c8d7e8c82478d2257b0",
-               "2b58ea931ae37dfede75e45e15b8f797eee01f229f2c8c66b70f820a55a65eab",
-               f"{LIBSVM}/regression/cpusmall", provenance="boourbon/Regression @ 2e8453e : cpusmall.txt"),
-    # scikit-learn's fetch_california_housing archive and its published sha256
-    FileSource("regression/cal_housing.data.gz", 419929,
-               "cdbc6f084852c03a4a55e6752938bb7d64c54b89813cbb8a21b0d25d1ade3e3c",
-               "a2b44dcc7e1c9091b43c4f458b25cbd1f7e8068d08edd26bc4703108d3fa6214",
-               "https://ndownloader.figshare.com/files/5976036", "tar:CaliforniaHousing/cal_housing.data",
-               "aaa5c9a6afe2225cc2aed2723682ae403280c4a3695a2ddda4ffb5d8215ea681",
-               provenance="we-b/datasets_for_ai @ 85985fb : cal_housing.data"),
-    FileSource("regression/parkinsons_updrs.data.gz", 284895,
-               "07e53e248d43a15803babac11cb1c5d73dab760f23e13f8f5879860a3d87a33c",
-               "cacdc7007846c68ca852cb3dbb43b1f68b7a9edefa2336f965f6610551cd30e6",
-               f"{UCI}/parkinsons/telemonitoring/parkinsons_updrs.data",
-               provenance="behnazrzf/Parkinson-s_Telemonitoring @ f603774 : data/parkinsons_updrs.data"),
-    FileSource("uci/adult.data.gz", 408969,
-               "c7a2b4716a97f930123e0baf879188d701e798172631a654fc703d4b082907f3",
-               "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
-               f"{UCI}/adult/adult.data", provenance="vrizawahyu22/adult-dataset @ aa64a27 : adult.data"),
-    FileSource("uci/adult.test.gz", 205233,
-               "41743e91fe4d25fd353ea754bfdb850444d050bd14aaee06a5be952b6dbfa3ec",
-               "72567b94f5c1a6f8501377dd80f93892c3848ff071cf91ba47e00b0785a28074",
-               f"{UCI}/adult/adult.test", drop_prefix="|",
-               provenance="advaithca/lessThanGreaterThan50k @ e91f4a9 : adult.test"),
-    # PMLB's own .gz at the last commit before its data moved to Git LFS: the stored file byte for byte
-    FileSource("openml/pol.tsv.gz", 231185,
-               "bfd1b9c6e5f6314f6ddfc285ace11381570ad688c6c857562c3155a4e478530d",
-               "0b118a037decec073762ceca7610e61b39e9207717fa9612457ed17d4662dcf7",
-               f"{_PMLB}/201_pol/201_pol.tsv.gz", "gz",
-               "bfd1b9c6e5f6314f6ddfc285ace11381570ad688c6c857562c3155a4e478530d",
-               provenance="EpistasisLab/pmlb @ 0820182 : datasets/201_pol/201_pol.tsv.gz"),
-    FileSource("openml/house_16H.tsv.gz", 2548160,
-               "a551e2941365201552a3a819f035c64f297467464f7c7c349d00711316ce3c57",
-               "b38bc84b7fa0ae81797d66bc4d8344ce2a4a53ea28d2f3e4afba73ecca2bf489",
-               f"{_PMLB}/574_house_16H/574_house_16H.tsv.gz", "gz",
-               "a551e2941365201552a3a819f035c64f297467464f7c7c349d00711316ce3c57",
-               provenance="EpistasisLab/pmlb @ 0820182 : datasets/574_house_16H/574_house_16H.tsv.gz"),
-    # pinned repository copies (unchanged, so the download's sha256 is the raw one)
-    FileSource("openml/elevators.arff.gz", 291556,
-               "512d74850c23182f3f1fd644a0656311b16988fe239798bff909f80a96064cdb",
-               "f8f958b49d6e2f124516105707771541fb59643b20b669e61877545759b33df5",
-               f"{_GENYANG}/elevators.arff", "text",
-               "f8f958b49d6e2f124516105707771541fb59643b20b669e61877545759b33df5",
-               provenance="genyang/datasets @ 9cf25ea : elevators.arff"),
-    FileSource("openml/ailerons.arff.gz", 334019,
-               "ceccde9ed0d5a4fde994321037666e18330aaa021b0a4b87090827c6135e48ca",
-               "77b7264208ce3d831d3c640c2fb8d4202981bd9adc2bc2cb446b5854ffb4dc7f",
-               f"{_GENYANG}/ailerons.arff", "text",
-               "77b7264208ce3d831d3c640c2fb8d4202981bd9adc2bc2cb446b5854ffb4dc7f",
-               provenance="genyang/datasets @ 9cf25ea : ailerons.arff"),
-    FileSource("openml/splice.arff.gz", 100383,
-               "1713bc76534b0ccdf1bed1a3cb8f1b46710066059fc71619b974304ab16825d0",
-               "f2ef13e1d8b0388ffa25f983e41a326e6fd2e39df90446d57098cc3966cfacd7",
-               f"{_WEKA}/splice.arff", "text",
-               "f2ef13e1d8b0388ffa25f983e41a326e6fd2e39df90446d57098cc3966cfacd7",
-               provenance="Hyarcher/Weka @ 56dbbc8 : splice.arff"),
-]
 
 #: stored file name -> :class:`FileSource`
 FILE_SOURCES: dict[str, FileSource] = {f.filename: f for f in _FILES}

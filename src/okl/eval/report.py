@@ -169,12 +169,17 @@ def _plot_tradeoff(path: Path, title: str, groups: list[Group]) -> None:
     ax.set_xscale("log")
     ax.set_xlabel("seconds per run (learner only, mean over seeds)")
     ax.set_ylabel("mistake rate (%)" if groups[0].task == "classification" else "mean squared loss")
+    _finish(fig, ax, title, path)
+    plt.close(fig)
+
+
+def _finish(fig, ax, title: str, path: Path) -> None:
+    """Title, grid and legend of a report figure, then write it to ``path``."""
     ax.set_title(title, fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
-    plt.close(fig)
 
 
 def _plot_curves(path: Path, title: str, groups: list[Group]) -> bool:
@@ -195,11 +200,7 @@ def _plot_curves(path: Path, title: str, groups: list[Group]) -> bool:
         ax.set_xlabel("round t")
         ax.set_ylabel("cumulative mistake rate (%)" if groups[0].task == "classification"
                       else "cumulative mean squared loss")
-        ax.set_title(title, fontsize=10)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=7)
-        fig.tight_layout()
-        fig.savefig(path, dpi=120)
+        _finish(fig, ax, title, path)
     plt.close(fig)
     return drawn
 

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from okl._validation import check_random_state
+from okl._validation import as_float64, check_random_state
 from okl.learners.base import learner_class, learners, make, mistakes_of, register
 from okl.evolvable.stream import STAGES, EvolvableStream
 
@@ -59,12 +59,7 @@ def _stage_of(x1, x2) -> str:
 
 
 def _vector(x, dim, what) -> np.ndarray:
-    try:
-        x = np.asarray(x, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} must be numeric: {exc}") from None
-    if x.ndim != 1:
-        raise ValueError(f"{what} must be one example (1-D), got shape {x.shape}")
+    x = as_float64(x, what, 1)
     if x.shape[0] < 1:
         raise ValueError(f"{what} has no features")
     if dim is not None and x.shape[0] != dim:

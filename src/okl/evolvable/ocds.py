@@ -52,7 +52,7 @@ import numpy as np
 from okl._compiled import jit
 from okl._validation import check_nonnegative, check_positive, check_random_state, check_real
 from okl.evolvable.base import EvolvableLearner, register_evolvable
-from okl.evolvable.opfes import omega_of, theory_gamma
+from okl.evolvable.opfes import ensemble_omega, omega_of, theory_gamma
 
 
 @jit
@@ -112,11 +112,7 @@ def ocds_rounds(U, lo, hi, Y, G, wr, wo, c, lam, beta, alpha, map_step, intercep
         if ensemble:
             g = gamma / math.sqrt(clock[0] + 1.0) if anytime else gamma
             a = log_odds[0]
-            if a > 0:
-                e = math.exp(-a)
-                omega = e / (1.0 + e)
-            else:
-                omega = 1.0 / (1.0 + math.exp(a))
+            omega = ensemble_omega(a)
             out[i] = omega * fo + (1.0 - omega) * fr
             nr = 0.0
             no = 0.0

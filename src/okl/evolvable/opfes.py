@@ -149,11 +149,7 @@ def ensemble_rounds(Z2, ZL, Y, w2, wl, c, lam, clocks, log_odds, gamma, mode, ou
         fl = dot(wl, zl) if mode != 1 else 0.0
         if mode == 0:
             a = log_odds[0]
-            if a > 0:
-                e = math.exp(-a)
-                omega = e / (1.0 + e)
-            else:
-                omega = 1.0 / (1.0 + math.exp(a))
+            omega = ensemble_omega(a)
             out[i] = omega * f2 + (1.0 - omega) * fl
             l2 = max(0.0, 1.0 - y * f2) + 0.5 * lam * dot(w2, w2)
             ll = max(0.0, 1.0 - y * fl) + 0.5 * lam * dot(wl, wl)
@@ -174,6 +170,26 @@ def omega_of(log_odds: float) -> float:
         e = math.exp(-log_odds)
         return e / (1.0 + e)
     return 1.0 / (1.0 + math.exp(log_odds))
+
+
+@jit
+def ensemble_omega(a):
+    """:func:`omega_of` inside the compiled loops."""
+    if a > 0:
+        e = math.exp(-a)
+        return e / (1.0 + e)
+    return 1.0 / (1.0 + math.exp(a))
+
+
+def transition_gamma(learner) -> float:
+    """The ensemble rate of stage 2: ``learner.gamma`` if given, else :func:`theory_gamma` over the
+    rounds expected in stage 2 (``horizon`` minus the rounds seen, or as many as stage 1 had);
+    0 without regularisation."""
+    if learner.gamma is not None:
+        return learner.gamma
+    before = learner.n_seen_
+    t2 = learner.horizon - before if learner.horizon is not None and learner.horizon > before else learner.stage_counts_[0]
+    return theory_gamma(learner.kernel_bound, learner.reg, t2) if learner.reg > 0 else 0.0
 
 
 def theory_gamma(kernel_bound: float, reg: float, t2: int) -> float:
@@ -374,12 +390,7 @@ class OPFES(EvolvableLearner):
         self.w2_initial_ = self.w2_.copy()   # the reused model, kept for inspection (Lemma 4.2)
         self.wl_ = np.zeros(d2)
         self.clocks_[1] = 0
-        if self.gamma is not None:
-            self.gamma_ = self.gamma
-        else:
-            before = self.n_seen_
-            t2 = self.horizon - before if self.horizon is not None and self.horizon > before else self.stage_counts_[0]
-            self.gamma_ = theory_gamma(self.kernel_bound, self.reg, t2) if self.reg > 0 else 0.0
+        self.gamma_ = transition_gamma(self)
         info["gamma"] = self.gamma_
         self.transition_ = info
         # the statistics are no longer needed: free the d1 x d2 matrix

@@ -27,7 +27,7 @@ from typing import Iterable, Iterator
 
 import numpy as np
 
-from okl._validation import check_int, check_targets
+from okl._validation import as_float64, check_int, check_targets
 
 STAGES = ("previous", "evolving", "current")
 
@@ -51,17 +51,27 @@ def stage_lengths(n: int, evolving_length: int | None = None) -> tuple[int, int,
 
 
 def _finite_matrix(X, what: str) -> np.ndarray:
-    try:
-        X = np.ascontiguousarray(X, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{what} must be numeric: {exc}") from None
-    if X.ndim != 2:
-        raise ValueError(f"{what} must be 2-D (rows x features), got shape {X.shape}")
+    X = as_float64(X, what, 2, contiguous=True)
     bad = np.argwhere(~np.isfinite(X))
     if bad.size:
         r, c = bad[0]
         raise ValueError(f"{what} has a non-finite value {X[r, c]!r} at row {r}, column {c}")
     return X
+
+
+def _stage_row(x, dim, out: list, t: int, name: str, space: str):
+    """Append round ``t``'s features ``x`` of one space (if present) to ``out``; returns the
+    dimension of that space, fixed by its first row."""
+    if x is None:
+        return dim
+    x = np.asarray(x, dtype=float).reshape(-1)
+    if dim is None:
+        dim = x.shape[0]
+    elif x.shape[0] != dim:
+        raise ValueError(f"round {t}: {name} has {x.shape[0]} features, earlier rounds {dim}: the {space} "
+                         "feature dimension changed within its stages")
+    out.append(x)
+    return dim
 
 
 @dataclass(frozen=True)
@@ -169,22 +179,8 @@ class EvolvableStream:
                 raise ValueError(f"round {t} is in the {stage} stage (T1={t1}, Te={te}, T2={t2}) and must "
                                  f"carry {need}, got {got}: the feature space changed outside the "
                                  "declared stages")
-            if x1 is not None:
-                x1 = np.asarray(x1, dtype=float).reshape(-1)
-                if d1 is None:
-                    d1 = x1.shape[0]
-                elif x1.shape[0] != d1:
-                    raise ValueError(f"round {t}: x1 has {x1.shape[0]} features, earlier rounds {d1}: the old "
-                                     "feature dimension changed within its stages")
-                x1s.append(x1)
-            if x2 is not None:
-                x2 = np.asarray(x2, dtype=float).reshape(-1)
-                if d2 is None:
-                    d2 = x2.shape[0]
-                elif x2.shape[0] != d2:
-                    raise ValueError(f"round {t}: x2 has {x2.shape[0]} features, earlier rounds {d2}: the new "
-                                     "feature dimension changed within its stages")
-                x2s.append(x2)
+            d1 = _stage_row(x1, d1, x1s, t, "x1", "old")
+            d2 = _stage_row(x2, d2, x2s, t, "x2", "new")
             ys.append(y)
             count += 1
         if count != t1 + te + t2:

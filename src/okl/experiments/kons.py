@@ -193,14 +193,19 @@ KONS_PARAMS = {
 }
 
 
-@experiment("pnk-table1", "PROS-N-KONS Table 1: regression (parkinson, cpusmall, cadata), squared loss",
-            ("parkinson", "cpusmall", "cadata"), params=KONS_PARAMS)
-def pnk_table1(ctx: ExperimentContext) -> ExperimentResult:
-    datasets = _subset(ctx, "datasets", ("cpusmall",) if ctx.quick else ("parkinson", "cpusmall", "cadata"))
+def _setup(ctx: ExperimentContext, quick_datasets: tuple, datasets: tuple):
+    """What both tables start from: (datasets, learners, runs, rows per run, the loaded data)."""
+    datasets = _subset(ctx, "datasets", quick_datasets if ctx.quick else datasets)
     algos = _subset(ctx, "learners", ("FOGD", "NOGD", "PROS-N-KONS", "CON-KONS", "B-KONS"))
     runs = min(ctx.runs, 2) if ctx.quick else ctx.runs
     max_rows = _max_rows(ctx)
-    data = {d: load_dataset(d, ctx.data_dir) for d in datasets}
+    return datasets, algos, runs, max_rows, {d: load_dataset(d, ctx.data_dir) for d in datasets}
+
+
+@experiment("pnk-table1", "PROS-N-KONS Table 1: regression (parkinson, cpusmall, cadata), squared loss",
+            ("parkinson", "cpusmall", "cadata"), params=KONS_PARAMS)
+def pnk_table1(ctx: ExperimentContext) -> ExperimentResult:
+    datasets, algos, runs, max_rows, data = _setup(ctx, ("cpusmall",), ("parkinson", "cpusmall", "cadata"))
     cells = []
     for d in datasets:
         for a in algos:
@@ -242,12 +247,8 @@ def pnk_table1(ctx: ExperimentContext) -> ExperimentResult:
             "PROS-N-KONS Table 2: classification (ijcnn1, cod-rna), hinge loss, alpha = gamma in {1, 0.01}",
             ("ijcnn1", "codrna"), params={**KONS_PARAMS, "settings": "comma-separated alpha = gamma values (default 1,0.01)"})
 def pnk_table2(ctx: ExperimentContext) -> ExperimentResult:
-    datasets = _subset(ctx, "datasets", ("ijcnn1",) if ctx.quick else ("ijcnn1", "codrna"))
-    algos = _subset(ctx, "learners", ("FOGD", "NOGD", "PROS-N-KONS", "CON-KONS", "B-KONS"))
+    datasets, algos, runs, max_rows, data = _setup(ctx, ("ijcnn1",), ("ijcnn1", "codrna"))
     settings = [float(s) for s in _subset(ctx, "settings", ("1", "0.01"))]
-    runs = min(ctx.runs, 2) if ctx.quick else ctx.runs
-    max_rows = _max_rows(ctx)
-    data = {d: load_dataset(d, ctx.data_dir) for d in datasets}
     cells = []
     for d in datasets:
         for a in algos:

@@ -30,7 +30,7 @@ import math
 
 import numpy as np
 
-from okl._compiled import dot, jit, loss_derivative, row_ok
+from okl._compiled import dot, jit, linear_round, row_ok, sub_scaled
 from okl._validation import MAX_ABS_FEATURE, check_int, check_positive
 from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, Num, StateSpec, register
@@ -44,17 +44,23 @@ LSOKL_ETA_PER_COMPONENT = 0.002
 
 
 @jit
-def ogd_rounds(Z, Y, w, eta, lkind, out):
-    """Test-then-train OGD on precomputed features: f = w.z, then w -= eta l'(f, y) z."""
+def linear_ogd_rounds(Z, Y, w, eta, lkind, out, normalised):
+    """Test-then-train OGD on precomputed features: f = w.z, then w -= eta l'(f, y) z, the step
+    divided by ||z||^2 when ``normalised`` (NLMS)."""
     for i in range(Z.shape[0]):
         z = Z[i]
-        f = dot(w, z)
-        out[i] = f
-        g = loss_derivative(lkind, f, Y[i])
+        g = linear_round(w, z, Y[i], lkind, out, i)
         if g != 0.0:
             step = eta * g
-            for j in range(w.shape[0]):
-                w[j] -= step * z[j]
+            if normalised:
+                step = step / dot(z, z)
+            sub_scaled(w, step, z)
+
+
+@jit
+def ogd_rounds(Z, Y, w, eta, lkind, out):
+    """Test-then-train OGD on precomputed features: f = w.z, then w -= eta l'(f, y) z."""
+    linear_ogd_rounds(Z, Y, w, eta, lkind, out, False)
 
 
 @jit
@@ -76,13 +82,9 @@ def fogd_rounds(X, Y, U, w, eta, lkind, out):
     z = np.empty(2 * U.shape[0])
     for i in range(X.shape[0]):
         _fourier_row(U, X[i], scale, z)
-        f = dot(w, z)
-        out[i] = f
-        g = loss_derivative(lkind, f, Y[i])
+        g = linear_round(w, z, Y[i], lkind, out, i)
         if g != 0.0:
-            step = eta * g
-            for j in range(w.shape[0]):
-                w[j] -= step * z[j]
+            sub_scaled(w, eta * g, z)
 
 
 @jit

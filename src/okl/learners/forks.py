@@ -100,7 +100,8 @@ from okl.kernels import check_kernel
 from okl.learners._sketched import DEFAULT_HORIZON  # noqa: F401  (public name, kept here)
 from okl.learners._sketched import SKETCH_STATE_ATTRS, SketchedLearner, update_round_due
 from okl.learners.base import Arr, Num, register
-from okl.linalg.inverse import symmetric_rank_one_apply
+from okl.linalg.inverse import matvec, symmetric_rank_one_apply
+from okl.linalg.inverse import matvec as _matvec  # noqa: F401  (the old name)
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import rank_k_svd
 from okl.linalg.tisvd import tisvd_update, tisvd_update_code
@@ -132,21 +133,11 @@ def h_bound(z, C):
 
 
 @jit
-def _matvec(Ainv, z, u):
-    k = z.shape[0]
-    for i in range(k):
-        s = 0.0
-        for j in range(k):
-            s += Ainv[i, j] * z[j]
-        u[i] = s
-
-
-@jit
 def ons_code_step(z, w, Ainv, step, eps, C, u):
     """The code's ONS step with g~ = step z (step = -eta l'): v = w + A^{-1} g~;
     w = v - h(z^T v) / (z^T A^{-1} z + eps) A^{-1} z; A^{-1} <- (A + g~ g~^T)^{-1}."""
     k = z.shape[0]
-    _matvec(Ainv, z, u)
+    matvec(Ainv, z, u)
     zu = dot(z, u)
     for i in range(k):
         w[i] += step * u[i]
@@ -168,7 +159,7 @@ def ons_code_step(z, w, Ainv, step, eps, C, u):
 def ons_paper_predict(z, w, Ainv, C, u):
     """Paper form, before predicting: project w onto |w^T z| <= C in the A-norm (in place);
     fills u = A^{-1} z and returns the prediction clip(z^T w, -C, C)."""
-    _matvec(Ainv, z, u)
+    matvec(Ainv, z, u)
     zv = dot(z, w)
     hz = h_bound(zv, C)
     if hz != 0.0:

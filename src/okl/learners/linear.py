@@ -15,25 +15,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import dot, jit, loss_derivative
+from okl._compiled import jit
 from okl._validation import check_positive
 from okl.learners.base import Arr, Learner, Num, StateSpec, register
-from okl.learners.fogd import ogd_rounds
+from okl.learners.fogd import linear_ogd_rounds, ogd_rounds
 from okl.losses import get_loss
 
 
 @jit
 def nlms_rounds(Z, Y, w, eta, lkind, out):
     """Test-then-train OGD with the step normalised by ||z||^2 (z = [x, 1], so ||z||^2 >= 1)."""
-    for i in range(Z.shape[0]):
-        z = Z[i]
-        f = dot(w, z)
-        out[i] = f
-        g = loss_derivative(lkind, f, Y[i])
-        if g != 0.0:
-            step = eta * g / dot(z, z)
-            for j in range(w.shape[0]):
-                w[j] -= step * z[j]
+    linear_ogd_rounds(Z, Y, w, eta, lkind, out, True)
 
 
 @register("linear")

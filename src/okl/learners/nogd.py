@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from okl._compiled import dot, jit, kernel_features, kernel_features_rows, loss_derivative
+from okl._compiled import jit, kernel_features, kernel_features_rows, linear_round, loss_derivative
 from okl._validation import MAX_ABS_FEATURE, check_choice, check_int, check_positive
 from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state, register
@@ -64,9 +64,7 @@ def adagrad_rounds(Z, Y, w, G, lr, shrink, lkind, out):
     round before the step; 1 = no decay)."""
     for i in range(Z.shape[0]):
         z = Z[i]
-        f = dot(w, z)
-        out[i] = f
-        g = loss_derivative(lkind, f, Y[i])
+        g = linear_round(w, z, Y[i], lkind, out, i)
         if shrink != 1.0:
             for j in range(w.shape[0]):
                 w[j] *= shrink

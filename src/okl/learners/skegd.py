@@ -63,14 +63,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import dot, jit, loss_derivative
+from okl._compiled import dot, jit, linear_round, loss_derivative, sub_scaled
 from okl._validation import check_choice, check_int, check_nonnegative, check_positive
 from okl.features.sketched import sketched_map
 from okl.kernels import check_kernel
 from okl.learners._sketched import (DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_STATE_ATTRS,
                                     SketchedLearner, update_round_due)
 from okl.learners.base import Arr, Num, register
-from okl.learners.nogd import STAGE2_STEPS, adagrad_step
+from okl.learners.nogd import NOGD, STAGE2_STEPS, adagrad_step
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import SVD_METHODS, rank_k_svd
 from okl.losses import SQUARED, get_loss
@@ -93,46 +93,20 @@ def count_active_rounds(lkind, decisions, Y, end):
 
 
 @jit
-def sketched_ogd_rounds(Z, Y, w, eta, lam, lkind, out, round0, counter, rho, count_margin_errors):
+def sketched_rounds(Z, Y, w, G, step, shrink, adagrad, lkind, out, round0, counter, rho, count_margin_errors):
     """Stage-2 rounds on fixed features Z until the next update round.
 
     Row i: f = w.z (out[i]); if row i is an update round, return (i, counter) with nothing learned
-    (the caller updates the sketch and takes the step); else w <- w (1 - eta lam) - eta l'(f, y) z.
-    Update rounds: ``count_margin_errors`` false: (round0 + i) % rho == 0 (0-based global round);
-    true: ``counter`` counts rows with l' != 0 and an update fires when counter % rho == 1.
-    Returns (n, counter) when every row was processed.
+    (the caller updates the sketch and takes the step); else w <- w shrink, then the step:
+    ``adagrad`` false: w <- w - step l'(f, y) z (OGD, ``step`` = eta); true: diagonal AdaGrad with
+    rate ``step`` (accumulators G). Update rounds: ``count_margin_errors`` false:
+    (round0 + i) % rho == 0 (0-based global round); true: ``counter`` counts rows with l' != 0 and
+    an update fires when counter % rho == 1. Returns (n, counter) when every row was processed.
     """
     n = Z.shape[0]
-    shrink = 1.0 - eta * lam
     for i in range(n):
         z = Z[i]
-        f = dot(w, z)
-        out[i] = f
-        g = loss_derivative(lkind, f, Y[i])
-        due, counter = update_round_due(g, counter, round0 + i, rho, count_margin_errors)
-        if due:
-            return i, counter
-        if lam > 0.0:
-            for j in range(w.shape[0]):
-                w[j] *= shrink
-        if g != 0.0:
-            step = eta * g
-            if lkind == SQUARED:  # LMS is stable only for eta ||z||^2 < 1; the sketched map can exceed 1
-                step /= max(1.0, dot(z, z))
-            for j in range(w.shape[0]):
-                w[j] -= step * z[j]
-    return n, counter
-
-
-@jit
-def sketched_adagrad_rounds(Z, Y, w, G, lr, shrink, lkind, out, round0, counter, rho, count_margin_errors):
-    """As :func:`sketched_ogd_rounds` with a diagonal AdaGrad step (``shrink`` = 1 - eta lam)."""
-    n = Z.shape[0]
-    for i in range(n):
-        z = Z[i]
-        f = dot(w, z)
-        out[i] = f
-        g = loss_derivative(lkind, f, Y[i])
+        g = linear_round(w, z, Y[i], lkind, out, i)
         due, counter = update_round_due(g, counter, round0 + i, rho, count_margin_errors)
         if due:
             return i, counter
@@ -140,8 +114,27 @@ def sketched_adagrad_rounds(Z, Y, w, G, lr, shrink, lkind, out, round0, counter,
             for j in range(w.shape[0]):
                 w[j] *= shrink
         if g != 0.0:
-            adagrad_step(z, g, w, G, lr)
+            if adagrad:
+                adagrad_step(z, g, w, G, step)
+            else:
+                s = step * g
+                if lkind == SQUARED:  # LMS is stable only for eta ||z||^2 < 1; the sketched map can exceed 1
+                    s /= max(1.0, dot(z, z))
+                sub_scaled(w, s, z)
     return n, counter
+
+
+@jit
+def sketched_ogd_rounds(Z, Y, w, eta, lam, lkind, out, round0, counter, rho, count_margin_errors):
+    """:func:`sketched_rounds` with the OGD step w <- w (1 - eta lam) - eta l'(f, y) z."""
+    return sketched_rounds(Z, Y, w, w, eta, 1.0 - eta * lam, False, lkind, out, round0, counter, rho,
+                           count_margin_errors)
+
+
+@jit
+def sketched_adagrad_rounds(Z, Y, w, G, lr, shrink, lkind, out, round0, counter, rho, count_margin_errors):
+    """:func:`sketched_rounds` with a diagonal AdaGrad step (``shrink`` = 1 - eta lam)."""
+    return sketched_rounds(Z, Y, w, G, lr, shrink, True, lkind, out, round0, counter, rho, count_margin_errors)
 
 
 @register("skegd")
@@ -255,18 +248,8 @@ class SkeGD(SketchedLearner):
         return {"s_p": sp, "s_m": min(budget, max(1, sp // 5)), "k": min(max(1, budget // 10), max(1, sp // 5)),
                 "stage2": "ogd", "reanchor": True}
 
-    @property
-    def stage2_(self) -> str:
-        """The stage-2 step in use. Default: diagonal AdaGrad for the classification losses (their
-        gradient is bounded, and AdaGrad's per-coordinate step absorbs the spread of the Nystrom
-        coordinates' scales); OGD with ``eta`` for the squared loss, whose gradient 2 (f - y) z is
-        proportional to the residual: with ||z||^2 <= kappa(x, x) = 1, eta = 0.2 < 1 / L = 1/2 is a
-        stable LMS step, while AdaGrad's first steps have size ``lr`` per coordinate whatever the
-        residual, and overshoot targets on a [0, 1] scale (measured, squared loss, library
-        defaults: cpusmall 0.0145 AdaGrad vs 0.0055 OGD, cadata 0.0233 vs 0.0219)."""
-        if self.stage2 is not None:
-            return self.stage2
-        return "ogd" if self.loss_.task == "regression" else "adagrad"
+    #: the stage-2 step in use: NOGD's rule (:attr:`okl.learners.nogd.NOGD.stage2_`)
+    stage2_ = NOGD.stage2_
 
     def _state_spec(self):
         k_high = max(self.k_, self.s_p_) if self.transition_rank == "full" else self.k_

@@ -35,6 +35,17 @@ def symmetric_rank_one_apply(Ainv, a, den):
 
 
 @jit
+def matvec(M, v, out):
+    """out <- M v (square M, in the order every caller's numbers were made with)."""
+    k = v.shape[0]
+    for i in range(k):
+        s = 0.0
+        for j in range(k):
+            s += M[i, j] * v[j]
+        out[i] = s
+
+
+@jit
 def sherman_morrison_symmetric(Ainv, u, work):
     """In place: Ainv <- (A + u u^T)^{-1} for symmetric A = Ainv^{-1}.
 
@@ -42,11 +53,7 @@ def sherman_morrison_symmetric(Ainv, u, work):
     Returns the denominator 1 + u^T A^{-1} u (> 1 when A is positive definite).
     """
     k = u.shape[0]
-    for i in range(k):
-        s = 0.0
-        for j in range(k):
-            s += Ainv[i, j] * u[j]
-        work[i] = s
+    matvec(Ainv, u, work)
     den = 1.0
     for i in range(k):
         den += u[i] * work[i]

@@ -95,6 +95,12 @@ def _residual_basis(U: np.ndarray, A: np.ndarray, rtol: float, pad: bool):
     return M, P, R
 
 
+def _columns(A) -> np.ndarray:
+    """``A`` as a float matrix; a vector becomes one column."""
+    A = np.asarray(A, dtype=float)
+    return A[:, None] if A.ndim == 1 else A
+
+
 def tisvd_update(U: np.ndarray, s: np.ndarray, V: np.ndarray, A: np.ndarray, B: np.ndarray,
                  rank: int, *, residual: str = "drop", rtol: float = 1e-10):
     """One exact TISVD step (FORKS Alg. 1): the rank-``rank`` SVD of U diag(s) V^T + A B^T.
@@ -102,12 +108,7 @@ def tisvd_update(U: np.ndarray, s: np.ndarray, V: np.ndarray, A: np.ndarray, B: 
     Returns (U', s', V', discarded) where ``discarded`` is the Frobenius norm of the singular
     values of K that were cut off (0 when nothing was truncated). Inputs are not modified.
     """
-    A = np.asarray(A, dtype=float)
-    B = np.asarray(B, dtype=float)
-    if A.ndim == 1:
-        A = A[:, None]
-    if B.ndim == 1:
-        B = B[:, None]
+    A, B = _columns(A), _columns(B)
     pad = residual == "pad"
     MA, P, RA = _residual_basis(U, A, rtol, pad)
     MB, Qb, RB = _residual_basis(V, B, rtol, pad)
@@ -134,12 +135,7 @@ def tisvd_update_code(U: np.ndarray, s: np.ndarray, V: np.ndarray, A: np.ndarray
     to rank k; U' = [U P] U_K, V' = [V P] V_K. Double precision (the code is float32).
     Returns (U', s', V', discarded) like :func:`tisvd_update`.
     """
-    A = np.asarray(A, dtype=float)
-    B = np.asarray(B, dtype=float)
-    if A.ndim == 1:
-        A = A[:, None]
-    if B.ndim == 1:
-        B = B[:, None]
+    A, B = _columns(A), _columns(B)
     r = A.shape[1]
     p = A - U @ (U.T @ A)
     Qh, _, _ = scipy.linalg.qr(p, mode="economic", pivoting=True)

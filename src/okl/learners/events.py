@@ -1,0 +1,212 @@
+"""The per-event path of a learner (``predict_one`` / ``learn_one`` / River's mini-batches): the
+cache kept outside the learner and the :class:`EventPath` mixin of :class:`okl.learners.base.Learner`."""
+
+from __future__ import annotations
+
+import math
+import weakref
+
+import numpy as np
+
+from okl._compiled import row_ok as _row_ok
+from okl._threads import one_blas_thread
+from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
+from okl.kernels import WIDTH_WINDOW
+from okl.learners.state import _F64
+from okl.losses import Loss, get_loss
+
+
+class _EventState:
+    """A learner's per-event cache and work space (:meth:`Learner.predict_one`): kept outside the
+    learner, so it is never saved, pickled or copied and never shows in ``vars(learner)``."""
+
+    __slots__ = ("cache", "buf", "loss")
+
+    def __init__(self):
+        self.cache = self.buf = self.loss = None
+
+
+#: id(learner) -> its _EventState (removed when the learner is collected)
+_EVENTS: dict[int, _EventState] = {}
+
+
+def _event_state(learner) -> _EventState:
+    ev = _EVENTS.get(id(learner))
+    if ev is None:
+        ev = _EVENTS[id(learner)] = _EventState()
+        weakref.finalize(learner, _EVENTS.pop, id(learner), None)
+    return ev
+
+
+def _drop_event_cache(learner) -> None:
+    """Forget the features cached by predict_one (the state is about to change)."""
+    ev = _EVENTS.get(id(learner))
+    if ev is not None:
+        ev.cache = None
+_FLOATS = (float, np.float64)
+
+
+
+class EventPath:
+    """The per-event methods of :class:`okl.learners.base.Learner`."""
+
+    # ---- per-event path ------------------------------------------------------------------
+    #
+    # predict_one / learn_one do the arithmetic of a round once: a learner with the hooks
+    # ``_event_features(x) -> (f, z) | None`` and ``_event_learn(x, y, z) -> f | None`` computes the
+    # features z of x in predict_one (one compiled call), and the learn_one that follows for the
+    # same x (same bytes) in the same state (same n_seen_, nothing learned in between) learns from
+    # them without computing them again. The cache lives outside the learner (:class:`_EventState`:
+    # never saved, pickled or copied); every learning round, load, clone and check_state drops it.
+    # The common input (a float64, 1-D, C-contiguous ndarray of the learner's dimension) is
+    # checked for finiteness and magnitude inside the compiled call; anything else goes through
+    # :func:`okl._validation.check_vector`.
+
+    def _event_row(self, x) -> tuple[np.ndarray, bool]:
+        """(x, values_checked): the common case is only shape-checked here (its values are checked
+        in the compiled call that reads them); anything else gets the full check."""
+        if type(x) is np.ndarray and x.dtype is _F64 and x.ndim == 1 and self.dim_ is not None \
+                and x.shape[0] == self.dim_ and x.flags.c_contiguous:
+            return x, False
+        return check_vector(x, self.dim_), True
+
+    def _check_values(self, x: np.ndarray) -> None:
+        """Finite entries of magnitude at most MAX_ABS_FEATURE (one compiled call); raises the
+        message of :func:`~okl._validation.check_vector` otherwise."""
+        if not _row_ok(x, MAX_ABS_FEATURE):
+            check_vector(x, self.dim_)
+
+    def _event_features(self, x: np.ndarray):
+        """(f(x), features of x) with the values of x checked, or None when this learner (in its
+        current stage) has no per-event features; see :meth:`_event_learn`."""
+        return None
+
+    def _event_learn(self, x: np.ndarray, y: float, z):
+        """One round on the started learner with features ``z`` from :meth:`_event_features` in
+        this same state (or None: compute them), the same arithmetic as ``_process(x[None], [y])``;
+        returns the decision f, or None (no per-event path now: nothing was changed)."""
+        return None
+
+    def _event_block(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> int:
+        """Learn the first rows of a block of validated rows with the per-event arithmetic (each
+        row's decision equals what :meth:`learn_one` would give; it does not depend on how the
+        stream was cut into blocks), in compiled loops; returns the number of rows learned (0:
+        none, the caller goes one event at a time). Only called on a started learner."""
+        return 0
+
+    def _learn_events(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """learn_one over the rows of a validated block (float64, C-contiguous, the learner's
+        width; labels/targets checked), through :meth:`_event_block` where the learner has it:
+        decisions equal to a learn_one loop, bit for bit (what ``okl stream`` uses, so a resumed
+        stream prints exactly the uninterrupted predictions)."""
+        n = X.shape[0]
+        out = np.empty(n)
+        _drop_event_cache(self)
+        i = 0
+        while i < n:
+            if self.started_:
+                k = self._event_block(X[i:], y[i:], out[i:])
+                if k:
+                    first = self.n_seen_
+                    self.n_seen_ += k
+                    done = out[i:i + k]
+                    if not np.isfinite(done).all():
+                        self._non_finite(first + int(np.flatnonzero(~np.isfinite(done))[0]))
+                    i += k
+                    continue
+            out[i] = self._learn_event(X[i], y[i])
+            i += 1
+        return out
+
+    def _event_loss(self) -> Loss:
+        """:attr:`loss_`, looked up once per loss name (not saved)."""
+        ev = _event_state(self)
+        name = getattr(self, "loss", "hinge")
+        if ev.loss is None or ev.loss[0] is not name:
+            ev.loss = (name, get_loss(name))
+        return ev.loss[1]
+
+    def predict_one(self, x) -> float:
+        """Decision value f(x) of the current model (0 before the first example)."""
+        x, checked = self._event_row(x)
+        if self.dim_ is None:
+            return 0.0
+        if self.started_:
+            ev = self._event_features(x)
+            if ev is not None:
+                f, z = ev
+                _event_state(self).cache = (x.tobytes(), self.n_seen_, z)
+                return f
+        if not checked:
+            self._check_values(x)
+        if not self.started_:
+            return self._warmup_decision()
+        return float(self._decision(x))
+
+    def learn_one(self, x, y) -> "Learner":
+        """One online round with example ``x`` and label/target ``y``."""
+        self._learn_event(x, y)
+        return self
+
+    def _learn_event(self, x, y) -> float:
+        """learn_one returning the decision made before learning (the round's prediction)."""
+        x, checked = self._event_row(x)
+        if type(y) not in _FLOATS or not (y == 1.0 or y == -1.0 or (
+                self._event_loss().task != "classification" and math.isfinite(y))):
+            y = check_target(y, self.task)
+        else:
+            y = float(y)
+        if self.started_:
+            ev = _event_state(self)
+            cache, z = ev.cache, None
+            if cache is not None:
+                ev.cache = None
+                if cache[1] == self.n_seen_ and cache[0] == x.tobytes():
+                    z = cache[2]
+            # (_event_learn checks the values of x when it computes its features)
+            f = self._event_learn(x, y, z)
+            if f is not None:
+                self.n_seen_ += 1
+                if not math.isfinite(f):
+                    self._non_finite(self.n_seen_ - 1)
+                return f
+        if not checked:
+            self._check_values(x)
+        self._ensure_started(x.shape[0])
+        _drop_event_cache(self)
+        if (self._event_heavy() if self.started_ else self.n_seen_ >= WIDTH_WINDOW - 1):
+            with one_blas_thread():
+                return float(self._advance(x[None, :], np.array([y]))[0])
+        return float(self._advance(x[None, :], np.array([y]))[0])
+
+    def _event_heavy(self) -> bool:
+        """Whether the next round may run matrix factorisations (then BLAS is held to one thread
+        as in :meth:`run`; entering that costs ~10 us, so not on every round)."""
+        return False
+
+    # ---- mini-batches (River's predict_many / learn_many) -----------------------------------
+
+    def predict_many(self, X) -> np.ndarray:
+        """Decisions f(x) of the current model for every row of ``X`` (no learning)."""
+        X = check_matrix(X, self.dim_)
+        if self.dim_ is None:
+            return np.zeros(X.shape[0])
+        if not self.started_:
+            return np.full(X.shape[0], self._warmup_decision())
+        out = np.empty(X.shape[0])
+        for i, x in enumerate(X):
+            ev = self._event_features(x)
+            out[i] = ev[0] if ev is not None else float(self._decision(x))
+        return out
+
+    def learn_many(self, X, y) -> np.ndarray:
+        """Test-then-train over the rows of a mini-batch: row i is predicted with the model that
+        learned rows < i (as :meth:`run`, through the same compiled loop); returns the decisions."""
+        X = check_matrix(X, self.dim_)
+        y = check_targets(y, self.task, X.shape[0])
+        if X.shape[0] == 0:
+            return np.empty(0)
+        self._ensure_started(X.shape[1])
+        _drop_event_cache(self)
+        with one_blas_thread():
+            return np.asarray(self._advance(X, y), dtype=float)

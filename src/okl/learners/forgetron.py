@@ -1,0 +1,164 @@
+"""The Forgetron (see :mod:`okl.learners._expansion`)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from okl._compiled import jit, kernel_value
+from okl._validation import check_int
+from okl.kernels import check_kernel
+from okl.learners._expansion import expansion_value, _BudgetedExpansion
+from okl.learners.base import Arr, Num, register
+
+
+@jit
+def forgetron_shrink(delta, mu, Q, M):
+    """Largest phi in (0, 1] with Q + Psi(delta phi, phi mu) <= (15/32) M, where
+    Psi(lam, nu) = lam^2 + 2 lam - 2 lam nu (Dekel et al. 2008, self-tuned Forgetron).
+
+    The condition is g(phi) = A phi^2 + 2 delta phi + c <= 0 with A = delta^2 - 2 delta mu,
+    c = Q - 15 M / 32 <= 0. If g(1) <= 0, phi = 1; else g(0) <= 0 < g(1) and the one root of g in
+    [0, 1) is (-delta + sqrt(delta^2 - A c)) / A = -c / (delta + sqrt(delta^2 - A c)) for A of
+    either sign (and -c / (2 delta) for A = 0), the cancellation-free form used here."""
+    A = delta * delta - 2.0 * delta * mu
+    cc = Q - 15.0 / 32.0 * M
+    if A + 2.0 * delta + cc <= 0.0:
+        return 1.0
+    disc = delta * delta - A * cc
+    if disc < 0.0:
+        disc = 0.0
+    return -cc / (delta + math.sqrt(disc))
+
+
+@jit
+def forgetron_rounds(kind, a, b, c, X, Y, out, ST, alpha, labels, m, head, budget, Q, M,
+                     removals, last, kt, xr):
+    """Self-tuned Forgetron rounds (see :class:`Forgetron`). ``last`` receives
+    (phi, delta, mu, Q before, M) of the latest removal. Returns (m, head, Q, M, removals)."""
+    for i in range(X.shape[0]):
+        x = X[i]
+        y = Y[i]
+        f = expansion_value(kind, a, b, c, ST, alpha, m, x, kt)
+        out[i] = f
+        if y * f > 0.0:
+            continue
+        M += 1
+        if m < budget:
+            ST[:, m] = x
+            alpha[m] = y
+            labels[m] = y
+            m += 1
+            continue
+        r = head
+        xr[:] = ST[:, r]
+        # f'(x_r): the hypothesis with (x_t, y_t) added, at the oldest support vector
+        fr = y * kernel_value(kind, a, b, c, x, xr) + expansion_value(kind, a, b, c, ST, alpha, m,
+                                                                        xr, kt)
+        yr = labels[r]
+        mu = yr * fr
+        delta = alpha[r] * yr
+        phi = forgetron_shrink(delta, mu, Q, float(M))
+        last[0] = phi
+        last[1] = delta
+        last[2] = mu
+        last[3] = Q
+        last[4] = M
+        Q += (delta * phi) ** 2 + 2.0 * delta * phi - 2.0 * delta * phi * phi * mu
+        for j in range(m):
+            alpha[j] *= phi
+        ST[:, r] = x
+        alpha[r] = phi * y
+        labels[r] = y
+        head = (r + 1) % budget
+        removals += 1
+    return m, head, Q, M, removals
+
+
+
+
+@register("forgetron")
+class Forgetron(_BudgetedExpansion):
+    """Self-tuned Forgetron (Dekel, Shalev-Shwartz & Singer, NIPS 2005 / SICOMP 2008; LSOKL
+    ``forgetron.m``).
+
+    On a round with y_t f_t(x_t) <= 0 (M counts these rounds, this one included):
+
+    1. add x_t with alpha = y_t;
+    2. if that makes |SV| = B + 1: let r be the *oldest* support vector, delta = alpha_r y_r its
+       current weight (a product of earlier shrink factors), mu = y_r f'(x_r) with f' the
+       expansion including x_t; choose the largest phi_t in (0, 1] with
+
+           Q + (delta phi)^2 + 2 delta phi - 2 delta phi^2 mu <= (15/32) M,
+
+       multiply every alpha (the new one too) by phi_t, add the left-hand side's Psi term to Q,
+       and delete r.
+
+    LSOKL solves the quadratic with the wrong root when its leading coefficient
+    delta^2 - 2 delta mu is negative (it returns the larger root, a phi_t > 1 that *grows* the
+    weights); here phi_t is the largest feasible value in (0, 1] as the paper defines it
+    (:func:`forgetron_shrink`). ``last_shrink_`` holds (phi, delta, mu, Q before, M) of the latest
+    removal, ``Q_`` and ``M_`` the running totals, for checking the defining inequality.
+
+    Parameters
+    ----------
+    budget : int, default 100
+    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
+    random_state : int or None
+        Unused (the Forgetron is deterministic); accepted for a uniform interface.
+
+    Per-round cost O(B D) (two kernel rows on removal rounds).
+
+    >>> import okl
+    >>> X, y = okl.load_dataset("german")
+    >>> m = Forgetron(budget=50, kernel=okl.RBF(sigma=2))
+    >>> trace = m.run(X, y)
+    >>> m.diagnostics()["support_vectors"], bool(0 < m.last_shrink_[0] <= 1)
+    (50, True)
+    """
+
+    _state_attrs = _BudgetedExpansion._state_attrs + ("labels_", "head_", "Q_", "M_", "removals_",
+                                                      "last_shrink_")
+
+    def __init__(self, *, budget: int = 100, kernel=None, random_state: int | None = None):
+        self.budget = check_int("budget", budget, 1)
+        self.kernel = check_kernel(kernel)
+        self.random_state = random_state
+
+    def _start(self, dim):
+        super()._start(dim)
+        self.labels_ = np.zeros(self.budget)
+        self.head_ = 0
+        self.Q_ = 0.0
+        self.M_ = 0
+        self.removals_ = 0
+        self.last_shrink_ = np.full(5, np.nan)
+
+    def _state_spec(self):
+        spec = super()._state_spec()
+        spec.fields.update(labels_=Arr((self.budget,), low=-1.0, high=1.0),
+                           head_=Num(int, 0, self.budget - 1), Q_=Num(float), M_=Num(int, 0, "n_seen"),
+                           removals_=Num(int, 0, "n_seen"), last_shrink_=Arr((5,), finite=False))
+        return spec
+
+    def _check_state(self):
+        super()._check_state()
+        if not 0 <= int(self.head_) < self.budget:
+            raise ValueError(f"Forgetron: state head_ = {self.head_} outside [0, {self.budget})")
+
+    def _process(self, X, y):
+        self._check_state()
+        out = np.empty(X.shape[0])
+        self.m_, self.head_, self.Q_, self.M_, self.removals_ = forgetron_rounds(
+            *self.kernel_.spec(), X, y, out, self.SVT_, self.alpha_, self.labels_, self.m_,
+            self.head_, self.budget, float(self.Q_), int(self.M_), int(self.removals_),
+            self.last_shrink_, self._buffer(), np.empty(X.shape[1]))
+        self.m_, self.head_, self.M_, self.removals_ = (int(self.m_), int(self.head_), int(self.M_),
+                                                        int(self.removals_))
+        self.Q_ = float(self.Q_)
+        return out
+
+    def diagnostics(self):
+        return {"support_vectors": int(self.m_), "updates": int(self.M_),
+                "removals": int(self.removals_), "Q": float(self.Q_)}

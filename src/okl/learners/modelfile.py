@@ -1,0 +1,336 @@
+"""Model files: :meth:`save` / :meth:`load` (``.npz`` + JSON header, no pickle) and the state checks
+(:class:`ModelFiles`, a mixin of :class:`okl.learners.base.Learner`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import weakref
+import zipfile
+import zlib
+from typing import Any
+
+import numpy as np
+
+from okl.kernels import WIDTH_WINDOW, Kernel
+from okl.learners.events import _drop_event_cache
+from okl.learners.registry import _REGISTRY
+from okl.learners.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
+                                _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
+                                _base_spec, _decode_param, _encode_param)
+
+
+def _writable(value: np.ndarray, dtype=None) -> np.ndarray:
+    """``value`` as a writable, C-contiguous array (copied only when it is not one already)."""
+    if value.flags.writeable and value.flags.c_contiguous and (dtype is None or value.dtype == dtype):
+        return value
+    return np.array(value, dtype=dtype or value.dtype, order="C", copy=True)
+
+
+#: learner -> the state last found to fit its layout (:meth:`Learner.check_layout`); kept outside
+#: the learner so that checking never changes what a learner holds (or pickles)
+_LAYOUT_CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _available_memory() -> int:
+    """Bytes of memory available now (a generous bound when it cannot be read)."""
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return 1 << 40
+
+
+class ModelFiles:
+    """Saving, loading and checking the state of :class:`okl.learners.base.Learner`."""
+
+    # ---- model files ------------------------------------------------------------------------
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the hyperparameters and complete state to ``path`` (a ``.npz`` file, no pickle).
+
+        The file is written to a temporary name, flushed and renamed, so a crash never leaves a
+        half-written model under ``path``.
+        """
+        from okl._version import __version__
+
+        meta: dict[str, Any] = {
+            "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "okl_version": __version__,
+            "learner": type(self).__module__ + "." + type(self).__qualname__, "name": self.name,
+            "params": {k: _encode_param(v) for k, v in self.get_params().items()},
+            "dim": self.dim_, "n_seen": self.n_seen_, "state": {},
+        }
+        arrays: dict[str, np.ndarray] = {}
+        if self.dim_ is not None:
+            for attr in _BASE_STATE + (tuple(self._state_attrs) if self.started_ else ()):
+                value = getattr(self, attr)
+                if isinstance(value, np.ndarray):
+                    arrays["state__" + attr] = value
+                    meta["state"][attr] = {"array": True}
+                elif isinstance(value, np.random.Generator):
+                    meta["state"][attr] = {"rng": value.bit_generator.state}
+                else:
+                    meta["state"][attr] = {"value": _encode_param(value)}
+        arrays["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+        path = os.fspath(path)
+        tmp = f"{path}.tmp{os.getpid()}"
+        with open(tmp, "wb") as fh:
+            np.savez(fh, **arrays)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+
+    # ---- state declaration ------------------------------------------------------------------
+
+    def _state_spec(self) -> StateSpec | None:
+        """The declaration of this learner's own state (``_state_attrs``), checked when a model
+        file is loaded and by :meth:`check_state`; see :class:`StateSpec`. Called with the
+        hyperparameters, ``dim_``, ``n_seen_`` and the base state set. None (the default): no
+        learner-specific check (a learner should declare its state: the compiled loops do not
+        check bounds)."""
+        return None
+
+    def _full_spec(self) -> StateSpec:
+        base = _base_spec(self)
+        own = self._state_spec() if self.started_ else None
+        if own is None:
+            return base
+        missing = set(self._state_attrs) - set(own.fields)
+        if missing:
+            raise StateError(sorted(missing)[0], f"is not declared in {type(self).__name__}._state_spec")
+        return StateSpec(fields={**base.fields, **own.fields}, sizes={**base.sizes, **own.sizes},
+                         groups=base.groups + tuple(own.groups), rules=base.rules + tuple(own.rules))
+
+    def _check_base_values(self) -> None:
+        if not isinstance(self.started_, (bool, np.bool_)):
+            raise StateError("started_", f"must be True or False, got {self.started_!r}")
+        if not isinstance(self._rng, np.random.Generator):
+            raise StateError("_rng", "must be a random generator")
+        kernel = getattr(self, "kernel_", None)
+        if kernel is not None and not isinstance(kernel, Kernel):
+            raise StateError("kernel_", f"must be a kernel, got {type(kernel).__name__}")
+        if self.started_:
+            if kernel is None and "kernel" in self._param_names():
+                raise StateError("kernel_", "is missing although the learner has started")
+        else:
+            if not self._chooses_width():
+                raise StateError("started_", "is False but the learner does not choose its width")
+            if kernel is not None:
+                raise StateError("kernel_", "is set inside the width window")
+            if not 0 <= self.n_seen_ < WIDTH_WINDOW:
+                raise StateError("n_seen", f"= {self.n_seen_} inside the width window of {WIDTH_WINDOW} rows")
+
+    def check_state(self) -> "Learner":
+        """Check the whole state against the learner's declaration (as :meth:`load` does) and make
+        read-only arrays writable copies; raises :class:`StateError` (a ValueError) naming the
+        field. Nothing to check before the first example."""
+        _drop_event_cache(self)
+        checker = self._layout_checker()
+        if checker is not None:
+            self._check_base_values()
+            checker.layout()
+            checker.contents()
+        return self
+
+    def check_layout(self) -> "Learner":
+        """:meth:`check_state` without reading every entry (shapes, dtypes and counters only):
+        cheap enough for every call of a compiled loop."""
+        if self.dim_ is None:
+            return self
+        attrs = _BASE_STATE + (tuple(self._state_attrs) if self.started_ else ())
+        # unchanged since the last check (same array objects, writable, same numbers): nothing to do
+        key = (self.dim_, self.started_, self.n_seen_) + tuple(
+            (id(v), v.flags.writeable) if isinstance(v, np.ndarray) else
+            (type(v), v) if v is None or type(v) in (int, float, bool) else id(v)
+            for v in (getattr(self, a, None) for a in attrs))
+        if _LAYOUT_CHECKED.get(self) == key:
+            return self
+        checker = self._layout_checker()
+        if checker is not None:
+            checker.layout()
+            _LAYOUT_CHECKED[self] = key
+        return self
+
+    def _layout_checker(self) -> "_SpecChecker | None":
+        if self.dim_ is None:
+            return None
+        attrs = _BASE_STATE + (tuple(self._state_attrs) if self.started_ else ())
+        values = {}
+        for attr in attrs:
+            value = getattr(self, attr, None)
+            if isinstance(value, np.ndarray) and not value.flags.writeable:
+                value = _writable(value)
+                setattr(self, attr, value)
+            values[attr] = value
+        return _SpecChecker(self, self._full_spec(), values)
+
+    def __setstate__(self, state: dict) -> None:
+        """Unpickling (e.g. joblib's read-only memory maps): read-only arrays become copies."""
+        for key, value in state.items():
+            if isinstance(value, np.ndarray) and not value.flags.writeable:
+                state[key] = _writable(value)
+        self.__dict__.update(state)
+
+    # ---- model files ------------------------------------------------------------------------
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Learner":
+        """Rebuild a learner saved by :meth:`save`. Nothing in the file is executed or unpickled.
+
+        Every refusal is a :class:`ModelFileError` naming the file (and the state field): the
+        header, the hyperparameters, then the whole state against the learner's declaration
+        (:meth:`_state_spec`). Array sizes are checked from the ``.npy`` headers before any array
+        is read, so a file declaring more than the hyperparameters imply is refused without
+        allocating it; read-only or non-contiguous arrays are copied.
+        """
+        path = os.fspath(path)
+        try:
+            with zipfile.ZipFile(path) as zf:
+                return cls._load_zip(zf, path)
+        except ModelFileError:
+            raise
+        except StateError as exc:
+            raise ModelFileError(f"{path}: {exc}") from None
+        except MemoryError:
+            raise ModelFileError(f"{path}: an array does not fit in memory") from None
+        except (OSError, ValueError, TypeError, KeyError, zipfile.BadZipFile, EOFError, RuntimeError,
+                NotImplementedError, OverflowError, zlib.error) as exc:
+            raise ModelFileError(f"{path}: not a readable okl model file ({type(exc).__name__}: "
+                                 f"{str(exc)[:200]})") from None
+
+    @staticmethod
+    def _npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, what: str):
+        """(shape, dtype, data bytes) of a ``.npy`` member, from its header only."""
+        with zf.open(info) as fh:
+            version = np.lib.format.read_magic(fh)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+            elif version in ((2, 0), (3, 0)):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+            else:
+                raise ModelFileError(f"{path}: array {what}: unsupported .npy version {version}")
+            offset = fh.tell()
+        if dtype.hasobject:
+            raise ModelFileError(f"{path}: not a readable okl model file (array {what} holds Python "
+                                 "objects, i.e. pickled data, which okl never loads)")
+        if dtype.kind not in "biuf" or not all(isinstance(n, int) and n >= 0 for n in shape):
+            raise ModelFileError(f"{path}: not a readable okl model file (array {what} has the "
+                                 f"unsupported type {dtype} {shape})")
+        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        if nbytes != info.file_size - offset:
+            raise ModelFileError(f"{path}: array {what}: its header declares {nbytes} bytes of data but "
+                                 f"the file holds {max(info.file_size - offset, 0)}")
+        return _Header(shape, dtype), nbytes
+
+    @staticmethod
+    def _npy_read(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+        with zf.open(info) as fh:
+            return np.lib.format.read_array(fh, allow_pickle=False)
+
+    @classmethod
+    def _load_zip(cls, zf: zipfile.ZipFile, path: str) -> "Learner":
+        from okl._version import __version__
+
+        members = {info.filename[:-4]: info for info in zf.infolist() if info.filename.endswith(".npy")}
+        if "__meta__" not in members:
+            raise ModelFileError(f"{path}: no okl model header")
+        head, nbytes = cls._npy_header(zf, members["__meta__"], path, "__meta__")
+        if head.dtype != np.uint8 or len(head.shape) != 1 or nbytes > MAX_HEADER_BYTES:
+            raise ModelFileError(f"{path}: the okl model header must be at most {MAX_HEADER_BYTES} bytes "
+                                 f"of text, got a {head.dtype} array of shape {head.shape}")
+        try:
+            meta = json.loads(cls._npy_read(zf, members["__meta__"]).tobytes().decode())
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ModelFileError(f"{path}: no okl model header ({exc})") from None
+        if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
+            fmt = meta.get("format") if isinstance(meta, dict) else None
+            raise ModelFileError(f"{path}: not an okl model file (format {fmt!r})")
+        if meta.get("format_version") != MODEL_FORMAT_VERSION:
+            raise ModelFileError(f"{path}: model format version {meta.get('format_version')} "
+                                 f"but this okl ({__version__}) reads version {MODEL_FORMAT_VERSION}")
+        if meta.get("okl_version") != __version__:
+            raise ModelFileError(f"{path}: written by okl {meta.get('okl_version')}, this is okl "
+                                 f"{__version__}; state layouts may differ between versions")
+        name = meta.get("name")
+        target = _REGISTRY.get(name, (None, None))[0] if isinstance(name, str) else None
+        if target is None:
+            raise ModelFileError(f"{path}: unknown learner {name!r}")
+        if ModelFiles not in cls.__bases__ and not issubclass(target, cls):  # cls is not Learner
+            raise ModelFileError(f"{path}: holds a {target.__name__} ({name}), not a {cls.__name__}")
+        # A header that passed the checks above but does not fit the learner (edited or forged
+        # files) must still fail with ModelFileError, and may only set the learner's own state.
+        try:
+            params = {k: _decode_param(v) for k, v in meta["params"].items()}
+            learner = target(**params)
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            raise ModelFileError(f"{path}: invalid hyperparameters for {target.__name__} ({exc})") from None
+        learner.name = name
+        try:
+            if meta["dim"] is not None:
+                cls._load_state(learner, meta, zf, members, path)
+        except (ModelFileError, MemoryError):
+            raise
+        except StateError as exc:
+            raise ModelFileError(f"{path}: {target.__name__}: {exc}") from None
+        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+            raise ModelFileError(f"{path}: invalid state for {target.__name__} ({exc!r})") from None
+        return learner
+
+    @classmethod
+    def _load_state(cls, learner: "Learner", meta: dict, zf: zipfile.ZipFile, members: dict,
+                    path: str) -> None:
+        target = type(learner)
+        for key, high in (("dim", MAX_DIM), ("n_seen", MAX_ROUNDS)):
+            value = meta[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not (key != "dim" or value >= 1) \
+                    or not 0 <= value <= high:
+                raise StateError(key, f"must be an integer in [{1 if key == 'dim' else 0}, {high}], got {value!r}")
+        learner.dim_ = int(meta["dim"])
+        learner.n_seen_ = int(meta["n_seen"])
+        state = meta["state"]
+        if not isinstance(state, dict) or not all(isinstance(e, dict) for e in state.values()):
+            raise StateError("state", "must map each attribute to its entry")
+        started = state.get("started_", {}).get("value") is True
+        expected = {*_BASE_STATE, *(target._state_attrs if started else ())}
+        if set(state) != expected:
+            raise ModelFileError(
+                f"{path}: state attributes {sorted(state)} do not match "
+                f"{target.__name__}'s {sorted(expected)}")
+        values: dict[str, Any] = {}
+        sizes: dict[str, int] = {}
+        for attr, entry in state.items():
+            if "array" in entry:
+                info = members.get("state__" + attr)
+                if info is None:
+                    raise ModelFileError(f"{path}: state array {attr!r} is missing")
+                values[attr], sizes[attr] = cls._npy_header(zf, info, path, attr)
+            elif "rng" in entry:
+                rng = np.random.default_rng()
+                rng.bit_generator.state = entry["rng"]
+                values[attr] = rng
+            elif "value" in entry:
+                values[attr] = _decode_param(entry["value"])
+            else:
+                raise StateError(attr, "has neither an array, a generator nor a value")
+        for attr in _BASE_STATE:
+            if not isinstance(values[attr], _Header):
+                setattr(learner, attr, values[attr])
+        learner._check_base_values()
+        for attr, value in values.items():
+            if not isinstance(value, _Header):
+                setattr(learner, attr, value)
+        spec = learner._full_spec()
+        checker = _SpecChecker(learner, spec, values)
+        checker.layout()  # shapes from the headers: nothing large is read before this passes
+        undeclared = sum(n for a, n in sizes.items() if a not in spec.fields)
+        if undeclared > _available_memory():
+            raise ModelFileError(f"{path}: its arrays declare {undeclared} bytes, more than the "
+                                 "memory available")
+        for attr, value in values.items():
+            if isinstance(value, _Header):
+                decl = spec.fields.get(attr)
+                array = cls._npy_read(zf, members["state__" + attr])
+                if array.shape != value.shape or array.dtype != value.dtype:
+                    raise StateError(attr, "changed between its header and its data")
+                values[attr] = _writable(array, getattr(decl, "dtype", None))
+                setattr(learner, attr, values[attr])
+        checker.contents()

@@ -1,0 +1,125 @@
+"""The one learner registry: :func:`register`, :func:`make`, :func:`learners` and friends."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from okl.kernels import RBF
+
+
+# --------------------------------------------------------------------------------------------
+# Registry
+
+#: The one learner registry, by kind: ``"streaming"``, the learners of the protocol above
+#: (:class:`Learner` subclasses: ``okl run``, ``sweep``, ``stream``, the adapters; model files
+#: name them) and ``"evolvable"``, the learners on feature-evolvable streams
+#: (:class:`okl.evolvable.EvolvableLearner`, ``okl evolve``), registered when okl is imported.
+#: A name is registered once over all kinds.
+KINDS = ("streaming", "evolvable")
+_BY_KIND: dict[str, dict[str, tuple[type, dict[str, Any]]]] = {kind: {} for kind in KINDS}
+#: the streaming learners (the names a model file may hold)
+_REGISTRY: dict[str, tuple[type[Learner], dict[str, Any]]] = _BY_KIND["streaming"]
+
+
+def _kind_of(name: str) -> str | None:
+    return next((kind for kind, table in _BY_KIND.items() if name in table), None)
+
+
+def _check_kind(kind: str | None) -> None:
+    if kind is not None and kind not in _BY_KIND:
+        raise ValueError(f"unknown kind of learner {kind!r}; kinds: {', '.join(KINDS)}")
+
+
+def register(name: str, *, kind: str = "streaming", **fixed: Any):
+    """Class decorator: make the learner available as ``okl.make(name)`` and on the command line.
+
+    ``kind`` is the protocol the class follows (:data:`KINDS`); ``fixed`` are hyperparameters
+    that define this registered variant (e.g. a budget cap).
+    """
+    _check_kind(kind)
+
+    def deco(cls: type) -> type:
+        if _kind_of(name) is not None:
+            raise ValueError(f"learner name {name!r} is already registered")
+        _BY_KIND[kind][name] = (cls, dict(fixed))
+        if not fixed and not cls.name:
+            cls.name = name
+        return cls
+
+    return deco
+
+
+def make(name: str, **params: Any) -> Learner:
+    """Build a registered learner by its CLI name, e.g. ``okl.make("nogd", budget=100)`` (any
+    kind: ``okl.make("opfes")`` builds a feature-evolvable learner)."""
+    kind = _kind_of(name)
+    if kind is None:
+        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(sorted(_REGISTRY))}"
+                         + "".join(f"; {k}: {', '.join(sorted(_BY_KIND[k]))}" for k in KINDS[1:] if _BY_KIND[k]))
+    cls, fixed = _BY_KIND[kind][name]
+    learner = cls(**{**fixed, **params})
+    learner.name = name
+    return learner
+
+
+def select_params(name: str, params: dict[str, Any] | None = None, **common: Any) -> dict[str, Any]:
+    """The one place where ``okl run``, ``sweep``, the paper tables (through
+    :func:`okl.eval.progressive.learner_params`) and the scikit-learn and River adapters build
+    learner ``name``'s hyperparameters (``okl stream`` passes the same settings; the
+    feature-evolvable learners of ``okl evolve`` take theirs from :mod:`okl.evolvable.harness`).
+
+    ``common`` holds the path's shared settings (budget, kernel, sigma, loss, horizon,
+    random_state, ...): each that is not None and that the learner takes is passed, so a setting
+    left out means the learner's own default. ``sigma`` (a number) becomes ``kernel=RBF(sigma)``;
+    ``sigma=None`` or ``"auto"`` passes no kernel, and the learner chooses its width from the
+    stream (:func:`okl.kernels.scale_sigma`). ``params`` override, and each must be a
+    hyperparameter of the learner (ValueError otherwise).
+
+    For example ``select_params("nogd", {"eta": 0.5}, sigma=2.0, budget=None, random_state=0)``
+    gives ``{"kernel": RBF(sigma=2.0), "random_state": 0, "eta": 0.5}`` and
+    ``select_params("linear", sigma=2.0, loss="squared")`` gives ``{"loss": "squared"}``
+    (tests/test_defaults.py).
+    """
+    common = dict(common)
+    sigma = common.pop("sigma", None)
+    if sigma is not None and sigma != "auto" and common.get("kernel") is None:
+        common["kernel"] = RBF(sigma=float(sigma))
+    out = {key: value for key, value in common.items() if value is not None and accepts(name, key)}
+    for key, value in (params or {}).items():
+        if not accepts(name, key):
+            raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
+        out[key] = value
+    return out
+
+
+def learners(kind: str | None = None) -> list[str]:
+    """Names of the registered learners: all of them, or those of one kind (:data:`KINDS`), e.g.
+    ``okl.learners(kind="evolvable")`` for the feature-evolvable ones."""
+    _check_kind(kind)
+    return sorted(name for k, table in _BY_KIND.items() if kind in (None, k) for name in table)
+
+
+def learner_kind(name: str) -> str:
+    """The kind (:data:`KINDS`) of registered learner ``name``."""
+    kind = _kind_of(name)
+    if kind is None:
+        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(learners())}")
+    return kind
+
+
+def learner_class(name: str, kind: str | None = "streaming") -> type:
+    """The class of registered learner ``name`` of ``kind`` (by default a streaming learner, the
+    kind every path but ``okl evolve`` takes; ``kind=None``: any kind). ValueError otherwise."""
+    _check_kind(kind)
+    found = _kind_of(name)
+    if found is None or (kind is not None and found != kind):
+        if found is not None:
+            raise ValueError(f"learner {name!r} is of kind {found!r}, not {kind!r}; registered {kind} learners: "
+                             f"{', '.join(learners(kind))}")
+        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(learners(kind))}")
+    return _BY_KIND[found][name][0]
+
+
+def accepts(name: str, param: str) -> bool:
+    """Whether the registered learner takes hyperparameter ``param``."""
+    return param in learner_class(name)._param_names()

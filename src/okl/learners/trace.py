@@ -1,0 +1,71 @@
+"""The per-run :class:`Trace` of test-then-train, :func:`mistakes_of` and :class:`NonFiniteError`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+class NonFiniteError(FloatingPointError):
+    """A learner's decision became NaN or infinite: its step is too large for the stream."""
+
+
+
+def mistakes_of(decisions: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Boolean mistakes: the prediction is +1 when f >= 0 else -1 (as the authors' code and LSOKL)."""
+    return np.where(decisions >= 0.0, 1.0, -1.0) != y
+
+
+@dataclass
+class Trace:
+    """What one test-then-train run produced.
+
+    ``decisions[t]`` is f_t(x_t) before (x_t, y_t) was learned. ``mistake_rate`` (percent) counts
+    every round; ``authors_mistake_rate`` is the FORKS code's count (rounds before
+    ``counted_from`` are skipped but the division is still by T, ALGORITHMS.md 4 "Evaluation
+    quirk"); it is ``None`` for learners without a first stage.
+    """
+
+    decisions: np.ndarray
+    y: np.ndarray
+    seconds: float
+    task: str = "classification"
+    counted_from: int | None = None
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def n_rounds(self) -> int:
+        return int(self.decisions.shape[0])
+
+    @property
+    def mistakes(self) -> np.ndarray:
+        return mistakes_of(self.decisions, self.y)
+
+    @property
+    def mistake_rate(self) -> float:
+        """Percentage of rounds whose prediction sign(f) (f >= 0 -> +1) differs from y."""
+        if self.task != "classification":
+            raise ValueError("mistake_rate is defined for classification; use mean_squared_loss")
+        return 100.0 * float(self.mistakes.mean()) if self.n_rounds else float("nan")
+
+    @property
+    def authors_mistake_rate(self) -> float | None:
+        if self.task != "classification" or self.counted_from is None:
+            return None
+        return 100.0 * float(self.mistakes[self.counted_from:].sum()) / max(self.n_rounds, 1)
+
+    @property
+    def mean_squared_loss(self) -> float:
+        """Average of (f_t(x_t) - y_t)^2 over every round."""
+        return float(np.mean((self.decisions - self.y) ** 2)) if self.n_rounds else float("nan")
+
+    @property
+    def metric(self) -> float:
+        """The task's headline metric: mistake rate (%) or mean squared loss."""
+        return self.mistake_rate if self.task == "classification" else self.mean_squared_loss
+
+    def cumulative_mistake_rate(self) -> np.ndarray:
+        """Mistake rate (%) after each round, for mistake-rate-vs-rounds curves."""
+        return 100.0 * np.cumsum(self.mistakes) / np.arange(1, self.n_rounds + 1)

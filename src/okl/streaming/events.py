@@ -1,0 +1,190 @@
+"""Events of ``okl stream``: parsing one line into (x, y) and reading a (growing) file as lines or
+blocks with their byte offsets (see :mod:`okl.stream`)."""
+
+from __future__ import annotations
+
+import io
+import os
+import time
+from typing import BinaryIO, Iterator
+
+import numpy as np
+
+from okl.data.readers import DataFormatError, finite_float, number_problem, parse_svmlight_line
+from okl.streaming.checkpoint import CheckpointError
+
+
+POLL_SECONDS = 0.05
+#: bytes asked from the input at a time: whatever is available up to this is read at once
+#: (``read1``), so a live stream's events are processed as they arrive
+BLOCK_BYTES = 1 << 17
+#: most events learned in one call of the learner's compiled loop
+SEGMENT_EVENTS = 4096
+
+
+
+class _Stop(Exception):
+    """Raised by the SIGINT/SIGTERM handler while the runner is blocked reading input."""
+
+
+
+# --------------------------------------------------------------------------------------------
+# Line parsing
+
+
+def _label(text: str, where: str) -> float:
+    value = finite_float(text)
+    if value is None:
+        raise DataFormatError(f"{where}: label {text!r} {number_problem(text)}")
+    return value
+
+
+def parse_event(line: str, where: str, fmt: str, dim: int | None, sep: str = ",",
+                label_column: int = -1) -> tuple[np.ndarray, float | None]:
+    """One data line -> (dense feature vector, label or None). Raises DataFormatError."""
+    if fmt == "svmlight":
+        if dim is None:
+            raise ValueError("svmlight input needs --dim (the feature dimension)")
+        label, feats = parse_svmlight_line(line, where)
+        x = np.zeros(dim)
+        for i, v in feats.items():
+            if i >= dim:
+                raise DataFormatError(f"{where}: feature index {i + 1} exceeds --dim {dim}")
+            x[i] = v
+        return x, label
+    fields = [f.strip() for f in line.rstrip("\r\n").split(sep)]
+    width = len(fields) if dim is None else dim + 1
+    if len(fields) != width:
+        raise DataFormatError(f"{where}: {len(fields)} fields, expected {width} "
+                              f"({width - 1} features and the label)")
+    if width < 2:
+        raise DataFormatError(f"{where}: a CSV event needs at least one feature and the label")
+    col = label_column % width
+    raw = fields.pop(col)
+    label = None if raw in ("", "?") else _label(raw, where)
+    x = np.empty(width - 1)
+    for c, f in enumerate(fields):
+        v = finite_float(f)
+        if v is None:
+            raise DataFormatError(f"{where}: field {c + 1 if c < col else c + 2} value {f!r} "
+                                  f"{number_problem(f)}")
+        x[c] = v
+    return x, label
+
+
+# --------------------------------------------------------------------------------------------
+# Input: lines with byte offsets, following a growing file
+
+
+def _interruptible(state: dict, call, *args):
+    """``call(*args)`` with ``state["waiting"]`` set: the SIGINT/SIGTERM handler may stop the
+    runner (raise :class:`_Stop`) while it blocks."""
+    state["waiting"] = True
+    try:
+        if state.get("stop"):
+            raise _Stop
+        return call(*args)
+    finally:
+        state["waiting"] = False
+
+
+def _follow_fileno(fh: BinaryIO, follow: float | None) -> int | None:
+    """The file descriptor the truncation check uses when following (None if there is none)."""
+    if follow is None:
+        return None
+    try:
+        return fh.fileno()
+    except (OSError, io.UnsupportedOperation):
+        return None
+
+
+def _poll(fileno: int | None, state: dict, pending: int) -> None:
+    """At the end of a followed file: refuse a file that shrank, then wait ``POLL_SECONDS``."""
+    if fileno is not None and os.fstat(fileno).st_size < state["offset"] + pending:
+        raise ValueError(f"{state['name']}: the file shrank below the position already read "
+                         f"({state['offset'] + pending} bytes); truncated or rotated "
+                         "files are not followed")
+    _interruptible(state, time.sleep, POLL_SECONDS)
+
+
+def _read_lines(fh: BinaryIO, follow: float | None, state: dict) -> Iterator[tuple[bytes, int]]:
+    """Yield (raw line, bytes it occupies). ``follow``: None = stop at EOF, inf = wait forever,
+    else stop after that many seconds without new data. ``state['waiting']`` is True while
+    blocked, so the signal handler knows it may interrupt."""
+    pending = b""
+    last_data = time.monotonic()
+    fileno = _follow_fileno(fh, follow)
+    while True:
+        chunk = _interruptible(state, fh.readline)
+        if chunk:
+            pending += chunk
+            last_data = time.monotonic()
+            if pending.endswith(b"\n"):
+                yield pending, len(pending)
+                pending = b""
+            continue
+        # at EOF
+        if follow is None or time.monotonic() - last_data >= follow:
+            if pending:
+                yield pending, len(pending)
+            return
+        _poll(fileno, state, len(pending))
+
+
+def _read_blocks(fh: BinaryIO, follow: float | None, state: dict) -> Iterator[list[bytes]]:
+    """Yield lists of complete raw lines (each with its newline), as many as one read returned:
+    :func:`_read_lines` a block at a time. The consumer must handle a block before asking for
+    the next (the truncation check counts the bytes handed out as consumed)."""
+    pending = b""
+    last_data = time.monotonic()
+    read = getattr(fh, "read1", None) or fh.read
+    fileno = _follow_fileno(fh, follow)
+    while True:
+        chunk = _interruptible(state, read, BLOCK_BYTES)
+        if chunk:
+            last_data = time.monotonic()
+            data = pending + chunk if pending else chunk
+            cut = data.rfind(b"\n") + 1
+            if cut:
+                pending = data[cut:]
+                parts = data[:cut].split(b"\n")
+                parts.pop()
+                yield [part + b"\n" for part in parts]
+            else:
+                pending = data
+            continue
+        # at EOF
+        if follow is None or time.monotonic() - last_data >= follow:
+            if pending:
+                yield [pending]
+            return
+        _poll(fileno, state, len(pending))
+
+
+def _skip_bytes(fh: BinaryIO, n: int, name: str) -> None:
+    """Position ``fh`` after its first ``n`` bytes (seek if possible, else read and discard)."""
+    if n <= 0:
+        return
+    try:
+        seekable = fh.seekable()
+    except (OSError, ValueError):
+        seekable = False
+    if seekable:
+        size = os.fstat(fh.fileno()).st_size
+        if size < n:
+            raise CheckpointError(f"{name} has {size} bytes but the checkpoint was made after "
+                                  f"{n} bytes of it; is it the same input?")
+        fh.seek(n - 1)
+        last = fh.read(1)
+    else:
+        left, last = n, b""
+        while left:
+            chunk = fh.read(min(left, 1 << 20))
+            if not chunk:
+                raise CheckpointError(f"{name} ended after {n - left} bytes but the checkpoint "
+                                      f"was made after {n} bytes of it; feed the whole stream again")
+            left -= len(chunk)
+            last = chunk[-1:]
+    if last != b"\n":
+        raise CheckpointError(f"{name}: byte {n} is not the end of a line; the input differs from "
+                              "the one the checkpoint was made on")
