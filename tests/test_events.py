@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import okl
-from okl.checks import assert_close
+from okl.checks import assert_close, per_instance_decisions
 from okl.data import permutation
 
 FAST = ("forks", "nogd", "skegd", "fogd")
@@ -32,20 +32,12 @@ def _params(name):
     return kw
 
 
-def _loop(m, X, y):
-    out = np.empty(len(y))
-    for t in range(len(y)):
-        out[t] = m.predict_one(X[t])
-        m.learn_one(X[t], y[t])
-    return out
-
-
 @pytest.mark.parametrize("name", FAST)
 def test_per_event_equals_run_and_learns_once(name, rows):
     X, y = rows
     ref = okl.make(name, **_params(name)).run(X, y).decisions
     m = okl.make(name, **_params(name))
-    loop = _loop(m, X, y)
+    loop = per_instance_decisions(m, X, y)
     assert_close(ref, loop, f"{name}: per-event vs run")
     assert m.n_seen_ == N
     if name != "fogd":
@@ -61,7 +53,7 @@ def test_block_path_equals_learn_one_loop_bit_for_bit(name, rows):
     m = okl.make(name, **params)
     loop = np.array([m._learn_event(X[t], y[t]) for t in range(N)])  # learn_one without predict_one
     if name in FAST:  # and predict_one then learn_one: the same arithmetic (cached features)
-        np.testing.assert_array_equal(_loop(okl.make(name, **params), X, y), loop)
+        np.testing.assert_array_equal(per_instance_decisions(okl.make(name, **params), X, y), loop)
     for cuts in ((0, 1, 2, 50, 51, 300, N), (0, 7, 333, 334, N), (0, N)):
         m = okl.make(name, **params)
         got = np.concatenate([m._learn_events(X[a:b], y[a:b]) for a, b in zip(cuts, cuts[1:])])
@@ -147,7 +139,7 @@ def test_width_window_per_event(rows):
     X, y = rows
     ref = okl.make("nogd", budget=30, random_state=0).run(X, y).decisions
     m = okl.make("nogd", budget=30, random_state=0)
-    assert_close(ref, _loop(m, X, y), "nogd width window: per-event vs run")
+    assert_close(ref, per_instance_decisions(m, X, y), "nogd width window: per-event vs run")
     m2 = okl.make("nogd", budget=30, random_state=0)
-    np.testing.assert_array_equal(m2._learn_events(X, y), _loop(okl.make("nogd", budget=30, random_state=0), X, y))
+    np.testing.assert_array_equal(m2._learn_events(X, y), per_instance_decisions(okl.make("nogd", budget=30, random_state=0), X, y))
     np.testing.assert_array_equal(m2.learn_one(X[0], y[0]).n_seen_, N + 1)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import okl
+from okl.checks import per_instance_decisions
 from okl.data import permutation
 from okl.learners.forks import FORKS
 
@@ -24,14 +25,6 @@ def paper_sizes(B):
 def _perm(X, y, seed, n=None):
     p = permutation(len(y), seed)[:n]
     return X[p], y[p]
-
-
-def _loop(m, X, y):
-    out = np.empty(len(y))
-    for t in range(len(y)):
-        out[t] = m.predict_one(X[t])
-        m.learn_one(X[t], y[t])
-    return out
 
 
 # ---- the inverse Hessian -------------------------------------------------------------------------
@@ -145,7 +138,7 @@ def test_variants_run_equals_loop(german, options):
     m = FORKS(**params)
     whole = m.run(X, y).decisions
     assert m.update_rounds_ >= 3
-    np.testing.assert_allclose(_loop(FORKS(**params), X, y), whole, rtol=0, atol=1e-9 * max(1, np.abs(whole).max()))
+    np.testing.assert_allclose(per_instance_decisions(FORKS(**params), X, y), whole, rtol=0, atol=1e-9 * max(1, np.abs(whole).max()))
 
 
 def test_paper_form_predictions_are_bounded_by_C(german):

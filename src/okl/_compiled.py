@@ -95,6 +95,18 @@ def linear_round(w, z, y, lkind, out, i):
 
 
 @jit
+def ogd_step(step, z, lkind):
+    """The OGD step ``step`` = eta l'(f, y) for the row z, divided by max(1, ||z||^2) under the
+    squared loss. Its gradient 2 (f - y) z grows with the residual, and LMS is stable only while
+    eta ||z||^2 < 1: kernel maps (||z||^2 <= kappa(x, x) = 1) are left as they are, while raw
+    features (the linear learner, whose z = [x, 1] makes this NLMS) and sketched maps after an
+    update (SkeGD) are not bounded. Other losses have bounded gradients: unchanged."""
+    if lkind == SQUARED:
+        return step / max(1.0, dot(z, z))
+    return step
+
+
+@jit
 def sub_scaled(w, step, z):
     """w -= step z (the OGD step)."""
     for j in range(w.shape[0]):

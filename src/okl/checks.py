@@ -149,7 +149,9 @@ def data_for(case: Case, data_dir=None):
 
 # ---- helpers ---------------------------------------------------------------------------------
 
-def _loop(learner, X, y) -> np.ndarray:
+def per_instance_decisions(learner, X, y) -> np.ndarray:
+    """The decisions of the per-instance loop: ``predict_one(x_t)`` then ``learn_one(x_t, y_t)``
+    for every row, in order (what ``run`` must equal)."""
     out = np.empty(len(y))
     for t in range(len(y)):
         out[t] = learner.predict_one(X[t])
@@ -183,7 +185,7 @@ def check_run_equals_per_instance_loop(name: str, params: dict, X, y) -> None:
     trace = make(name, **params).run(X, y)
     assert trace.decisions.shape == (len(y),), f"{name}: decisions of shape {trace.decisions.shape}"
     assert np.isfinite(trace.decisions).all(), f"{name}: non-finite decisions"
-    assert_close(trace.decisions, _loop(make(name, **params), X, y), f"{name}: run vs loop")
+    assert_close(trace.decisions, per_instance_decisions(make(name, **params), X, y), f"{name}: run vs loop")
 
 
 def check_run_in_pieces_equals_one_run(name: str, params: dict, X, y) -> None:
@@ -350,7 +352,7 @@ def check_learner(name: str, data_dir=None) -> None:
 
 
 __all__ = ["BAD_HYPERPARAMETERS", "BUDGET", "CUTS", "Case", "EVOLVABLE_CHECKS", "STREAMING_CHECKS",
-           "assert_close", "bind", "cases", "plan", "check_bad_input_keeps_state",
+           "assert_close", "per_instance_decisions", "bind", "cases", "plan", "check_bad_input_keeps_state",
            "check_evolvable_bad_rounds_keep_state", "check_evolvable_run_equals_per_instance_loop",
            "check_invalid_hyperparameters", "check_learner", "check_run_equals_per_instance_loop",
            "check_run_in_pieces_equals_one_run", "check_same_random_state_same_numbers",

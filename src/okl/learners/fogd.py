@@ -30,10 +30,10 @@ import math
 
 import numpy as np
 
-from okl._compiled import dot, jit, linear_round, row_ok, sub_scaled
+from okl._compiled import dot, jit, linear_round, ogd_step, row_ok, sub_scaled
 from okl._validation import MAX_ABS_FEATURE, check_int, check_positive
 from okl.kernels import check_kernel
-from okl.learners.base import Arr, Learner, Num, StateSpec, register
+from okl.learners.base import Arr, Learner, StateSpec, register
 from okl.losses import get_loss
 
 
@@ -44,23 +44,14 @@ LSOKL_ETA_PER_COMPONENT = 0.002
 
 
 @jit
-def linear_ogd_rounds(Z, Y, w, eta, lkind, out, normalised):
-    """Test-then-train OGD on precomputed features: f = w.z, then w -= eta l'(f, y) z, the step
-    divided by ||z||^2 when ``normalised`` (NLMS)."""
+def ogd_rounds(Z, Y, w, eta, lkind, out):
+    """Test-then-train OGD on precomputed features: f = w.z, then w -= eta l'(f, y) z (the step
+    through :func:`okl._compiled.ogd_step`: divided by max(1, ||z||^2) under the squared loss)."""
     for i in range(Z.shape[0]):
         z = Z[i]
         g = linear_round(w, z, Y[i], lkind, out, i)
         if g != 0.0:
-            step = eta * g
-            if normalised:
-                step = step / dot(z, z)
-            sub_scaled(w, step, z)
-
-
-@jit
-def ogd_rounds(Z, Y, w, eta, lkind, out):
-    """Test-then-train OGD on precomputed features: f = w.z, then w -= eta l'(f, y) z."""
-    linear_ogd_rounds(Z, Y, w, eta, lkind, out, False)
+            sub_scaled(w, ogd_step(eta * g, z, lkind), z)
 
 
 @jit
@@ -84,7 +75,7 @@ def fogd_rounds(X, Y, U, w, eta, lkind, out):
         _fourier_row(U, X[i], scale, z)
         g = linear_round(w, z, Y[i], lkind, out, i)
         if g != 0.0:
-            sub_scaled(w, eta * g, z)
+            sub_scaled(w, ogd_step(eta * g, z, lkind), z)
 
 
 @jit

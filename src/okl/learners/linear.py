@@ -7,7 +7,8 @@ The squared loss's gradient 2 (f - y) [x, 1] grows with the residual and with ||
 features are not bounded as a kernel map is (||z||^2 <= kappa(x, x) = 1): plain OGD diverges as
 soon as 2 eta ||x||^2 > 2 (scikit-learn's check data, features near 100, diverged at round 80).
 NLMS moves f(x) by exactly 2 eta (y - f) on the round's own row, stable for any feature scale
-when eta < 1, and invariant to a common rescaling of the features.
+when eta < 1, and invariant to a common rescaling of the features. It is the shared OGD step
+(:func:`okl._compiled.ogd_step`: divided by max(1, ||z||^2), and ||[x, 1]||^2 >= 1).
 Per-round cost O(d), compiled.
 """
 
@@ -15,17 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit
 from okl._validation import check_positive
-from okl.learners.base import Arr, Learner, Num, StateSpec, register
-from okl.learners.fogd import linear_ogd_rounds, ogd_rounds
+from okl.learners.base import Arr, Learner, StateSpec, register
+from okl.learners.fogd import ogd_rounds
 from okl.losses import get_loss
-
-
-@jit
-def nlms_rounds(Z, Y, w, eta, lkind, out):
-    """Test-then-train OGD with the step normalised by ||z||^2 (z = [x, 1], so ||z||^2 >= 1)."""
-    linear_ogd_rounds(Z, Y, w, eta, lkind, out, True)
 
 
 @register("linear")
@@ -66,6 +60,5 @@ class LinearOGD(Learner):
         out = np.empty(X.shape[0])
         for s in range(0, X.shape[0], self.chunk_size):
             Z = np.hstack([X[s:s + self.chunk_size], np.ones((min(self.chunk_size, X.shape[0] - s), 1))])
-            rounds = nlms_rounds if self.loss_.task == "regression" else ogd_rounds
-            rounds(Z, y[s:s + self.chunk_size], self.w_, self.eta, self.loss_.kind, out[s:s + self.chunk_size])
+            ogd_rounds(Z, y[s:s + self.chunk_size], self.w_, self.eta, self.loss_.kind, out[s:s + self.chunk_size])
         return out

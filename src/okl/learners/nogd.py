@@ -36,7 +36,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from okl._compiled import jit, kernel_features, kernel_features_rows, linear_round, loss_derivative
+from okl._compiled import (jit, kernel_features, kernel_features_rows, linear_round, loss_derivative,
+                           ogd_step, sub_scaled)
 from okl._validation import MAX_ABS_FEATURE, check_choice, check_int, check_positive
 from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state, register
@@ -83,9 +84,7 @@ def nogd_event_round(kind, a, b, c, SVT, MT, w, G, lr, eta, ogd, lkind, x, bound
     g = loss_derivative(lkind, f, y)
     if g != 0.0:
         if ogd:
-            step = eta * g
-            for j in range(w.shape[0]):
-                w[j] -= step * z[j]
+            sub_scaled(w, ogd_step(eta * g, z, lkind), z)
         else:
             adagrad_step(z, g, w, G, lr)
     return True, f
@@ -264,7 +263,7 @@ class NOGD(Learner):
         z = np.ascontiguousarray(self._features(x[None, :])[0])
         g = self.loss_.derivative(f, y)
         if self.stage2_ == "ogd":
-            self.w_ -= self.eta * g * z
+            sub_scaled(self.w_, ogd_step(self.eta * g, z, self.loss_.kind), z)
         elif g != 0.0:
             adagrad_step(z, g, self.w_, self.G_, self.lr)
 

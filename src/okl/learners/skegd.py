@@ -63,17 +63,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import dot, jit, linear_round, loss_derivative, sub_scaled
+from okl._compiled import jit, linear_round, loss_derivative, ogd_step, sub_scaled
 from okl._validation import check_choice, check_int, check_nonnegative, check_positive
 from okl.features.sketched import sketched_map
 from okl.kernels import check_kernel
 from okl.learners._sketched import (DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_STATE_ATTRS,
                                     SketchedLearner, update_round_due)
-from okl.learners.base import Arr, Num, register
+from okl.learners.base import Arr, register
 from okl.learners.nogd import NOGD, STAGE2_STEPS, adagrad_step
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import SVD_METHODS, rank_k_svd
-from okl.losses import SQUARED, get_loss
+from okl.losses import get_loss
 
 #: update cycle used when neither ``rho`` nor ``horizon`` is given (0.3 x 10,000, the paper's
 #: boundary between small and large data sets)
@@ -117,10 +117,7 @@ def sketched_rounds(Z, Y, w, G, step, shrink, adagrad, lkind, out, round0, count
             if adagrad:
                 adagrad_step(z, g, w, G, step)
             else:
-                s = step * g
-                if lkind == SQUARED:  # LMS is stable only for eta ||z||^2 < 1; the sketched map can exceed 1
-                    s /= max(1.0, dot(z, z))
-                sub_scaled(w, s, z)
+                sub_scaled(w, ogd_step(step * g, z, lkind), z)
     return n, counter
 
 
@@ -271,9 +268,7 @@ class SkeGD(SketchedLearner):
         if self.G_ is None or self.G_.shape != w_bar.shape:
             self.G_ = np.zeros_like(w_bar)
         if self.stage2_ == "ogd":
-            step = self.eta * g
-            if self.loss_.kind == SQUARED:  # as sketched_ogd_rounds
-                step /= max(1.0, float(phi @ phi))
+            step = ogd_step(self.eta * g, phi, self.loss_.kind)
             self.w_ = w_bar * (1.0 - self.eta * self.lam) - step * phi
         else:
             self.w_ = np.ascontiguousarray(w_bar * (1.0 - self.eta * self.lam))
