@@ -61,3 +61,34 @@ def test_console_script_runs():
     assert r.returncode == 0, r.stderr
     assert "| linear" in r.stdout
     assert "linear" in r.stderr  # the progress line
+
+
+def test_long_run_reports_progress_in_rounds_with_the_same_decisions(data_dir):
+    """A run long enough to be cut into pieces reports rows as it goes (not 0/1 until it ends),
+    and the pieces give the decisions, counting and diagnostics of one run() over all rows."""
+    import io
+
+    import numpy as np
+    import okl
+    from okl.eval import Progress
+    from okl.eval.progressive import run_in_pieces
+
+    X, y = okl.load_dataset("svmguide1", data_dir)
+    X, y = np.asarray(X, float)[:3000], np.asarray(y, float)[:3000]
+    for name in ("nogd", "forks", "rbp"):
+        whole = okl.make(name, budget=30, random_state=0).run(X, y)
+        seen = []
+        pieces = run_in_pieces(okl.make(name, budget=30, random_state=0), X, y, seen.append, rows=700)
+        assert seen == [700, 700, 700, 700, 200]
+        np.testing.assert_allclose(pieces.decisions, whole.decisions, rtol=0, atol=1e-9)
+        assert pieces.counted_from == whole.counted_from
+        assert pieces.mistake_rate == whole.mistake_rate
+        assert pieces.diagnostics["sigma"] == whole.diagnostics["sigma"]
+    out = io.StringIO()
+    with Progress(2 * 3000, "nogd", stream=out, unit="rows") as bar:
+        run_in_pieces(okl.make("nogd", random_state=0), X, y, bar.advance, rows=1000)
+        run_in_pieces(okl.make("nogd", random_state=0), X, y, bar.advance, rows=1000)
+    lines = out.getvalue().splitlines()
+    # a non-terminal stream gets one line per 10 %: the start, then 1,000 rows at a time
+    assert lines[0].split()[1] == "0/6,000" and lines[1].split()[1] == "1,000/6,000"
+    assert lines[-1].split()[1] == "6,000/6,000" and "rows/s" in lines[-1]

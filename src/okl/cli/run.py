@@ -37,7 +37,8 @@ def cmd_run(args) -> int:
             raise ValueError(f"no selected learner has hyperparameter {clip(key)!r}")
 
     rows, csv_rows, failures, weights = [], [], [], {}
-    with Progress(len(names) * args.runs, "", enabled=not args.quiet) as progress:
+    # progress in rounds (a long run reports as it goes, not only when it ends)
+    with Progress(len(names) * args.runs * n, "", enabled=not args.quiet, unit="rows") as progress:
         for name in names:
             progress.set_label(name)
             own = {k: v for k, v in extra.items() if accepts(name, k)}

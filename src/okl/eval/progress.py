@@ -44,8 +44,9 @@ class Progress:
         eta = (self.total - self.done) / rate if rate > 0 else float("nan")
         pct = 100.0 * self.done / self.total if self.total else 100.0
         eta_s = f"{eta:6.1f}s" if eta == eta else "   ?  "
-        return (f"{self.label:<24.24} {self.done:>5}/{self.total:<5} {pct:5.1f}%  "
-                f"{rate:7.2f} {self.unit}/s  ETA {eta_s}")
+        rate_s = f"{rate:7.2f}" if rate < 100 else f"{rate:7,.0f}"
+        return (f"{self.label:<24.24} {self.done:>5,}/{self.total:<5,} {pct:5.1f}%  "
+                f"{rate_s} {self.unit}/s  ETA {eta_s}")
 
     def _draw(self, force: bool = False) -> None:
         if not self.enabled:

@@ -80,10 +80,35 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
         learner = make(name, **learner_params(name, len(yp) if horizon else None, seed, budget, kernel,
                                               loss, params, sigma))
         task = learner.task
-        traces.append(learner.run(Xp, yp))
-        if progress is not None:
-            progress.advance()
+        if progress is not None and progress.unit == "rows":
+            traces.append(run_in_pieces(learner, Xp, yp, progress.advance))
+        else:
+            traces.append(learner.run(Xp, yp))
+            if progress is not None:
+                progress.advance()
     return RunSummary(name, task or "classification", traces)
+
+
+#: rows per piece of :func:`run_in_pieces` (a progress update every few seconds at worst)
+PROGRESS_ROWS = 20_000
+
+
+def run_in_pieces(learner, X: np.ndarray, y: np.ndarray, on_rows, rows: int = PROGRESS_ROWS) -> Trace:
+    """``learner.run(X, y)`` in pieces of ``rows`` rows, calling ``on_rows(n)`` after each, so a
+    long run shows its progress (rounds done, rate, ETA). A learner continues from its state, so
+    the decisions are those of one ``run`` over all rows (the tests hold every learner to
+    ``run`` on halves = ``run`` on the whole); the trace counts rounds as that ``run`` would."""
+    start = learner.n_seen_
+    decisions, seconds = [], 0.0
+    for s in range(0, max(len(y), 1), rows):
+        t = learner.run(X[s:s + rows], y[s:s + rows])
+        decisions.append(t.decisions)
+        seconds += t.seconds
+        on_rows(len(t.decisions))
+    first = learner._first_counted_round() if learner.started_ else None
+    counted_from = None if first is None else max(0, first - start)
+    return Trace(np.concatenate(decisions), np.asarray(y, dtype=float), seconds, learner.task, counted_from,
+                 learner.all_diagnostics())
 
 
 _WARM: set[tuple] = set()

@@ -222,37 +222,36 @@ class SketchedLearner(Learner):
         """Stage 2 with a decision w^T phi(x) (FORKS's paper ONS form projects w first: no)."""
         return self.Q_ is not None
 
-    def _event_buffers(self):
-        """(Q_, landmarks_, Q and landmarks^T C-contiguous, kernel-row work spaces) for the map in
-        use (not saved)."""
-        ev = _event_state(self)
+    def _event_plan(self, ev):
+        """The map's per-event work space, kept in ``ev.buf`` (not saved) and rebuilt when the map,
+        the landmarks or the kernel changed: (key, Q and landmarks^T C-contiguous, kernel-row
+        work spaces, a one-row feature/label/decision work space, kernel spec)."""
         buf = ev.buf
-        if buf is None or buf[0] is not self.Q_ or buf[1] is not self.landmarks_:
-            m = self.Q_.shape[0]
-            buf = ev.buf = (self.Q_, self.landmarks_, np.ascontiguousarray(self.Q_),
-                                  np.ascontiguousarray(self.landmarks_.T), np.empty(m), np.empty((4, m)))
+        Q, L, kernel = self.Q_, self.landmarks_, self.kernel_
+        if buf is None or buf[0] is not Q or buf[1] is not L or buf[2] is not kernel:
+            m = Q.shape[0]
+            buf = ev.buf = (Q, L, kernel, np.ascontiguousarray(Q), np.ascontiguousarray(L.T), np.empty(m),
+                            np.empty((4, m)), np.empty((1, Q.shape[1])), np.empty(1), np.empty(1), kernel.spec())
         return buf
 
-    def _event_features(self, x):
+    def _event_features(self, x, ev):
         if not self._event_ready():
             return None
-        _, _, Q, LT, kb, _ = self._event_buffers()
-        Z = np.empty((1, Q.shape[1]))
-        ok, f = kernel_features(*self.kernel_.spec(), LT, Q.shape[0], Q, self.w_, x,
-                                MAX_ABS_FEATURE, kb, Z[0])
+        p = self._event_plan(ev)
+        Q, Z = p[3], p[7]
+        kind, a, b, c = p[10]
+        ok, f = kernel_features(kind, a, b, c, p[4], Q.shape[0], Q, self.w_, x, MAX_ABS_FEATURE, p[5], Z[0])
         if not ok:
             self._check_values(x)
         return f, Z
 
-    def _event_learn(self, x, y, Z):
+    def _event_learn(self, x, y, Z, ev):
         if not self._event_ready():
             return None
         if Z is None:
-            ev = self._event_features(x)
-            if ev is None:
-                return None
-            Z = ev[1]
-        out, Y = np.empty(1), np.empty(1)
+            Z = self._event_features(x, ev)[1]
+        p = self._event_plan(ev)
+        out, Y = p[8], p[9]
         Y[0] = y
         j, counter = self._sketched_rounds(Z, Y, out, self.n_seen_)
         self.counter_ = int(counter)
@@ -264,9 +263,10 @@ class SketchedLearner(Learner):
     def _event_block(self, X, y, out):
         if not self._event_ready():
             return 0
-        _, _, Q, LT, _, KB = self._event_buffers()
+        p = self._event_plan(_event_state(self))
+        Q, LT, KB = p[3], p[4], p[6]
         Z = np.empty((X.shape[0], Q.shape[1]))
-        r = kernel_features_rows(*self.kernel_.spec(), LT, Q.shape[0], Q, X, MAX_ABS_FEATURE, KB, Z)
+        r = kernel_features_rows(*p[10], LT, Q.shape[0], Q, X, MAX_ABS_FEATURE, KB, Z)
         if not r:
             return 0
         j, counter = self._sketched_rounds(Z[:r], y[:r], out[:r], self.n_seen_)

@@ -32,10 +32,10 @@ Subclasses implement three hooks:
 State attributes are listed in ``_state_attrs``; arrays, numbers, strings, ``None``, lists and
 ``numpy.random.Generator`` objects are saved.
 
-Per-event path (optional hooks, issue 17): ``_event_features(x) -> (f, z) | None`` computes the
-decision and the features of one row in one compiled call (predict_one caches them, keyed on the
-bytes of x and ``n_seen_``, dropped by every change of state; kept outside the learner: never
-saved, pickled or copied), ``_event_learn(x, y, z)
+Per-event path (optional hooks, issue 17): ``_event_features(x, ev) -> (f, z) | None`` computes
+the decision and the features of one row in one compiled call (predict_one caches them, keyed on
+the bytes of x and ``n_seen_``, dropped by every change of state; ``ev``, the learner's work space
+and cache, is kept outside the learner: never saved, pickled or copied), ``_event_learn(x, y, z, ev)
 -> f | None`` learns the row from them (or computes them), ``_event_block(X, y, out) -> rows done``
 runs the same per-row arithmetic over a block (``okl stream``); NOGD, SkeGD, FORKS (code ONS) and
 FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``).

@@ -53,7 +53,7 @@ class EventPath:
     # ---- per-event path ------------------------------------------------------------------
     #
     # predict_one / learn_one do the arithmetic of a round once: a learner with the hooks
-    # ``_event_features(x) -> (f, z) | None`` and ``_event_learn(x, y, z) -> f | None`` computes the
+    # ``_event_features(x, ev) -> (f, z) | None`` and ``_event_learn(x, y, z, ev) -> f | None`` computes the
     # features z of x in predict_one (one compiled call), and the learn_one that follows for the
     # same x (same bytes) in the same state (same n_seen_, nothing learned in between) learns from
     # them without computing them again. The cache lives outside the learner (:class:`_EventState`:
@@ -76,12 +76,15 @@ class EventPath:
         if not _row_ok(x, MAX_ABS_FEATURE):
             check_vector(x, self.dim_)
 
-    def _event_features(self, x: np.ndarray):
+    def _event_features(self, x: np.ndarray, ev: _EventState):
         """(f(x), features of x) with the values of x checked, or None when this learner (in its
-        current stage) has no per-event features; see :meth:`_event_learn`."""
+        current stage) has no per-event features; see :meth:`_event_learn`. ``ev`` is this
+        learner's :class:`_EventState`: its ``buf`` holds the learner's work space, and the
+        features returned may live in it (predict_one caches them for the next learn_one;
+        predict_many drops that cache first)."""
         return None
 
-    def _event_learn(self, x: np.ndarray, y: float, z):
+    def _event_learn(self, x: np.ndarray, y: float, z, ev: _EventState):
         """One round on the started learner with features ``z`` from :meth:`_event_features` in
         this same state (or None: compute them), the same arithmetic as ``_process(x[None], [y])``;
         returns the decision f, or None (no per-event path now: nothing was changed)."""
@@ -132,11 +135,11 @@ class EventPath:
         if self.dim_ is None:
             return 0.0
         if self.started_:
-            ev = self._event_features(x)
-            if ev is not None:
-                f, z = ev
-                _event_state(self).cache = (x.tobytes(), self.n_seen_, z)
-                return f
+            ev = _event_state(self)
+            r = self._event_features(x, ev)
+            if r is not None:
+                ev.cache = (x.tobytes(), self.n_seen_, r[1])
+                return r[0]
         if not checked:
             self._check_values(x)
         if not self.started_:
@@ -164,7 +167,7 @@ class EventPath:
                 if cache[1] == self.n_seen_ and cache[0] == x.tobytes():
                     z = cache[2]
             # (_event_learn checks the values of x when it computes its features)
-            f = self._event_learn(x, y, z)
+            f = self._event_learn(x, y, z, ev)
             if f is not None:
                 self.n_seen_ += 1
                 if not math.isfinite(f):
@@ -194,9 +197,11 @@ class EventPath:
         if not self.started_:
             return np.full(X.shape[0], self._warmup_decision())
         out = np.empty(X.shape[0])
+        ev = _event_state(self)
+        ev.cache = None  # the features below may reuse the cached features' work space
         for i, x in enumerate(X):
-            ev = self._event_features(x)
-            out[i] = ev[0] if ev is not None else float(self._decision(x))
+            r = self._event_features(x, ev)
+            out[i] = r[0] if r is not None else float(self._decision(x))
         return out
 
     def learn_many(self, X, y) -> np.ndarray:

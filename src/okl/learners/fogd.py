@@ -162,16 +162,16 @@ class FOGD(Learner):
     def _decision(self, x):
         return fogd_decision(self.U_, self.w_, x)
 
-    def _event_features(self, x):
+    def _event_features(self, x, ev):
         Z = np.empty((1, 2 * self.U_.shape[0]))
         ok, f = fogd_event_features(self.U_, self.w_, x, MAX_ABS_FEATURE, Z[0])
         if not ok:
             self._check_values(x)
         return f, Z
 
-    def _event_learn(self, x, y, Z):
+    def _event_learn(self, x, y, Z, ev):
         if Z is None:
-            Z = self._event_features(x)[1]
+            Z = self._event_features(x, ev)[1]
         out, Y = np.empty(1), np.empty(1)
         Y[0] = y
         ogd_rounds(Z, Y, self.w_, self.eta_, self._event_loss().kind, out)

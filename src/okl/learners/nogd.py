@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from okl._compiled import (jit, kernel_features, kernel_features_rows, linear_round, loss_derivative,
+from okl._compiled import (dot, jit, kernel_features, kernel_features_rows, linear_round, loss_derivative,
                            ogd_step, sub_scaled)
 from okl._validation import MAX_ABS_FEATURE, check_choice, check_int, check_positive
 from okl.kernels import check_kernel
@@ -74,19 +74,35 @@ def adagrad_rounds(Z, Y, w, G, lr, shrink, lkind, out):
 
 
 @jit
-def nogd_event_round(kind, a, b, c, SVT, MT, w, G, lr, eta, ogd, lkind, x, bound, y, kb, z):
-    """One stage-2 round on one row, features included (the per-event path of learn_one without
-    a predict_one before it): :func:`okl._compiled.kernel_features`, then the step of
-    :func:`adagrad_rounds` / :func:`okl.learners.fogd.ogd_rounds`. Returns (ok, f)."""
-    ok, f = kernel_features(kind, a, b, c, SVT, SVT.shape[1], MT, w, x, bound, kb, z)
-    if not ok:
-        return False, 0.0
+def nogd_step(z, f, y, w, G, lr, eta, ogd, lkind):
+    """The stage-2 step of a round with features z and decision f = w.z: the step of
+    :func:`adagrad_rounds` (``ogd`` False) or :func:`okl.learners.fogd.ogd_rounds` (True)."""
     g = loss_derivative(lkind, f, y)
     if g != 0.0:
         if ogd:
             sub_scaled(w, ogd_step(eta * g, z, lkind), z)
         else:
             adagrad_step(z, g, w, G, lr)
+
+
+@jit
+def nogd_event_learn(z, y, w, G, lr, eta, ogd, lkind):
+    """learn_one after predict_one: the round on the cached features z (f = w.z as
+    :func:`okl._compiled.linear_round` computes it); returns f."""
+    f = dot(w, z)
+    nogd_step(z, f, y, w, G, lr, eta, ogd, lkind)
+    return f
+
+
+@jit
+def nogd_event_round(kind, a, b, c, SVT, MT, w, G, lr, eta, ogd, lkind, x, bound, y, kb, z):
+    """One stage-2 round on one row, features included (the per-event path of learn_one without
+    a predict_one before it): :func:`okl._compiled.kernel_features`, then :func:`nogd_step`.
+    Returns (ok, f)."""
+    ok, f = kernel_features(kind, a, b, c, SVT, SVT.shape[1], MT, w, x, bound, kb, z)
+    if not ok:
+        return False, 0.0
+    nogd_step(z, f, y, w, G, lr, eta, ogd, lkind)
     return True, f
 
 
@@ -197,62 +213,60 @@ class NOGD(Learner):
 
     # ---- per-event path (Learner.predict_one / learn_one) ------------------------------------
 
-    def _event_buffers(self):
-        """(M_, SV_, M^T and SV^T contiguous, kernel-row work spaces, y, out) for the stage-2 map in
-        use (not saved)."""
-        ev = _event_state(self)
+    def _event_plan(self, ev):
+        """The stage-2 map's per-event work space, kept in ``ev.buf`` (not saved) and rebuilt when
+        the map, the weights, the kernel or the loss changed: (key, M^T and SV^T C-contiguous,
+        kernel-row and feature work spaces, kernel spec, loss kind, OGD or not, B)."""
         buf = ev.buf
-        if buf is None or buf[0] is not self.M_ or buf[1] is not self.SV_:
-            buf = (self.M_, self.SV_, np.ascontiguousarray(self.M_.T), np.ascontiguousarray(self.SV_.T),
-                   np.empty(self.budget), np.empty((4, self.budget)), np.empty(1), np.empty(1))
-            ev.buf = buf
+        M, SV, w, G, kernel, loss = self.M_, self.SV_, self.w_, self.G_, self.kernel_, self.loss
+        if buf is None or buf[0] is not M or buf[1] is not SV or buf[2] is not w or buf[3] is not G \
+                or buf[4] is not kernel or buf[5] is not loss:
+            lo = self._event_loss()
+            ogd = self.stage2 == "ogd" or (self.stage2 is None and lo.task == "regression")  # stage2_
+            buf = ev.buf = (M, SV, w, G, kernel, loss, np.ascontiguousarray(M.T), np.ascontiguousarray(SV.T),
+                            np.empty(self.budget), np.empty((4, self.budget)), np.empty(M.shape[0]),
+                            kernel.spec(), lo.kind, ogd, self.budget)
         return buf
 
     def _event_heavy(self):
         return self.M_ is None and self.m_ >= self.budget  # the transition may come
 
-    def _event_features(self, x):
+    def _event_features(self, x, ev):
         if self.M_ is None:
             return None
-        _, _, MT, SVT, kb, _, _, _ = self._event_buffers()
-        Z = np.empty((1, MT.shape[1]))
-        ok, f = kernel_features(*self.kernel_.spec(), SVT, self.budget, MT, self.w_, x,
-                                MAX_ABS_FEATURE, kb, Z[0])
+        p = self._event_plan(ev)
+        z = p[10]
+        kind, a, b, c = p[11]
+        ok, f = kernel_features(kind, a, b, c, p[7], p[14], p[6], self.w_, x, MAX_ABS_FEATURE, p[8], z)
         if not ok:
             self._check_values(x)
-        return f, Z
+        return f, z
 
-    def _event_learn(self, x, y, Z):
+    def _event_learn(self, x, y, z, ev):
         if self.M_ is None:
             return None
-        loss = self._event_loss()
-        ogd = self.stage2 == "ogd" or (self.stage2 is None and loss.task == "regression")  # stage2_
-        _, _, MT, SVT, kb, _, Y, out = self._event_buffers()
-        if Z is None:
-            z = np.empty(MT.shape[1])
-            ok, f = nogd_event_round(*self.kernel_.spec(), SVT, MT, self.w_, self.G_, self.lr, self.eta,
-                                     ogd, loss.kind, x, MAX_ABS_FEATURE, float(y), kb, z)
-            if not ok:
-                self._check_values(x)
-            return f
-        Y[0] = y
-        if ogd:
-            ogd_rounds(Z, Y, self.w_, self.eta, self._event_loss().kind, out)
-        else:
-            adagrad_rounds(Z, Y, self.w_, self.G_, self.lr, 1.0, self._event_loss().kind, out)
-        return float(out[0])
+        p = self._event_plan(ev)
+        if z is not None:
+            return nogd_event_learn(z, y, self.w_, self.G_, self.lr, self.eta, p[13], p[12])
+        kind, a, b, c = p[11]
+        ok, f = nogd_event_round(kind, a, b, c, p[7], p[6], self.w_, self.G_, self.lr, self.eta, p[13], p[12],
+                                 x, MAX_ABS_FEATURE, y, p[8], np.empty(p[10].shape[0]))
+        if not ok:
+            self._check_values(x)
+        return f
 
     def _event_block(self, X, y, out):
         if self.M_ is None:
             return 0
-        _, _, MT, SVT, _, KB, _, _ = self._event_buffers()
+        p = self._event_plan(_event_state(self))
+        MT, SVT, KB = p[6], p[7], p[9]
         Z = np.empty((X.shape[0], MT.shape[1]))
-        r = kernel_features_rows(*self.kernel_.spec(), SVT, self.budget, MT, X, MAX_ABS_FEATURE, KB, Z)
+        r = kernel_features_rows(*p[11], SVT, self.budget, MT, X, MAX_ABS_FEATURE, KB, Z)
         if r:
-            if self.stage2 == "ogd" or (self.stage2 is None and self._event_loss().task == "regression"):
-                ogd_rounds(Z[:r], y[:r], self.w_, self.eta, self._event_loss().kind, out[:r])
+            if p[13]:
+                ogd_rounds(Z[:r], y[:r], self.w_, self.eta, p[12], out[:r])
             else:
-                adagrad_rounds(Z[:r], y[:r], self.w_, self.G_, self.lr, 1.0, self._event_loss().kind, out[:r])
+                adagrad_rounds(Z[:r], y[:r], self.w_, self.G_, self.lr, 1.0, p[12], out[:r])
         return r
 
     def _transition(self, x, y, f, round_index):
