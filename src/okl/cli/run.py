@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import sys
 
+import numpy as np
+
 from okl._validation import check_state_memory
 from okl.cli._common import (add_data_dir_options, add_source_options, applicable, clip, load_for_cli,
                              parse_params)
 from okl.eval import Progress, evaluate, majority_rate, markdown_table, mean_predictor_loss, mean_std, write_csv
+from okl.eval.report import plot_run_curves, running_metric
 from okl.learners.base import accepts, learner_class, learners, make
 
 def cmd_run(args) -> int:
@@ -36,7 +39,7 @@ def cmd_run(args) -> int:
         if not any(accepts(m, key) for m in names):
             raise ValueError(f"no selected learner has hyperparameter {clip(key)!r}")
 
-    rows, csv_rows, failures, weights = [], [], [], {}
+    rows, csv_rows, failures, weights, curves = [], [], [], {}, {}
     # progress in rounds (a long run reports as it goes, not only when it ends)
     with Progress(len(names) * args.runs * n, "", enabled=not args.quiet, unit="rows") as progress:
         for name in names:
@@ -51,6 +54,8 @@ def cmd_run(args) -> int:
                 rows.append([name, "diverged (see below)", "", "", ""])
                 continue
             authors = s.authors
+            if args.plot:
+                curves[name] = np.mean([running_metric(t) for t in s.traces], axis=0)
             digits = 2 if task == "classification" else 5
             diag = s.diagnostics()
             sigma = diag.get("sigma")
@@ -89,11 +94,38 @@ def cmd_run(args) -> int:
     if any(r[2] for r in rows):
         print("\nauthors' count: first-stage rounds skipped, still divided by T (FORKS code; "
               "ALGORITHMS.md 4). Shown for comparison with published cells only.")
+    if args.plot and curves:
+        plot_run_curves(args.plot, f"{args.dataset}: {args.runs} runs, T = {n}, every round counted; "
+                        "width and steps: library defaults" if args.sigma is None and not extra else
+                        f"{args.dataset}: {args.runs} runs, T = {n}, every round counted",
+                        curves, task, _baseline_curve(stream, X, y, args.runs, n, task))
+        print(f"wrote {args.plot}", file=sys.stderr)
     if args.csv:
         write_csv(args.csv, ["dataset", "learner", "budget", "sigma", "loss", "runs", "metric_mean",
                              "metric_std", "authors_mean", "seconds_mean"], csv_rows)
         print(f"\nwrote {args.csv}", file=sys.stderr)
     return 0
+
+
+def _baseline_curve(stream, X, y, runs: int, n: int, task: str):
+    """The dashed reference of ``--plot``, on the same streams: the running majority-class rate (a
+    learner that predicts the class seen most so far; ties -> +1) or the running-mean predictor's
+    cumulative squared loss, mean over runs."""
+    import numpy as np
+
+    out = []
+    for seed in range(runs):
+        yp = np.asarray(stream(X, y, seed)[1][:n], dtype=float)
+        t = np.arange(1, len(yp) + 1)
+        if task == "classification":
+            pos = np.concatenate([[0.0], np.cumsum(yp > 0)[:-1]])
+            guess = np.where(pos >= (t - 1) - pos, 1.0, -1.0)
+            out.append(100.0 * np.cumsum(guess != yp) / t)
+        else:
+            mean = np.concatenate([[0.0], np.cumsum(yp)[:-1] / np.maximum(t[:-1], 1)])
+            out.append(np.cumsum((mean - yp) ** 2) / t)
+    label = "majority so far" if task == "classification" else "running mean"
+    return label, np.mean(out, axis=0)
 
 
 def add_parser(sub):
@@ -111,6 +143,9 @@ def add_parser(sub):
     r.add_argument("--stream", help="stream transform: permutation (default), identity, "
                                     "adversarial:kb=500,kr=10 (datasets german-1/-2, codrna-1/-2 imply theirs)")
     r.add_argument("--csv", help="also write the table as CSV")
+    r.add_argument("--plot", metavar="PNG", help="also draw each learner's cumulative mistake rate (or mean squared "
+                                                 "loss) against the round, mean over runs, beside the majority / "
+                                                 "running-mean baseline")
     r.set_defaults(func=cmd_run)
     add_source_options(r)
     add_data_dir_options(r)

@@ -205,6 +205,59 @@ def _plot_curves(path: Path, title: str, groups: list[Group]) -> bool:
     return drawn
 
 
+def running_metric(trace) -> np.ndarray:
+    """The task's metric after each round of a trace: cumulative mistake rate (%) or cumulative mean
+    squared loss."""
+    if trace.task == "classification":
+        return trace.cumulative_mistake_rate()
+    return np.cumsum((trace.decisions - trace.y) ** 2) / np.arange(1, trace.n_rounds + 1)
+
+
+def plot_run_curves(path, title: str, curves: dict[str, np.ndarray], task: str,
+                    reference: tuple[str, np.ndarray] | None = None, first_round: int = 10) -> Path:
+    """``okl run --plot``: each learner's running metric (mean over runs) against the round, on a
+    log round axis from ``first_round`` on (the first rounds' rates are a handful of mistakes over
+    a handful of rounds and would otherwise set the scale), with the baseline ``reference`` (the
+    majority class's or the running mean's curve) dashed. The legend sits outside the axes, ordered
+    by the final value, so 17 learners do not cover the curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    path = Path(path)
+    fig, ax = plt.subplots(figsize=(8.0, 4.6))
+    order = sorted(curves, key=lambda name: float(curves[name][-1]) if len(curves[name]) else float("inf"))
+    tops = []
+    # tab10 repeats after 10 curves: tab20 and a second line style keep 17 learners apart
+    colors = plt.get_cmap("tab10" if len(order) <= 10 else "tab20").colors
+    for i, name in enumerate(order):
+        c = curves[name]
+        t = np.arange(1, len(c) + 1)
+        keep = t >= min(first_round, len(c))
+        ax.plot(t[keep], c[keep], lw=1.2, color=colors[i % len(colors)], ls="-" if i < len(colors) else ":",
+                label=f"{name} ({c[-1]:.2f})" if task == "classification"
+                else f"{name} ({c[-1]:.4f})")
+        tops.append(float(np.max(c[keep])) if keep.any() else 0.0)
+    if reference is not None:
+        label, c = reference
+        t = np.arange(1, len(c) + 1)
+        keep = t >= min(first_round, len(c))
+        ax.plot(t[keep], c[keep], "k--", lw=1.0, label=label)
+        tops.append(float(np.max(c[keep])) if keep.any() else 0.0)
+    ax.set_xscale("log")
+    ax.set_xlabel("round t (log scale)")
+    ax.set_ylabel("cumulative mistake rate (%)" if task == "classification" else "cumulative mean squared loss")
+    if tops:
+        ax.set_ylim(0.0, 1.05 * max(tops))
+    ax.set_title(title, fontsize=10, wrap=True)
+    ax.grid(alpha=0.3, which="both")
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
+    fig.savefig(path, dpi=120, bbox_inches="tight")
+    plt.close(fig)
+    return path
+
+
 def report(store: ResultStore, out_dir: str | os.PathLike | None = None, figures: bool = True) -> tuple[str, list[Path]]:
     """Markdown text of the report, and the files written into ``out_dir`` (none when None)."""
     groups = group_rows(store.rows(curves=figures))
