@@ -2,36 +2,44 @@
 
 Kernels and losses enter compiled code as numeric specs (``Kernel.spec()``, ``Loss.kind``), so
 one compiled loop serves every kernel and loss without Python objects in the loop.
+
+Gaussian and Laplacian kernel values take exp from :mod:`okl._vecmath` (``exp_scalar`` for one
+value, ``exp_neg_scaled`` over a row), not ``math.exp``: the row loops then vectorise, and every
+compiled path (a single :func:`kernel_value`, the rows of :func:`kernel_row`,
+:func:`kernel_row_t` and ``okl.learners._expansion.column_kernel_row``) computes bit for bit the
+same kernel values. NumPy's kernels (``okl.kernels``: their own sums, np.exp) agree with them
+to rounding level, not bit for bit.
 """
 
 from __future__ import annotations
 
 import math
 
-import numba as nb
 import numpy as np
 
 from okl.kernels import LAPLACIAN_KIND, LINEAR_KIND, POLYNOMIAL_KIND, RBF_KIND
 from okl.losses import HINGE, LOGISTIC, SQUARED, SQUARED_HINGE
 
-jit = nb.njit(cache=True, fastmath=False, nogil=True)
+from okl._jit import jit  # noqa: F401  (okl._compiled.jit: the decorator every compiled loop uses)
+from okl._vecmath import exp_neg_scaled, exp_scalar
 
 
 @jit
 def kernel_value(kind, a, b, c, x, z):
-    """kappa(x, z) for the kernel spec (kind, a, b, c) of okl.kernels."""
+    """kappa(x, z) for the kernel spec (kind, a, b, c) of okl.kernels (Gaussian and Laplacian:
+    exp by :func:`okl._vecmath.exp_scalar`, the arithmetic of the vectorised rows)."""
     n = x.shape[0]
     if kind == RBF_KIND:
         s = 0.0
         for i in range(n):
             d = x[i] - z[i]
             s += d * d
-        return math.exp(-a * s)
+        return exp_scalar(-a * s)
     if kind == LAPLACIAN_KIND:
         s = 0.0
         for i in range(n):
             s += abs(x[i] - z[i])
-        return math.exp(-a * s)
+        return exp_scalar(-a * s)
     s = 0.0
     for i in range(n):
         s += x[i] * z[i]
@@ -126,7 +134,8 @@ def row_ok(x, bound):
 def kernel_row_t(kind, a, b, c, LT, m, x, out):
     """out[j] = kappa(L[j], x) for j < m from the transposed rows LT = L^T (dim x m, C-contiguous):
     the same arithmetic as :func:`kernel_row` (each sum runs over the coordinates in order, from
-    0.0), with the m sums advanced together (vectorisable)."""
+    0.0, and exp by :func:`okl._vecmath.exp_neg_scaled`, the arithmetic of ``exp_scalar``), with
+    the m sums advanced together (vectorisable)."""
     d = x.shape[0]
     for j in range(m):
         out[j] = 0.0
@@ -137,8 +146,7 @@ def kernel_row_t(kind, a, b, c, LT, m, x, out):
             for j in range(m):
                 t = row[j] - xi
                 out[j] += t * t
-        for j in range(m):
-            out[j] = math.exp(-a * out[j])
+        exp_neg_scaled(out, a, m)
         return
     if kind == LAPLACIAN_KIND:
         for i in range(d):
@@ -146,8 +154,7 @@ def kernel_row_t(kind, a, b, c, LT, m, x, out):
             row = LT[i]
             for j in range(m):
                 out[j] += abs(row[j] - xi)
-        for j in range(m):
-            out[j] = math.exp(-a * out[j])
+        exp_neg_scaled(out, a, m)
         return
     for i in range(d):
         xi = x[i]

@@ -224,17 +224,18 @@ class NOGD(Learner):
 
     def _event_plan(self, ev):
         """The stage-2 map's per-event work space, kept in ``ev.buf`` (not saved) and rebuilt when
-        the map, the weights, the kernel or the loss changed: (key, M^T and SV^T C-contiguous,
-        kernel-row and feature work spaces, kernel spec, loss kind, OGD or not, B)."""
+        the map, the weights, the kernel, the loss or the stage-2 step changed: (key, M^T and SV^T
+        C-contiguous, kernel-row and feature work spaces, kernel spec, loss kind, OGD or not, B,
+        stage2)."""
         buf = ev.buf
         M, SV, w, G, kernel, loss = self.M_, self.SV_, self.w_, self.G_, self.kernel_, self.loss
         if buf is None or buf[0] is not M or buf[1] is not SV or buf[2] is not w or buf[3] is not G \
-                or buf[4] is not kernel or buf[5] is not loss:
+                or buf[4] is not kernel or buf[5] is not loss or buf[15] is not self.stage2:
             lo = self._event_loss()
             ogd = self.stage2 == "ogd" or (self.stage2 is None and lo.task == "regression")  # stage2_
             buf = ev.buf = (M, SV, w, G, kernel, loss, np.ascontiguousarray(M.T), np.ascontiguousarray(SV.T),
                             np.empty(self.budget), np.empty((4, self.budget)), np.empty(M.shape[0]),
-                            kernel.spec(), lo.kind, ogd, self.budget)
+                            kernel.spec(), lo.kind, ogd, self.budget, self.stage2)
         return buf
 
     def _event_heavy(self):
