@@ -137,3 +137,73 @@ def test_defaults_matrix_cells_are_the_library_defaults(data_dir, tmp_path, caps
                             np.mean(y[permutation(len(y), s)[:400]] == -1)) * 100 for s in (0, 1)])
     assert f"| majority rate % / running-mean loss | {majority:.2f}" in out
     assert (tmp_path / "defaults.md").read_text() == out.rstrip("\n") + "\n"
+
+
+REGRESSION_LEARNERS = ("kogd", "fogd", "nogd", "skegd", "forks", "pros-n-kons", "con-kons", "b-kons", "bogd",
+                       "linear", "auto")
+
+
+def _running_means(y):
+    mu = np.zeros(len(y))
+    mu[1:] = np.add.accumulate(y)[:-1] / np.arange(1, len(y))
+    return mu
+
+
+@pytest.mark.parametrize("name", REGRESSION_LEARNERS)
+def test_regression_learns_the_residual_from_the_running_mean(name, cpusmall, tmp_path):
+    """center_targets (default): the decision is mu_{t-1} + the model's own decision, and the model
+    learns y_t - mu_{t-1}: the same numbers as the plain model run on the residual targets, for
+    run(), the per-event loop, okl stream's blocks and a save/load in the middle."""
+    X, y = cpusmall
+    X, y = X[:600], y[:600]
+    mu = _running_means(y)
+    kw = dict(loss="squared", random_state=0, **({} if name in ("linear", "auto") else {"kernel": okl.RBF(sigma=0.5)}))
+    if name in ("kogd", "nogd", "skegd", "forks", "b-kons", "bogd", "fogd"):
+        kw["budget"] = 40
+    centred = okl.make(name, **kw).run(X, y).decisions
+    plain = okl.make(name, center_targets=False, **kw).run(X, y - mu).decisions
+    # auto (no kernel to pass) keeps its width window: there it predicts the running mean
+    start = WIDTH_WINDOW if name == "auto" else 0
+    np.testing.assert_allclose(centred[:start], mu[:start], rtol=0, atol=1e-15)
+    np.testing.assert_allclose(centred[start:], plain[start:] + mu[start:], rtol=0, atol=1e-9)
+    assert not np.allclose(centred, okl.make(name, center_targets=False, **kw).run(X, y).decisions, atol=1e-3)
+    from okl.checks import per_instance_decisions
+    np.testing.assert_allclose(per_instance_decisions(okl.make(name, **kw), X, y), centred, rtol=0, atol=1e-9)
+    blocks = okl.make(name, **kw)
+    blocks._ensure_started(X.shape[1])
+    np.testing.assert_allclose(blocks._learn_events(X, y), centred, rtol=0, atol=1e-9)
+    first = okl.make(name, **kw)
+    first.run(X[:333], y[:333])
+    first.save(tmp_path / "m.npz")
+    again = type(first).load(tmp_path / "m.npz")
+    assert again.target_sum_ == first.target_sum_ == pytest.approx(y[:333].sum(), rel=1e-12)
+    np.testing.assert_allclose(again.run(X[333:], y[333:]).decisions, centred[333:], rtol=0, atol=1e-9)
+    assert again.predict_one(X[0]) == pytest.approx(again.predict_many(X[:1])[0], abs=1e-12)
+
+
+def test_centring_during_the_width_window_and_on_classification(german, cpusmall):
+    """Inside the width window the decision is the running mean of the targets; classification
+    labels are never centred (the hinge model is the plain one)."""
+    X, y = cpusmall
+    d = okl.make("nogd", loss="squared", random_state=0).run(X[:200], y[:200]).decisions
+    np.testing.assert_allclose(d[:WIDTH_WINDOW], _running_means(y[:WIDTH_WINDOW]), atol=1e-15)
+    Xg, yg = german
+    a = okl.make("nogd", random_state=0).run(Xg, yg).decisions
+    b = okl.make("nogd", random_state=0, center_targets=False).run(Xg, yg).decisions
+    np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="center_targets must be True or False"):
+        okl.make("fogd", center_targets=1)
+
+
+def test_centring_keeps_a_two_stage_learner_useful_on_a_time_ordered_stream(data_dir):
+    """cadata in file order (a time-ordered stream: the first rows, NOGD's landmarks, come from one
+    region): the plain Nystrom model predicts about 0 away from its landmarks and loses to the
+    running mean 2.6-fold; learning the residual from the running mean beats it."""
+    X, y = okl.load_dataset("cadata", data_dir)
+    mu = _running_means(y)
+    baseline = float(np.mean((mu - y) ** 2))
+    plain = okl.make("nogd", loss="squared", center_targets=False, random_state=0).run(X, y).metric
+    centred = okl.make("nogd", loss="squared", random_state=0).run(X, y).metric
+    assert baseline == pytest.approx(0.0567, abs=1e-4)
+    assert plain == pytest.approx(0.1496, abs=2e-3) and plain > 2.5 * baseline
+    assert centred == pytest.approx(0.0438, abs=2e-3) and centred < 0.8 * baseline

@@ -95,6 +95,13 @@ def check_state_memory(budget: int | None, dim: int | None) -> None:
                          f"{have / 2**30:.3g} GiB of memory; lower it")
 
 
+def check_bool(name: str, value) -> bool:
+    """A True/False hyperparameter (NumPy booleans accepted; 0/1 and strings are not)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
 def check_choice(name: str, value, choices) -> str:
     if value not in choices:
         raise ValueError(f"{name} must be one of {sorted(choices)}, got {value!r}")

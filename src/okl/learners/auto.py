@@ -89,7 +89,7 @@ from typing import Any
 import numpy as np
 
 from okl._compiled import jit
-from okl._validation import check_int
+from okl._validation import check_bool, check_int
 from okl.kernels import RBF, check_kernel
 from okl.learners.base import Arr, Learner, Seq, StateSpec, make, register
 from okl.losses import get_loss
@@ -305,6 +305,10 @@ class Auto(Learner):
         None: :func:`default_pool`. Width multiplier None: the member takes no kernel.
     horizon : int or None
         Passed to members that take it (FORKS's update cycle).
+    center_targets : bool, default True
+        Regression losses: predict the running mean of the targets learned so far plus this
+        model, which learns the residual (``Learner._centers_targets``); no effect on
+        classification. False: the paper's model alone.
     random_state : int or None
         Seeds the members (each gets its own seed from auto's generator).
 
@@ -322,12 +326,13 @@ class Auto(Learner):
     _divergence_hint = "nothing: every member diverged; pass members with smaller steps"
 
     def __init__(self, *, budget: int = 100, loss="hinge", kernel=None, members=None,
-                 horizon: int | None = None, random_state: int | None = None):
+                 horizon: int | None = None, center_targets: bool = True, random_state: int | None = None):
         self.budget = check_int("budget", budget, 1)
         self.loss = get_loss(loss).name
         self.kernel = check_kernel(kernel)
         self.members = _check_members(members)
         self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
+        self.center_targets = check_bool("center_targets", center_targets)
         self.random_state = random_state
         self._pool: list[Learner] | None = None
 
@@ -360,6 +365,8 @@ class Auto(Learner):
             kw["horizon"] = self.horizon
         if accepts(name, "loss") and "loss" not in kw:
             kw["loss"] = self.loss
+        if accepts(name, "center_targets"):
+            kw["center_targets"] = False  # auto drives its members' own models and centres once, itself
         if width is not None:
             if not accepts(name, "kernel"):
                 raise ValueError(f"members: {name} takes no kernel; give width None")

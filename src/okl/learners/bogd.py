@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import jit, loss_derivative
-from okl._validation import check_int, check_nonnegative, check_positive
+from okl._validation import check_bool, check_int, check_nonnegative, check_positive
 from okl.kernels import check_kernel
 from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
 from okl.learners.base import register
@@ -138,6 +138,10 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
     inclusive_margin : bool, default False
     loss : str or Loss, default "hinge"
     kernel : Kernel, default None (a Gaussian whose width is chosen from the stream)
+    center_targets : bool, default True
+        Regression losses: predict the running mean of the targets learned so far plus this
+        model, which learns the residual (``Learner._centers_targets``); no effect on
+        classification. False: the paper's model alone.
     random_state : int or None
         Seeds the removal choices.
 
@@ -162,7 +166,7 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
 
     def __init__(self, *, budget: int = 100, eta: float = 0.2, decay: float | str | None = None,
                  horizon: int | None = None, gamma: float = 10.0, inclusive_margin: bool = False,
-                 loss="hinge", kernel=None, random_state: int | None = None):
+                 loss="hinge", kernel=None, center_targets: bool = True, random_state: int | None = None):
         self.budget = check_int("budget", budget, 2)
         self.eta = check_positive("eta", eta)
         if isinstance(decay, str):
@@ -179,6 +183,7 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
         self.inclusive_margin = bool(inclusive_margin)
         self.loss = get_loss(loss).name
         self.kernel = check_kernel(kernel)
+        self.center_targets = check_bool("center_targets", center_targets)
         self.random_state = random_state
         if self.eta * self.decay_ >= 1.0:
             raise ValueError("eta * decay must be < 1 so coefficients shrink, "

@@ -108,7 +108,14 @@ class EventPath:
         i = 0
         while i < n:
             if self.started_:
-                k = self._event_block(X[i:], y[i:], out[i:])
+                if self._event_centers():
+                    mu, sums = self._running_target_means(y[i:])
+                    k = self._event_block(X[i:], y[i:] - mu, out[i:])
+                    if k:
+                        out[i:i + k] += mu[:k]
+                        self.target_sum_ = float(sums[k])
+                else:
+                    k = self._event_block(X[i:], y[i:], out[i:])
                 if k:
                     first = self.n_seen_
                     self.n_seen_ += k
@@ -129,6 +136,10 @@ class EventPath:
             ev.loss = (name, get_loss(name))
         return ev.loss[1]
 
+    def _event_centers(self) -> bool:
+        """:meth:`Learner._centers_targets`, with the loss looked up once (the per-event path)."""
+        return bool(getattr(self, "center_targets", False)) and self._event_loss().task == "regression"
+
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example)."""
         x, checked = self._event_row(x)
@@ -139,12 +150,13 @@ class EventPath:
             r = self._event_features(x, ev)
             if r is not None:
                 ev.cache = (x.tobytes(), self.n_seen_, r[1])
-                return r[0]
+                return r[0] + self._target_mean() if self._event_centers() else r[0]
         if not checked:
             self._check_values(x)
         if not self.started_:
             return self._warmup_decision()
-        return float(self._decision(x))
+        f = float(self._decision(x))
+        return f + self._target_mean() if self._event_centers() else f
 
     def learn_one(self, x, y) -> "Learner":
         """One online round with example ``x`` and label/target ``y``."""
@@ -167,7 +179,14 @@ class EventPath:
                 if cache[1] == self.n_seen_ and cache[0] == x.tobytes():
                     z = cache[2]
             # (_event_learn checks the values of x when it computes its features)
-            f = self._event_learn(x, y, z, ev)
+            if self._event_centers():
+                mu = self._target_mean()
+                f = self._event_learn(x, y - mu, z, ev)
+                if f is not None:
+                    f += mu
+                    self.target_sum_ += y
+            else:
+                f = self._event_learn(x, y, z, ev)
             if f is not None:
                 self.n_seen_ += 1
                 if not math.isfinite(f):
@@ -202,6 +221,8 @@ class EventPath:
         for i, x in enumerate(X):
             r = self._event_features(x, ev)
             out[i] = r[0] if r is not None else float(self._decision(x))
+        if self._event_centers():
+            out += self._target_mean()
         return out
 
     def learn_many(self, X, y) -> np.ndarray:

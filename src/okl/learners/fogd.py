@@ -36,7 +36,7 @@ import math
 import numpy as np
 
 from okl._compiled import dot, jit, linear_round, loss_derivative, ogd_step, row_ok, sub_scaled
-from okl._validation import MAX_ABS_FEATURE, check_int, check_positive
+from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_positive
 from okl._vecmath import sincos_scaled_into
 from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, StateSpec, register
@@ -169,6 +169,10 @@ class FOGD(Learner):
         it explicitly to reproduce LSOKL, see the module docstring)
     loss : str or Loss, default "hinge"
     kernel : shift-invariant Kernel, default RBF(sigma=1)
+    center_targets : bool, default True
+        Regression losses: predict the running mean of the targets learned so far plus this
+        model, which learns the residual (``Learner._centers_targets``); no effect on
+        classification. False: the paper's model alone.
     random_state : int or None
 
     >>> import okl
@@ -181,7 +185,7 @@ class FOGD(Learner):
     _state_attrs = ("U_", "w_")
 
     def __init__(self, *, budget: int = 100, n_components: int | None = None, eta: float | None = None,
-                 loss="hinge", kernel=None, random_state: int | None = None):
+                 loss="hinge", kernel=None, center_targets: bool = True, random_state: int | None = None):
         self.budget = check_int("budget", budget, 1)
         self.n_components = None if n_components is None else check_int("n_components", n_components, 1)
         self.eta = None if eta is None else check_positive("eta", eta)
@@ -189,6 +193,7 @@ class FOGD(Learner):
         self.kernel = check_kernel(kernel)
         if self.kernel is not None:  # fail early if not shift-invariant
             self.kernel.sample_frequencies(1, 1, np.random.default_rng(0))
+        self.center_targets = check_bool("center_targets", center_targets)
         self.random_state = random_state
 
     @property

@@ -95,7 +95,7 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import dot, jit, loss_derivative
-from okl._validation import check_choice, check_int, check_positive, check_real
+from okl._validation import check_bool, check_choice, check_int, check_positive, check_real
 from okl.features.sketched import sketched_map
 from okl.kernels import check_kernel
 from okl.learners._sketched import DEFAULT_HORIZON  # noqa: F401  (public name, kept here)
@@ -274,6 +274,10 @@ class FORKS(SketchedLearner):
     ons, update_counter, grow_sketch, decomposition
         Paper/code variants, see the module docstring (defaults "code", "margin_errors", False,
         "tisvd").
+    center_targets : bool, default True
+        Regression losses: predict the running mean of the targets learned so far plus this
+        model, which learns the residual (``Learner._centers_targets``); no effect on
+        classification. False: the paper's model alone.
     random_state : int or None
         Seeds the SJLT and the sampled points.
 
@@ -303,7 +307,7 @@ class FORKS(SketchedLearner):
                  horizon: int | None = None, eta: float = 0.2, alpha: float | None = None, C: float = 1.0,
                  loss="hinge", kernel=None, ons: str = "code", update_counter: str = "margin_errors",
                  grow_sketch: bool = False, decomposition: str = "tisvd",
-                 update_weights: str = "transport", random_state: int | None = None):
+                 update_weights: str = "transport", center_targets: bool = True, random_state: int | None = None):
         self._check_sizes(budget, s_p, s_m, d, k, rho, d_optional=True)
         self.theta = check_real("theta", theta, 0.0, 1.0, low_open=True)
         self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
@@ -319,6 +323,7 @@ class FORKS(SketchedLearner):
         self.grow_sketch = bool(grow_sketch)
         self.decomposition = check_choice("decomposition", decomposition, DECOMPOSITIONS)
         self.update_weights = check_choice("update_weights", update_weights, UPDATE_WEIGHTS)
+        self.center_targets = check_bool("center_targets", center_targets)
         self.random_state = random_state
 
     # ---- resolved sizes (s_p_, s_m_, d_, k_, rho_: SketchedLearner) ----------------------------

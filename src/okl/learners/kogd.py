@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import jit, kernel_value, loss_derivative
-from okl._validation import check_int, check_nonnegative, check_positive
+from okl._validation import check_bool, check_int, check_nonnegative, check_positive
 from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, Num, StateSpec, register
 from okl.losses import get_loss
@@ -81,6 +81,10 @@ class KOGD(Learner):
         Keep at most this many support vectors (later examples are not added); None = unbounded.
     loss : str or Loss, default "hinge"
     kernel : Kernel, default RBF(sigma=1)
+    center_targets : bool, default True
+        Regression losses: predict the running mean of the targets learned so far plus this
+        model, which learns the residual (``Learner._centers_targets``); no effect on
+        classification. False: the paper's model alone.
     random_state : int or None
         Unused (KOGD is deterministic); accepted for a uniform interface.
 
@@ -94,7 +98,7 @@ class KOGD(Learner):
     _state_attrs = ("SV_", "alpha_", "m_")
 
     def __init__(self, *, eta: float = 0.2, decay: float = 0.0, budget: int | None = None,
-                 loss="hinge", kernel=None, random_state: int | None = None):
+                 loss="hinge", kernel=None, center_targets: bool = True, random_state: int | None = None):
         self.eta = check_positive("eta", eta)
         self.decay = check_nonnegative("decay", decay)
         if self.eta * self.decay >= 1.0:
@@ -102,6 +106,7 @@ class KOGD(Learner):
         self.budget = None if budget is None else check_int("budget", budget, 1)
         self.loss = get_loss(loss).name
         self.kernel = check_kernel(kernel)
+        self.center_targets = check_bool("center_targets", center_targets)
         self.random_state = random_state
 
     def _state_spec(self):

@@ -118,7 +118,7 @@ import numpy as np
 import scipy.linalg
 
 from okl._compiled import dot, jit, loss_derivative
-from okl._validation import check_choice, check_int, check_positive, check_real
+from okl._validation import check_bool, check_choice, check_int, check_positive, check_real
 from okl.features.kors import bordered_gram, bordered_inverse, leverage_estimates
 from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, register
@@ -260,7 +260,7 @@ class _KonsBase(Learner):
     _maps_on_growth = False
 
     def _init_common(self, alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                     gradient_step, embedding, rank_rtol, random_state, reset=None):
+                     gradient_step, embedding, rank_rtol, random_state, reset=None, center_targets=True):
         if reset is not None:
             self.reset = check_choice("reset", reset, {"warm", "zero"})
         self.alpha = None if alpha is None else check_positive("alpha", alpha)
@@ -278,6 +278,7 @@ class _KonsBase(Learner):
         self.embedding = check_choice("embedding", embedding, {"eigen", "cholesky"})
         self.rank_rtol = None if rank_rtol is None else check_real("rank_rtol", rank_rtol, 0.0, 1.0,
                                                                    high_open=True)
+        self.center_targets = check_bool("center_targets", center_targets)
         self.random_state = random_state
 
     # ---- derived constants --------------------------------------------------------------------
@@ -494,6 +495,10 @@ _COMMON_DOC = """
         a rotation of each other, same predictions up to rounding.
     rank_rtol : float or None, default None
         Cut-off for numerically null embedding directions (None = j * machine epsilon).
+    center_targets : bool, default True
+        Regression losses: predict the running mean of the targets learned so far plus this
+        model, which learns the residual (``Learner._centers_targets``); no effect on
+        classification. False: the paper's model alone (PNK Table 1 passes it).
     random_state : int or None
         Seeds KORS's Bernoulli draws (one uniform per round).
 """
@@ -508,9 +513,9 @@ class ProsNKons(_KonsBase):
                  C: float = 1.0, curvature: float | None = None, loss="hinge", kernel=None,
                  reset_round_learns: bool = True, gradient_step: str = "updated",
                  embedding: str = "cholesky", rank_rtol: float | None = None, reset: str = "warm",
-                 random_state: int | None = None):
+                 center_targets: bool = True, random_state: int | None = None):
         self._init_common(alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                          gradient_step, embedding, rank_rtol, random_state, reset)
+                          gradient_step, embedding, rank_rtol, random_state, reset, center_targets)
 
 
 @register("b-kons")
@@ -525,10 +530,10 @@ class BKons(_KonsBase):
                  beta: float = 1.0, C: float = 1.0, curvature: float | None = None, loss="hinge",
                  kernel=None, reset_round_learns: bool = True, gradient_step: str = "updated",
                  embedding: str = "cholesky", rank_rtol: float | None = None, reset: str = "warm",
-                 random_state: int | None = None):
+                 center_targets: bool = True, random_state: int | None = None):
         self.budget = check_int("budget", budget, 1)
         self._init_common(alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                          gradient_step, embedding, rank_rtol, random_state, reset)
+                          gradient_step, embedding, rank_rtol, random_state, reset, center_targets)
 
     def _max_dictionary(self):
         return self.budget
@@ -549,10 +554,10 @@ class ConKons(_KonsBase):
                  C: float = 1.0, curvature: float | None = None, loss="hinge", kernel=None,
                  reset_round_learns: bool = True, gradient_step: str = "updated",
                  hessian_map: str = "complete", embedding: str = "cholesky",
-                 rank_rtol: float | None = None, random_state: int | None = None):
+                 rank_rtol: float | None = None, center_targets: bool = True, random_state: int | None = None):
         self.hessian_map = check_choice("hessian_map", hessian_map, {"complete", "regularized", "r-code"})
         self._init_common(alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                          gradient_step, embedding, rank_rtol, random_state)
+                          gradient_step, embedding, rank_rtol, random_state, center_targets=center_targets)
 
     def _tracks_hessian(self):
         return self.hessian_map != "complete"

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._validation import check_positive
+from okl._validation import check_bool, check_positive
 from okl.learners.base import Arr, Learner, StateSpec, register
 from okl.learners.fogd import ogd_rounds
 from okl.losses import get_loss
@@ -31,6 +31,10 @@ class LinearOGD(Learner):
     eta : float, default 0.2
         Step; with the squared loss the normalised step eta / ||[x, 1]||^2 (module docstring).
     loss : str or Loss, default "hinge"
+    center_targets : bool, default True
+        Regression losses: predict the running mean of the targets learned so far plus this
+        model, which learns the residual (``Learner._centers_targets``); no effect on
+        classification. False: the paper's model alone.
     random_state : int or None
         Unused (deterministic); accepted for a uniform interface.
 
@@ -42,9 +46,11 @@ class LinearOGD(Learner):
 
     _state_attrs = ("w_",)
 
-    def __init__(self, *, eta: float = 0.2, loss="hinge", random_state: int | None = None):
+    def __init__(self, *, eta: float = 0.2, loss="hinge", center_targets: bool = True,
+                 random_state: int | None = None):
         self.eta = check_positive("eta", eta)
         self.loss = get_loss(loss).name
+        self.center_targets = check_bool("center_targets", center_targets)
         self.random_state = random_state
 
     def _state_spec(self):

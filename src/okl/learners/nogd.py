@@ -38,7 +38,7 @@ import scipy.linalg
 
 from okl._compiled import (dot, jit, kernel_features, kernel_features_rows, linear_round, loss_derivative,
                            ogd_step, sub_scaled)
-from okl._validation import MAX_ABS_FEATURE, check_choice, check_int, check_positive
+from okl._validation import MAX_ABS_FEATURE, check_bool, check_choice, check_int, check_positive
 from okl.kernels import check_kernel
 from okl.linalg.svd import PINV_RTOL
 from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state, register
@@ -147,6 +147,10 @@ class NOGD(Learner):
         AdaGrad rate (``stage2="adagrad"``).
     loss : str or Loss, default "hinge"
     kernel : Kernel, default RBF(sigma=1)
+    center_targets : bool, default True
+        Regression losses: predict the running mean of the targets learned so far plus this
+        model, which learns the residual (``Learner._centers_targets``); no effect on
+        classification. False: the paper's model alone.
     random_state : int or None
         Unused (NOGD is deterministic); accepted for a uniform interface.
 
@@ -162,7 +166,7 @@ class NOGD(Learner):
 
     def __init__(self, *, budget: int = 100, k: int | None = None, eta: float = 0.2,
                  stage2: str | None = None, lr: float = 1.0, loss="hinge", kernel=None,
-                 random_state: int | None = None):
+                 center_targets: bool = True, random_state: int | None = None):
         self.budget = check_int("budget", budget, 1)
         self.k = None if k is None else check_int("k", k, 1, self.budget)
         self.eta = check_positive("eta", eta)
@@ -170,6 +174,7 @@ class NOGD(Learner):
         self.lr = check_positive("lr", lr)
         self.loss = get_loss(loss).name
         self.kernel = check_kernel(kernel)
+        self.center_targets = check_bool("center_targets", center_targets)
         self.random_state = random_state
 
     @property

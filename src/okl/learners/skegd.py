@@ -64,7 +64,7 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import jit, linear_round, loss_derivative, ogd_step, sub_scaled
-from okl._validation import check_choice, check_int, check_nonnegative, check_positive
+from okl._validation import check_bool, check_choice, check_int, check_nonnegative, check_positive
 from okl.features.sketched import sketched_map
 from okl.kernels import check_kernel
 from okl.learners._sketched import (DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_STATE_ATTRS,
@@ -178,6 +178,10 @@ class SkeGD(SketchedLearner):
     grow_sketch, update_counter, svd, transition_rank, fold_transition, singular_vectors
         Paper/code variants, see the module docstring (defaults: True, "rounds", "exact",
         "k", False, "left").
+    center_targets : bool, default True
+        Regression losses: predict the running mean of the targets learned so far plus this
+        model, which learns the residual (``Learner._centers_targets``); no effect on
+        classification. False: the paper's model alone.
     random_state : int or None
         Seeds the SJLT, the sampled points and (``svd="randomized"``) the SVD seeds.
 
@@ -199,7 +203,7 @@ class SkeGD(SketchedLearner):
                  kernel=None, grow_sketch: bool = True, update_counter: str = "rounds",
                  reanchor="transfer", svd: str = "exact", transition_rank: str = "k",
                  fold_transition: bool = False, singular_vectors: str = "left",
-                 random_state: int | None = None):
+                 center_targets: bool = True, random_state: int | None = None):
         self._check_sizes(budget, s_p, s_m, d, k, rho, d_optional=True)
         self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
         self.eta = check_positive("eta", eta)
@@ -222,6 +226,7 @@ class SkeGD(SketchedLearner):
                              "changes from s_p to k at the first update round)")
         self.fold_transition = bool(fold_transition)
         self.singular_vectors = check_choice("singular_vectors", singular_vectors, ("left", "right"))
+        self.center_targets = check_bool("center_targets", center_targets)
         self.random_state = random_state
 
     # ---- resolved sizes (s_p_, s_m_, k_, rho_: SketchedLearner) --------------------------------

@@ -41,7 +41,7 @@ def _decode_param(value):
 
 #: state every learner saves: its random generator, the kernel in use (chosen or given), whether
 #: the learner's own state exists yet, and the rows buffered inside the width window
-_BASE_STATE = ("_rng", "kernel_", "started_", "warmup_X_", "warmup_y_")
+_BASE_STATE = ("_rng", "kernel_", "started_", "warmup_X_", "warmup_y_", "target_sum_")
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,11 +144,15 @@ class StateError(ValueError):
 
 def _base_spec(learner: "Learner") -> StateSpec:
     """The declaration of the state every learner saves (:data:`_BASE_STATE`)."""
+    # the sum of the targets learned so far (regression with ``center_targets``; 0 otherwise)
+    total = {"target_sum_": Num(float)}
     if not learner.started_:
-        return StateSpec(fields={"warmup_X_": Arr((WIDTH_WINDOW, "dim")), "warmup_y_": Arr((WIDTH_WINDOW,))})
+        return StateSpec(fields={"warmup_X_": Arr((WIDTH_WINDOW, "dim")), "warmup_y_": Arr((WIDTH_WINDOW,)),
+                                 **total})
     # started: None, or (inside _finish_warmup) the rows being learned
     return StateSpec(sizes={"_warmup": (0, WIDTH_WINDOW)}, fields={
-        "warmup_X_": Arr(("_warmup", "dim"), optional=True), "warmup_y_": Arr(("_warmup",), optional=True)})
+        "warmup_X_": Arr(("_warmup", "dim"), optional=True), "warmup_y_": Arr(("_warmup",), optional=True),
+        **total})
 
 
 class _SpecChecker:
