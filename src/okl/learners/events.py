@@ -128,17 +128,17 @@ class EventPath:
             i += 1
         return out
 
-    def _event_loss(self) -> Loss:
+    def _event_loss(self, ev: _EventState | None = None) -> Loss:
         """:attr:`loss_`, looked up once per loss name (not saved)."""
-        ev = _event_state(self)
+        ev = ev or _event_state(self)
         name = getattr(self, "loss", "hinge")
         if ev.loss is None or ev.loss[0] is not name:
             ev.loss = (name, get_loss(name))
         return ev.loss[1]
 
-    def _event_centers(self) -> bool:
+    def _event_centers(self, ev: _EventState | None = None) -> bool:
         """:meth:`Learner._centers_targets`, with the loss looked up once (the per-event path)."""
-        return bool(getattr(self, "center_targets", False)) and self._event_loss().task == "regression"
+        return getattr(self, "center_targets", False) is True and self._event_loss(ev).task == "regression"
 
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example)."""
@@ -150,7 +150,7 @@ class EventPath:
             r = self._event_features(x, ev)
             if r is not None:
                 ev.cache = (x.tobytes(), self.n_seen_, r[1])
-                return r[0] + self._target_mean() if self._event_centers() else r[0]
+                return r[0] + self._target_mean() if self._event_centers(ev) else r[0]
         if not checked:
             self._check_values(x)
         if not self.started_:
@@ -179,7 +179,7 @@ class EventPath:
                 if cache[1] == self.n_seen_ and cache[0] == x.tobytes():
                     z = cache[2]
             # (_event_learn checks the values of x when it computes its features)
-            if self._event_centers():
+            if self._event_centers(ev):
                 mu = self._target_mean()
                 f = self._event_learn(x, y - mu, z, ev)
                 if f is not None:
