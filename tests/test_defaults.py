@@ -137,6 +137,19 @@ def test_defaults_matrix_cells_are_the_library_defaults(data_dir, tmp_path, caps
                             np.mean(y[permutation(len(y), s)[:400]] == -1)) * 100 for s in (0, 1)])
     assert f"| majority rate % / running-mean loss | {majority:.2f}" in out
     assert (tmp_path / "defaults.md").read_text() == out.rstrip("\n") + "\n"
+    # fresh=1 runs the selected cells again and replaces their lines (no stale duplicates); the
+    # cells of other learners stay in the cache
+    cache = tmp_path / "defaults.jsonl"
+    other = json.dumps({"dataset": "german", "learner": "nogd", "seed": 0, "max_rows": 400, "metric": 1.0})
+    cache.write_text(cache.read_text().replace('"metric": ', '"metric": 99.0, "old": ', 1) + other + "\n")
+    assert main(["reproduce", "defaults", "--quick", "--runs", "2", "--out", str(tmp_path), "--data-dir", data_dir,
+                 "--quiet", "--param", "datasets=german", "--param", "learners=fogd,linear", "--param", "fresh=1"]) == 0
+    again = [json.loads(line) for line in cache.read_text().splitlines()]
+    assert sorted((r["learner"], r["seed"]) for r in again) == [("fogd", 0), ("fogd", 1), ("linear", 0),
+                                                               ("linear", 1), ("nogd", 0)]
+    assert not any("old" in r for r in again)
+    assert {(r["learner"], r["seed"]): r["metric"] for r in again} == {
+        **{(r["learner"], r["seed"]): r["metric"] for r in recs}, ("nogd", 0): 1.0}
 
 
 REGRESSION_LEARNERS = ("kogd", "fogd", "nogd", "skegd", "forks", "pros-n-kons", "con-kons", "b-kons", "bogd",
