@@ -440,7 +440,8 @@ class FORKS(SketchedLearner):
             # predictions there and A_new^-1 = P A_old^-1 P^T carries the ONS metric along
             P = self._transfer_matrix(Q_old)
             self.w_ = np.ascontiguousarray(P @ self.w_)
-            self.Ainv_ = np.ascontiguousarray(P @ self.Ainv_ @ P.T)
+            Ainv = P @ self.Ainv_ @ P.T
+            self.Ainv_ = np.ascontiguousarray(0.5 * (Ainv + Ainv.T))  # exactly symmetric (matvec)
         else:
             self._reset_weights()
         self._first_step(self._features(x[None, :])[0], y, CODE_PROJECTION_EPS)

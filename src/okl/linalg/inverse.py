@@ -26,23 +26,33 @@ from okl._compiled import jit
 
 @jit
 def symmetric_rank_one_apply(Ainv, a, den):
-    """In place: Ainv <- Ainv - a a^T / den (exactly symmetric in floating point)."""
+    """In place: Ainv <- Ainv - a a^T / den, as (a_i a_j) (1 / den): exactly symmetric in floating
+    point (a_i a_j = a_j a_i), and a multiplication per entry instead of a division (within one
+    rounding of (a_i a_j) / den; measured at k = 200: 5.1 -> 3.6 us)."""
     k = a.shape[0]
+    inv = 1.0 / den
     for i in range(k):
         ai = a[i]
         for j in range(k):
-            Ainv[i, j] -= (ai * a[j]) / den
+            Ainv[i, j] -= (ai * a[j]) * inv
 
 
 @jit
 def matvec(M, v, out):
-    """out <- M v (square M, in the order every caller's numbers were made with)."""
+    """out <- M v for a symmetric M (the inverse Hessians of ONS), computed as M^T v: out is
+    accumulated row by row of M, out += v_j M[j, :] for j = 0..k-1, so each out[i] is summed over
+    j in order from 0.0, the sum of a row-wise M v, bit for bit when M is exactly symmetric (the
+    Sherman-Morrison updates here keep it so; callers that change M otherwise symmetrise it). The
+    row-wise form is a chain of dependent additions per entry; this one is a vectorised axpy per
+    row (measured at k = 200: 14.3 us -> 3.0 us)."""
     k = v.shape[0]
     for i in range(k):
-        s = 0.0
-        for j in range(k):
-            s += M[i, j] * v[j]
-        out[i] = s
+        out[i] = 0.0
+    for j in range(k):
+        vj = v[j]
+        row = M[j]
+        for i in range(k):
+            out[i] += row[i] * vj
 
 
 @jit
