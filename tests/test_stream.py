@@ -344,3 +344,35 @@ def test_follow_waits_for_the_end_of_a_partial_line(tmp_path):
     expect = ref.run(np.array([[0.5, 0.25], [0.1, 0.2], [0.0, 0.75]]), [1, -1, 1]).decisions
     np.testing.assert_allclose([float(line.split("\t")[1]) for line in out], expect, rtol=0, atol=1e-12)
     assert "3 events (3 labelled)" in err
+
+
+def test_regression_stream_resumes_exactly_with_the_running_mean(tmp_path, data_dir):
+    """okl stream on regression targets: the decisions are run()'s (the running mean of the targets
+    plus the model of the residual), and a stop at a bad line with a checkpoint resumes exactly: the
+    sum of the targets is part of the checkpointed state."""
+    X, y = okl.load_dataset("cpusmall", data_dir)
+    order = permutation(len(y), 0)[:400]
+    X, y = X[order], y[order]
+    rows = ["%.17g %s\n" % (yi, " ".join("%d:%.17g" % (j + 1, v) for j, v in enumerate(xi) if v != 0))
+            for xi, yi in zip(X, y)]
+    path, ck = tmp_path / "in.svm", tmp_path / "ck.okl"
+    argv = ["--learner", "nogd", "--budget", "30", "--loss", "squared", "--dim", str(X.shape[1]),
+            "--input", str(path), "--checkpoint", str(ck), "--every", "50", "--quiet"]
+    path.write_text("".join(rows))
+    status, reference, _ = _run(argv[:-5] + ["--quiet"])
+    assert status == 0
+    trace = okl.make("nogd", budget=30, loss="squared", random_state=0).run(X, y)
+    np.testing.assert_allclose(np.array([r.split("\t")[1] for r in reference], dtype=float), trace.decisions,
+                               rtol=0, atol=1e-9)
+    mu = np.concatenate([[0.0], np.cumsum(y)[:-1] / np.arange(1, len(y))])
+    assert trace.mean_squared_loss < 0.8 * float(np.mean((mu - y) ** 2))  # beats the running mean
+    bad = list(rows)
+    bad[250] = "0.5 1:nan\n"
+    path.write_text("".join(bad))
+    with pytest.raises(DataFormatError):
+        _run(argv)
+    learner, _, pos = read_checkpoint(str(ck))
+    assert pos.events == learner.n_seen_ == 250 and learner.target_sum_ == pytest.approx(y[:250].sum(), rel=1e-12)
+    path.write_text("".join(rows))
+    status, out, _ = _run(argv)
+    assert status == 0 and out == reference[250:]
