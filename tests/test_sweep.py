@@ -270,3 +270,42 @@ def test_report_tables_and_figures(tmp_path):
         if f.suffix == ".png":
             assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len((tmp_path / "rep" / "report.csv").read_text().splitlines()) == 5
+
+
+def test_sweep_over_a_users_data_file(tmp_path, capsys):
+    """okl sweep --datasets PATH: cells keyed by absolute path and content hash, learners with their
+    library defaults (width from the stream), numbers equal to a direct run on the loaded file; a
+    rerun skips them, an edited file gets new cells, and a cell whose file changed after planning
+    stops with a clear error."""
+    from sklearn.datasets import dump_svmlight_file
+
+    from okl.data import load_file
+    from okl.eval.sweep import _file_data, file_dataset
+
+    X, y = load_dataset("german")
+    path = tmp_path / "mine.svm"
+    dump_svmlight_file(X, y, str(path), zero_based=False)
+    store = tmp_path / "s.sqlite"
+    argv = ["sweep", "--datasets", str(path), "--learners", "nogd,linear", "--runs", "2", "--store", str(store),
+            "--quiet"]
+    assert cli_main(argv) == 0
+    name = file_dataset(path)
+    assert name.startswith(f"file:{path}#") and len(name.rsplit("#", 1)[1]) == 16
+    data = load_file(path)
+    with ResultStore(str(store)) as s:
+        rows = {(r["learner"], r["seed"]): r for r in s.rows()}
+    assert {r["dataset"] for r in rows.values()} == {name} and len(rows) == 4
+    for (learner, seed), r in rows.items():
+        p = permutation(len(data.y), seed)
+        direct = make(learner, random_state=seed).run(data.X[p], data.y[p])
+        assert r["metric"] == pytest.approx(direct.mistake_rate, abs=1e-12)
+        assert "sigma" not in r["params"]  # the learner chose it from the stream
+    capsys.readouterr()
+    assert cli_main(argv[:-1] + ["--dry-run"]) == 0
+    assert "4 already in" in capsys.readouterr().err
+    dump_svmlight_file(X[:500], y[:500], str(path), zero_based=False)  # edited: new content, new cells
+    assert cli_main(argv[:-1] + ["--dry-run"]) == 0
+    assert "0 already in" in capsys.readouterr().err
+    _file_data.cache_clear()
+    with pytest.raises(ValueError, match="changed after this sweep was planned"):
+        _file_data(name)

@@ -29,7 +29,9 @@ def add_parser(sub):
                        description="Each cell (dataset, stream, learner, hyperparameters, seed) is committed "
                                    "to the store when it finishes; rerunning the command skips finished cells.")
     p.add_argument("--datasets", default="german",
-                   help="comma-separated dataset names; adversarial presets german-1/-2, codrna-1/-2; kuairec")
+                   help="comma-separated dataset names; adversarial presets german-1/-2, codrna-1/-2; kuairec; "
+                        "or data files (svmlight, or CSV/TSV with the label last): the learners choose "
+                        "their width from the stream")
     p.add_argument("--learners", required=True, help="comma-separated learner names")
     p.add_argument("--grid", action="append", metavar="NAME=VALUES",
                    help="hyperparameter values, e.g. eta=1e-5,1e-4,...,1 or sigma=2^-5:0.5:7 (repeatable)")
@@ -80,11 +82,14 @@ def main_sweep(args) -> int:
         if args.runs < 1:
             raise ValueError("--runs must be >= 1")
         seeds = list(range(args.runs))
-    datasets = [d.strip() for d in args.datasets.split(",") if d.strip()]
-    learners = [m.strip() for m in args.learners.split(",") if m.strip()]
-    from okl.data.registry import fetch_hint, missing_datasets
+    from okl.data.registry import fetch_hint, is_data_file, missing_datasets
+    from okl.eval.sweep import file_dataset
 
-    missing = missing_datasets(datasets, args.data_dir)
+    # a user's file enters the cell keys by absolute path and content hash
+    datasets = [file_dataset(d) if is_data_file(d) else d
+                for d in (d.strip() for d in args.datasets.split(",")) if d]
+    learners = [m.strip() for m in args.learners.split(",") if m.strip()]
+    missing = missing_datasets([d for d in datasets if not d.startswith("file:")], args.data_dir)
     if missing:  # one line before any cell runs, naming the command that downloads them
         raise FileNotFoundError(f"no files for {', '.join(missing)}. {fetch_hint(missing, args.data_dir)}")
     notes: list[str] = []

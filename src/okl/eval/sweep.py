@@ -164,9 +164,48 @@ def parse_grid(items: Sequence[str] | None) -> dict[str, list]:
 
 # ---- datasets -------------------------------------------------------------------------------
 
+#: prefix of a user's data file in a cell key: ``file:<absolute path>#<sha256 of the file, 16 hex>``
+FILE_PREFIX = "file:"
+
+
+def file_dataset(path: str | os.PathLike) -> str:
+    """The cell-key name of a user's data file (svmlight, or CSV/TSV read with the loader's defaults:
+    label last, header detected; :func:`okl.data.load_file`). The file's content hash is part of
+    the name, so an edited file gets new cells instead of the stored results of the old one."""
+    import hashlib
+
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"--datasets: no data file {path}")
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return f"{FILE_PREFIX}{path}#{digest.hexdigest()[:16]}"
+
+
+def is_file_dataset(name: str) -> bool:
+    return name.startswith(FILE_PREFIX)
+
+
+@functools.lru_cache(maxsize=4)
+def _file_data(name: str):
+    """The rows of a :func:`file_dataset` (loaded once per process), after checking the file still
+    has the content the cell was planned with."""
+    from okl.data.registry import load_file
+
+    path, _, digest = name[len(FILE_PREFIX):].rpartition("#")
+    if file_dataset(path) != name:
+        raise ValueError(f"{path} changed after this sweep was planned (content hash {digest} expected); "
+                         "run the sweep again to plan cells for the new content")
+    return load_file(path)
+
+
 def dataset_task(name: str) -> str:
     if name in STREAMED_DATASETS:
         return "classification"
+    if is_file_dataset(name):
+        return _file_data(name).task
     from okl.data.registry import dataset_info
 
     return dataset_info(name).task
@@ -178,6 +217,8 @@ def dataset_rows(name: str, data_dir=None) -> int:
         from okl.data.kuairec import KuaiRecStream
 
         return KuaiRecStream.open(data_dir).n_rows
+    if is_file_dataset(name):
+        return len(_file_data(name).y)
     from okl.data.registry import dataset_info
 
     return dataset_info(name).rows
@@ -189,8 +230,12 @@ def default_budget(n_rounds: int) -> int:
 
 
 def default_sigma(name: str):
+    """A registered set's recorded width; a user's file has none: the learner chooses its width
+    from its first rows (the library default, :func:`okl.kernels.scale_sigma`)."""
     if name in STREAMED_DATASETS:
         return "auto"
+    if is_file_dataset(name):
+        return None
     from okl.data.registry import dataset_info
 
     return float(dataset_info(name).sigma)
@@ -266,7 +311,10 @@ def build_cells(datasets: Sequence[str], learners: Sequence[str], grid: dict[str
     cells: list[CellKey] = []
     checked: set[tuple] = set()
     for name in datasets:
-        base, transform = resolve_dataset(name, stream)
+        if is_file_dataset(name):
+            base, transform = name, parse_stream(stream)
+        else:
+            base, transform = resolve_dataset(name, stream)
         if base in STREAMED_DATASETS and transform.kind == "permutation":
             transform = parse_stream("identity" + (f":rows={transform.rows}" if transform.rows else ""))
             notes.append(f"{name} is a time-ordered stream: stream {transform.spec!r} (no permutation)")
@@ -295,9 +343,13 @@ def build_cells(datasets: Sequence[str], learners: Sequence[str], grid: dict[str
 
 @functools.lru_cache(maxsize=4)
 def _stream_arrays(dataset: str, stream: str, seed: int, data_dir: str | None):
-    from okl.data.registry import load_dataset
+    if is_file_dataset(dataset):
+        data = _file_data(dataset)
+        X, y = data.X, data.y
+    else:
+        from okl.data.registry import load_dataset
 
-    X, y = load_dataset(dataset, data_dir)
+        X, y = load_dataset(dataset, data_dir)
     Xs, ys = parse_stream(stream)(X, y, seed)
     # writable arrays: Numba compiles one specialisation per array flags, keep the learners' usual one
     return np.ascontiguousarray(Xs, dtype=float), np.ascontiguousarray(ys, dtype=float)
