@@ -167,6 +167,20 @@ def kernel_row_t(kind, a, b, c, LT, m, x, out):
 
 
 @jit
+def rows_axpy(M, v, out):
+    """out <- M^T v for M of shape (len(v), len(out)), accumulated a row of M at a time
+    (out += v_j M[j, :], j = 0, 1, ...): each entry is summed over j in order from 0.0, and the
+    inner loop is a vectorised axpy instead of a chain of dependent additions."""
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    for j in range(v.shape[0]):
+        vj = v[j]
+        row = M[j]
+        for i in range(out.shape[0]):
+            out[i] += row[i] * vj
+
+
+@jit
 def kernel_features(kind, a, b, c, LT, m, P, w, x, bound, kb, z):
     """The per-event feature map z = kappa_L(x)^T P over the first m landmarks (given transposed,
     LT = L^T, dim x m; P: m x k, C-contiguous), after checking x (:func:`row_ok`). Returns

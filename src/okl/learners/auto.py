@@ -306,9 +306,8 @@ class Auto(Learner):
     horizon : int or None
         Passed to members that take it (FORKS's update cycle).
     center_targets : bool, default True
-        Regression losses: predict the running mean of the targets learned so far plus this
-        model, which learns the residual (``Learner._centers_targets``); no effect on
-        classification. False: the paper's model alone.
+        Regression: predict the targets' running mean plus this model of the residual
+        (``Learner._centers_targets``); False: the paper's model alone.
     random_state : int or None
         Seeds the members (each gets its own seed from auto's generator).
 

@@ -139,9 +139,8 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
     loss : str or Loss, default "hinge"
     kernel : Kernel, default None (a Gaussian whose width is chosen from the stream)
     center_targets : bool, default True
-        Regression losses: predict the running mean of the targets learned so far plus this
-        model, which learns the residual (``Learner._centers_targets``); no effect on
-        classification. False: the paper's model alone.
+        Regression: predict the targets' running mean plus this model of the residual
+        (``Learner._centers_targets``); False: the paper's model alone.
     random_state : int or None
         Seeds the removal choices.
 

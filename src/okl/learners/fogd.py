@@ -35,7 +35,7 @@ import math
 
 import numpy as np
 
-from okl._compiled import dot, jit, linear_round, loss_derivative, ogd_step, row_ok, sub_scaled
+from okl._compiled import dot, jit, linear_round, loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled
 from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_positive
 from okl._vecmath import sincos_scaled_into
 from okl.kernels import check_kernel
@@ -63,16 +63,10 @@ def ogd_rounds(Z, Y, w, eta, lkind, out):
 @jit
 def _project_t(UT, x, p):
     """p[j] = u_j^T x for the directions given transposed, UT = U^T (d x D, C-contiguous): the D
-    sums advance together over the coordinates (vectorised), each summed over c = 0..d-1 in order
-    from 0.0, so p is bit for bit the per-direction loop of :func:`_project`."""
-    D = UT.shape[1]
-    for j in range(D):
-        p[j] = 0.0
-    for c in range(x.shape[0]):
-        xc = x[c]
-        row = UT[c]
-        for j in range(D):
-            p[j] += row[j] * xc
+    sums advance together over the coordinates (:func:`okl._compiled.rows_axpy`, vectorised), each
+    summed over c = 0..d-1 in order from 0.0, so p is bit for bit the per-direction loop of
+    :func:`_project`."""
+    rows_axpy(UT, x, p)
 
 
 @jit
@@ -170,9 +164,8 @@ class FOGD(Learner):
     loss : str or Loss, default "hinge"
     kernel : shift-invariant Kernel, default RBF(sigma=1)
     center_targets : bool, default True
-        Regression losses: predict the running mean of the targets learned so far plus this
-        model, which learns the residual (``Learner._centers_targets``); no effect on
-        classification. False: the paper's model alone.
+        Regression: predict the targets' running mean plus this model of the residual
+        (``Learner._centers_targets``); False: the paper's model alone.
     random_state : int or None
 
     >>> import okl

@@ -264,7 +264,7 @@ class FORKS(SketchedLearner):
         Bound of the projection h (|w^T phi| <= C).
     loss : str or Loss, default "hinge"
         "hinge" or "squared_hinge" (classification), "squared" (regression); any registered loss.
-    kernel : Kernel, default RBF(sigma=1)
+    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the first rows)
     update_weights : {"transport", "reset"}, default "transport"
         At update rounds: "transport" (library default) carries w and A^{-1} through the change of
         feature coordinates, w <- P w, A^{-1} <- P A^{-1} P^T, P the least-squares fit of the old
@@ -275,9 +275,8 @@ class FORKS(SketchedLearner):
         Paper/code variants, see the module docstring (defaults "code", "margin_errors", False,
         "tisvd").
     center_targets : bool, default True
-        Regression losses: predict the running mean of the targets learned so far plus this
-        model, which learns the residual (``Learner._centers_targets``); no effect on
-        classification. False: the paper's model alone.
+        Regression: predict the targets' running mean plus this model of the residual
+        (``Learner._centers_targets``); False: the paper's model alone.
     random_state : int or None
         Seeds the SJLT and the sampled points.
 

@@ -80,11 +80,10 @@ class KOGD(Learner):
     budget : int or None, default None
         Keep at most this many support vectors (later examples are not added); None = unbounded.
     loss : str or Loss, default "hinge"
-    kernel : Kernel, default RBF(sigma=1)
+    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the first rows)
     center_targets : bool, default True
-        Regression losses: predict the running mean of the targets learned so far plus this
-        model, which learns the residual (``Learner._centers_targets``); no effect on
-        classification. False: the paper's model alone.
+        Regression: predict the targets' running mean plus this model of the residual
+        (``Learner._centers_targets``); False: the paper's model alone.
     random_state : int or None
         Unused (KOGD is deterministic); accepted for a uniform interface.
 

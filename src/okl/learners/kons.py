@@ -482,7 +482,8 @@ _COMMON_DOC = """
         sigma_t; None = from the loss (hinge: the FORKS-code constant 1/(8 C^2)).
     loss : str or Loss, default "hinge"
         Use "squared" for regression (PNK Table 1).
-    kernel : Kernel, default RBF(sigma=1) (PNK experiments: RBF(sigma=8))
+    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the first rows;
+        PNK experiments: RBF(sigma=8))
     reset_round_learns : bool, default True
         False = FORKS C++ (no learning on the first round of an epoch).
     reset : {"warm", "zero"}, default "warm" (PROS-N-KONS and B-KONS only)
@@ -496,9 +497,8 @@ _COMMON_DOC = """
     rank_rtol : float or None, default None
         Cut-off for numerically null embedding directions (None = j * machine epsilon).
     center_targets : bool, default True
-        Regression losses: predict the running mean of the targets learned so far plus this
-        model, which learns the residual (``Learner._centers_targets``); no effect on
-        classification. False: the paper's model alone (PNK Table 1 passes it).
+        Regression: predict the targets' running mean plus this model of the residual
+        (``Learner._centers_targets``); False: the paper's model alone (PNK Table 1 passes it).
     random_state : int or None
         Seeds KORS's Bernoulli draws (one uniform per round).
 """

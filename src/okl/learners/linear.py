@@ -32,9 +32,8 @@ class LinearOGD(Learner):
         Step; with the squared loss the normalised step eta / ||[x, 1]||^2 (module docstring).
     loss : str or Loss, default "hinge"
     center_targets : bool, default True
-        Regression losses: predict the running mean of the targets learned so far plus this
-        model, which learns the residual (``Learner._centers_targets``); no effect on
-        classification. False: the paper's model alone.
+        Regression: predict the targets' running mean plus this model of the residual
+        (``Learner._centers_targets``); False: the paper's model alone.
     random_state : int or None
         Unused (deterministic); accepted for a uniform interface.
 

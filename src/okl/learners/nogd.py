@@ -146,11 +146,10 @@ class NOGD(Learner):
     lr : float, default 1.0
         AdaGrad rate (``stage2="adagrad"``).
     loss : str or Loss, default "hinge"
-    kernel : Kernel, default RBF(sigma=1)
+    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the first rows)
     center_targets : bool, default True
-        Regression losses: predict the running mean of the targets learned so far plus this
-        model, which learns the residual (``Learner._centers_targets``); no effect on
-        classification. False: the paper's model alone.
+        Regression: predict the targets' running mean plus this model of the residual
+        (``Learner._centers_targets``); False: the paper's model alone.
     random_state : int or None
         Unused (NOGD is deterministic); accepted for a uniform interface.
 

@@ -166,7 +166,7 @@ class SkeGD(SketchedLearner):
     lam : float, default 0.0
         The paper's regularizer lambda in L_t(w) = l_t(w) + lambda/2 ||w||^2 (stage 2).
     loss : str or Loss, default "hinge"
-    kernel : Kernel, default RBF(sigma=1)
+    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the first rows)
     reanchor : "transfer", True or False, default "transfer"
         At update rounds: "transfer" (library default) maps the weights to the new feature
         coordinates, w_new = P w_old with P the least-squares fit of the old features by the new
@@ -179,9 +179,8 @@ class SkeGD(SketchedLearner):
         Paper/code variants, see the module docstring (defaults: True, "rounds", "exact",
         "k", False, "left").
     center_targets : bool, default True
-        Regression losses: predict the running mean of the targets learned so far plus this
-        model, which learns the residual (``Learner._centers_targets``); no effect on
-        classification. False: the paper's model alone.
+        Regression: predict the targets' running mean plus this model of the residual
+        (``Learner._centers_targets``); False: the paper's model alone.
     random_state : int or None
         Seeds the SJLT, the sampled points and (``svd="randomized"``) the SVD seeds.
 

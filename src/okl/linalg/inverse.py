@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit
+from okl._compiled import jit, rows_axpy
 
 
 @jit
@@ -44,15 +44,8 @@ def matvec(M, v, out):
     j in order from 0.0, the sum of a row-wise M v, bit for bit when M is exactly symmetric (the
     Sherman-Morrison updates here keep it so; callers that change M otherwise symmetrise it). The
     row-wise form is a chain of dependent additions per entry; this one is a vectorised axpy per
-    row (measured at k = 200: 14.3 us -> 3.0 us)."""
-    k = v.shape[0]
-    for i in range(k):
-        out[i] = 0.0
-    for j in range(k):
-        vj = v[j]
-        row = M[j]
-        for i in range(k):
-            out[i] += row[i] * vj
+    row (:func:`okl._compiled.rows_axpy`; measured at k = 200: 14.3 us -> 3.0 us)."""
+    rows_axpy(M, v, out)
 
 
 @jit
