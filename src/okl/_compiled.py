@@ -17,11 +17,10 @@ import math
 
 import numpy as np
 
-from okl.kernels import LAPLACIAN_KIND, LINEAR_KIND, POLYNOMIAL_KIND, RBF_KIND
-from okl.losses import HINGE, LOGISTIC, SQUARED, SQUARED_HINGE
-
 from okl._jit import jit  # noqa: F401  (okl._compiled.jit: the decorator every compiled loop uses)
 from okl._vecmath import exp_neg_scaled, exp_scalar
+from okl.kernels import LAPLACIAN_KIND, LINEAR_KIND, POLYNOMIAL_KIND, RBF_KIND
+from okl.losses import HINGE, LOGISTIC, SQUARED, SQUARED_HINGE
 
 
 @jit
@@ -189,13 +188,7 @@ def kernel_features(kind, a, b, c, LT, m, P, w, x, bound, kb, z):
     if not row_ok(x, bound):
         return False, 0.0
     kernel_row_t(kind, a, b, c, LT, m, x, kb)
-    k = z.shape[0]
-    for i in range(k):
-        z[i] = 0.0
-    for j in range(m):
-        kj = kb[j]
-        for i in range(k):
-            z[i] += kj * P[j, i]
+    rows_axpy(P[:m], kb[:m], z)
     return True, dot(w, z)
 
 
