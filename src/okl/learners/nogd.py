@@ -116,8 +116,8 @@ def top_eigen_map(K: np.ndarray, k: int, rtol: float = PINV_RTOL) -> tuple[np.nd
     sqrt(d_j) carries the rounding of the kernel row (~ eps B lambda_max) amplified by 1/d_j
     relative to its size, so below that cut-off z_j is rounding rather than signal (~ 3e-6 relative
     at B = 200), and a wide kernel over 200 landmarks has many such eigenvalues: with sigma = 1 on
-    codrna, 1e-10 kept all 200 and per-event decisions drifted 8.6e-10 from run()'s, 1.5e-8 keeps
-    161 with the same mistakes (4.24 %) and a drift of 5e-11."""
+    codrna (B = 200, first 20,000 rows), 1e-10 kept all 200 and per-event decisions drifted 8.6e-10
+    from run()'s; 1.5e-8 keeps 153, makes 4.23 % mistakes (4.24 % before) and drifts 3.1e-11."""
     B = K.shape[0]
     k = min(k, B)
     vals, vecs = scipy.linalg.eigh(K, subset_by_index=[B - k, B - 1])
