@@ -102,6 +102,16 @@ ONS (one A^{-1} phi product and one rank-one update). Per addition: O(j^2) for K
 Cholesky map, O(j^3) for the eigendecomposition ("eigen") and for CON-KONS's "regularized" and
 "r-code" maps. Total O(T J^2) plus O(J^4) for "eigen".
 
+PROS-N-KONS and CON-KONS have no budget. J follows the effective dimension of the kernel at
+gamma. On dense low-dimensional sets that is small, but on sparse one-hot rows almost every row
+is new to the dictionary. Measured with the library defaults on the first 6,000 rows of adult,
+permutation 0 (sigma 1.54):
+- PROS-N-KONS: J = 1,874, 28.6 s, 20.6 % mistakes;
+- CON-KONS: J = 1,874, 27.0 s, 19.0 %;
+- B-KONS (J capped at 100): under 0.1 s, 19.1 %.
+
+For long high-dimensional streams use B-KONS (``budget``) or a budgeted learner.
+
 >>> import okl
 >>> X, y = okl.load_dataset("german")
 >>> m = ProsNKons(alpha=1.0, gamma=1.0, kernel=okl.RBF(sigma=8), random_state=0)
