@@ -115,3 +115,28 @@ def test_run_plot_draws_curves_and_the_baseline(capsys, tmp_path):
     for loss, target in (("hinge", y), ("squared", (y + 1.0) / 2.0)):
         t = okl.make("nogd", loss=loss, random_state=0).run(X, target)
         assert abs(running_metric(t)[-1] - t.metric) < 1e-12
+
+
+def test_run_marks_learners_above_the_baseline_of_the_same_streams(capsys, data_dir):
+    """The baseline printed is computed on the runs' own streams (regression: the running mean's
+    loss on the permuted, cut streams, not on the file), and rows above it carry '!' and are named
+    under the table."""
+    import numpy as np
+    import okl
+    from okl.data import permutation
+
+    assert main(["run", "--learners", "rbp,nogd", "--runs", "2", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split("|")[1].strip(): line for line in out.splitlines() if line.startswith("| ")}
+    assert rows["rbp"].split("|")[2].strip().endswith("!") and not rows["nogd"].split("|")[2].strip().endswith("!")
+    assert "! above the majority-class rate: rbp " in out
+    assert main(["run", "--dataset", "cadata", "--learners", "linear", "--runs", "2", "--max-rows", "700",
+                 "--data-dir", data_dir, "--quiet"]) == 0
+    out = capsys.readouterr().out
+    X, y = okl.load_dataset("cadata", data_dir)
+    losses = []
+    for seed in range(2):
+        ys = y[permutation(len(y), seed)[:700]]
+        mu = np.concatenate([[0.0], np.cumsum(ys)[:-1] / np.arange(1, len(ys))])
+        losses.append(np.mean((mu - ys) ** 2))
+    assert f"running-mean predictor: {np.mean(losses):.5f} (on the same streams" in out

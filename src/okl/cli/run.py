@@ -9,7 +9,7 @@ import numpy as np
 from okl._validation import check_state_memory
 from okl.cli._common import (add_data_dir_options, add_source_options, applicable, clip, load_for_cli,
                              parse_params)
-from okl.eval import Progress, evaluate, majority_rate, markdown_table, mean_predictor_loss, mean_std, write_csv
+from okl.eval import Progress, evaluate, majority_rate, markdown_table, mean_std, write_csv
 from okl.eval.report import plot_run_curves, running_metric
 from okl.learners.base import accepts, learner_class, learners, make
 
@@ -39,7 +39,7 @@ def cmd_run(args) -> int:
         if not any(accepts(m, key) for m in names):
             raise ValueError(f"no selected learner has hyperparameter {clip(key)!r}")
 
-    rows, csv_rows, failures, weights, curves = [], [], [], {}, {}
+    rows, csv_rows, failures, weights, curves, means = [], [], [], {}, {}, {}
     # progress in rounds (a long run reports as it goes, not only when it ends)
     with Progress(len(names) * args.runs * n, "", enabled=not args.quiet, unit="rows") as progress:
         for name in names:
@@ -64,6 +64,7 @@ def cmd_run(args) -> int:
             member_weights = {k[len("weight["):-1]: v for k, v in diag.items() if k.startswith("weight[")}
             if member_weights:
                 weights[name] = sorted(member_weights.items(), key=lambda kv: -kv[1])
+            means[name] = float(s.metric.mean())
             rows.append([name, mean_std(s.metric, digits),
                          mean_std(authors) if authors is not None else "", width, f"{s.seconds.mean():.3f}"])
             csv_rows.append([args.dataset, name, "" if args.budget is None else args.budget,
@@ -80,12 +81,24 @@ def cmd_run(args) -> int:
                   "(column sigma: mean over runs)")
     print(f"kernel {width_note}; budget " + (f"B = {args.budget}" if args.budget is not None
                                              else "each learner's default") + f"; loss {loss}")
+    # the baseline a learner must beat, on the same streams (mean over the runs): the minority
+    # class's share (always predicting the majority class) or the running-mean predictor's loss
+    base_label, base_curve = _baseline_curve(stream, X, y, args.runs, n, task)
     if task == "classification":
-        print(f"majority-class rate: {majority_rate(first_y[:n]):.2f} % (run 0's stream)")
+        baseline = float(np.mean([majority_rate(stream(X, y, seed)[1][:n]) for seed in range(args.runs)]))
+        print(f"majority-class rate: {baseline:.2f} % (mean over the runs' streams)")
     else:
-        print(f"running-mean predictor: {mean_predictor_loss(y):.5f}")
+        baseline = float(base_curve[-1])
+        print(f"running-mean predictor: {baseline:.5f} (on the same streams, mean over runs)")
+    above = [r[0] for r in rows if r[0] in means and means[r[0]] > baseline]
+    for r in rows:
+        if r[0] in above:
+            r[1] += " !"
     print()
     print(markdown_table(["learner", metric, "authors' count %", "sigma", "time s"], rows))
+    if above:
+        print(f"\n! above the {'majority-class rate' if task == 'classification' else 'running-mean loss'}: "
+              f"{', '.join(above)} (docs/results/defaults.md gives measured reasons for the library defaults)")
     for text in failures:
         print(f"\n{text}")
     for name, ranked in weights.items():
@@ -98,7 +111,7 @@ def cmd_run(args) -> int:
         plot_run_curves(args.plot, f"{args.dataset}: {args.runs} runs, T = {n}, every round counted; "
                         "width and steps: library defaults" if args.sigma is None and not extra else
                         f"{args.dataset}: {args.runs} runs, T = {n}, every round counted",
-                        curves, task, _baseline_curve(stream, X, y, args.runs, n, task))
+                        curves, task, (base_label, base_curve))
         print(f"wrote {args.plot}", file=sys.stderr)
     if args.csv:
         write_csv(args.csv, ["dataset", "learner", "budget", "sigma", "loss", "runs", "metric_mean",
