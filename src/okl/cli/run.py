@@ -121,11 +121,10 @@ def cmd_run(args) -> int:
 
 
 def _baseline_curve(stream, X, y, runs: int, n: int, task: str):
-    """The dashed reference of ``--plot``, on the same streams: the running majority-class rate (a
-    learner that predicts the class seen most so far; ties -> +1) or the running-mean predictor's
-    cumulative squared loss, mean over runs."""
-    import numpy as np
-
+    """The baseline on the runs' own streams, mean over runs, round by round: the running
+    majority vote's cumulative mistake rate (it predicts the class seen most so far; ties -> +1;
+    the dashed curve of ``--plot``) or the running-mean predictor's cumulative squared loss (also
+    the regression baseline of the table)."""
     out = []
     for seed in range(runs):
         yp = np.asarray(stream(X, y, seed)[1][:n], dtype=float)
