@@ -130,10 +130,10 @@ def defaults_matrix(ctx: ExperimentContext) -> ExperimentResult:
     cache: dict[tuple, dict] = {}
     plan = [(d, n) for d in names for n in chosen if applicable(n, dataset_info(d).task)]
     if cache_path.exists():
-        kept = []
+        kept, planned = [], set(plan)
         for line in cache_path.read_text().splitlines():
             rec = json.loads(line)
-            if opts.get("fresh") and (rec["dataset"], rec["learner"]) in set(plan):
+            if opts.get("fresh") and (rec["dataset"], rec["learner"]) in planned:
                 continue  # run again: the old result leaves the file
             kept.append(line)
             if rec.get("max_rows") == max_rows:
