@@ -21,7 +21,6 @@ thousands of points).
 from __future__ import annotations
 
 import json
-import time
 
 import numpy as np
 
