@@ -3,7 +3,6 @@
 import subprocess
 import sys
 
-import pytest
 
 from okl.cli import main
 
@@ -99,22 +98,23 @@ def test_run_plot_draws_curves_and_the_baseline(capsys, tmp_path):
     hand on tiny streams, and each curve ends at the table's metric."""
     import numpy as np
     import okl
-    from okl.cli.run import _baseline_curve
-    from okl.eval.report import running_metric
+    from okl.cli.run import _baselines
 
     png = tmp_path / "g.png"
     assert main(["run", "--learners", "nogd,linear", "--runs", "2", "--plot", str(png), "--quiet"]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
     identity = lambda X, y, seed: (X, y)  # noqa: E731
-    label, c = _baseline_curve(identity, None, np.array([1.0, -1.0, -1.0, -1.0]), 1, 4, "classification")
+    label, c, value = _baselines(identity, None, np.array([1.0, -1.0, -1.0, -1.0]), 1, 4, "classification")
     # +1 on the tie at t = 1 (right), +1 after one positive (wrong), +1 on the tie (wrong), -1 (right)
     np.testing.assert_allclose(c, [0.0, 50.0, 200.0 / 3.0, 50.0])
-    label, c = _baseline_curve(identity, None, np.array([1.0, 3.0]), 1, 2, "regression")
+    assert value == 25.0  # the minority class's share
+    label, c, value = _baselines(identity, None, np.array([1.0, 3.0]), 1, 2, "regression")
     np.testing.assert_allclose(c, [1.0, 2.5])  # guesses 0 then 1
+    assert value == 2.5
     X, y = okl.load_dataset("german")
     for loss, target in (("hinge", y), ("squared", (y + 1.0) / 2.0)):
         t = okl.make("nogd", loss=loss, random_state=0).run(X, target)
-        assert abs(running_metric(t)[-1] - t.metric) < 1e-12
+        assert abs(t.cumulative_metric()[-1] - t.metric) < 1e-12
 
 
 def test_run_marks_learners_above_the_baseline_of_the_same_streams(capsys, data_dir):

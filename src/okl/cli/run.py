@@ -10,7 +10,8 @@ from okl._validation import check_state_memory
 from okl.cli._common import (add_data_dir_options, add_source_options, applicable, clip, load_for_cli,
                              parse_params)
 from okl.eval import Progress, evaluate, majority_rate, markdown_table, mean_std, write_csv
-from okl.eval.report import plot_run_curves, running_metric
+from okl.eval.progressive import running_means
+from okl.eval.report import plot_run_curves
 from okl.learners.base import accepts, learner_class, learners, make
 
 def cmd_run(args) -> int:
@@ -55,7 +56,7 @@ def cmd_run(args) -> int:
                 continue
             authors = s.authors
             if args.plot:
-                curves[name] = np.mean([running_metric(t) for t in s.traces], axis=0)
+                curves[name] = np.mean([t.cumulative_metric() for t in s.traces], axis=0)
             digits = 2 if task == "classification" else 5
             diag = s.diagnostics()
             sigma = diag.get("sigma")
@@ -81,14 +82,10 @@ def cmd_run(args) -> int:
                   "(column sigma: mean over runs)")
     print(f"kernel {width_note}; budget " + (f"B = {args.budget}" if args.budget is not None
                                              else "each learner's default") + f"; loss {loss}")
-    # the baseline a learner must beat, on the same streams (mean over the runs): the minority
-    # class's share (always predicting the majority class) or the running-mean predictor's loss
-    base_label, base_curve = _baseline_curve(stream, X, y, args.runs, n, task)
+    base_label, base_curve, baseline = _baselines(stream, X, y, args.runs, n, task)
     if task == "classification":
-        baseline = float(np.mean([majority_rate(stream(X, y, seed)[1][:n]) for seed in range(args.runs)]))
         print(f"majority-class rate: {baseline:.2f} % (mean over the runs' streams)")
     else:
-        baseline = float(base_curve[-1])
         print(f"running-mean predictor: {baseline:.5f} (on the same streams, mean over runs)")
     above = [r[0] for r in rows if r[0] in means and means[r[0]] > baseline]
     for r in rows:
@@ -120,24 +117,26 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _baseline_curve(stream, X, y, runs: int, n: int, task: str):
-    """The baseline on the runs' own streams, mean over runs, round by round: the running
-    majority vote's cumulative mistake rate (it predicts the class seen most so far; ties -> +1;
-    the dashed curve of ``--plot``) or the running-mean predictor's cumulative squared loss (also
-    the regression baseline of the table)."""
-    out = []
+def _baselines(stream, X, y, runs: int, n: int, task: str):
+    """The baseline a learner must beat, on the runs' own streams, as (label, curve, value), each
+    a mean over the runs. Classification: the curve is the running majority vote's cumulative
+    mistake rate (it predicts the class seen most so far, ties -> +1; the dashed line of
+    ``--plot``), the value the minority class's share (always predicting the majority class).
+    Regression: the running-mean predictor's cumulative squared loss, and its final value."""
+    curves, values = [], []
     for seed in range(runs):
         yp = np.asarray(stream(X, y, seed)[1][:n], dtype=float)
         t = np.arange(1, len(yp) + 1)
         if task == "classification":
             pos = np.concatenate([[0.0], np.cumsum(yp > 0)[:-1]])
             guess = np.where(pos >= (t - 1) - pos, 1.0, -1.0)
-            out.append(100.0 * np.cumsum(guess != yp) / t)
+            curves.append(100.0 * np.cumsum(guess != yp) / t)
+            values.append(majority_rate(yp))
         else:
-            mean = np.concatenate([[0.0], np.cumsum(yp)[:-1] / np.maximum(t[:-1], 1)])
-            out.append(np.cumsum((mean - yp) ** 2) / t)
+            curves.append(np.cumsum((running_means(yp) - yp) ** 2) / t)
+            values.append(curves[-1][-1])
     label = "majority so far" if task == "classification" else "running mean"
-    return label, np.mean(out, axis=0)
+    return label, np.mean(curves, axis=0), float(np.mean(values))
 
 
 def add_parser(sub):

@@ -139,8 +139,13 @@ def majority_rate(y: np.ndarray) -> float:
     return 100.0 * min(pos, 1.0 - pos)
 
 
+def running_means(y: np.ndarray) -> np.ndarray:
+    """The running-mean predictor's guesses: the mean of the targets before each round (0 first)."""
+    y = np.asarray(y, float)
+    return np.concatenate([[0.0], np.cumsum(y)[:-1] / np.arange(1, len(y))]) if len(y) else np.zeros(0)
+
+
 def mean_predictor_loss(y: np.ndarray) -> float:
     """Mean squared loss of predicting the running mean of the targets seen so far (0 first)."""
     y = np.asarray(y, float)
-    prev_mean = np.concatenate([[0.0], np.cumsum(y)[:-1] / np.arange(1, len(y))])
-    return float(np.mean((y - prev_mean) ** 2))
+    return float(np.mean((y - running_means(y)) ** 2))

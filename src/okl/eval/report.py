@@ -205,14 +205,6 @@ def _plot_curves(path: Path, title: str, groups: list[Group]) -> bool:
     return drawn
 
 
-def running_metric(trace) -> np.ndarray:
-    """The task's metric after each round of a trace: cumulative mistake rate (%) or cumulative mean
-    squared loss."""
-    if trace.task == "classification":
-        return trace.cumulative_mistake_rate()
-    return np.cumsum((trace.decisions - trace.y) ** 2) / np.arange(1, trace.n_rounds + 1)
-
-
 def plot_run_curves(path, title: str, curves: dict[str, np.ndarray], task: str,
                     reference: tuple[str, np.ndarray] | None = None, first_round: int = 10) -> Path:
     """``okl run --plot``: each learner's running metric (mean over runs) against the round, on a

@@ -43,6 +43,7 @@ from okl._compiled import jit, kernel_features, kernel_features_rows
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_int
 from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state
+from okl.learners.events import EventWork
 from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
 from okl.linalg.sketch import IncrementalSketch
 
@@ -222,51 +223,49 @@ class SketchedLearner(Learner):
         """Stage 2 with a decision w^T phi(x) (FORKS's paper ONS form projects w first: no)."""
         return self.Q_ is not None
 
-    def _event_plan(self, ev):
-        """The map's per-event work space, kept in ``ev.buf`` (not saved) and rebuilt when the map,
-        the landmarks or the kernel changed: (key, Q and landmarks^T C-contiguous, kernel-row
-        work spaces, a one-row feature/label/decision work space, kernel spec)."""
-        buf = ev.buf
-        Q, L, kernel = self.Q_, self.landmarks_, self.kernel_
-        if buf is None or buf[0] is not Q or buf[1] is not L or buf[2] is not kernel:
-            m = Q.shape[0]
-            buf = ev.buf = (Q, L, kernel, np.ascontiguousarray(Q), np.ascontiguousarray(L.T), np.empty(m),
-                            np.empty((4, m)), np.empty((1, Q.shape[1])), np.empty(1), np.empty(1), kernel.spec())
-        return buf
+    def _event_plan(self, ev) -> EventWork:
+        """The map's per-event work space, rebuilt when the map, the landmarks or the kernel
+        changed (an update round makes a new map)."""
+        w = ev.buf
+        if w is None or w.Q is not self.Q_ or w.landmarks is not self.landmarks_ or w.kernel is not self.kernel_:
+            m, k = self.Q_.shape
+            w = ev.buf = EventWork(
+                Q=self.Q_, landmarks=self.landmarks_, kernel=self.kernel_, Qc=np.ascontiguousarray(self.Q_),
+                LT=np.ascontiguousarray(self.landmarks_.T), kb=np.empty(m), KB=np.empty((4, m)),
+                Z=np.empty((1, k)), Y=np.empty(1), out=np.empty(1), spec=self.kernel_.spec())
+        return w
 
     def _event_features(self, x, ev):
         if not self._event_ready():
             return None
-        p = self._event_plan(ev)
-        Q, Z = p[3], p[7]
-        kind, a, b, c = p[10]
-        ok, f = kernel_features(kind, a, b, c, p[4], Q.shape[0], Q, self.w_, x, MAX_ABS_FEATURE, p[5], Z[0])
+        w = self._event_plan(ev)
+        kind, a, b, c = w.spec
+        ok, f = kernel_features(kind, a, b, c, w.LT, w.Qc.shape[0], w.Qc, self.w_, x, MAX_ABS_FEATURE, w.kb,
+                                w.Z[0])
         if not ok:
             self._check_values(x)
-        return f, Z
+        return f, w.Z
 
     def _event_learn(self, x, y, Z, ev):
         if not self._event_ready():
             return None
         if Z is None:
             Z = self._event_features(x, ev)[1]
-        p = self._event_plan(ev)
-        out, Y = p[8], p[9]
-        Y[0] = y
-        j, counter = self._sketched_rounds(Z, Y, out, self.n_seen_)
+        w = self._event_plan(ev)
+        w.Y[0] = y
+        j, counter = self._sketched_rounds(Z, w.Y, w.out, self.n_seen_)
         self.counter_ = int(counter)
         if j == 0:
             with one_blas_thread():
-                self._update_round(x, y, out[0])
-        return float(out[0])
+                self._update_round(x, y, w.out[0])
+        return float(w.out[0])
 
     def _event_block(self, X, y, out):
         if not self._event_ready():
             return 0
-        p = self._event_plan(_event_state(self))
-        Q, LT, KB = p[3], p[4], p[6]
-        Z = np.empty((X.shape[0], Q.shape[1]))
-        r = kernel_features_rows(*p[10], LT, Q.shape[0], Q, X, MAX_ABS_FEATURE, KB, Z)
+        w = self._event_plan(_event_state(self))
+        Z = np.empty((X.shape[0], w.Qc.shape[1]))
+        r = kernel_features_rows(*w.spec, w.LT, w.Qc.shape[0], w.Qc, X, MAX_ABS_FEATURE, w.KB, Z)
         if not r:
             return 0
         j, counter = self._sketched_rounds(Z[:r], y[:r], out[:r], self.n_seen_)

@@ -165,7 +165,7 @@ class Learner(EventPath, ModelFiles):
 
     # ---- regression: the kernel model learns the residual from the running mean ----------------
 
-    def _centers_targets(self) -> bool:
+    def _centers_targets(self, ev=None) -> bool:
         """Whether this learner predicts mu_{t-1} + f_t(x_t), where mu_{t-1} is the mean of the
         targets learned so far (0 before the first), while its own model f learns the residual
         y_t - mu_{t-1}: the ``center_targets`` hyperparameter, for regression losses only.
@@ -179,8 +179,9 @@ class Learner(EventPath, ModelFiles):
         cadata in file order NOGD 0.150 -> 0.044, FORKS 0.151 -> 0.044 (running mean 0.057;
         the first B rows, the landmarks, come from one region); permutation 0: cpusmall FOGD
         0.0044 -> 0.0027, BOGD 0.0273 -> 0.0140, parkinson NOGD 0.0280 -> 0.0269.
-        Classification labels are not centred (a margin loss needs labels -1/+1)."""
-        return bool(getattr(self, "center_targets", False)) and self.loss_.task == "regression"
+        Classification labels are not centred (a margin loss needs labels -1/+1). ``ev``: the
+        learner's event state, when the caller has it (the loss is looked up once there)."""
+        return getattr(self, "center_targets", False) is True and self._event_loss(ev).task == "regression"
 
     def _target_mean(self) -> float:
         """mu: the mean of the targets learned so far (0 before the first)."""

@@ -26,6 +26,16 @@ class _EventState:
         self.cache = self.buf = self.loss = None
 
 
+class EventWork:
+    """A learner's per-event work space (kept in :attr:`_EventState.buf`, never saved): the objects
+    it was built for (the learner checks them by identity and rebuilds it when its map, weights,
+    kernel or loss changed) and the arrays and constants its compiled per-event calls take, as
+    named attributes."""
+
+    def __init__(self, **fields):
+        self.__dict__.update(fields)
+
+
 #: id(learner) -> its _EventState (removed when the learner is collected)
 _EVENTS: dict[int, _EventState] = {}
 
@@ -105,17 +115,19 @@ class EventPath:
         n = X.shape[0]
         out = np.empty(n)
         _drop_event_cache(self)
+        # the running means of the whole block at once: row i's is the same whichever path learns
+        # it (learn_one adds the same targets in the same order)
+        mu = None
+        if self._centers_targets():
+            mu, sums = self._running_target_means(y)
+            residual = y - mu
         i = 0
         while i < n:
             if self.started_:
-                if self._event_centers():
-                    mu, sums = self._running_target_means(y[i:])
-                    k = self._event_block(X[i:], y[i:] - mu, out[i:])
-                    if k:
-                        out[i:i + k] += mu[:k]
-                        self.target_sum_ = float(sums[k])
-                else:
-                    k = self._event_block(X[i:], y[i:], out[i:])
+                k = self._event_block(X[i:], y[i:] if mu is None else residual[i:], out[i:])
+                if k and mu is not None:
+                    out[i:i + k] += mu[i:i + k]
+                    self.target_sum_ = float(sums[i + k])
                 if k:
                     first = self.n_seen_
                     self.n_seen_ += k
@@ -136,10 +148,6 @@ class EventPath:
             ev.loss = (name, get_loss(name))
         return ev.loss[1]
 
-    def _event_centers(self, ev: _EventState | None = None) -> bool:
-        """:meth:`Learner._centers_targets`, with the loss looked up once (the per-event path)."""
-        return getattr(self, "center_targets", False) is True and self._event_loss(ev).task == "regression"
-
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example)."""
         x, checked = self._event_row(x)
@@ -150,13 +158,13 @@ class EventPath:
             r = self._event_features(x, ev)
             if r is not None:
                 ev.cache = (x.tobytes(), self.n_seen_, r[1])
-                return r[0] + self._target_mean() if self._event_centers(ev) else r[0]
+                return r[0] + self._target_mean() if self._centers_targets(ev) else r[0]
         if not checked:
             self._check_values(x)
         if not self.started_:
             return self._warmup_decision()
         f = float(self._decision(x))
-        return f + self._target_mean() if self._event_centers() else f
+        return f + self._target_mean() if self._centers_targets() else f
 
     def learn_one(self, x, y) -> "Learner":
         """One online round with example ``x`` and label/target ``y``."""
@@ -179,7 +187,7 @@ class EventPath:
                 if cache[1] == self.n_seen_ and cache[0] == x.tobytes():
                     z = cache[2]
             # (_event_learn checks the values of x when it computes its features)
-            if self._event_centers(ev):
+            if self._centers_targets(ev):
                 mu = self._target_mean()
                 f = self._event_learn(x, y - mu, z, ev)
                 if f is not None:
@@ -221,7 +229,7 @@ class EventPath:
         for i, x in enumerate(X):
             r = self._event_features(x, ev)
             out[i] = r[0] if r is not None else float(self._decision(x))
-        if self._event_centers():
+        if self._centers_targets():
             out += self._target_mean()
         return out
 

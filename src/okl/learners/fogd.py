@@ -40,6 +40,7 @@ from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_positi
 from okl._vecmath import sincos_scaled_into
 from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, StateSpec, register
+from okl.learners.events import EventWork
 from okl.losses import get_loss
 
 
@@ -214,28 +215,27 @@ class FOGD(Learner):
     def _decision(self, x):
         return fogd_decision(self.U_, self.w_, x)
 
-    def _event_plan(self, ev):
-        """The per-event work space in ``ev.buf`` (not saved), rebuilt when U or the loss changed:
-        (key, U^T C-contiguous, projection and feature work spaces, loss kind)."""
-        buf = ev.buf
-        U, loss = self.U_, self.loss
-        if buf is None or buf[0] is not U or buf[1] is not loss:
-            D = U.shape[0]
-            buf = ev.buf = (U, loss, np.ascontiguousarray(U.T), np.empty(D), np.empty(2 * D),
-                            self._event_loss().kind)
-        return buf
+    def _event_plan(self, ev) -> EventWork:
+        """The per-event work space, rebuilt when U or the loss changed: U^T C-contiguous and the
+        projection and feature work spaces."""
+        w = ev.buf
+        if w is None or w.U is not self.U_ or w.loss is not self.loss:
+            D = self.U_.shape[0]
+            w = ev.buf = EventWork(U=self.U_, loss=self.loss, UT=np.ascontiguousarray(self.U_.T), p=np.empty(D),
+                                   z=np.empty(2 * D), lkind=self._event_loss(ev).kind)
+        return w
 
     def _event_features(self, x, ev):
-        _, _, UT, p, z, _ = self._event_plan(ev)
-        ok, f = fogd_event_features(UT, self.w_, x, MAX_ABS_FEATURE, p, z)
+        w = self._event_plan(ev)
+        ok, f = fogd_event_features(w.UT, self.w_, x, MAX_ABS_FEATURE, w.p, w.z)
         if not ok:
             self._check_values(x)
-        return f, z
+        return f, w.z
 
     def _event_learn(self, x, y, z, ev):
         if z is None:
             z = self._event_features(x, ev)[1]
-        return fogd_event_learn(z, y, self.w_, self.eta_, self._event_plan(ev)[5])
+        return fogd_event_learn(z, y, self.w_, self.eta_, self._event_plan(ev).lkind)
 
     def _event_block(self, X, y, out):
         # fogd_rounds computes each row's features alone: the per-event arithmetic already

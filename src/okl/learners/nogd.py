@@ -42,6 +42,7 @@ from okl._validation import MAX_ABS_FEATURE, check_bool, check_choice, check_int
 from okl.kernels import check_kernel
 from okl.linalg.svd import PINV_RTOL
 from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state, register
+from okl.learners.events import EventWork
 from okl.learners.fogd import ogd_rounds
 from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
 from okl.losses import get_loss
@@ -226,21 +227,21 @@ class NOGD(Learner):
 
     # ---- per-event path (Learner.predict_one / learn_one) ------------------------------------
 
-    def _event_plan(self, ev):
-        """The stage-2 map's per-event work space, kept in ``ev.buf`` (not saved) and rebuilt when
-        the map, the weights, the kernel, the loss or the stage-2 step changed: (key, M^T and SV^T
-        C-contiguous, kernel-row and feature work spaces, kernel spec, loss kind, OGD or not, B,
-        stage2)."""
-        buf = ev.buf
-        M, SV, w, G, kernel, loss = self.M_, self.SV_, self.w_, self.G_, self.kernel_, self.loss
-        if buf is None or buf[0] is not M or buf[1] is not SV or buf[2] is not w or buf[3] is not G \
-                or buf[4] is not kernel or buf[5] is not loss or buf[15] is not self.stage2:
-            lo = self._event_loss()
-            ogd = self.stage2 == "ogd" or (self.stage2 is None and lo.task == "regression")  # stage2_
-            buf = ev.buf = (M, SV, w, G, kernel, loss, np.ascontiguousarray(M.T), np.ascontiguousarray(SV.T),
-                            np.empty(self.budget), np.empty((4, self.budget)), np.empty(M.shape[0]),
-                            kernel.spec(), lo.kind, ogd, self.budget, self.stage2)
-        return buf
+    def _event_plan(self, ev) -> EventWork:
+        """The stage-2 map's per-event work space, rebuilt when the map, the weights, the kernel,
+        the loss or the stage-2 step changed."""
+        w = ev.buf
+        if w is None or w.M is not self.M_ or w.SV is not self.SV_ or w.weights is not self.w_ \
+                or w.G is not self.G_ or w.kernel is not self.kernel_ or w.loss is not self.loss \
+                or w.stage2 is not self.stage2:
+            lo = self._event_loss(ev)
+            w = ev.buf = EventWork(
+                M=self.M_, SV=self.SV_, weights=self.w_, G=self.G_, kernel=self.kernel_, loss=self.loss,
+                stage2=self.stage2, MT=np.ascontiguousarray(self.M_.T), SVT=np.ascontiguousarray(self.SV_.T),
+                kb=np.empty(self.budget), KB=np.empty((4, self.budget)), z=np.empty(self.M_.shape[0]),
+                spec=self.kernel_.spec(), lkind=lo.kind,
+                ogd=self.stage2 == "ogd" or (self.stage2 is None and lo.task == "regression"))  # stage2_
+        return w
 
     def _event_heavy(self):
         return self.M_ is None and self.m_ >= self.budget  # the transition may come
@@ -248,23 +249,22 @@ class NOGD(Learner):
     def _event_features(self, x, ev):
         if self.M_ is None:
             return None
-        p = self._event_plan(ev)
-        z = p[10]
-        kind, a, b, c = p[11]
-        ok, f = kernel_features(kind, a, b, c, p[7], p[14], p[6], self.w_, x, MAX_ABS_FEATURE, p[8], z)
+        w = self._event_plan(ev)
+        kind, a, b, c = w.spec
+        ok, f = kernel_features(kind, a, b, c, w.SVT, self.budget, w.MT, self.w_, x, MAX_ABS_FEATURE, w.kb, w.z)
         if not ok:
             self._check_values(x)
-        return f, z
+        return f, w.z
 
     def _event_learn(self, x, y, z, ev):
         if self.M_ is None:
             return None
-        p = self._event_plan(ev)
+        w = self._event_plan(ev)
         if z is not None:
-            return nogd_event_learn(z, y, self.w_, self.G_, self.lr, self.eta, p[13], p[12])
-        kind, a, b, c = p[11]
-        ok, f = nogd_event_round(kind, a, b, c, p[7], p[6], self.w_, self.G_, self.lr, self.eta, p[13], p[12],
-                                 x, MAX_ABS_FEATURE, y, p[8], np.empty(p[10].shape[0]))
+            return nogd_event_learn(z, y, self.w_, self.G_, self.lr, self.eta, w.ogd, w.lkind)
+        kind, a, b, c = w.spec
+        ok, f = nogd_event_round(kind, a, b, c, w.SVT, w.MT, self.w_, self.G_, self.lr, self.eta, w.ogd, w.lkind,
+                                 x, MAX_ABS_FEATURE, y, w.kb, np.empty(w.z.shape[0]))
         if not ok:
             self._check_values(x)
         return f
@@ -272,15 +272,14 @@ class NOGD(Learner):
     def _event_block(self, X, y, out):
         if self.M_ is None:
             return 0
-        p = self._event_plan(_event_state(self))
-        MT, SVT, KB = p[6], p[7], p[9]
-        Z = np.empty((X.shape[0], MT.shape[1]))
-        r = kernel_features_rows(*p[11], SVT, self.budget, MT, X, MAX_ABS_FEATURE, KB, Z)
+        w = self._event_plan(_event_state(self))
+        Z = np.empty((X.shape[0], w.MT.shape[1]))
+        r = kernel_features_rows(*w.spec, w.SVT, self.budget, w.MT, X, MAX_ABS_FEATURE, w.KB, Z)
         if r:
-            if p[13]:
-                ogd_rounds(Z[:r], y[:r], self.w_, self.eta, p[12], out[:r])
+            if w.ogd:
+                ogd_rounds(Z[:r], y[:r], self.w_, self.eta, w.lkind, out[:r])
             else:
-                adagrad_rounds(Z[:r], y[:r], self.w_, self.G_, self.lr, 1.0, p[12], out[:r])
+                adagrad_rounds(Z[:r], y[:r], self.w_, self.G_, self.lr, 1.0, w.lkind, out[:r])
         return r
 
     def _transition(self, x, y, f, round_index):

@@ -69,3 +69,9 @@ class Trace:
     def cumulative_mistake_rate(self) -> np.ndarray:
         """Mistake rate (%) after each round, for mistake-rate-vs-rounds curves."""
         return 100.0 * np.cumsum(self.mistakes) / np.arange(1, self.n_rounds + 1)
+
+    def cumulative_metric(self) -> np.ndarray:
+        """:attr:`metric` after each round: cumulative mistake rate (%) or mean squared loss."""
+        if self.task == "classification":
+            return self.cumulative_mistake_rate()
+        return np.cumsum((self.decisions - self.y) ** 2) / np.arange(1, self.n_rounds + 1)
