@@ -20,7 +20,10 @@ update round is exercised:
 * the same ``random_state`` gives identical decisions; ``predict_one`` changes nothing;
 * bad input (NaN, wrong width, labels outside {-1, +1}) raises ValueError and leaves the learner
   exactly as it was;
-* invalid hyperparameters raise ValueError naming the parameter.
+* invalid hyperparameters raise ValueError naming the parameter;
+* where the learner learns its input scale (:mod:`okl.scaling`: the library default unless a
+  kernel is given), a per-feature positive affine map of the input (x_j -> a_j x_j + b_j, a_j
+  log-uniform in 1e-3 .. 1e4, |b_j| up to 50 a_j) leaves every decision unchanged to 1e-7.
 
 Feature-evolvable learners (``okl.learners(kind="evolvable")``), on an OPFES stream made from
 german: ``run`` equals the per-instance loop, the same seed gives the same numbers, predicting
@@ -210,6 +213,19 @@ def check_save_load_continues_identically(name: str, params: dict, X, y, cut: in
     assert_close(whole[cut:], loaded.run(X[cut:], y[cut:]).decisions, f"{name}: save/load at {cut}")
 
 
+def check_affine_input_map_keeps_decisions(name: str, params: dict, X, y) -> None:
+    """A per-feature positive affine map of the input changes no decision (up to rounding): the
+    input scale learned from the first rows follows the map (:mod:`okl.scaling`)."""
+    rng = np.random.default_rng(7)
+    a = 10.0 ** rng.uniform(-3.0, 4.0, X.shape[1])
+    b = a * rng.uniform(-50.0, 50.0, X.shape[1])
+    m = make(name, **params)
+    assert m._scales_input(), f"{name}: does not learn its input scale with {params}"
+    plain = m.run(X, y).decisions
+    mapped = make(name, **params).run(np.ascontiguousarray(X * a + b), y).decisions
+    assert_close(plain, mapped, f"{name}: decisions after x_j -> a_j x_j + b_j", tol=1e-7)
+
+
 def check_same_random_state_same_numbers(name: str, params: dict, X, y) -> None:
     """Same ``random_state``, same decisions; ``predict_one`` changes nothing."""
     a = make(name, **params)
@@ -299,7 +315,7 @@ def check_evolvable_bad_rounds_keep_state(name: str, params: dict, stream) -> No
 
 STREAMING_CHECKS = (check_run_equals_per_instance_loop, check_run_in_pieces_equals_one_run,
                     check_save_load_continues_identically, check_same_random_state_same_numbers,
-                    check_bad_input_keeps_state)
+                    check_bad_input_keeps_state, check_affine_input_map_keeps_decisions)
 EVOLVABLE_CHECKS = (check_evolvable_run_equals_per_instance_loop, check_evolvable_bad_rounds_keep_state)
 
 
@@ -312,6 +328,10 @@ def plan(name: str) -> list[tuple[Callable[..., None], Case, tuple]]:
         for check in (EVOLVABLE_CHECKS if learner_kind(name) == "evolvable" else STREAMING_CHECKS):
             if check is check_save_load_continues_identically:
                 out += [(check, case, (cut,)) for cut in CUTS]
+            elif check is check_affine_input_map_keeps_decisions:
+                # the cases whose learner learns its input scale (no kernel given, or none taken)
+                if make(name, **case.params(10))._scales_input():
+                    out.append((check, case, ()))
             else:
                 out.append((check, case, ()))
     return out
@@ -354,6 +374,6 @@ def check_learner(name: str, data_dir=None) -> None:
 __all__ = ["BAD_HYPERPARAMETERS", "BUDGET", "CUTS", "Case", "EVOLVABLE_CHECKS", "STREAMING_CHECKS",
            "assert_close", "per_instance_decisions", "bind", "cases", "plan", "check_bad_input_keeps_state",
            "check_evolvable_bad_rounds_keep_state", "check_evolvable_run_equals_per_instance_loop",
-           "check_invalid_hyperparameters", "check_learner", "check_run_equals_per_instance_loop",
+           "check_invalid_hyperparameters", "check_learner", "check_affine_input_map_keeps_decisions", "check_run_equals_per_instance_loop",
            "check_run_in_pieces_equals_one_run", "check_same_random_state_same_numbers",
            "check_save_load_continues_identically", "data_for", "yield_checks"]

@@ -15,8 +15,12 @@ fixed-length vector. The adapter keeps a column map:
   counted in ``n_ignored_values``; declare ``n_features`` larger than the first example's key
   count to leave room for features that appear later.
 * Values must be numbers (``bool`` counts as 0/1); NaN/inf or a non-numeric value is a
-  ``ValueError`` and leaves the model unchanged. Features are not rescaled (the papers scale to
-  [0, 1]; put ``river.preprocessing.MinMaxScaler`` in front).
+  ``ValueError`` and leaves the model unchanged. No scaler is needed in front: the learner fixes
+  a per-feature scale from its first 50 events (:mod:`okl.scaling`, the default ``scale="auto"``),
+  so raw features on mixed scales give the results of [0, 1]-scaled ones, and a feature that
+  first appears later enters at its first value as 1. (A ``preprocessing.StandardScaler`` in
+  front changes little; River's ``MinMaxScaler`` returns NaN before it has seen a value, which
+  the adapter refuses.)
 
 Classification is binary with River's convention for binary labels: ``True``/``1``/``+1`` is the
 positive class (+1), ``False``/``0``/``-1`` the negative one (-1); ``predict_one`` returns ``True``

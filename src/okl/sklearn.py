@@ -17,7 +17,8 @@ learners that accept them (``params`` holds any other hyperparameter and must be
 * Classification is binary: ``classes_`` (sorted, any labels) maps ``classes_[0]`` to -1 and
   ``classes_[1]`` to +1; more than two classes is a ``ValueError``. ``partial_fit`` takes the
   classes from ``classes=`` or, when absent, from a first batch that shows both.
-* Features are used as given (the papers scale them to [0, 1]; put a ``MinMaxScaler`` in front).
+* No scaler is needed in front: the learner fixes a per-feature scale from its first 50 rows
+  (:mod:`okl.scaling`; ``scale=None`` in ``params`` uses the features as given).
   Sparse input is densified a block of rows at a time.
 
 Checks that do not apply (``check_estimator``), listed in :data:`EXPECTED_FAILED_CHECKS`

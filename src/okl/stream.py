@@ -21,11 +21,12 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     unlabelled line; the dimension is the first data line's field count minus one (or ``--dim``,
     checked); ``--header`` skips the first line. Blank lines and lines starting with ``#`` are not
     events. Classification labels must be -1/+1; ``--positive-label V`` maps V to +1 and every
-    other label to -1. **Features are used as given, never rescaled**: a stream has no "whole
-    dataset" to take a [0, 1] range from, so scale them the way the model should see them (the
-    papers scale to [0, 1]); without ``--sigma`` the learner fixes its Gaussian width from the
-    first 50 events (``okl.kernels.scale_sigma``, which follows the features' scale) and predicts
-    their running label mean meanwhile.
+    other label to -1. Features are read as given: a stream has no "whole dataset" to take a
+    [0, 1] range from, so without ``--sigma`` the learner fixes a per-feature scale
+    (:mod:`okl.scaling`) and its Gaussian width (``okl.kernels.scale_sigma`` on the scaled rows)
+    from the first 50 events, predicting their running label mean meanwhile; the scale is in the
+    checkpoint. With ``--sigma`` the width is in the units of the features as given and they are
+    not rescaled (``--param scale=range`` rescales them).
 
 End of input
     Standard input ends at EOF. A file ends at EOF unless ``--follow`` is given: then, like

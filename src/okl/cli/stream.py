@@ -21,8 +21,9 @@ def add_stream_parser(subparsers) -> argparse.ArgumentParser:
         "stream", help="predict and learn on a live stream (file being appended to, or stdin)",
         description="Predict each event of a stream as it arrives, learn the labelled ones, "
                     "write predictions to stdout and checkpoint the state every N events "
-                    "(a restart with the same --checkpoint resumes exactly there). Features are "
-                    "not rescaled.")
+                    "(a restart with the same --checkpoint resumes exactly there). The learner "
+                    "fixes a per-feature scale and its width from the first 50 events (none "
+                    "with --sigma).")
     p.add_argument("--learner", default="forks", help="registered learner name (default forks)")
     p.add_argument("--budget", type=int, help="budget B (default: the learner's)")
     p.add_argument("--sigma", type=float, default=None,

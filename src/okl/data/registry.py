@@ -493,6 +493,12 @@ def load_file(path: str | os.PathLike, label: str | int | None = None, sep: str 
     scaled to [0, 1]. CSV/TSV: quoted fields, header detected (or ``header``), label column
     ``label`` = "first", "last" (default), a 1-based number or a header name. Bad lines raise
     :class:`DataFormatError` naming file and line.
+
+    The whole-file [0, 1] scaling uses the whole file (hindsight), but it changes no decision of a
+    learner at its defaults: each learner fixes its own per-feature scale from its first rows
+    (:mod:`okl.scaling`), which follows any per-feature affine map of the input. It matters only
+    with ``scale=None`` or a given width, where it is the papers' preprocessing (the tables use
+    it) and keeps ``--sigma`` in the units the registered sets are documented in.
     """
     from okl.data.readers import read_labeled_table, sniff_format
 

@@ -93,6 +93,7 @@ from okl._validation import check_bool, check_int
 from okl.kernels import RBF, check_kernel
 from okl.learners.base import Arr, Learner, Seq, StateSpec, make, register
 from okl.losses import get_loss
+from okl.scaling import check_scale
 
 #: width multipliers of the default pool (times the centre width sigma_0)
 WIDTHS = (0.5, 1.0, 2.0)
@@ -308,6 +309,10 @@ class Auto(Learner):
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
         (``Learner._centers_targets``); False: the paper's model alone.
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given. auto scales the
+        input once, for every member (its members are built with ``scale=None``).
     random_state : int or None
         Seeds the members (each gets its own seed from auto's generator).
 
@@ -325,7 +330,9 @@ class Auto(Learner):
     _divergence_hint = "nothing: every member diverged; pass members with smaller steps"
 
     def __init__(self, *, budget: int = 100, loss="hinge", kernel=None, members=None,
-                 horizon: int | None = None, center_targets: bool = True, random_state: int | None = None):
+                 horizon: int | None = None, center_targets: bool = True, scale: str | None = "auto",
+                 random_state: int | None = None):
+        self.scale = check_scale(scale)
         self.budget = check_int("budget", budget, 1)
         self.loss = get_loss(loss).name
         self.kernel = check_kernel(kernel)
@@ -366,6 +373,8 @@ class Auto(Learner):
             kw["loss"] = self.loss
         if accepts(name, "center_targets"):
             kw["center_targets"] = False  # auto drives its members' own models and centres once, itself
+        if accepts(name, "scale"):
+            kw["scale"] = None  # auto scales the input once, for every member (okl.scaling)
         if width is not None:
             if not accepts(name, "kernel"):
                 raise ValueError(f"members: {name} takes no kernel; give width None")

@@ -76,9 +76,10 @@ import time
 from typing import Any, ClassVar
 import numpy as np
 from okl._threads import one_blas_thread
-from okl._validation import check_matrix, check_random_state, check_targets
+from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
 from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.losses import Loss, get_loss
+from okl.scaling import scale_rows, scale_rule, window_scale
 
 from okl.learners.events import _EVENTS, _FLOATS, EventPath, _drop_event_cache, _event_state, _EventState  # noqa: F401
 from okl.learners.modelfile import _LAYOUT_CHECKED, ModelFiles, _available_memory, _writable  # noqa: F401
@@ -105,6 +106,9 @@ class Learner(EventPath, ModelFiles):
     started_: bool = False
     #: sum of the targets learned so far (see :meth:`_centers_targets`)
     target_sum_: float = 0.0
+    #: the input scale fixed in the window (:mod:`okl.scaling`; None: features as given)
+    scale_center_: np.ndarray | None = None
+    scale_spread_: np.ndarray | None = None
 
     # ---- hyperparameters -------------------------------------------------------------------
 
@@ -138,13 +142,13 @@ class Learner(EventPath, ModelFiles):
             self._rng = np.random.default_rng(check_random_state(getattr(self, "random_state", None)))
             self.n_seen_ = 0
             self.target_sum_ = 0.0
-            if self._chooses_width():
-                self.kernel_ = None
+            self.scale_center_ = self.scale_spread_ = None
+            self.kernel_ = None if self._chooses_width() else getattr(self, "kernel", None)
+            if self._uses_window():
                 self.started_ = False
                 self.warmup_X_ = np.zeros((WIDTH_WINDOW, int(dim)))
                 self.warmup_y_ = np.zeros(WIDTH_WINDOW)
             else:
-                self.kernel_ = getattr(self, "kernel", None)
                 self.started_ = True
                 self.warmup_X_ = self.warmup_y_ = None
                 self._start(int(dim))
@@ -154,6 +158,40 @@ class Learner(EventPath, ModelFiles):
         """True when the learner takes a kernel and none was given: it then fixes a Gaussian width
         from its first :data:`~okl.kernels.WIDTH_WINDOW` rows (see :meth:`_finish_warmup`)."""
         return "kernel" in self._param_names() and getattr(self, "kernel", None) is None
+
+    def _scale_rule(self) -> str | None:
+        """The statistic of the per-feature input scale this learner fixes in its first rows
+        (``"range"`` / ``"std"``), or None: the ``scale`` hyperparameter resolved by
+        :func:`okl.scaling.scale_rule` (``"auto"``: scaled unless a kernel was given)."""
+        return scale_rule(getattr(self, "scale", None), getattr(self, "kernel", None) is not None)
+
+    def _scales_input(self) -> bool:
+        """True when the learner fixes a per-feature input scale in its first rows."""
+        return self._scale_rule() is not None
+
+    def _uses_window(self) -> bool:
+        """Whether the first :data:`~okl.kernels.WIDTH_WINDOW` rows are buffered (predicted by the
+        running label mean) to fix the width and/or the input scale before the model starts."""
+        return self._chooses_width() or self._scales_input()
+
+    # ---- the input scale (okl.scaling): one transform on every path ------------------------
+
+    def _scaled_rows(self, X: np.ndarray, commit: bool) -> np.ndarray:
+        """The rows of a validated block as the model sees them (X itself without a scale);
+        ``commit`` stores the spreads that these rows fix (learning), otherwise nothing changes."""
+        if self.scale_spread_ is None:
+            return X
+        out = np.empty_like(X)
+        done = scale_rows(X, self.scale_center_, self.scale_spread_, commit, MAX_ABS_FEATURE, out)
+        if done < X.shape[0]:
+            check_vector(X[done], self.dim_)  # raises the message naming the value
+        return out
+
+    def _scaled_row(self, x: np.ndarray, commit: bool) -> np.ndarray:
+        """One row as the model sees it (values checked; see :meth:`_scaled_rows`)."""
+        if self.scale_spread_ is None:
+            return x
+        return self._scaled_rows(x[None, :], commit)[0]
 
     def _warmup_decision(self) -> float:
         """Decision during the width window: the running mean of the labels/targets seen so far
@@ -198,10 +236,15 @@ class Learner(EventPath, ModelFiles):
         return mu, sums
 
     def _finish_warmup(self) -> None:
-        """Fix the width from the buffered rows (:func:`okl.kernels.scale_sigma`, labels unused),
-        create the state, and learn the buffered rows in order (their decisions were already
-        given by the running mean, so nothing is predicted with a label it has seen)."""
-        self.kernel_ = RBF(sigma=scale_sigma(self.warmup_X_))
+        """Fix the input scale (:func:`okl.scaling.window_scale`) and the width
+        (:func:`okl.kernels.scale_sigma`, on the scaled rows) from the buffered rows, labels
+        unused; create the state, and learn the buffered rows in order (their decisions were
+        already given by the running mean, so nothing is predicted with a label it has seen)."""
+        if self._scales_input():
+            self.scale_center_, self.scale_spread_ = window_scale(self.warmup_X_, self._scale_rule())
+            self.warmup_X_ = self._scaled_rows(self.warmup_X_, commit=True)
+        if self._chooses_width():
+            self.kernel_ = RBF(sigma=scale_sigma(self.warmup_X_))
         self._start(self.dim_)
         self.started_ = True
         seen, self.n_seen_ = self.n_seen_, 0
@@ -240,7 +283,7 @@ class Learner(EventPath, ModelFiles):
             if self.n_seen_ == WIDTH_WINDOW:
                 self._finish_warmup()
         if i < n:
-            out[i:] = self._process(X[i:], y[i:])
+            out[i:] = self._process(self._scaled_rows(X[i:], commit=True), y[i:])
             if mu is not None:
                 out[i:] += mu[i:]
                 self.target_sum_ = float(sums[-1])
@@ -290,16 +333,31 @@ class Learner(EventPath, ModelFiles):
         sigma = getattr(kernel, "sigma", None)
         return {"sigma": None if sigma is None else float(sigma), "width_rule": rule}
 
+    def chosen_scale(self) -> dict[str, Any]:
+        """The input scale in use (:mod:`okl.scaling`): ``{"input_scale": rule}`` with the rule
+        ``"range (first 50 rows)"`` / ``"std (first 50 rows)"``, ``"pending"`` (inside the window)
+        or ``"off"`` (``scale=None``), plus, once fixed, ``scale_pending``: the number of features
+        that have kept their window value so far (their spread is fixed by their first change)."""
+        if not self._scales_input():
+            return {"input_scale": "off"}
+        if self.scale_spread_ is None:
+            return {"input_scale": "pending"}
+        return {"input_scale": f"{self._scale_rule()} (first {WIDTH_WINDOW} rows)",
+                "scale_pending": int(np.count_nonzero(self.scale_spread_ == 0.0))}
+
     def all_diagnostics(self) -> dict[str, Any]:
-        """:meth:`diagnostics` (once the state exists) plus :meth:`chosen_width`."""
+        """:meth:`diagnostics` (once the state exists) plus :meth:`chosen_width` and
+        :meth:`chosen_scale`."""
         started = self.dim_ is not None and self.started_
-        return {**(self.diagnostics() if started else {}), **self.chosen_width()}
+        return {**(self.diagnostics() if started else {}), **self.chosen_width(), **self.chosen_scale()}
 
     @classmethod
     def paper_params(cls, budget: int) -> dict[str, Any]:
         """The published setting where the library default departs from it (for budget ``budget``):
-        the paper-table experiments pass these explicitly, ``okl.make(name)`` does not."""
-        return {}
+        the paper-table experiments pass these explicitly, ``okl.make(name)`` does not. Every
+        learner's includes ``scale=None``: the tables read files scaled as the papers did
+        (subclasses extend this dictionary)."""
+        return {"scale": None} if "scale" in cls._param_names() else {}
 
     def diagnostics(self) -> dict[str, Any]:
         """Learner-specific counts (support vectors, update rounds, resets, ...)."""

@@ -10,6 +10,7 @@ from okl.kernels import check_kernel
 from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
 from okl.learners.base import register
 from okl.losses import HINGE, get_loss
+from okl.scaling import check_scale
 
 
 @jit
@@ -141,6 +142,9 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
         (``Learner._centers_targets``); False: the paper's model alone.
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Seeds the removal choices.
 
@@ -161,11 +165,13 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
     @classmethod
     def paper_params(cls, budget):
         """LSOKL's and the FORKS code's decay lambda = 1 / T^2 (needs ``horizon``)."""
-        return {"decay": "horizon"}
+        return {**super().paper_params(budget), "decay": "horizon"}
 
     def __init__(self, *, budget: int = 100, eta: float = 0.2, decay: float | str | None = None,
                  horizon: int | None = None, gamma: float = 10.0, inclusive_margin: bool = False,
-                 loss="hinge", kernel=None, center_targets: bool = True, random_state: int | None = None):
+                 loss="hinge", kernel=None, center_targets: bool = True, scale: str | None = "auto",
+                 random_state: int | None = None):
+        self.scale = check_scale(scale)
         self.budget = check_int("budget", budget, 2)
         self.eta = check_positive("eta", eta)
         if isinstance(decay, str):

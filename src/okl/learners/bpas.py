@@ -9,6 +9,7 @@ from okl._validation import check_int, check_positive
 from okl.kernels import check_kernel
 from okl.learners._expansion import expansion_value, _BudgetedExpansion
 from okl.learners.base import Arr, Num, register
+from okl.scaling import check_scale
 
 
 @jit
@@ -81,6 +82,9 @@ class BPAS(_BudgetedExpansion):
     C : float, default 1.0
         Aggressiveness (PA-I cap on tau).
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Unused; accepted for a uniform interface.
 
@@ -97,7 +101,8 @@ class BPAS(_BudgetedExpansion):
     _state_attrs = _BudgetedExpansion._state_attrs + ("kself_", "removals_", "last_removal_")
 
     def __init__(self, *, budget: int = 100, C: float = 1.0, kernel=None,
-                 random_state: int | None = None):
+                 scale: str | None = "auto", random_state: int | None = None):
+        self.scale = check_scale(scale)
         self.budget = check_int("budget", budget, 1)
         self.C = check_positive("C", C)
         self.kernel = check_kernel(kernel)

@@ -124,7 +124,10 @@ class EventPath:
         i = 0
         while i < n:
             if self.started_:
-                k = self._event_block(X[i:], y[i:] if mu is None else residual[i:], out[i:])
+                k = self._event_block(self._scaled_block_ahead(X[i:]), y[i:] if mu is None else residual[i:],
+                                      out[i:])
+                if k and self.scale_spread_ is not None:
+                    self._scaled_rows(X[i:i + k], commit=True)  # store the spreads these rows fixed
                 if k and mu is not None:
                     out[i:i + k] += mu[i:i + k]
                     self.target_sum_ = float(sums[i + k])
@@ -139,6 +142,20 @@ class EventPath:
             out[i] = self._learn_event(X[i], y[i])
             i += 1
         return out
+
+    def _scaled_block_ahead(self, X: np.ndarray) -> np.ndarray:
+        """The rows of a block as the model will see them when it learns them in order (a pending
+        spread fixed by the first row that changes the feature), without storing anything: the
+        caller stores what the rows it learned fixed, so the state never holds a spread fixed by a
+        row it has not learned (a checkpoint stays the uninterrupted stream's state)."""
+        if self.scale_spread_ is None or self.scale_spread_.all():
+            return self._scaled_rows(X, commit=False)
+        spread = self.scale_spread_
+        try:
+            self.scale_spread_ = spread.copy()
+            return self._scaled_rows(X, commit=True)
+        finally:
+            self.scale_spread_ = spread
 
     def _event_loss(self, ev: _EventState | None = None) -> Loss:
         """:attr:`loss_`, looked up once per loss name (not saved)."""
@@ -155,7 +172,8 @@ class EventPath:
             return 0.0
         if self.started_:
             ev = _event_state(self)
-            r = self._event_features(x, ev)
+            xs = self._scaled_row(x, commit=False)
+            r = self._event_features(xs, ev)
             if r is not None:
                 ev.cache = (x.tobytes(), self.n_seen_, r[1])
                 return r[0] + self._target_mean() if self._centers_targets(ev) else r[0]
@@ -163,7 +181,7 @@ class EventPath:
             self._check_values(x)
         if not self.started_:
             return self._warmup_decision()
-        f = float(self._decision(x))
+        f = float(self._decision(xs))
         return f + self._target_mean() if self._centers_targets() else f
 
     def learn_one(self, x, y) -> "Learner":
@@ -186,15 +204,18 @@ class EventPath:
                 ev.cache = None
                 if cache[1] == self.n_seen_ and cache[0] == x.tobytes():
                     z = cache[2]
+            # the row as the model sees it (its values checked; a spread it fixes is stored: the
+            # generic path below scales it again to the same values)
+            xs = self._scaled_row(x, commit=True)
             # (_event_learn checks the values of x when it computes its features)
             if self._centers_targets(ev):
                 mu = self._target_mean()
-                f = self._event_learn(x, y - mu, z, ev)
+                f = self._event_learn(xs, y - mu, z, ev)
                 if f is not None:
                     f += mu
                     self.target_sum_ += y
             else:
-                f = self._event_learn(x, y, z, ev)
+                f = self._event_learn(xs, y, z, ev)
             if f is not None:
                 self.n_seen_ += 1
                 if not math.isfinite(f):
@@ -226,7 +247,7 @@ class EventPath:
         out = np.empty(X.shape[0])
         ev = _event_state(self)
         ev.cache = None  # the features below may reuse the cached features' work space
-        for i, x in enumerate(X):
+        for i, x in enumerate(self._scaled_rows(X, commit=False)):
             r = self._event_features(x, ev)
             out[i] = r[0] if r is not None else float(self._decision(x))
         if self._centers_targets():

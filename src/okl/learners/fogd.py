@@ -42,6 +42,7 @@ from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, StateSpec, register
 from okl.learners.events import EventWork
 from okl.losses import get_loss
+from okl.scaling import check_scale
 
 
 #: default step: KOGD's (FOGD approximates KOGD with the same step; see the module docstring)
@@ -167,6 +168,9 @@ class FOGD(Learner):
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
         (``Learner._centers_targets``); False: the paper's model alone.
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
 
     >>> import okl
@@ -179,7 +183,9 @@ class FOGD(Learner):
     _state_attrs = ("U_", "w_")
 
     def __init__(self, *, budget: int = 100, n_components: int | None = None, eta: float | None = None,
-                 loss="hinge", kernel=None, center_targets: bool = True, random_state: int | None = None):
+                 loss="hinge", kernel=None, center_targets: bool = True, scale: str | None = "auto",
+                 random_state: int | None = None):
+        self.scale = check_scale(scale)
         self.budget = check_int("budget", budget, 1)
         self.n_components = None if n_components is None else check_int("n_components", n_components, 1)
         self.eta = None if eta is None else check_positive("eta", eta)
@@ -202,7 +208,7 @@ class FOGD(Learner):
     def paper_params(cls, budget):
         """LSOKL's and the FORKS code's step eta_fou = 0.002 on unnormalised features, i.e.
         eta = 0.002 D with D = 4B."""
-        return {"eta": 0.002 * 4 * budget}
+        return {**super().paper_params(budget), "eta": 0.002 * 4 * budget}
 
     def _state_spec(self):
         D = self.n_components_

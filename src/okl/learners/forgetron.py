@@ -11,6 +11,7 @@ from okl._validation import check_int
 from okl.kernels import check_kernel
 from okl.learners._expansion import expansion_value, _BudgetedExpansion
 from okl.learners.base import Arr, Num, register
+from okl.scaling import check_scale
 
 
 @jit
@@ -105,6 +106,9 @@ class Forgetron(_BudgetedExpansion):
     ----------
     budget : int, default 100
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Unused (the Forgetron is deterministic); accepted for a uniform interface.
 
@@ -121,7 +125,9 @@ class Forgetron(_BudgetedExpansion):
     _state_attrs = _BudgetedExpansion._state_attrs + ("labels_", "head_", "Q_", "M_", "removals_",
                                                       "last_shrink_")
 
-    def __init__(self, *, budget: int = 100, kernel=None, random_state: int | None = None):
+    def __init__(self, *, budget: int = 100, kernel=None, scale: str | None = "auto",
+                 random_state: int | None = None):
+        self.scale = check_scale(scale)
         self.budget = check_int("budget", budget, 1)
         self.kernel = check_kernel(kernel)
         self.random_state = random_state

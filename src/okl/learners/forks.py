@@ -107,6 +107,7 @@ from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import rank_k_svd
 from okl.linalg.tisvd import tisvd_update, tisvd_update_code
 from okl.losses import get_loss
+from okl.scaling import check_scale
 
 # DEFAULT_HORIZON (imported above): horizon assumed when neither ``rho`` nor ``horizon`` is
 # given (rho = theta x 10,000; 3000 at theta = 0.3; same as SkeGD)
@@ -277,6 +278,9 @@ class FORKS(SketchedLearner):
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
         (``Learner._centers_targets``); False: the paper's model alone.
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Seeds the SJLT and the sampled points.
 
@@ -298,7 +302,7 @@ class FORKS(SketchedLearner):
         """The FORKS code's sizes s_p = 3B/4, s_m = s_p/5, k = B/10, d = 1, alpha = 0.01 and the
         reset of w and A at update rounds."""
         sp = max(1, 3 * budget // 4)
-        return {"s_p": sp, "s_m": min(budget, max(1, sp // 5)), "k": min(max(1, budget // 10), max(1, sp // 5)),
+        return {**super().paper_params(budget), "s_p": sp, "s_m": min(budget, max(1, sp // 5)), "k": min(max(1, budget // 10), max(1, sp // 5)),
                 "d": 1, "alpha": 0.01, "update_weights": "reset"}
 
     def __init__(self, *, budget: int = 100, s_p: int | None = None, s_m: int | None = None,
@@ -306,7 +310,9 @@ class FORKS(SketchedLearner):
                  horizon: int | None = None, eta: float = 0.2, alpha: float | None = None, C: float = 1.0,
                  loss="hinge", kernel=None, ons: str = "code", update_counter: str = "margin_errors",
                  grow_sketch: bool = False, decomposition: str = "tisvd",
-                 update_weights: str = "transport", center_targets: bool = True, random_state: int | None = None):
+                 update_weights: str = "transport", center_targets: bool = True, scale: str | None = "auto",
+                 random_state: int | None = None):
+        self.scale = check_scale(scale)
         self._check_sizes(budget, s_p, s_m, d, k, rho, d_optional=True)
         self.theta = check_real("theta", theta, 0.0, 1.0, low_open=True)
         self.horizon = None if horizon is None else check_int("horizon", horizon, 1)

@@ -22,6 +22,7 @@ from okl._validation import check_bool, check_int, check_nonnegative, check_posi
 from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, Num, StateSpec, register
 from okl.losses import get_loss
+from okl.scaling import check_scale
 
 DONE, GROW, TRANSITION = 0, 1, 2
 
@@ -84,6 +85,9 @@ class KOGD(Learner):
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
         (``Learner._centers_targets``); False: the paper's model alone.
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Unused (KOGD is deterministic); accepted for a uniform interface.
 
@@ -97,7 +101,9 @@ class KOGD(Learner):
     _state_attrs = ("SV_", "alpha_", "m_")
 
     def __init__(self, *, eta: float = 0.2, decay: float = 0.0, budget: int | None = None,
-                 loss="hinge", kernel=None, center_targets: bool = True, random_state: int | None = None):
+                 loss="hinge", kernel=None, center_targets: bool = True, scale: str | None = "auto",
+                 random_state: int | None = None):
+        self.scale = check_scale(scale)
         self.eta = check_positive("eta", eta)
         self.decay = check_nonnegative("decay", decay)
         if self.eta * self.decay >= 1.0:

@@ -134,6 +134,7 @@ from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, register
 from okl.linalg.svd import one_blas_thread
 from okl.losses import get_loss
+from okl.scaling import check_scale
 
 MIN_BLOCK, MAX_BLOCK = 32, 4096
 
@@ -270,7 +271,9 @@ class _KonsBase(Learner):
     _maps_on_growth = False
 
     def _init_common(self, alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                     gradient_step, embedding, rank_rtol, random_state, reset=None, center_targets=True):
+                     gradient_step, embedding, rank_rtol, random_state, reset=None, center_targets=True,
+                     scale="auto"):
+        self.scale = check_scale(scale)
         if reset is not None:
             self.reset = check_choice("reset", reset, {"warm", "zero"})
         self.alpha = None if alpha is None else check_positive("alpha", alpha)
@@ -351,7 +354,7 @@ class _KonsBase(Learner):
     @classmethod
     def paper_params(cls, budget):
         """PNK Sec. 5: alpha = 1 and, for PROS-N-KONS and B-KONS, Alg. 1's zero reset."""
-        return {"alpha": 1.0, **({"reset": "zero"} if "reset" in cls._param_names() else {})}
+        return {**super().paper_params(budget), "alpha": 1.0, **({"reset": "zero"} if "reset" in cls._param_names() else {})}
 
     @property
     def dictionary_size_(self) -> int:
@@ -509,6 +512,9 @@ _COMMON_DOC = """
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
         (``Learner._centers_targets``); False: the paper's model alone (PNK Table 1 passes it).
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Seeds KORS's Bernoulli draws (one uniform per round).
 """
@@ -523,9 +529,9 @@ class ProsNKons(_KonsBase):
                  C: float = 1.0, curvature: float | None = None, loss="hinge", kernel=None,
                  reset_round_learns: bool = True, gradient_step: str = "updated",
                  embedding: str = "cholesky", rank_rtol: float | None = None, reset: str = "warm",
-                 center_targets: bool = True, random_state: int | None = None):
+                 center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
         self._init_common(alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                          gradient_step, embedding, rank_rtol, random_state, reset, center_targets)
+                          gradient_step, embedding, rank_rtol, random_state, reset, center_targets, scale)
 
 
 @register("b-kons")
@@ -540,10 +546,10 @@ class BKons(_KonsBase):
                  beta: float = 1.0, C: float = 1.0, curvature: float | None = None, loss="hinge",
                  kernel=None, reset_round_learns: bool = True, gradient_step: str = "updated",
                  embedding: str = "cholesky", rank_rtol: float | None = None, reset: str = "warm",
-                 center_targets: bool = True, random_state: int | None = None):
+                 center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
         self.budget = check_int("budget", budget, 1)
         self._init_common(alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                          gradient_step, embedding, rank_rtol, random_state, reset, center_targets)
+                          gradient_step, embedding, rank_rtol, random_state, reset, center_targets, scale)
 
     def _max_dictionary(self):
         return self.budget
@@ -564,10 +570,12 @@ class ConKons(_KonsBase):
                  C: float = 1.0, curvature: float | None = None, loss="hinge", kernel=None,
                  reset_round_learns: bool = True, gradient_step: str = "updated",
                  hessian_map: str = "complete", embedding: str = "cholesky",
-                 rank_rtol: float | None = None, center_targets: bool = True, random_state: int | None = None):
+                 rank_rtol: float | None = None, center_targets: bool = True, scale: str | None = "auto",
+                 random_state: int | None = None):
         self.hessian_map = check_choice("hessian_map", hessian_map, {"complete", "regularized", "r-code"})
         self._init_common(alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                          gradient_step, embedding, rank_rtol, random_state, center_targets=center_targets)
+                          gradient_step, embedding, rank_rtol, random_state, center_targets=center_targets,
+                          scale=scale)
 
     def _tracks_hessian(self):
         return self.hessian_map != "complete"

@@ -112,9 +112,9 @@ class ModelFiles:
             if kernel is None and "kernel" in self._param_names():
                 raise StateError("kernel_", "is missing although the learner has started")
         else:
-            if not self._chooses_width():
-                raise StateError("started_", "is False but the learner does not choose its width")
-            if kernel is not None:
+            if not self._uses_window():
+                raise StateError("started_", "is False but the learner chooses neither its width nor its input scale")
+            if kernel is not None and self._chooses_width():
                 raise StateError("kernel_", "is set inside the width window")
             if not 0 <= self.n_seen_ < WIDTH_WINDOW:
                 raise StateError("n_seen", f"= {self.n_seen_} inside the width window of {WIDTH_WINDOW} rows")

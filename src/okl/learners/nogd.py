@@ -46,6 +46,7 @@ from okl.learners.events import EventWork
 from okl.learners.fogd import ogd_rounds
 from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
 from okl.losses import get_loss
+from okl.scaling import check_scale
 
 
 STAGE2_STEPS = ("adagrad", "ogd")
@@ -151,6 +152,9 @@ class NOGD(Learner):
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
         (``Learner._centers_targets``); False: the paper's model alone.
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Unused (NOGD is deterministic); accepted for a uniform interface.
 
@@ -166,7 +170,8 @@ class NOGD(Learner):
 
     def __init__(self, *, budget: int = 100, k: int | None = None, eta: float = 0.2,
                  stage2: str | None = None, lr: float = 1.0, loss="hinge", kernel=None,
-                 center_targets: bool = True, random_state: int | None = None):
+                 center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
+        self.scale = check_scale(scale)
         self.budget = check_int("budget", budget, 1)
         self.k = None if k is None else check_int("k", k, 1, self.budget)
         self.eta = check_positive("eta", eta)
@@ -197,7 +202,7 @@ class NOGD(Learner):
     @classmethod
     def paper_params(cls, budget):
         """The SkeGD/FORKS tables' NOGD: rank k = B / 10 and OGD with eta in stage 2."""
-        return {"k": max(1, budget // 10), "stage2": "ogd"}
+        return {**super().paper_params(budget), "k": max(1, budget // 10), "stage2": "ogd"}
 
     def _state_spec(self):
         B, last = self.budget, self.n_seen_ - 1

@@ -11,6 +11,7 @@ from okl._validation import check_int, check_nonnegative
 from okl.kernels import check_kernel
 from okl.learners._expansion import PROJECTRON_MIN_RESIDUAL, expansion_value, _BudgetedExpansion
 from okl.learners.base import Arr, register
+from okl.scaling import check_scale
 
 
 @jit
@@ -108,6 +109,9 @@ class Projectron(_BudgetedExpansion):
     threshold : float, default 0.0
         eta of the paper (>= 0).
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Unused; accepted for a uniform interface.
 
@@ -126,7 +130,8 @@ class Projectron(_BudgetedExpansion):
     _plus = False
 
     def __init__(self, *, budget: int = 100, threshold: float = 0.0, kernel=None,
-                 random_state: int | None = None):
+                 scale: str | None = "auto", random_state: int | None = None):
+        self.scale = check_scale(scale)
         self.budget = check_int("budget", budget, 1)
         self.threshold = check_nonnegative("threshold", threshold)
         self.kernel = check_kernel(kernel)
@@ -180,6 +185,9 @@ class ProjectronPlusPlus(Projectron):
     U : float or None, default None
         Penalty on the projection error; None = (1/4) sqrt((B + 1) / log(B + 1)) (LSOKL).
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Unused; accepted for a uniform interface.
 
@@ -198,8 +206,8 @@ class ProjectronPlusPlus(Projectron):
     _plus = True
 
     def __init__(self, *, budget: int = 100, threshold: float = 0.0, U: float | None = None,
-                 kernel=None, random_state: int | None = None):
-        super().__init__(budget=budget, threshold=threshold, kernel=kernel, random_state=random_state)
+                 kernel=None, scale: str | None = "auto", random_state: int | None = None):
+        super().__init__(budget=budget, threshold=threshold, kernel=kernel, scale=scale, random_state=random_state)
         self.U = None if U is None else check_nonnegative("U", U)
 
     @property

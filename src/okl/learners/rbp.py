@@ -7,6 +7,7 @@ from okl._validation import check_int
 from okl.kernels import check_kernel
 from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
 from okl.learners.base import register
+from okl.scaling import check_scale
 
 
 @jit
@@ -51,6 +52,9 @@ class RBP(_RandomRemovals, _BudgetedExpansion):
     budget : int, default 100
         B (the SkeGD/FORKS tables use 100 for T <= 10,000, else 200).
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Seeds the removal choices.
 
@@ -66,7 +70,9 @@ class RBP(_RandomRemovals, _BudgetedExpansion):
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("random_buffer_", "random_next_")
 
-    def __init__(self, *, budget: int = 100, kernel=None, random_state: int | None = None):
+    def __init__(self, *, budget: int = 100, kernel=None, scale: str | None = "auto",
+                 random_state: int | None = None):
+        self.scale = check_scale(scale)
         self.budget = check_int("budget", budget, 1)
         self.kernel = check_kernel(kernel)
         self.random_state = random_state

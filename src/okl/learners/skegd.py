@@ -74,6 +74,7 @@ from okl.learners.nogd import NOGD, STAGE2_STEPS, adagrad_step
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import SVD_METHODS, rank_k_svd
 from okl.losses import get_loss
+from okl.scaling import check_scale
 
 #: update cycle used when neither ``rho`` nor ``horizon`` is given (0.3 x 10,000, the paper's
 #: boundary between small and large data sets)
@@ -181,6 +182,9 @@ class SkeGD(SketchedLearner):
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
         (``Learner._centers_targets``); False: the paper's model alone.
+    scale : {"auto", "range"} or None, default "auto"
+        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
+        unless a kernel is given, "range" always, None uses the features as given.
     random_state : int or None
         Seeds the SJLT, the sampled points and (``svd="randomized"``) the SVD seeds.
 
@@ -202,7 +206,8 @@ class SkeGD(SketchedLearner):
                  kernel=None, grow_sketch: bool = True, update_counter: str = "rounds",
                  reanchor="transfer", svd: str = "exact", transition_rank: str = "k",
                  fold_transition: bool = False, singular_vectors: str = "left",
-                 center_targets: bool = True, random_state: int | None = None):
+                 center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
+        self.scale = check_scale(scale)
         self._check_sizes(budget, s_p, s_m, d, k, rho, d_optional=True)
         self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
         self.eta = check_positive("eta", eta)
@@ -246,7 +251,7 @@ class SkeGD(SketchedLearner):
     def paper_params(cls, budget):
         """SkeGD's sizes s_p = 3B/4, s_m = s_p/5, k = B/10, OGD in stage 2, re-anchoring at updates."""
         sp = max(1, 3 * budget // 4)
-        return {"s_p": sp, "s_m": min(budget, max(1, sp // 5)), "k": min(max(1, budget // 10), max(1, sp // 5)),
+        return {**super().paper_params(budget), "s_p": sp, "s_m": min(budget, max(1, sp // 5)), "k": min(max(1, budget // 10), max(1, sp // 5)),
                 "stage2": "ogd", "reanchor": True}
 
     #: the stage-2 step in use: NOGD's rule (:attr:`okl.learners.nogd.NOGD.stage2_`)

@@ -41,7 +41,8 @@ def _decode_param(value):
 
 #: state every learner saves: its random generator, the kernel in use (chosen or given), whether
 #: the learner's own state exists yet, and the rows buffered inside the width window
-_BASE_STATE = ("_rng", "kernel_", "started_", "warmup_X_", "warmup_y_", "target_sum_")
+_BASE_STATE = ("_rng", "kernel_", "started_", "warmup_X_", "warmup_y_", "target_sum_", "scale_center_",
+               "scale_spread_")
 
 
 # --------------------------------------------------------------------------------------------
@@ -148,11 +149,16 @@ def _base_spec(learner: "Learner") -> StateSpec:
     total = {"target_sum_": Num(float)}
     if not learner.started_:
         return StateSpec(fields={"warmup_X_": Arr((WIDTH_WINDOW, "dim")), "warmup_y_": Arr((WIDTH_WINDOW,)),
-                                 **total})
+                                 **total, "scale_center_": Arr(("dim",), optional=True),
+                                 "scale_spread_": Arr(("dim",), optional=True)})
+    # the input scale (okl.scaling): fixed in the window when the learner scales its input
+    optional = not learner._scales_input()
+    scale = {"scale_center_": Arr(("dim",), optional=optional),
+             "scale_spread_": Arr(("dim",), low=0.0, optional=optional)}
     # started: None, or (inside _finish_warmup) the rows being learned
     return StateSpec(sizes={"_warmup": (0, WIDTH_WINDOW)}, fields={
         "warmup_X_": Arr(("_warmup", "dim"), optional=True), "warmup_y_": Arr(("_warmup",), optional=True),
-        **total})
+        **total, **scale}, groups=(("scale_center_", "scale_spread_"),))
 
 
 class _SpecChecker:
