@@ -31,8 +31,11 @@ End of input
     Standard input ends at EOF. A file ends at EOF unless ``--follow`` is given: then, like
     ``tail -f``, the runner waits for lines appended to the file and stops only after SECONDS
     without new data (``--follow`` alone: never; stop it with SIGINT/SIGTERM, which checkpoint
-    and exit cleanly). A last line without a newline is processed only when the stream ends
-    (while following, a partial line is taken to be still being written). A file that shrinks
+    and exit cleanly). An event is a line with its newline: a last line without one (a producer
+    that died mid-write, or a file without a final newline) is not processed; a warning names it,
+    the exit status stays 0 and the checkpoint ends at the last complete line, so feeding the
+    completed stream again resumes exactly there (while following, a partial line is taken to be
+    still being written). A file that shrinks
     below the position already read is an error (rotation/truncation is not followed).
 
 Bad lines
@@ -89,7 +92,7 @@ from okl.streaming.checkpoint import (CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSI
                                       StreamPosition, _fsync_dir, _read_checkpoint, check_position,
                                       read_checkpoint, write_checkpoint)
 from okl.streaming.events import (BLOCK_BYTES, POLL_SECONDS, SEGMENT_EVENTS, _label, _read_blocks,  # noqa: F401
-                                  _read_lines, _skip_bytes, _Stop, parse_event)
+                                  _read_lines, _skip_bytes, _Stop, check_label_column, parse_event)
 
 
 # --------------------------------------------------------------------------------------------
@@ -431,6 +434,12 @@ class StreamRunner:
             for sig, h in handlers.items():
                 signal.signal(sig, h)
         self.save()
+        if state.get("torn"):
+            resume = (f"the checkpoint ends at byte {self.pos.byte_offset}: end the line and feed the stream "
+                      "again to resume there" if self.checkpoint else "end the line to have it learned")
+            self.err.write(f"okl stream: warning: {name}:{self.pos.lines + 1}: the last line ({state['torn']} "
+                           f"bytes) has no newline, so it was not learned (a torn write?); {resume}\n")
+            self.err.flush()
         if not self.quiet:
             self.err.write(self.stats_line() + (f"; checkpoint {self.checkpoint}" if self.checkpoint
                                                 else "") + "\n")
@@ -463,6 +472,8 @@ def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None
         raise ValueError("svmlight input needs --dim (the number of features)")
     if args.dim is not None and args.dim < 1:
         raise ValueError(f"--dim must be >= 1, got {args.dim}")
+    if args.format == "csv" and args.dim is not None:
+        check_label_column(args.label_column, args.dim + 1, f"--dim {args.dim} and the label")
     params = {}
     for item in args.param or []:
         key, sep, value = item.partition("=")

@@ -64,11 +64,52 @@ NUMERIC_OPTIONS = {
     "retries": _int_range("retries", 0, 100),
     "random_state": _int_range("random-state", 0, 2**63 - 1),
     "stats_every": _positive_finite("stats-every"),
+    "timeout": _positive_finite("timeout"),
 }
+
+#: ``--param`` keys that a command's own option sets (by destination name): giving both is refused,
+#: and ``--param`` alone is moved into the option, so the header, ``--csv`` and the memory check
+#: see the value that runs (``--budget 50 --param budget=20`` ran B = 20 labelled 50)
+OPTION_PARAMS = ("budget", "loss")
+#: ``--param`` keys that take an object the command line cannot write, and the option that sets them
+OBJECT_PARAMS = {"kernel": "--sigma WIDTH (a Gaussian kernel of that width)"}
+
+
+def merge_param_options(args) -> None:
+    """Move ``--param budget=...`` (and the other :data:`OPTION_PARAMS`) into their options; refuse
+    the same setting given twice and ``--param`` keys of :data:`OBJECT_PARAMS` (ValueError)."""
+    items = getattr(args, "param", None)
+    if not items:
+        return
+    kept = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.replace("-", "_")
+        if sep and key in OBJECT_PARAMS:
+            raise ValueError(f"--param {clip(item)!r}: {key} is not a number or a name; set it with "
+                             f"{OBJECT_PARAMS[key]}")
+        if not (sep and key in OPTION_PARAMS and hasattr(args, key)):
+            kept.append(item)
+            continue
+        option = "--" + key.replace("_", "-")
+        if getattr(args, key) is not None:
+            raise ValueError(f"{option} {getattr(args, key)} and --param {clip(item)} both set {key}; give it once")
+        parsed = parse_value(value)
+        if key == "budget":
+            if isinstance(parsed, float) and parsed.is_integer():
+                parsed = int(parsed)
+            if isinstance(parsed, bool) or not isinstance(parsed, int):
+                raise ValueError(f"--param {clip(item)}: budget must be an integer >= 1")
+        elif not isinstance(parsed, str):
+            raise ValueError(f"--param {clip(item)}: {key} must be a name")
+        setattr(args, key, parsed)
+    args.param = kept
 
 
 def check_options(args) -> None:
-    """Apply :data:`NUMERIC_OPTIONS` and the sigma rule to a parsed command line (ValueError)."""
+    """Apply :data:`NUMERIC_OPTIONS` and the sigma rule to a parsed command line (ValueError),
+    after :func:`merge_param_options`."""
+    merge_param_options(args)
     for dest, check in NUMERIC_OPTIONS.items():
         value = getattr(args, dest, None)
         if value is None or isinstance(value, str):  # strings: lists parsed by the command itself
@@ -143,7 +184,7 @@ def load_for_cli(args):
     if args.download and find_files(base, args.data_dir) is None:
         from okl.data.fetch import fetch_dataset
 
-        fetch_dataset(base, args.data_dir, args.mirror, progress=not args.quiet,
+        fetch_dataset(base, args.data_dir, args.mirror, progress=not args.quiet, timeout=args.timeout,
                       log=lambda text: print(f"okl: {text}", file=sys.stderr))
     X, y = load_dataset(base, args.data_dir)
     return base, stream, info.task, X, y
@@ -160,6 +201,16 @@ def add_source_options(p) -> None:
     p.add_argument("--download", action="store_true",
                    help="fetch a missing registered dataset first (okl fetch; $OKL_MIRROR or --mirror)")
     p.add_argument("--mirror", help="with --download: base URL of a mirror of the stored layout")
+    add_timeout_option(p)
+
+
+def add_timeout_option(p) -> None:
+    """``--timeout SECONDS`` of every command that downloads (okl.data.fetch explains the rule)."""
+    from okl.data.fetch import DEFAULT_TIMEOUT, MIN_BYTES_PER_WINDOW
+
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"downloads: give up on a server that sends nothing for SECONDS, or under "
+                        f"{MIN_BYTES_PER_WINDOW} bytes in SECONDS (default {DEFAULT_TIMEOUT:g})")
 
 
 def user_error(exc: BaseException | str) -> str:
@@ -195,6 +246,12 @@ def run_command(func, args) -> int:
             print(user_error(exc.code), file=sys.stderr)
             return 2
         raise
+    except KeyboardInterrupt:
+        # Ctrl-C: one line saying what state the command leaves (``on_interrupt``, set by the
+        # command), never a traceback; 130 = 128 + SIGINT, as a shell reports it
+        note = getattr(args, "on_interrupt", None)
+        print(f"okl: interrupted{'; ' + note if note else ''}", file=sys.stderr)
+        return 130
 
 
 

@@ -53,7 +53,8 @@ def add_parser(sub):
     p.add_argument("--dry-run", action="store_true", help="print the number of cells and exit")
     p.add_argument("--report", metavar="DIR", help="write the report (okl report) into DIR afterwards")
     add_data_dir_options(p)
-    p.set_defaults(func=main_sweep)
+    p.set_defaults(func=main_sweep, on_interrupt="every finished cell is in the store; rerun the same "
+                                                 "command to resume (finished cells are skipped)")
     return p
 
 

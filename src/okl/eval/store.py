@@ -190,6 +190,13 @@ def _check_file(path: Path) -> None:
     change_counter = int.from_bytes(header[24:28], "big")
     n_pages = int.from_bytes(header[28:32], "big")
     valid_for = int.from_bytes(header[92:96], "big")
+    # With a non-empty write-ahead log beside it the main file's header need not match its size:
+    # a checkpoint that stopped on a full disk wrote page 1 but not the pages after it, and SQLite
+    # reads every committed page from the WAL. quick_check (run on opening) judges such a store;
+    # calling it "truncated" made users delete a store whose cells were all intact.
+    wal = path.with_name(path.name + "-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        return
     if n_pages and change_counter == valid_for and size < n_pages * page_size:
         raise StoreError(f"{path}: truncated store: the header says {n_pages} pages of {page_size} bytes "
                          f"({n_pages * page_size} bytes) but the file has {size}; restore a copy or remove it")
