@@ -24,6 +24,7 @@ from okl.data import DataFormatError
 from okl.data.fetch import FetchError, fetch_dataset
 from okl.data.registry import FILE_SOURCES
 from okl.eval.store import CellKey, CellResult, ResultStore
+from okl.learners.base import Learner, ModelFileError, NonFiniteError
 
 
 def _one_line_error(err: str) -> str:
@@ -343,7 +344,7 @@ def test_nogd_tiny_width_has_no_zero_division(german):
     X, y = np.asarray(german[0], float), np.asarray(german[1], float)
     try:
         trace = okl.make("nogd", kernel=okl.RBF(sigma=0.02), random_state=0).run(X, y)
-    except okl.learners.base.NonFiniteError:
+    except NonFiniteError:
         return
     assert np.isfinite(trace.decisions).all()
 
@@ -362,3 +363,182 @@ def test_ctrl_c_is_one_line_with_the_state(capsys):
     err = capsys.readouterr().err
     assert err.strip() == ("okl: interrupted; every finished cell is in the store; rerun the same command to "
                            "resume (finished cells are skipped)")
+
+
+# ---- confusing cases: each one clear line ---------------------------------------------------------
+
+def test_python_api_input_checks():
+    import scipy.sparse as sp
+
+    m = okl.make("nogd")
+    with pytest.raises(ValueError, match=r"X has 5 rows but no features \(0 columns\)"):
+        m.run(np.zeros((5, 0)), np.ones(5))
+    with pytest.raises(ValueError, match="X is complex; okl learns from real features"):
+        okl.make("nogd").run(np.ones((5, 3)) + 1j, np.ones(5))
+    with pytest.raises(ValueError, match="x is complex"):
+        okl.make("nogd").predict_one(np.ones(3) + 1j)
+    with pytest.raises(ValueError, match=r"y has value 1e\+300 at row 0; targets must be at most 1e\+100"):
+        okl.make("nogd", loss="squared").run(np.random.default_rng(0).random((10, 3)), np.full(10, 1e300))
+    a, b = okl.make("nogd", random_state=0), okl.make("nogd", random_state=0)
+    X = np.random.default_rng(1).random((60, 3))
+    for x, t in zip(X, np.where(X[:, 0] > 0.5, 1.0, -1.0)):  # a sparse row is learned like its dense copy
+        assert a.learn_one(sp.csr_matrix(x[None, :]), t) is not None
+        b.learn_one(x, t)
+    assert a.predict_one(X[0]) == b.predict_one(X[0])
+    with pytest.raises(ValueError, match=r"sparse matrix of shape \(1, features\)"):
+        a.learn_one(sp.csr_matrix(np.ones((2, 3))), 1.0)
+    # deliberate (documented in Trace.mistake_rate): a run over no rows has no rate
+    assert np.isnan(okl.make("nogd").run(np.zeros((0, 3)), np.zeros(0)).mistake_rate)
+
+
+def test_stream_checkpoint_path_is_checked_before_any_event(tmp_path, monkeypatch, capsys):
+    data = _svm_text(20)
+    base = ["--learner", "nogd", "--dim", "8", "--quiet", "--checkpoint"]
+    status, out, err = _stream(monkeypatch, capsys, base + ["/proc/okl-ck.zip"], data)
+    assert status == 2 and out == []
+    assert "--checkpoint /proc/okl-ck.zip: cannot write in /proc" in _one_line_error(err)
+    status, out, err = _stream(monkeypatch, capsys, base + [str(tmp_path / "none" / "ck.zip")], data)
+    assert status == 2 and out == [] and "does not exist" in _one_line_error(err)
+
+
+def test_stream_second_writer_of_a_checkpoint_is_refused(tmp_path, monkeypatch, capsys):
+    from okl.streaming.checkpoint import lock_checkpoint
+
+    ck = str(tmp_path / "ck.zip")
+    held = lock_checkpoint(ck)
+    try:
+        status, out, err = _stream(monkeypatch, capsys, ["--learner", "nogd", "--dim", "8", "--quiet",
+                                                         "--checkpoint", ck], _svm_text(20))
+    finally:
+        held.close()
+    assert status == 2 and out == []
+    assert f"{ck} is being written by okl stream pid {os.getpid()}" in _one_line_error(err)
+    status, out, _ = _stream(monkeypatch, capsys, ["--learner", "nogd", "--dim", "8", "--quiet", "--checkpoint", ck],
+                             _svm_text(20))
+    assert status == 0 and len(out) == 20
+
+
+def test_stream_options_that_would_be_ignored_are_refused(monkeypatch, capsys):
+    status, _, err = _stream(monkeypatch, capsys, ["--learner", "nogd", "--dim", "8", "--header"], _svm_text(5))
+    assert status == 2 and "--header applies to CSV input" in _one_line_error(err)
+    status, _, err = _stream(monkeypatch, capsys, ["--learner", "nogd", "--dim", "8", "--loss", "squared",
+                                                   "--positive-label", "1"], _svm_text(5))
+    assert status == 2 and "--positive-label maps classification labels" in _one_line_error(err)
+
+
+def test_failed_save_names_the_target_and_leaves_no_temporary_file(tmp_path, german):
+    import errno
+
+    from okl._files import write_atomically
+
+    def fill(fh):
+        fh.write(b"x" * 1000)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    target = tmp_path / "model.npz"
+    target.write_bytes(b"previous")
+    with pytest.raises(OSError, match=f"{target}: cannot write \\(No space left on device\\); nothing was written"):
+        write_atomically(target, fill)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.npz"] and target.read_bytes() == b"previous"
+    m = okl.make("nogd")
+    m.run(np.asarray(german[0][:60], float), np.asarray(german[1][:60], float))
+    with pytest.raises(FileNotFoundError, match=f"{tmp_path / 'none' / 'm.npz'}: cannot write"):
+        m.save(tmp_path / "none" / "m.npz")
+
+
+def test_model_version_given_as_a_string(tmp_path, german):
+    import json
+    import zipfile
+
+    m = okl.make("linear")
+    m.run(np.asarray(german[0][:60], float), np.asarray(german[1][:60], float))
+    path = tmp_path / "m.npz"
+    m.save(path)
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files}
+    meta = json.loads(arrays["__meta__"].tobytes())
+    meta["format_version"] = str(meta["format_version"])
+    arrays["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+    np.savez(path, **arrays)
+    assert zipfile.is_zipfile(path)
+    with pytest.raises(ModelFileError, match=r"model format version '1' \(a str, not an integer\) but this okl"):
+        Learner.load(path)
+
+
+def _damaged_store(tmp_path) -> Path:
+    path = tmp_path / "s.sqlite"
+    with ResultStore(path) as store:
+        for i in range(3):
+            store.add(CellKey.make("german", "permutation", "nogd", {"eta": i + 1}, seed=0, okl_version="x"),
+                      CellResult("classification", 30.0 + i, 0.1, 300, mistake_rate=30.0 + i,
+                                 diagnostics={"marker": f"cell{i}-" + "q" * 40}))
+    data = bytearray(path.read_bytes())
+    at = data.index(b"cell1-qqqq")
+    data[at:at + 30] = os.urandom(30).replace(b'"', b"x")  # random bytes inside one record
+    path.write_bytes(bytes(data))
+    return path
+
+
+def test_store_with_random_bytes_in_a_cell_runs_that_cell_again(tmp_path, capsys):
+    path = _damaged_store(tmp_path)
+    with ResultStore(path) as store:  # the structure is intact: quick_check passes
+        assert [c[0] for c in store.damaged()] == [2] and len(store.done_keys()) == 2
+        with pytest.raises(Exception, match="stored cell 2 is damaged"):
+            store.rows()
+    assert main(["report", str(path), "--out", str(tmp_path / "rep")]) == 2
+    assert "stored cell 2 is damaged" in _one_line_error(capsys.readouterr().err)
+    from okl.eval.sweep import run_sweep
+
+    with ResultStore(path) as store:
+        keys = [CellKey.make("german", "permutation", "nogd", {"eta": i + 1}, seed=0, okl_version="x")
+                for i in range(3)]
+        err = io.StringIO()
+        report = run_sweep(keys, store, backend=_FakeBackend(), progress=False, stream=err)
+        assert report.ran == 1 and "stored cell 2 (german permutation nogd {\"eta\":2} 0) was damaged" in err.getvalue()
+        assert sorted(r["metric"] for r in store.rows()) == [30.0, 32.0, 99.0]
+
+
+class _FakeBackend:
+    def run(self, todo, data_dir, blas_threads):
+        for key in todo:
+            yield key, ("ok", CellResult("classification", 99.0, 0.1, 300, mistake_rate=99.0))
+
+
+def test_store_that_cannot_be_created_says_so(tmp_path, monkeypatch):
+    from okl.eval.store import StoreError
+
+    def full(self):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(ResultStore, "_create", full)
+    with pytest.raises(StoreError, match="cannot create the store \\(database or disk is full\\); is the disk full"):
+        ResultStore(tmp_path / "s.sqlite")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sweep_command_line_mistakes(tmp_path, capsys):
+    store = tmp_path / "s.sqlite"
+    base = ["sweep", "--datasets", "german", "--store", str(store), "--runs", "1", "--quiet"]
+    assert main(base + ["--learners", ""]) == 2
+    assert "--learners '' names no learner" in _one_line_error(capsys.readouterr().err)
+    assert main(base + ["--learners", "nogd", "--workers", "2", "--backend", "serial"]) == 2
+    assert "--workers 2 with --backend serial" in _one_line_error(capsys.readouterr().err)
+    assert main(base + ["--learners", "nogd", "--grid", "eta=1,2,"]) == 2
+    assert "--grid eta=1,2,: grid '1,2,': empty value" in _one_line_error(capsys.readouterr().err)
+    assert main(base + ["--learners", "nogd", "--grid", "eta=1:2:"]) == 2
+    assert "--grid eta=1:2:: not a number, a list or a range" in _one_line_error(capsys.readouterr().err)
+    assert main(base + ["--learners", "nogd", "--grid", "eta=2^1:1:2000"]) == 2
+    assert "--grid eta=2^1:1:2000: a value is beyond the float range" in _one_line_error(capsys.readouterr().err)
+    assert main(base + ["--learners", "nogd", "--grid", "budget=1e12"]) == 2
+    assert "--grid budget=1e12: budget 1000000000000 needs about" in _one_line_error(capsys.readouterr().err)
+    assert not store.exists()  # every mistake is found before the store is created
+
+
+def test_sweep_prints_what_it_inferred_from_a_file(tmp_path, capsys):
+    path = tmp_path / "three.csv"
+    rng = np.random.default_rng(0)
+    path.write_text("".join(f"{a:.3f},{b:.3f},{1 + i % 3}\n" for i, (a, b) in enumerate(rng.random((60, 2)))))
+    assert main(["sweep", "--datasets", str(path), "--learners", "linear", "--runs", "1", "--store",
+                 str(tmp_path / "s.sqlite"), "--dry-run", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert f"file {path}: csv, no header, label column 3 of 3" in err and "task regression (inferred)" in err

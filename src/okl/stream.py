@@ -55,7 +55,10 @@ Checkpoints (``--checkpoint PATH --every N``)
     standard-input stream (the whole stream fed again) has the recorded number of bytes skipped,
     so no event is skipped or learned twice, and the predictions equal those of an uninterrupted
     run. The learner, its hyperparameters and the input format must be the ones the checkpoint
-    was made with (a mismatch is an error that names the difference). Predictions written after
+    was made with (a mismatch is an error that names the difference). The checkpoint's directory
+    is checked to take a file before the first event, and ``PATH.lock`` (kept beside it) is locked
+    while the stream runs: a second ``okl stream`` on the same checkpoint is refused, naming the
+    process that holds it. A failed write (a full disk) leaves no temporary file and names PATH. Predictions written after
     the last checkpoint and before a crash are written again after the restart, with the same
     event numbers (at-least-once output; deduplicate on the event number).
 
@@ -89,8 +92,8 @@ from okl.kernels import RBF
 from okl.learners.base import Learner, accepts, make
 from okl.streaming.checkpoint import (CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION,  # noqa: F401
                                       MAX_CHECKPOINT_HEADER, MAX_POSITION, CheckpointError, StreamConfig,
-                                      StreamPosition, _fsync_dir, _read_checkpoint, check_position,
-                                      read_checkpoint, write_checkpoint)
+                                      StreamPosition, _fsync_dir, _read_checkpoint, check_checkpoint_path,
+                                      check_position, lock_checkpoint, read_checkpoint, write_checkpoint)
 from okl.streaming.events import (BLOCK_BYTES, POLL_SECONDS, SEGMENT_EVENTS, _label, _read_blocks,  # noqa: F401
                                   _read_lines, _skip_bytes, _Stop, check_label_column, parse_event)
 
@@ -481,11 +484,32 @@ def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None
             raise ValueError(f"--param expects NAME=VALUE, got {item!r}")
         params[key.replace("-", "_")] = _parse_value(value)
     learner = build_learner(args.learner, args.budget, args.sigma, args.loss, args.random_state, params)
+    # options that the input or the task would make ignored are refused, not dropped
+    if args.header and args.format != "csv":
+        raise ValueError("--header applies to CSV input; an svmlight stream has no header line (the first "
+                         "line would be skipped as one)")
+    if args.positive_label is not None and learner.task != "classification":
+        raise ValueError(f"--positive-label maps classification labels to -1/+1, but loss "
+                         f"{learner.get_params().get('loss')!r} is a regression loss that learns the target "
+                         "as given; drop one of them")
     config = StreamConfig(learner=args.learner, params=_encoded_params(learner), format=args.format,
                           sep=args.sep, label_column=args.label_column,
                           positive_label=args.positive_label)
     position = StreamPosition(dim=args.dim)
     err = stderr if stderr is not None else sys.stderr
+    lock = None
+    if args.checkpoint:
+        check_checkpoint_path(args.checkpoint)
+        lock = lock_checkpoint(args.checkpoint)
+    try:
+        return _resume_and_run(args, learner, config, position, err, stdout, stderr, stdin)
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+def _resume_and_run(args, learner, config, position, err, stdout, stderr, stdin) -> int:
+    """The rest of :func:`main_stream`, run while the checkpoint's lock is held."""
     if args.checkpoint and os.path.exists(args.checkpoint):
         ck_learner, ck_config, position = read_checkpoint(args.checkpoint)
         _check_resume(args.checkpoint, ck_learner, ck_config, learner, config)

@@ -117,6 +117,10 @@ def check_options(args) -> None:
         problem = check(value)
         if problem:
             raise ValueError(problem)
+    names = getattr(args, "learners", None)
+    if isinstance(names, str) and not any(n.strip() for n in names.split(",")):
+        raise ValueError(f"--learners {names!r} names no learner; give comma-separated names, or leave the "
+                         "option out where a default exists (okl.learners() lists them)")
     sigma = getattr(args, "sigma", None)
     if isinstance(sigma, float):
         check_sigma(sigma)
