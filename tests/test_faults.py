@@ -521,6 +521,8 @@ def test_sweep_command_line_mistakes(tmp_path, capsys):
     base = ["sweep", "--datasets", "german", "--store", str(store), "--runs", "1", "--quiet"]
     assert main(base + ["--learners", ""]) == 2
     assert "--learners '' names no learner" in _one_line_error(capsys.readouterr().err)
+    assert main(["run", "--learners", " , ", "--runs", "1", "--quiet"]) == 2
+    assert "--learners ' , ' names no learner" in _one_line_error(capsys.readouterr().err)
     assert main(base + ["--learners", "nogd", "--workers", "2", "--backend", "serial"]) == 2
     assert "--workers 2 with --backend serial" in _one_line_error(capsys.readouterr().err)
     assert main(base + ["--learners", "nogd", "--grid", "eta=1,2,"]) == 2
@@ -542,3 +544,28 @@ def test_sweep_prints_what_it_inferred_from_a_file(tmp_path, capsys):
                  str(tmp_path / "s.sqlite"), "--dry-run", "--quiet"]) == 0
     err = capsys.readouterr().err
     assert f"file {path}: csv, no header, label column 3 of 3" in err and "task regression (inferred)" in err
+
+
+def test_fetch_ctrl_c_is_one_line_and_leaves_nothing(tmp_path, monkeypatch, capsys):
+    import okl.data.fetch as fetch
+
+    def interrupted(url, dest, size, timeout):
+        dest.write_bytes(b"partial")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fetch, "_get", interrupted)
+    d = tmp_path / "D"
+    assert main(["fetch", "spambase", "--mirror", "http://127.0.0.1:9/", "--data-dir", str(d), "--quiet"]) == 130
+    assert capsys.readouterr().err.strip() == ("okl: interrupted; nothing partial is left in the data directory "
+                                               "(verified files stay; rerun to go on)")
+    assert not d.exists()
+
+
+def test_plot_name_without_suffix_is_the_file_written(tmp_path, capsys):
+    plot = tmp_path / "plotfile"
+    base = ["run", "--learners", "linear", "--runs", "1", "--max-rows", "100", "--quiet"]
+    assert main(base + ["--plot", str(plot)]) == 0
+    assert f"wrote {plot}" in capsys.readouterr().err
+    assert plot.read_bytes()[:4] == b"\x89PNG" and sorted(p.name for p in tmp_path.iterdir()) == ["plotfile"]
+    assert main(base + ["--plot", str(tmp_path / "p.xyz")]) == 2
+    assert "unknown image type 'xyz'" in _one_line_error(capsys.readouterr().err)

@@ -117,6 +117,9 @@ def check_options(args) -> None:
         problem = check(value)
         if problem:
             raise ValueError(problem)
+    plot = getattr(args, "plot", None)
+    if isinstance(plot, str):
+        check_plot_path(plot)
     names = getattr(args, "learners", None)
     if isinstance(names, str) and not any(n.strip() for n in names.split(",")):
         raise ValueError(f"--learners {names!r} names no learner; give comma-separated names, or leave the "
@@ -133,6 +136,27 @@ def check_options(args) -> None:
     budget, dim = getattr(args, "budget", None), getattr(args, "dim", None)
     if isinstance(budget, int) or isinstance(dim, int):
         check_state_memory(budget if isinstance(budget, int) else None, dim if isinstance(dim, int) else None)
+
+
+def check_plot_path(path: str) -> None:
+    """``--plot FILE``: an image type matplotlib writes (from the suffix; none: PNG under that very
+    name) in a directory that exists, checked before the run it would draw."""
+    import os
+
+    suffix = os.path.splitext(path)[1][1:].lower()
+    if suffix:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        types = FigureCanvasBase.get_supported_filetypes()
+        if suffix not in types:
+            raise ValueError(f"--plot {clip(path)}: unknown image type {suffix!r} (give one of "
+                             f"{', '.join(sorted(types))}, or no suffix for PNG)")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"--plot {clip(path)}: directory {directory} does not exist")
 
 
 def check_seeds(text: str) -> list[int]:

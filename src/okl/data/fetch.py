@@ -168,8 +168,9 @@ def _get(url: str, dest: Path, size: int | None, timeout: float) -> None:
         raise
     except urllib.error.HTTPError as exc:
         if 300 <= exc.code < 400:
-            raise _Transfer(f"HTTP {exc.code}: redirect loop or redirect without a target "
-                            f"({' '.join(str(exc.reason).split())})", retry=False) from None
+            what = ("a redirect loop (one address visited 4 times or more than 10 redirects)"
+                    if "infinite loop" in str(exc.reason) else f"a redirect okl cannot follow ({exc.reason})")
+            raise _Transfer(f"HTTP {exc.code}: {what}", retry=False) from None
         raise _Transfer(f"HTTP Error {exc.code}: {exc.reason}", retry=exc.code >= 500 or exc.code in (408, 429)) \
             from None
     except (TimeoutError, socket.timeout):
