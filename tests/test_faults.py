@@ -569,3 +569,23 @@ def test_plot_name_without_suffix_is_the_file_written(tmp_path, capsys):
     assert plot.read_bytes()[:4] == b"\x89PNG" and sorted(p.name for p in tmp_path.iterdir()) == ["plotfile"]
     assert main(base + ["--plot", str(tmp_path / "p.xyz")]) == 2
     assert "unknown image type 'xyz'" in _one_line_error(capsys.readouterr().err)
+
+
+def test_stream_checkpoint_on_a_full_disk_names_the_checkpoint(tmp_path, monkeypatch, capsys):
+    import errno
+
+    import okl.streaming.checkpoint as checkpoint
+    from okl._files import write_atomically
+
+    def disk_full(fh):  # the disk fills while the checkpoint is written
+        fh.write(b"x" * 100)
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(checkpoint, "write_atomically", lambda path, write: write_atomically(path, disk_full))
+    ck = tmp_path / "ck.zip"
+    status, out, err = _stream(monkeypatch, capsys, ["--learner", "nogd", "--dim", "8", "--every", "100", "--quiet",
+                                                     "--checkpoint", str(ck)], _svm_text(300))
+    assert status == 1 and len(out) == 100
+    assert _one_line_error(err) == (f"okl: error: {ck}: cannot write (No space left on device); nothing was written "
+                                    "there (a previous file of that name is unchanged)")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.zip.lock"]  # no hidden temporary file

@@ -29,8 +29,10 @@ def write_atomically(path: str | os.PathLike, write: Callable[[BinaryIO], None])
     except OSError as exc:
         _remove(tmp)
         reason = exc.strerror or str(exc)
-        raise type(exc)(exc.errno, f"{path}: cannot write ({reason}); nothing was written there (a previous "
-                                   "file of that name is unchanged)") from None
+        error = type(exc)(f"{path}: cannot write ({reason}); nothing was written there (a previous file of that "
+                          "name is unchanged)")
+        error.errno = exc.errno
+        raise error from None
     except BaseException:
         _remove(tmp)
         raise

@@ -293,7 +293,10 @@ class ResultStore:
                 ("created_by", f"okl {__version__}"), ("created_at", time.strftime("%Y-%m-%d %H:%M:%S"))])
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            try:  # a failed COMMIT (full disk) may have ended the transaction already
+                con.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
             raise
 
     def _validate(self, check: bool) -> None:

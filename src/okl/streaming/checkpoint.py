@@ -132,19 +132,21 @@ def lock_checkpoint(path: str):
     first one's positions with its own; it is refused, naming the process holding the lock."""
     import fcntl
 
-    lock = open(f"{path}.lock", "a+")
+    lock = open(f"{path}.lock", "a+b", buffering=0)  # unbuffered: nothing left to flush on close
     try:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
         lock.seek(0)
-        holder = lock.read().strip() or "another process"
+        holder = lock.read(200).decode("utf-8", "replace").strip() or "another process"
         lock.close()
         raise CheckpointError(f"{path} is being written by {holder}; two streams on one checkpoint would "
                               "overwrite each other's positions: stop it or use another --checkpoint") from None
-    lock.seek(0)
-    lock.truncate()
-    lock.write(f"okl stream pid {os.getpid()}\n")
-    lock.flush()
+    try:  # who holds it, for the message above; best effort (a full disk must not stop the stream here)
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"okl stream pid {os.getpid()}\n".encode())
+    except OSError:
+        pass
     return lock
 
 
