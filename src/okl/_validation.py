@@ -124,7 +124,11 @@ _SHAPE_TEXT = {1: "one example (1-D)", 2: "2-D (rows x features)"}
 
 def as_float64(x, what: str, ndim: int, contiguous: bool = False) -> np.ndarray:
     """``x`` as a float64 array of ``ndim`` dimensions (C-contiguous if asked), or a ValueError
-    naming ``what`` (the shared first step of the input checks)."""
+    naming ``what`` (the shared first step of the input checks). Complex values are refused:
+    casting would drop the imaginary part with only a NumPy warning."""
+    if np.iscomplexobj(x):
+        raise ValueError(f"{what} is complex; okl learns from real features (pass its .real or .imag, or "
+                         "both as separate columns)")
     try:
         x = (np.ascontiguousarray if contiguous else np.asarray)(x, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -135,8 +139,16 @@ def as_float64(x, what: str, ndim: int, contiguous: bool = False) -> np.ndarray:
 
 
 def check_vector(x, dim: int | None, what: str = "x") -> np.ndarray:
-    """A single example: 1-D, finite, float64, of the expected dimension."""
+    """A single example: 1-D, finite, float64, of the expected dimension. A sparse row (one row of
+    a SciPy sparse matrix) is made dense."""
+    if hasattr(x, "toarray"):
+        if len(x.shape) != 2 or x.shape[0] != 1:
+            raise ValueError(f"{what} must be one example: a sparse matrix of shape (1, features), got "
+                             f"shape {x.shape}")
+        x = x.toarray()[0]
     x = as_float64(x, what, 1)
+    if x.shape[0] == 0:
+        raise ValueError(f"{what} has no features (0 values); an example needs at least one")
     if dim is not None and x.shape[0] != dim:
         raise ValueError(f"{what} has {x.shape[0]} features but the learner was started with {dim}")
     bad = np.flatnonzero(~np.isfinite(x))
@@ -154,6 +166,8 @@ def check_matrix(X, dim: int | None, what: str = "X") -> np.ndarray:
     if hasattr(X, "toarray"):
         X = X.toarray()
     X = as_float64(X, what, 2, contiguous=True)
+    if X.shape[1] == 0 and X.shape[0]:
+        raise ValueError(f"{what} has {X.shape[0]} rows but no features (0 columns)")
     if dim is not None and X.shape[1] != dim:
         raise ValueError(f"{what} has {X.shape[1]} features but the learner was started with {dim}")
     finite = np.isfinite(X)
@@ -176,6 +190,11 @@ def check_targets(y, task: str, n: int | None = None, what: str = "y") -> np.nda
     bad = np.flatnonzero(~np.isfinite(y))
     if bad.size:
         raise ValueError(f"{what} has a non-finite value {float(y[bad[0]])!r} at row {bad[0]}")
+    # a target beyond MAX_ABS_FEATURE makes its squared loss overflow to inf (1e300^2)
+    bad = np.flatnonzero(np.abs(y) > MAX_ABS_FEATURE)
+    if bad.size:
+        raise ValueError(f"{what} has value {float(y[bad[0]])!r} at row {bad[0]}; targets must be at most "
+                         f"{MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
     if task == "classification":
         bad = np.flatnonzero((y != 1.0) & (y != -1.0))
         if bad.size:

@@ -32,8 +32,11 @@ End of input
     Standard input ends at EOF. A file ends at EOF unless ``--follow`` is given: then, like
     ``tail -f``, the runner waits for lines appended to the file and stops only after SECONDS
     without new data (``--follow`` alone: never; stop it with SIGINT/SIGTERM, which checkpoint
-    and exit cleanly). A last line without a newline is processed only when the stream ends
-    (while following, a partial line is taken to be still being written). A file that shrinks
+    and exit cleanly). An event is a line with its newline: a last line without one (a producer
+    that died mid-write, or a file without a final newline) is not processed; a warning names it,
+    the exit status stays 0 and the checkpoint ends at the last complete line, so feeding the
+    completed stream again resumes exactly there (while following, a partial line is taken to be
+    still being written). A file that shrinks
     below the position already read is an error (rotation/truncation is not followed).
 
 Bad lines
@@ -53,7 +56,10 @@ Checkpoints (``--checkpoint PATH --every N``)
     standard-input stream (the whole stream fed again) has the recorded number of bytes skipped,
     so no event is skipped or learned twice, and the predictions equal those of an uninterrupted
     run. The learner, its hyperparameters and the input format must be the ones the checkpoint
-    was made with (a mismatch is an error that names the difference). Predictions written after
+    was made with (a mismatch is an error that names the difference). The checkpoint's directory
+    is checked to take a file before the first event, and ``PATH.lock`` (kept beside it) is locked
+    while the stream runs: a second ``okl stream`` on the same checkpoint is refused, naming the
+    process that holds it. A failed write (a full disk) leaves no temporary file and names PATH. Predictions written after
     the last checkpoint and before a crash are written again after the restart, with the same
     event numbers (at-least-once output; deduplicate on the event number).
 
@@ -87,10 +93,10 @@ from okl.kernels import RBF
 from okl.learners.base import Learner, accepts, make
 from okl.streaming.checkpoint import (CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION,  # noqa: F401
                                       MAX_CHECKPOINT_HEADER, MAX_POSITION, CheckpointError, StreamConfig,
-                                      StreamPosition, _fsync_dir, _read_checkpoint, check_position,
-                                      read_checkpoint, write_checkpoint)
+                                      StreamPosition, _fsync_dir, _read_checkpoint, check_checkpoint_path,
+                                      check_position, lock_checkpoint, read_checkpoint, write_checkpoint)
 from okl.streaming.events import (BLOCK_BYTES, POLL_SECONDS, SEGMENT_EVENTS, _label, _read_blocks,  # noqa: F401
-                                  _read_lines, _skip_bytes, _Stop, parse_event)
+                                  _read_lines, _skip_bytes, _Stop, check_label_column, parse_event)
 
 
 # --------------------------------------------------------------------------------------------
@@ -432,6 +438,12 @@ class StreamRunner:
             for sig, h in handlers.items():
                 signal.signal(sig, h)
         self.save()
+        if state.get("torn"):
+            resume = (f"the checkpoint ends at byte {self.pos.byte_offset}: end the line and feed the stream "
+                      "again to resume there" if self.checkpoint else "end the line to have it learned")
+            self.err.write(f"okl stream: warning: {name}:{self.pos.lines + 1}: the last line ({state['torn']} "
+                           f"bytes) has no newline, so it was not learned (a torn write?); {resume}\n")
+            self.err.flush()
         if not self.quiet:
             self.err.write(self.stats_line() + (f"; checkpoint {self.checkpoint}" if self.checkpoint
                                                 else "") + "\n")
@@ -464,6 +476,8 @@ def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None
         raise ValueError("svmlight input needs --dim (the number of features)")
     if args.dim is not None and args.dim < 1:
         raise ValueError(f"--dim must be >= 1, got {args.dim}")
+    if args.format == "csv" and args.dim is not None:
+        check_label_column(args.label_column, args.dim + 1, f"--dim {args.dim} and the label")
     params = {}
     for item in args.param or []:
         key, sep, value = item.partition("=")
@@ -471,11 +485,32 @@ def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None
             raise ValueError(f"--param expects NAME=VALUE, got {item!r}")
         params[key.replace("-", "_")] = _parse_value(value)
     learner = build_learner(args.learner, args.budget, args.sigma, args.loss, args.random_state, params)
+    # options that the input or the task would make ignored are refused, not dropped
+    if args.header and args.format != "csv":
+        raise ValueError("--header applies to CSV input; an svmlight stream has no header line (the first "
+                         "line would be skipped as one)")
+    if args.positive_label is not None and learner.task != "classification":
+        raise ValueError(f"--positive-label maps classification labels to -1/+1, but loss "
+                         f"{learner.get_params().get('loss')!r} is a regression loss that learns the target "
+                         "as given; drop one of them")
     config = StreamConfig(learner=args.learner, params=_encoded_params(learner), format=args.format,
                           sep=args.sep, label_column=args.label_column,
                           positive_label=args.positive_label)
     position = StreamPosition(dim=args.dim)
     err = stderr if stderr is not None else sys.stderr
+    lock = None
+    if args.checkpoint:
+        check_checkpoint_path(args.checkpoint)
+        lock = lock_checkpoint(args.checkpoint)
+    try:
+        return _resume_and_run(args, learner, config, position, err, stdout, stderr, stdin)
+    finally:
+        if lock is not None:
+            lock.close()
+
+
+def _resume_and_run(args, learner, config, position, err, stdout, stderr, stdin) -> int:
+    """The rest of :func:`main_stream`, run while the checkpoint's lock is held."""
     if args.checkpoint and os.path.exists(args.checkpoint):
         ck_learner, ck_config, position = read_checkpoint(args.checkpoint)
         _check_resume(args.checkpoint, ck_learner, ck_config, learner, config)

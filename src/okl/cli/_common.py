@@ -64,11 +64,52 @@ NUMERIC_OPTIONS = {
     "retries": _int_range("retries", 0, 100),
     "random_state": _int_range("random-state", 0, 2**63 - 1),
     "stats_every": _positive_finite("stats-every"),
+    "timeout": _positive_finite("timeout"),
 }
+
+#: ``--param`` keys that a command's own option sets (by destination name): giving both is refused,
+#: and ``--param`` alone is moved into the option, so the header, ``--csv`` and the memory check
+#: see the value that runs (``--budget 50 --param budget=20`` ran B = 20 labelled 50)
+OPTION_PARAMS = ("budget", "loss")
+#: ``--param`` keys that take an object the command line cannot write, and the option that sets them
+OBJECT_PARAMS = {"kernel": "--sigma WIDTH (a Gaussian kernel of that width)"}
+
+
+def merge_param_options(args) -> None:
+    """Move ``--param budget=...`` (and the other :data:`OPTION_PARAMS`) into their options; refuse
+    the same setting given twice and ``--param`` keys of :data:`OBJECT_PARAMS` (ValueError)."""
+    items = getattr(args, "param", None)
+    if not items:
+        return
+    kept = []
+    for item in items:
+        key, sep, value = item.partition("=")
+        key = key.replace("-", "_")
+        if sep and key in OBJECT_PARAMS:
+            raise ValueError(f"--param {clip(item)!r}: {key} is not a number or a name; set it with "
+                             f"{OBJECT_PARAMS[key]}")
+        if not (sep and key in OPTION_PARAMS and hasattr(args, key)):
+            kept.append(item)
+            continue
+        option = "--" + key.replace("_", "-")
+        if getattr(args, key) is not None:
+            raise ValueError(f"{option} {getattr(args, key)} and --param {clip(item)} both set {key}; give it once")
+        parsed = parse_value(value)
+        if key == "budget":
+            if isinstance(parsed, float) and parsed.is_integer():
+                parsed = int(parsed)
+            if isinstance(parsed, bool) or not isinstance(parsed, int):
+                raise ValueError(f"--param {clip(item)}: budget must be an integer >= 1")
+        elif not isinstance(parsed, str):
+            raise ValueError(f"--param {clip(item)}: {key} must be a name")
+        setattr(args, key, parsed)
+    args.param = kept
 
 
 def check_options(args) -> None:
-    """Apply :data:`NUMERIC_OPTIONS` and the sigma rule to a parsed command line (ValueError)."""
+    """Apply :data:`NUMERIC_OPTIONS` and the sigma rule to a parsed command line (ValueError),
+    after :func:`merge_param_options`."""
+    merge_param_options(args)
     for dest, check in NUMERIC_OPTIONS.items():
         value = getattr(args, dest, None)
         if value is None or isinstance(value, str):  # strings: lists parsed by the command itself
@@ -76,6 +117,13 @@ def check_options(args) -> None:
         problem = check(value)
         if problem:
             raise ValueError(problem)
+    plot = getattr(args, "plot", None)
+    if isinstance(plot, str):
+        check_plot_path(plot)
+    names = getattr(args, "learners", None)
+    if isinstance(names, str) and not any(n.strip() for n in names.split(",")):
+        raise ValueError(f"--learners {names!r} names no learner; give comma-separated names, or leave the "
+                         "option out where a default exists (okl.learners() lists them)")
     sigma = getattr(args, "sigma", None)
     if isinstance(sigma, float):
         check_sigma(sigma)
@@ -88,6 +136,27 @@ def check_options(args) -> None:
     budget, dim = getattr(args, "budget", None), getattr(args, "dim", None)
     if isinstance(budget, int) or isinstance(dim, int):
         check_state_memory(budget if isinstance(budget, int) else None, dim if isinstance(dim, int) else None)
+
+
+def check_plot_path(path: str) -> None:
+    """``--plot FILE``: an image type matplotlib writes (from the suffix; none: PNG under that very
+    name) in a directory that exists, checked before the run it would draw."""
+    import os
+
+    suffix = os.path.splitext(path)[1][1:].lower()
+    if suffix:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib.backend_bases import FigureCanvasBase
+
+        types = FigureCanvasBase.get_supported_filetypes()
+        if suffix not in types:
+            raise ValueError(f"--plot {clip(path)}: unknown image type {suffix!r} (give one of "
+                             f"{', '.join(sorted(types))}, or no suffix for PNG)")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"--plot {clip(path)}: directory {directory} does not exist")
 
 
 def check_seeds(text: str) -> list[int]:
@@ -143,7 +212,7 @@ def load_for_cli(args):
     if args.download and find_files(base, args.data_dir) is None:
         from okl.data.fetch import fetch_dataset
 
-        fetch_dataset(base, args.data_dir, args.mirror, progress=not args.quiet,
+        fetch_dataset(base, args.data_dir, args.mirror, progress=not args.quiet, timeout=args.timeout,
                       log=lambda text: print(f"okl: {text}", file=sys.stderr))
     X, y = load_dataset(base, args.data_dir)
     return base, stream, info.task, X, y
@@ -160,6 +229,16 @@ def add_source_options(p) -> None:
     p.add_argument("--download", action="store_true",
                    help="fetch a missing registered dataset first (okl fetch; $OKL_MIRROR or --mirror)")
     p.add_argument("--mirror", help="with --download: base URL of a mirror of the stored layout")
+    add_timeout_option(p)
+
+
+def add_timeout_option(p) -> None:
+    """``--timeout SECONDS`` of every command that downloads (okl.data.fetch explains the rule)."""
+    from okl.data.fetch import DEFAULT_TIMEOUT, MIN_BYTES_PER_WINDOW
+
+    p.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+                   help=f"downloads: give up on a server that sends nothing for SECONDS, or under "
+                        f"{MIN_BYTES_PER_WINDOW} bytes in SECONDS (default {DEFAULT_TIMEOUT:g})")
 
 
 def user_error(exc: BaseException | str) -> str:
@@ -195,6 +274,12 @@ def run_command(func, args) -> int:
             print(user_error(exc.code), file=sys.stderr)
             return 2
         raise
+    except KeyboardInterrupt:
+        # Ctrl-C: one line saying what state the command leaves (``on_interrupt``, set by the
+        # command), never a traceback; 130 = 128 + SIGINT, as a shell reports it
+        note = getattr(args, "on_interrupt", None)
+        print(f"okl: interrupted{'; ' + note if note else ''}", file=sys.stderr)
+        return 130
 
 
 

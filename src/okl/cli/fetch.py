@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from okl.cli._common import add_data_dir_options
+from okl.cli._common import add_data_dir_options, add_timeout_option
 from okl.data.registry import dataset_info, datasets
 
 def cmd_fetch(args) -> int:
@@ -19,7 +19,7 @@ def cmd_fetch(args) -> int:
     for name in names:
         try:
             fetch_dataset(name, args.data_dir, args.mirror, retries=args.retries, progress=not args.quiet,
-                          force=args.force, log=print)
+                          force=args.force, log=print, timeout=args.timeout)
         except FetchError as exc:
             print(f"okl fetch: error: {name}: {exc}", file=sys.stderr)
             failed += 1
@@ -33,7 +33,9 @@ def add_parser(sub):
     f.add_argument("--mirror", help="base URL serving the stored layout, e.g. URL/libsvm/cod-rna.t.gz "
                                     "(default $OKL_MIRROR, else the canonical sources)")
     f.add_argument("--retries", type=int, default=3, help="retries of a failed transfer (default 3)")
+    add_timeout_option(f)
     f.add_argument("--force", action="store_true", help="download again even if a verified copy is present")
-    f.set_defaults(func=cmd_fetch)
+    f.set_defaults(func=cmd_fetch, on_interrupt="nothing partial is left in the data directory "
+                                                "(verified files stay; rerun to go on)")
     add_data_dir_options(f)
     return f

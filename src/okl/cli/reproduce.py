@@ -11,7 +11,7 @@ from okl.data.registry import find_files
 from okl.eval import markdown_table
 
 def cmd_reproduce(args) -> int:
-    from okl.experiments import ExperimentContext, experiments
+    from okl.experiments import ExperimentContext, check_options, experiments
 
     registry = experiments()
     if args.list or not args.id:
@@ -32,8 +32,10 @@ def cmd_reproduce(args) -> int:
         return 0
     if args.id not in registry:
         raise ValueError(f"unknown experiment {clip(args.id)!r}; available: {', '.join(sorted(registry))}")
+    options = parse_params(args.param)
+    check_options(registry[args.id], options)  # before the output directory is made
     ctx = ExperimentContext(data_dir=args.data_dir, runs=args.runs, out_dir=args.out,
-                            progress=not args.quiet, quick=args.quick, options=parse_params(args.param))
+                            progress=not args.quiet, quick=args.quick, options=options)
     result = registry[args.id].func(ctx)
     print(result.markdown)
     for f in result.files:

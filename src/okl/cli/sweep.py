@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 
 from okl.cli._common import add_data_dir_options
-from okl.eval.backends import make_backend
+from okl.eval.backends import check_backend_options, make_backend
 from okl.eval.report import report
 from okl.eval.store import ResultStore
 from okl.eval.sweep import build_cells, parse_grid, run_sweep
@@ -53,7 +53,8 @@ def add_parser(sub):
     p.add_argument("--dry-run", action="store_true", help="print the number of cells and exit")
     p.add_argument("--report", metavar="DIR", help="write the report (okl report) into DIR afterwards")
     add_data_dir_options(p)
-    p.set_defaults(func=main_sweep)
+    p.set_defaults(func=main_sweep, on_interrupt="every finished cell is in the store; rerun the same "
+                                                 "command to resume (finished cells are skipped)")
     return p
 
 
@@ -70,6 +71,7 @@ def _stream_spec(args) -> str | None:
 def main_sweep(args) -> int:
     from okl.eval.sweep import parse_values
 
+    check_backend_options(args.backend, args.workers, args.scheduler)
     grid = parse_grid(args.grid)
     for name, value in (("sigma", args.sigma), ("budget", args.budget)):
         if value is not None:
@@ -83,11 +85,14 @@ def main_sweep(args) -> int:
             raise ValueError("--runs must be >= 1")
         seeds = list(range(args.runs))
     from okl.data.registry import fetch_hint, is_data_file, missing_datasets
-    from okl.eval.sweep import file_dataset
+    from okl.eval.sweep import file_dataset, file_description
 
     # a user's file enters the cell keys by absolute path and content hash
     datasets = [file_dataset(d) if is_data_file(d) else d
                 for d in (d.strip() for d in args.datasets.split(",")) if d]
+    for d in datasets:
+        if d.startswith("file:"):
+            print(file_description(d), file=sys.stderr)
     learners = [m.strip() for m in args.learners.split(",") if m.strip()]
     missing = missing_datasets([d for d in datasets if not d.startswith("file:")], args.data_dir)
     if missing:  # one line before any cell runs, naming the command that downloads them

@@ -13,6 +13,16 @@ under the final name (and nothing at all in the data directory):
 
 Files already present with the right checksum are not downloaded again, so an interrupted
 ``okl fetch`` is simply rerun.
+
+Network reads have a timeout (``timeout``, ``okl fetch --timeout``, default
+:data:`DEFAULT_TIMEOUT` s): a connection or a read that waits longer for data, or a transfer that
+brings less than :data:`MIN_BYTES_PER_WINDOW` bytes in any window of that length (a server
+trickling one byte every 2 s), fails like a broken transfer. Broken transfers, timeouts, failed
+connections and server errors (5xx) are retried; a client error (404, 403, a redirect loop) is
+not, as asking again gets the same answer. Each download stages in a hidden
+``.okl-fetch-<host>-<pid>-*`` folder of the data directory, removed when the download ends in any
+way the process sees; one left by a killed process (its pid no longer running) is removed by the
+next fetch into that directory.
 """
 
 from __future__ import annotations
@@ -20,8 +30,10 @@ from __future__ import annotations
 import bz2
 import gzip
 import hashlib
+import math
 import os
 import shutil
+import socket
 import sys
 import tarfile
 import tempfile
@@ -33,6 +45,12 @@ from pathlib import Path
 from okl.data.registry import FileSource, data_dirs, dataset_info
 
 MIRROR_ENV = "OKL_MIRROR"
+#: seconds a connection or a read may wait for data, and the window in which a transfer must bring
+#: at least MIN_BYTES_PER_WINDOW bytes (``okl fetch --timeout``)
+DEFAULT_TIMEOUT = 15.0
+MIN_BYTES_PER_WINDOW = 1024
+#: prefix of the hidden staging folders of downloads in a data directory
+STAGING_PREFIX = ".okl-fetch-"
 
 
 class FetchError(OSError):
@@ -103,25 +121,91 @@ class _Watch:
             sys.stderr.flush()
 
 
+class _Transfer(Exception):
+    """One failed transfer: ``reason`` for the message, ``retry`` whether asking again can help."""
+
+    def __init__(self, reason: str, retry: bool):
+        super().__init__(reason)
+        self.reason, self.retry = reason, retry
+
+
+def _get(url: str, dest: Path, size: int | None, timeout: float) -> None:
+    """One HTTP(S) GET of ``url`` into ``dest`` with :data:`DEFAULT_TIMEOUT`-style limits; raises
+    :class:`_Transfer`."""
+    import http.client
+    import urllib.error
+    import urllib.request
+
+    from okl._version import __version__
+
+    request = urllib.request.Request(url, headers={"User-Agent": f"okl/{__version__}"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as resp, open(dest, "wb") as out:
+            length = resp.headers.get("Content-Length")
+            total = int(length) if length and length.strip().isdigit() else None
+            if size is not None and total is not None and total > 2 * size + (1 << 20):
+                raise _Transfer(f"the server announces {total} bytes for a file of {size} bytes; "
+                                "is the mirror serving the stored layout?", retry=False)
+            read = getattr(resp, "read1", None) or resp.read  # what has arrived, not a full 64 KiB
+            got, window_start, window_bytes = 0, time.monotonic(), 0
+            while True:
+                chunk = read(1 << 16)
+                if not chunk:
+                    break
+                out.write(chunk)
+                got += len(chunk)
+                window_bytes += len(chunk)
+                now = time.monotonic()
+                if now - window_start >= timeout:
+                    if window_bytes < MIN_BYTES_PER_WINDOW:
+                        raise _Transfer(f"too slow: {window_bytes} bytes in {now - window_start:.0f} s "
+                                        f"(--timeout {timeout:g}: at least {MIN_BYTES_PER_WINDOW} bytes per "
+                                        f"{timeout:g} s)", retry=True)
+                    window_start, window_bytes = now, 0
+            if total is not None and got < total:
+                raise _Transfer(f"retrieval incomplete: got only {got} out of {total} bytes", retry=True)
+    except _Transfer:
+        raise
+    except urllib.error.HTTPError as exc:
+        if 300 <= exc.code < 400:
+            what = ("a redirect loop (one address visited 4 times or more than 10 redirects)"
+                    if "infinite loop" in str(exc.reason) else f"a redirect okl cannot follow ({exc.reason})")
+            raise _Transfer(f"HTTP {exc.code}: {what}", retry=False) from None
+        raise _Transfer(f"HTTP Error {exc.code}: {exc.reason}", retry=exc.code >= 500 or exc.code in (408, 429)) \
+            from None
+    except (TimeoutError, socket.timeout):
+        raise _Transfer(f"no data for {timeout:g} s (--timeout {timeout:g}); the server stalled", retry=True) \
+            from None
+    except urllib.error.URLError as exc:
+        if isinstance(exc.reason, (TimeoutError, socket.timeout)):
+            raise _Transfer(f"no answer within {timeout:g} s (--timeout {timeout:g})", retry=True) from None
+        raise _Transfer(str(exc.reason), retry=True) from None
+    except (ConnectionError, http.client.HTTPException) as exc:  # reset, IncompleteRead, bad status line
+        raise _Transfer(f"connection broken ({type(exc).__name__}: {exc})", retry=True) from None
+
+
 def _download(url: str, folder: Path, filename: str, size: int | None, retries: int, delay: float,
-              progress: bool) -> Path:
-    """One HTTP download into ``folder`` with scikit-learn's ``fetch_file`` (no checksum here)."""
-    from sklearn.datasets import fetch_file
-
-    with warnings.catch_warnings(record=True) as caught, _Watch(folder, size, filename, progress):
-        warnings.simplefilter("always")
-        try:
-            path = fetch_file(url, folder=folder, local_filename=filename, n_retries=retries, delay=delay)
-        except Exception as exc:  # urllib raises URLError, HTTPError, ContentTooShortError, OSError, ...
-            from urllib.error import HTTPError
-
-            reason = exc if isinstance(exc, HTTPError) else (getattr(exc, "reason", None) or exc)
-            raise FetchError(f"download of {url} failed after {retries} retr{'y' if retries == 1 else 'ies'}: "
-                             f"{reason}") from None
-    for w in caught:
-        if progress and "Retry" in str(w.message):
-            print(f"okl fetch: {w.message}", file=sys.stderr)
-    return Path(path)
+              progress: bool, timeout: float = DEFAULT_TIMEOUT) -> Path:
+    """One HTTP download into ``folder`` (no checksum here): :func:`_get`, retried ``retries``
+    times ``delay`` s apart when asking again can help."""
+    dest = folder / filename
+    attempt = 0
+    with _Watch(folder, size, filename, progress):
+        while True:
+            try:
+                _get(url, dest, size, timeout)
+                return dest
+            except _Transfer as exc:
+                if not exc.retry:
+                    raise FetchError(f"download of {url} failed: {exc.reason} (not retried)") from None
+                if attempt >= retries:
+                    raise FetchError(f"download of {url} failed after {retries} "
+                                     f"retr{'y' if retries == 1 else 'ies'}: {exc.reason}") from None
+                attempt += 1
+                if progress:
+                    print(f"okl fetch: {url}: {exc.reason}; retry {attempt} of {retries} in {delay:g} s",
+                          file=sys.stderr)
+                time.sleep(delay)
 
 
 def _content(downloaded: Path, src: FileSource) -> bytes:
@@ -155,18 +239,77 @@ def _mismatch(what: str, url: str, got: str, expected: str, where: Path) -> Fetc
                       f"the download was discarded and nothing was written to {where}")
 
 
+def _staging_owner(name: str) -> tuple[str, int] | None:
+    """(host, pid) of a staging folder name ``.okl-fetch-<host>-<pid>-<random>``, else None."""
+    parts = name[len(STAGING_PREFIX):].rsplit("-", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    return parts[0], int(parts[1])
+
+
+def _pid_running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):
+        return True  # someone else's process, or unknowable: keep its folder
+    return True
+
+
+def remove_stale_staging(directory: Path) -> list[Path]:
+    """Remove the staging folders that downloads killed outright (SIGKILL, power loss) left in
+    ``directory``: those of this host whose process is no longer running, and those of the older
+    unnamed form ``.okl-fetch-<random>`` untouched for an hour. A live download's folder, or one
+    of another host sharing the directory, is kept. Returns what was removed."""
+    removed = []
+    host = socket.gethostname()
+    try:
+        entries = list(directory.iterdir())
+    except OSError:
+        return removed
+    for entry in entries:
+        if not entry.name.startswith(STAGING_PREFIX) or not entry.is_dir():
+            continue
+        owner = _staging_owner(entry.name)
+        try:
+            stale = (owner is not None and owner[0] == host and not _pid_running(owner[1])) or (
+                owner is None and time.time() - entry.stat().st_mtime > 3600)
+        except OSError:
+            continue
+        if stale:
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def _make_directory(directory: Path) -> None:
+    """``directory`` and its parents, or a one-line error naming the path that is in the way."""
+    for p in (directory, *directory.parents):
+        if p.exists():
+            if not p.is_dir():
+                raise NotADirectoryError(f"{p} is a file, so the data directory {directory} cannot be "
+                                         "created there; choose another --data-dir (or $OKL_DATA)")
+            break
+    directory.mkdir(parents=True, exist_ok=True)
+
+
 def fetch_file_source(src: FileSource, directory: Path, mirror: str | None = None, *, retries: int = 3,
-                      delay: float = 1.0, progress: bool = True, force: bool = False) -> tuple[Path, str]:
+                      delay: float = 1.0, progress: bool = True, force: bool = False,
+                      timeout: float = DEFAULT_TIMEOUT) -> tuple[Path, str]:
     """Fetch one stored file into ``directory/<src.path>``; returns (path, "present" | "fetched")."""
     final = directory / src.path
     if final.is_file() and not force and sha256_file(final) == src.sha256:
         return final, "present"
-    directory.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".okl-fetch-", dir=directory))  # same file system: atomic rename
+    _make_directory(directory)
+    remove_stale_staging(directory)
+    # same file system: atomic rename; host and pid in the name say whose it is
+    staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{socket.gethostname()}-{os.getpid()}-",
+                                    dir=directory))
     try:
         if mirror:
             url = mirror.rstrip("/") + "/" + src.path
-            got = _download(url, staging, src.filename, src.size, retries, delay, progress)
+            got = _download(url, staging, src.filename, src.size, retries, delay, progress, timeout)
             digest = sha256_file(got)
             if digest != src.sha256:
                 raise _mismatch(src.filename, url, digest, src.sha256, directory)
@@ -174,7 +317,7 @@ def fetch_file_source(src: FileSource, directory: Path, mirror: str | None = Non
         else:
             url = src.url
             got = _download(url, staging, "download", None if src.fmt != "gz" else src.size, retries, delay,
-                            progress)
+                            progress, timeout)
             if src.download_sha256 is not None:
                 digest = sha256_file(got)
                 if digest != src.download_sha256:
@@ -204,14 +347,17 @@ def fetch_file_source(src: FileSource, directory: Path, mirror: str | None = Non
 
 def fetch_dataset(name: str, data_dir: str | os.PathLike | None = None, mirror: str | None = None, *,
                   retries: int = 3, delay: float = 1.0, progress: bool = True, force: bool = False,
-                  log=None) -> list[Path]:
+                  log=None, timeout: float = DEFAULT_TIMEOUT) -> list[Path]:
     """Download a registered dataset's files into ``data_dir`` (else ``$OKL_DATA``, else ``~/.okl/data``).
 
     ``mirror`` (default ``$OKL_MIRROR``) is a base URL serving the stored layout
     (``mirror/libsvm/cod-rna.t.gz``). Raises :class:`FetchError` on a failed download or a checksum
     mismatch, leaving nothing under the final name; a directory it had to create is removed again.
-    ``log(text)`` receives one line per file.
+    ``log(text)`` receives one line per file. ``timeout``: seconds a network read may wait for data
+    (and the window in which at least :data:`MIN_BYTES_PER_WINDOW` bytes must arrive).
     """
+    if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
+        raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
     info = dataset_info(name)
     mirror = mirror if mirror is not None else (os.environ.get(MIRROR_ENV) or None)
     directory = target_dir(data_dir)
@@ -221,7 +367,7 @@ def fetch_dataset(name: str, data_dir: str | os.PathLike | None = None, mirror: 
         for src in info.stored_files:
             t0 = time.perf_counter()
             path, status = fetch_file_source(src, directory, mirror, retries=retries, delay=delay,
-                                             progress=progress, force=force)
+                                             progress=progress, force=force, timeout=timeout)
             out.append(path)
             if log is not None:
                 if status == "present":
@@ -239,4 +385,4 @@ def fetch_dataset(name: str, data_dir: str | os.PathLike | None = None, mirror: 
     return out
 
 
-__all__ = ["FetchError", "MIRROR_ENV", "fetch_dataset", "fetch_file_source", "sha256_file", "target_dir"]
+__all__ = ["DEFAULT_TIMEOUT", "FetchError", "MIRROR_ENV", "fetch_dataset", "remove_stale_staging", "fetch_file_source", "sha256_file", "target_dir"]

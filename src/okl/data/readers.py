@@ -25,16 +25,33 @@ class DataFormatError(ValueError):
 MAX_FEATURE_INDEX = 2**31 - 1
 
 
+#: text encoding of every data file: UTF-8, with a leading byte-order mark dropped. Excel's "CSV
+#: UTF-8" starts the file with one; read as plain ``utf-8`` it glues ``\ufeff`` to the first
+#: field, which then is "not a number" and made a header-less file's first row its "header".
+TEXT_ENCODING = "utf-8-sig"
+
+
 def open_text(path: str | os.PathLike):
-    """Open a text file, transparently decompressing ``.gz``, ``.xz`` and ``.bz2``."""
+    """Open a text file (:data:`TEXT_ENCODING`), transparently decompressing ``.gz``, ``.xz`` and
+    ``.bz2``. A directory is refused by name (``open`` would say only "Is a directory")."""
     path = os.fspath(path)
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path}: is a directory, not a data file")
     if path.endswith(".gz"):
-        return gzip.open(path, "rt", encoding="utf-8", newline="")
+        return gzip.open(path, "rt", encoding=TEXT_ENCODING, newline="")
     if path.endswith(".xz"):
-        return lzma.open(path, "rt", encoding="utf-8", newline="")
+        return lzma.open(path, "rt", encoding=TEXT_ENCODING, newline="")
     if path.endswith(".bz2"):
-        return bz2.open(path, "rt", encoding="utf-8", newline="")
-    return open(path, "rt", encoding="utf-8", newline="")
+        return bz2.open(path, "rt", encoding=TEXT_ENCODING, newline="")
+    return open(path, "rt", encoding=TEXT_ENCODING, newline="")
+
+
+def check_data_path(path: str) -> None:
+    """A missing path or a directory, named as such before any reader opens it."""
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"{path}: is a directory, not a data file")
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"{path}: no such file")
 
 
 def finite_float(text) -> float | None:
@@ -128,14 +145,14 @@ def read_svmlight(path: str | os.PathLike, n_features: int | None = None) -> tup
     from sklearn.datasets import load_svmlight_file
 
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{path}: no such file")
+    check_data_path(path)
     try:
         opener = lzma.open if path.endswith(".xz") else (bz2.open if path.endswith(".bz2") else gzip.open
                                                           if path.endswith(".gz") else open)
         with opener(path, "rb") as fh:
             X, y = load_svmlight_file(fh, n_features=n_features, dtype=np.float64, zero_based=False)
-        if X.shape[0] and X.shape[1] <= MAX_FEATURE_INDEX:  # else: the slow path names the problem
+        # else (and when no value is stored: a file without any idx:val) the slow path names the problem
+        if X.shape[0] and X.nnz and X.shape[1] <= MAX_FEATURE_INDEX:
             X = X.toarray()
             if np.isfinite(X).all() and np.isfinite(y).all():
                 return X, y
@@ -163,6 +180,9 @@ def _read_svmlight_slow(path, n_features):
             raise DataFormatError(f"{path}: unreadable ({exc})") from None
     if not rows:
         raise DataFormatError(f"{path}: no data lines")
+    if n_features is None and not any(rows):
+        raise DataFormatError(f"{path}: no line has a feature (an svmlight line is 'label index:value ...'); "
+                              "nothing to learn from")
     width = n_features if n_features is not None else max((max(r) + 1 for r in rows if r), default=0)
     X = np.zeros((len(rows), width))
     for r, feats in enumerate(rows):
@@ -180,8 +200,7 @@ def read_delimited(path: str | os.PathLike, sep: str = ",", header: bool = False
     starts on.
     """
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{path}: no such file")
+    check_data_path(path)
     names = None
     rows, linenos = [], []
     with open_text(path) as fh:
@@ -240,8 +259,7 @@ def read_arff(path: str | os.PathLike):
     from scipy.io import arff
 
     path = os.fspath(path)
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{path}: no such file")
+    check_data_path(path)
     with open_text(path) as fh:
         text = fh.read()
     try:
@@ -280,8 +298,7 @@ def sniff_format(path: str | os.PathLike) -> str:
         return "tsv"
     if lower.endswith(_SVMLIGHT_EXT):
         return "svmlight"
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"{path}: no such file")
+    check_data_path(path)
     with open_text(path) as fh:
         try:
             for lineno, line in enumerate(fh, 1):
@@ -314,6 +331,8 @@ def read_labeled_table(path: str | os.PathLike, label: str | int | None = None, 
         first = rows[0]
         second = rows[1] if len(rows) > 1 else first
         header = named or any(not _is_number(a) and _is_number(b) for a, b in zip(first, second))
+        # one line of names only: a header without data (not "column 1 value 'a' is not a number")
+        header = header or (len(rows) == 1 and not any(_is_number(f) for f in first))
     names = None
     if header:
         names, rows, linenos = rows[0], rows[1:], linenos[1:]

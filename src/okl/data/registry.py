@@ -444,7 +444,13 @@ class UserData:
 
 def _user_labels(path: str, labels: list, linenos: list[int], task: str | None):
     """Labels -> (y, task, mapping text): two values -> -1/+1 (the larger number, or the later name in
-    sorted order, is +1); more numeric values -> a regression target."""
+    sorted order, is +1); more numeric values -> a regression target. A label that is a number
+    but not finite (``nan``, ``inf``: how many programs write a missing value) is refused by line,
+    never taken as a class name beside the numeric ones."""
+    for v, lineno in zip(labels, linenos):
+        if isinstance(v, str) and _is_float(v) and _number(v) is None:
+            raise DataFormatError(f"{path}:{lineno}: label {v!r} is not finite (a missing label?); "
+                                  "remove the line or give it a label")
     numeric = all(isinstance(v, float) for v in labels) or all(_number(v) is not None for v in labels)
     values = [float(v) for v in labels] if numeric else [str(v) for v in labels]
     distinct = sorted(set(values))
@@ -468,6 +474,14 @@ def _user_labels(path: str, labels: list, linenos: list[int], task: str | None):
         raise DataFormatError(f"{path}:{linenos[bad]}: target {labels[bad]!r} is not a number (regression)")
     y = np.asarray(values, dtype=float)
     return y, task, f"target {y.min():g}..{y.max():g} scaled to [0, 1]"
+
+
+def _is_float(text) -> bool:
+    try:
+        float(text)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _number(text):
@@ -500,11 +514,10 @@ def load_file(path: str | os.PathLike, label: str | int | None = None, sep: str 
     with ``scale=None`` or a given width, where it is the papers' preprocessing (the tables use
     it) and keeps ``--sigma`` in the units the registered sets are documented in.
     """
-    from okl.data.readers import read_labeled_table, sniff_format
+    from okl.data.readers import check_data_path, read_labeled_table, sniff_format
 
     path = os.fspath(path)
-    if not os.path.isfile(path):
-        raise FileNotFoundError(f"{path}: no such file")
+    check_data_path(path)
     fmt = sniff_format(path)
     if fmt == "svmlight":
         if label not in (None, "first"):

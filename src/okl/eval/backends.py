@@ -206,6 +206,18 @@ class DaskBackend(SerialBackend):
         return f"Dask LocalCluster ({len(self.client.scheduler_info()['workers'])} worker processes)"
 
 
+def check_backend_options(kind: str = "auto", workers: int | None = None, scheduler: str | None = None) -> None:
+    """The backend options, checked before a sweep creates its store or plans its cells: an option
+    the chosen backend would ignore (``--workers 4 --backend serial``) is refused, not dropped."""
+    if kind not in ("auto", "serial", "processes", "dask"):
+        raise ValueError(f"backend must be auto, serial, processes or dask, got {kind!r}")
+    if scheduler and kind not in ("auto", "dask"):
+        raise ValueError(f"--scheduler needs the dask backend, not {kind!r}")
+    if kind == "serial" and workers is not None and workers > 1:
+        raise ValueError(f"--workers {workers} with --backend serial: serial runs one cell at a time in this "
+                         "process; drop --workers or choose --backend processes or dask")
+
+
 def make_backend(kind: str = "auto", workers: int | None = None, scheduler: str | None = None):
     """Backend from command-line options.
 
@@ -213,10 +225,7 @@ def make_backend(kind: str = "auto", workers: int | None = None, scheduler: str 
     LocalCluster of N processes, or local processes when dask.distributed is not installed (a note
     is printed); otherwise serial.
     """
-    if kind not in ("auto", "serial", "processes", "dask"):
-        raise ValueError(f"backend must be auto, serial, processes or dask, got {kind!r}")
-    if scheduler and kind not in ("auto", "dask"):
-        raise ValueError(f"--scheduler needs the dask backend, not {kind!r}")
+    check_backend_options(kind, workers, scheduler)
     if kind == "serial" or (kind == "auto" and not scheduler and (workers or 1) <= 1):
         return SerialBackend()
     if kind == "processes":
@@ -230,4 +239,4 @@ def make_backend(kind: str = "auto", workers: int | None = None, scheduler: str 
     return DaskBackend(scheduler, workers)
 
 
-__all__ = ["DaskBackend", "ProcessBackend", "SerialBackend", "make_backend", "resolve_data_dir"]
+__all__ = ["DaskBackend", "ProcessBackend", "SerialBackend", "check_backend_options", "make_backend", "resolve_data_dir"]

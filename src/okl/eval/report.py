@@ -245,7 +245,9 @@ def plot_run_curves(path, title: str, curves: dict[str, np.ndarray], task: str,
     ax.set_title(title, fontsize=10, wrap=True)
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
+    # the format follows the suffix; a name without one is written as PNG under that very name
+    # (savefig would otherwise write NAME.png while okl run reported NAME)
+    fig.savefig(path, dpi=120, bbox_inches="tight", format=path.suffix[1:].lower() or "png")
     plt.close(fig)
     return path
 

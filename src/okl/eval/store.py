@@ -171,6 +171,28 @@ def _float_or_none(v):
 
 # ---- the store ------------------------------------------------------------------------------
 
+def _row_problem(key, task, diagnostics, n_curve_rounds, n_curve_values, n_rounds) -> str | None:
+    """Why a stored cell does not decode (None if it does)."""
+    if not all(isinstance(v, str) for v in key[:4] + key[5:]) or not isinstance(key[4], int):
+        return "a key field has the wrong type"
+    if any("\ufffd" in v for v in key[:4] + key[5:]) or (isinstance(task, str) and "\ufffd" in task):
+        return "a key field is not UTF-8 text"
+    try:
+        if not isinstance(json.loads(key[3]), dict):
+            return "its hyperparameters are not a JSON object"
+        json.loads(diagnostics)
+    except (TypeError, ValueError):
+        return "its hyperparameters or diagnostics are not JSON"
+    if task not in ("classification", "regression"):
+        return f"task {str(task)[:40]!r}"
+    if not isinstance(n_rounds, int) or n_rounds < 0:
+        return "its number of rounds is not a count"
+    if (n_curve_rounds is None) != (n_curve_values is None) or (
+            n_curve_rounds is not None and (n_curve_rounds != n_curve_values or n_curve_rounds % 8)):
+        return "its curve arrays do not match"
+    return None
+
+
 def _check_file(path: Path) -> None:
     """Cheap checks before sqlite3 sees the file: directory, empty, foreign, truncated header."""
     if path.is_dir():
@@ -190,6 +212,13 @@ def _check_file(path: Path) -> None:
     change_counter = int.from_bytes(header[24:28], "big")
     n_pages = int.from_bytes(header[28:32], "big")
     valid_for = int.from_bytes(header[92:96], "big")
+    # With a non-empty write-ahead log beside it the main file's header need not match its size:
+    # a checkpoint that stopped on a full disk wrote page 1 but not the pages after it, and SQLite
+    # reads every committed page from the WAL. quick_check (run on opening) judges such a store;
+    # calling it "truncated" made users delete a store whose cells were all intact.
+    wal = path.with_name(path.name + "-wal")
+    if wal.is_file() and wal.stat().st_size > 0:
+        return
     if n_pages and change_counter == valid_for and size < n_pages * page_size:
         raise StoreError(f"{path}: truncated store: the header says {n_pages} pages of {page_size} bytes "
                          f"({n_pages * page_size} bytes) but the file has {size}; restore a copy or remove it")
@@ -223,6 +252,8 @@ class ResultStore:
             self._con = sqlite3.connect(str(self.path), timeout=60.0, isolation_level=None)
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot open as SQLite ({exc})") from None
+        # bytes that are not UTF-8 inside a damaged text field read as U+FFFD (see damaged())
+        self._con.text_factory = lambda b: b.decode("utf-8", "replace")
         try:
             if exists:
                 self._validate(check)
@@ -235,6 +266,14 @@ class ResultStore:
             raise
         except sqlite3.DatabaseError as exc:
             self._con.close()
+            if not exists:  # a new store that could not be written: say so, and leave no empty file
+                for suffix in ("", "-wal", "-shm", "-journal"):
+                    try:
+                        os.unlink(f"{self.path}{suffix}")
+                    except OSError:
+                        pass
+                raise StoreError(f"{self.path}: cannot create the store ({exc}); is the disk full or the "
+                                 "directory read-only?") from None
             raise StoreError(f"{self.path}: damaged or not an okl results store ({exc})") from None
 
     # -- opening ---------------------------------------------------------------------------------
@@ -254,7 +293,10 @@ class ResultStore:
                 ("created_by", f"okl {__version__}"), ("created_at", time.strftime("%Y-%m-%d %H:%M:%S"))])
             con.execute("COMMIT")
         except BaseException:
-            con.execute("ROLLBACK")
+            try:  # a failed COMMIT (full disk) may have ended the transaction already
+                con.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
             raise
 
     def _validate(self, check: bool) -> None:
@@ -302,8 +344,37 @@ class ResultStore:
         return self._query("SELECT COUNT(*) FROM cells")[0][0]
 
     def done_keys(self) -> set[CellKey]:
-        """Keys of every finished cell."""
-        return {CellKey(*r) for r in self._query(f"SELECT {', '.join(KEY_FIELDS)} FROM cells")}
+        """Keys of every finished cell that reads back whole (:meth:`damaged` lists the others)."""
+        bad = {cell_id for cell_id, _, _ in self.damaged()}
+        return {CellKey(*r[1:]) for r in self._query(f"SELECT id, {', '.join(KEY_FIELDS)} FROM cells")
+                if r[0] not in bad}
+
+    def damaged(self) -> list[tuple[int, str, str]]:
+        """(id, cell, problem) of every stored cell whose content does not decode: random bytes
+        inside a record keep the file's structure, so ``PRAGMA quick_check`` passes, and such a
+        cell counted as done while only ``okl report`` failed on it. Reads no curves (their
+        lengths only)."""
+        out = []
+        sql = (f"SELECT id, {', '.join(KEY_FIELDS)}, task, diagnostics, length(curve_rounds), "
+               "length(curve_values), n_rounds FROM cells")
+        for r in self._query(sql):
+            cell_id, key = r[0], r[1:7]
+            problem = _row_problem(key, *r[7:])
+            if problem:
+                out.append((cell_id, " ".join(str(v) for v in key[:5]), problem))
+        return out
+
+    def drop_damaged(self) -> list[tuple[int, str, str]]:
+        """Delete the :meth:`damaged` cells (one transaction), so a sweep runs them again; returns
+        them."""
+        bad = self.damaged()
+        if bad:
+            try:
+                with self._transaction():
+                    self._con.executemany("DELETE FROM cells WHERE id = ?", [(b[0],) for b in bad])
+            except sqlite3.DatabaseError as exc:
+                raise StoreError(f"{self.path}: cannot write ({exc})") from None
+        return bad
 
     def add(self, key: CellKey, result: CellResult) -> bool:
         """Commit one finished cell (one transaction); False if the key was already stored."""
@@ -357,8 +428,12 @@ class ResultStore:
         out = []
         for r in self._query(sql + " ORDER BY id", where.values()):
             d = dict(zip(cols, r))
-            d["param_dict"] = json.loads(d["params"])
-            d["diagnostics"] = json.loads(d["diagnostics"])
+            try:
+                d["param_dict"] = json.loads(d["params"])
+                d["diagnostics"] = json.loads(d["diagnostics"])
+            except (TypeError, ValueError):
+                raise StoreError(f"{self.path}: stored cell {d['id']} is damaged (its content does not decode); "
+                                 "rerunning its okl sweep command runs it again") from None
             if curves:
                 d["curve_rounds"] = None if d["curve_rounds"] is None else np.frombuffer(d["curve_rounds"], "<i8")
                 d["curve_values"] = None if d["curve_values"] is None else np.frombuffer(d["curve_values"], "<f8")

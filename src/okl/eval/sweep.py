@@ -156,7 +156,24 @@ def parse_grid(items: Sequence[str] | None) -> dict[str, list]:
             raise ValueError(f"--grid expects NAME=VALUES, got {item!r}")
         if key in grid:
             raise ValueError(f"--grid {key} given twice")
-        grid[key] = parse_values(values)
+        # every problem of a value list names the option and the entry (not a bare float() error)
+        try:
+            grid[key] = parse_values(values)
+        except OverflowError:
+            raise ValueError(f"--grid {item}: a value is beyond the float range (about 1.8e308)") from None
+        except ValueError as exc:
+            text = str(exc)
+            raise ValueError(f"--grid {item}: " + (text if text.startswith("grid ") else
+                                                   f"not a number, a list or a range ({text})")) from None
+        if key == "budget":
+            from okl._validation import check_state_memory
+
+            for b in grid[key]:  # before any cell allocates it, as --budget is checked
+                if isinstance(b, (int, float)) and not isinstance(b, bool) and 1 <= b < float("inf"):
+                    try:
+                        check_state_memory(int(b), None)
+                    except ValueError as exc:
+                        raise ValueError(f"--grid {item}: {exc}") from None
         if not grid[key]:
             raise ValueError(f"--grid {key}: no values")
     return grid
@@ -199,6 +216,13 @@ def _file_data(name: str):
         raise ValueError(f"{path} changed after this sweep was planned (content hash {digest} expected); "
                          "run the sweep again to plan cells for the new content")
     return load_file(path)
+
+
+def file_description(name: str) -> str:
+    """What the loader inferred from a :func:`file_dataset` (format, header, label column, label
+    mapping, task): ``okl sweep`` prints it, as ``okl run`` does, so labels 1/2/3 read as a
+    regression target are seen before any cell runs."""
+    return _file_data(name).description
 
 
 def dataset_task(name: str) -> str:
@@ -568,6 +592,9 @@ def run_sweep(cells: Sequence[CellKey], store: ResultStore, backend=None, data_d
     retries it; the other cells go on.
     """
     unique = list(dict.fromkeys(cells))
+    for cell_id, cell, problem in store.drop_damaged():
+        print(f"{label}: note: stored cell {cell_id} ({cell}) was damaged ({problem}); removed, it runs again",
+              file=stream or sys.stderr)
     done = store.done_keys()
     todo = sorted((c for c in unique if c not in done),
                   key=lambda c: (c.dataset, c.stream, c.seed, c.learner, c.params))

@@ -46,6 +46,23 @@ class Experiment:
     params: dict[str, str] = field(default_factory=dict)
 
 
+def check_options(exp: Experiment, options: dict) -> None:
+    """Refuse ``options`` keys that ``exp`` does not declare (ValueError naming the nearest key):
+    an experiment reads its options with defaults, so a misspelt key (``datsets=german``) would
+    otherwise be ignored and the whole table run."""
+    import difflib
+
+    unknown = sorted(set(options) - set(exp.params))
+    if not unknown:
+        return
+    key = unknown[0]
+    near = difflib.get_close_matches(key, list(exp.params), n=1)
+    hint = f"did you mean {near[0]!r}? " if near else ""
+    keys = ", ".join(sorted(exp.params)) if exp.params else "none"
+    raise ValueError(f"unknown --param key {key!r} for {exp.id}: {hint}its keys: {keys} "
+                     f"(okl reproduce {exp.id} --help describes them)")
+
+
 EXPERIMENTS: dict[str, Experiment] = {}
 
 #: modules that define experiments; imported lazily by :func:`experiments`

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from okl._files import write_atomically
 from okl.kernels import WIDTH_WINDOW, Kernel
 from okl.learners.events import _drop_event_cache
 from okl.learners.registry import _REGISTRY
@@ -40,6 +41,14 @@ def _available_memory() -> int:
         return 1 << 40
 
 
+def _shown(value) -> str:
+    """A header value in an error: an integer as is, anything else by repr and type, so the
+    string "1" is not shown as if it were the version 1."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return f"{value!r} (a {type(value).__name__}, not an integer)"
+
+
 class ModelFiles:
     """Saving, loading and checking the state of :class:`okl.learners.base.Learner`."""
 
@@ -48,8 +57,9 @@ class ModelFiles:
     def save(self, path: str | os.PathLike) -> None:
         """Write the hyperparameters and complete state to ``path`` (a ``.npz`` file, no pickle).
 
-        The file is written to a temporary name, flushed and renamed, so a crash never leaves a
-        half-written model under ``path``.
+        The file is written to a temporary name, flushed and renamed
+        (:func:`okl._files.write_atomically`), so a crash never leaves a half-written model under
+        ``path``, and a failed write (full disk) leaves no temporary file and names ``path``.
         """
         from okl._version import __version__
 
@@ -71,13 +81,7 @@ class ModelFiles:
                 else:
                     meta["state"][attr] = {"value": _encode_param(value)}
         arrays["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-        path = os.fspath(path)
-        tmp = f"{path}.tmp{os.getpid()}"
-        with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
+        write_atomically(path, lambda fh: np.savez(fh, **arrays))
 
     # ---- state declaration ------------------------------------------------------------------
 
@@ -245,7 +249,7 @@ class ModelFiles:
             fmt = meta.get("format") if isinstance(meta, dict) else None
             raise ModelFileError(f"{path}: not an okl model file (format {fmt!r})")
         if meta.get("format_version") != MODEL_FORMAT_VERSION:
-            raise ModelFileError(f"{path}: model format version {meta.get('format_version')} "
+            raise ModelFileError(f"{path}: model format version {_shown(meta.get('format_version'))} "
                                  f"but this okl ({__version__}) reads version {MODEL_FORMAT_VERSION}")
         if meta.get("okl_version") != __version__:
             raise ModelFileError(f"{path}: written by okl {meta.get('okl_version')}, this is okl "

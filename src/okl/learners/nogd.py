@@ -54,12 +54,17 @@ STAGE2_STEPS = ("adagrad", "ogd")
 
 @jit
 def adagrad_step(z, g, w, G, lr):
-    """Diagonal AdaGrad with gradient g z: G_j += (g z_j)^2, w_j -= lr g z_j / sqrt(G_j)."""
+    """Diagonal AdaGrad with gradient g z: G_j += (g z_j)^2, w_j -= lr g z_j / sqrt(G_j).
+
+    A coordinate whose squared gradient underflows to 0 (|g z_j| < 1e-154, as a very small
+    kernel width gives) while G_j is still 0 takes no step: dividing by sqrt(0) raised a bare
+    ZeroDivisionError from the compiled loop."""
     for j in range(w.shape[0]):
         gj = g * z[j]
         if gj != 0.0:
             G[j] += gj * gj
-            w[j] -= lr * gj / np.sqrt(G[j])
+            if G[j] > 0.0:
+                w[j] -= lr * gj / np.sqrt(G[j])
 
 
 @jit

@@ -45,7 +45,9 @@ class Trace:
 
     @property
     def mistake_rate(self) -> float:
-        """Percentage of rounds whose prediction sign(f) (f >= 0 -> +1) differs from y."""
+        """Percentage of rounds whose prediction sign(f) (f >= 0 -> +1) differs from y; ``nan`` for
+        a run over 0 rows (deliberate: ``run`` on an empty batch is allowed, so that ``run`` on
+        two parts equals ``run`` on the whole, and a rate over no rounds is undefined, not 0)."""
         if self.task != "classification":
             raise ValueError("mistake_rate is defined for classification; use mean_squared_loss")
         return 100.0 * float(self.mistakes.mean()) if self.n_rounds else float("nan")

@@ -3,6 +3,7 @@ writing them atomically and reading them back as untrusted input (see :mod:`okl.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import os
@@ -13,6 +14,7 @@ import zipfile
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from okl._files import write_atomically
 from okl.learners.base import MAX_DIM, Learner, ModelFileError
 
 
@@ -79,28 +81,73 @@ def write_checkpoint(path: str, learner: Learner, config: StreamConfig, position
     """Write learner state + stream position atomically (temporary file, fsync, rename)."""
     from okl._version import __version__
 
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, model_tmp = tempfile.mkstemp(prefix=".okl-model-", suffix=".npz", dir=directory)
-    os.close(fd)
-    try:
-        learner.save(model_tmp)
-        with open(model_tmp, "rb") as fh:
-            model_bytes = fh.read()
-    finally:
-        if os.path.exists(model_tmp):
-            os.unlink(model_tmp)
+    # the model goes into the zip from memory: no second temporary file on the checkpoint's disk
+    buffer = io.BytesIO()
+    _save_in_memory(learner, buffer)
+    model_bytes = buffer.getvalue()
     header = {"format": CHECKPOINT_FORMAT, "format_version": CHECKPOINT_FORMAT_VERSION,
               "okl_version": __version__, "config": asdict(config), "position": asdict(position),
               "written_at": time.time()}
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as fh:
+
+    def write(fh):
         with zipfile.ZipFile(fh, "w", compression=zipfile.ZIP_STORED) as zf:
             zf.writestr("stream.json", json.dumps(header, indent=1))
             zf.writestr("model.npz", model_bytes)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(tmp, path)
+
+    write_atomically(path, write)
     _fsync_dir(path)
+
+
+def _save_in_memory(learner: Learner, buffer) -> None:
+    """``learner.save`` into ``buffer`` through a private directory in the system's temporary
+    directory (removed at once, whatever happens)."""
+    with tempfile.TemporaryDirectory(prefix="okl-model-") as d:
+        model = os.path.join(d, "model.npz")
+        learner.save(model)
+        with open(model, "rb") as fh:
+            buffer.write(fh.read())
+
+
+def check_checkpoint_path(path: str) -> None:
+    """Before any event: the checkpoint's directory exists and takes a file (a temporary one,
+    removed at once), so a wrong ``--checkpoint`` fails at the start, naming the path, instead of
+    at the first checkpoint after the work it was to keep."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise IsADirectoryError(f"--checkpoint {path}: is a directory; give a file name")
+    if not os.path.isdir(directory):
+        raise FileNotFoundError(f"--checkpoint {path}: directory {directory} does not exist")
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".okl-probe-", dir=directory)
+    except OSError as exc:
+        raise PermissionError(f"--checkpoint {path}: cannot write in {directory} "
+                              f"({exc.strerror or exc})") from None
+    os.close(fd)
+    os.unlink(probe)
+
+
+def lock_checkpoint(path: str):
+    """An exclusive lock on ``PATH.lock`` held while this process writes checkpoint ``path``
+    (returned: keep it open). A second ``okl stream`` on the same checkpoint would overwrite the
+    first one's positions with its own; it is refused, naming the process holding the lock."""
+    import fcntl
+
+    lock = open(f"{path}.lock", "a+b", buffering=0)  # unbuffered: nothing left to flush on close
+    try:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.seek(0)
+        holder = lock.read(200).decode("utf-8", "replace").strip() or "another process"
+        lock.close()
+        raise CheckpointError(f"{path} is being written by {holder}; two streams on one checkpoint would "
+                              "overwrite each other's positions: stop it or use another --checkpoint") from None
+    try:  # who holds it, for the message above; best effort (a full disk must not stop the stream here)
+        lock.seek(0)
+        lock.truncate()
+        lock.write(f"okl stream pid {os.getpid()}\n".encode())
+    except OSError:
+        pass
+    return lock
 
 
 def read_checkpoint(path: str) -> tuple[Learner, StreamConfig, StreamPosition]:

@@ -39,6 +39,15 @@ def _label(text: str, where: str) -> float:
     return value
 
 
+def check_label_column(label_column: int, width: int, where: str) -> None:
+    """``--label-column`` must name one of the ``width`` fields (a ValueError, not a bad line:
+    every line would be refused the same way, so ``--skip-bad`` must not skip them all). Taken
+    modulo the width, 7 on 3 fields silently became column 1."""
+    if not -width <= label_column < width:
+        raise ValueError(f"--label-column {label_column} is out of range for {width} fields ({where}); give "
+                         f"0..{width - 1}, or -{width}..-1 counted from the end")
+
+
 def parse_event(line: str, where: str, fmt: str, dim: int | None, sep: str = ",",
                 label_column: int = -1) -> tuple[np.ndarray, float | None]:
     """One data line -> (dense feature vector, label or None). Raises DataFormatError."""
@@ -59,6 +68,7 @@ def parse_event(line: str, where: str, fmt: str, dim: int | None, sep: str = ","
                               f"({width - 1} features and the label)")
     if width < 2:
         raise DataFormatError(f"{where}: a CSV event needs at least one feature and the label")
+    check_label_column(label_column, width, where)
     col = label_column % width
     raw = fields.pop(col)
     label = None if raw in ("", "?") else _label(raw, where)
@@ -125,10 +135,20 @@ def _read_lines(fh: BinaryIO, follow: float | None, state: dict) -> Iterator[tup
             continue
         # at EOF
         if follow is None or time.monotonic() - last_data >= follow:
-            if pending:
-                yield pending, len(pending)
+            _torn(state, pending)
             return
         _poll(fileno, state, len(pending))
+
+
+def _torn(state: dict, pending: bytes) -> None:
+    """At the end of the input: a last line without its newline is not an event. A producer that
+    died mid-write leaves such a fragment (``-1 1:0.607694 ``: one feature of eight, still
+    parseable); learning it would put it into the checkpoint, after which the complete stream
+    could no longer be resumed. It is left unread (``state["torn"]`` = its size; the runner says
+    so), so the checkpoint ends at the last complete line and feeding the whole stream again
+    resumes exactly there."""
+    if pending:
+        state["torn"] = len(pending)
 
 
 def _read_blocks(fh: BinaryIO, follow: float | None, state: dict) -> Iterator[list[bytes]]:
@@ -155,8 +175,7 @@ def _read_blocks(fh: BinaryIO, follow: float | None, state: dict) -> Iterator[li
             continue
         # at EOF
         if follow is None or time.monotonic() - last_data >= follow:
-            if pending:
-                yield [pending]
+            _torn(state, pending)
             return
         _poll(fileno, state, len(pending))
 
@@ -165,12 +184,11 @@ def _skip_bytes(fh: BinaryIO, n: int, name: str) -> None:
     """Position ``fh`` after its first ``n`` bytes (seek if possible, else read and discard)."""
     if n <= 0:
         return
-    try:
-        seekable = fh.seekable()
+    try:  # a file; an in-memory stream (no file descriptor) is read like a pipe
+        size = os.fstat(fh.fileno()).st_size if fh.seekable() else None
     except (OSError, ValueError):
-        seekable = False
-    if seekable:
-        size = os.fstat(fh.fileno()).st_size
+        size = None
+    if size is not None:
         if size < n:
             raise CheckpointError(f"{name} has {size} bytes but the checkpoint was made after "
                                   f"{n} bytes of it; is it the same input?")
