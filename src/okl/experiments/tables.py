@@ -33,7 +33,7 @@ learners' defaults, with ``horizon = T``; nothing is tuned (SkeGD tuned eta and 
 Runs go through :func:`okl.eval.sweep.run_sweep`: the cells are committed to
 ``<out>/<id>.sqlite`` as they finish, so an interrupted ``okl reproduce`` resumes. ``--param``
 options: ``store=PATH``, ``workers=N``, ``scheduler=tcp://HOST:PORT``, ``backend=serial|processes|dask``,
-``sigma=FLOAT`` (one width for every dataset), ``datasets=a,b``, ``learners=a,b``, ``theta=FLOAT``
+``sigma=FLOAT`` (one width for every dataset), ``budget=N`` (one budget), ``datasets=a,b``, ``learners=a,b``, ``theta=FLOAT``
 (forks-adversarial), ``drop_last=1`` (adversarial: drop the last input column as the FORKS code
 does for german), ``max_rows=N``.
 """
@@ -190,10 +190,10 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
             continue
         info = dataset_info(base)
         T = transform.length(info.rows)
-        B = spec.fixed_budget or default_budget(T)
+        B = int(ctx.options["budget"]) if "budget" in ctx.options else (spec.fixed_budget or default_budget(T))
         sigma = float(sigma_override) if sigma_override is not None else float(info.sigma)
-        settings = {r.label: {"budget": B, "sigma": sigma,
-                              **(spec.row_setting(r, T) if spec.row_setting and sigma_override is None else {})}
+        own = bool(spec.row_setting) and sigma_override is None and "budget" not in ctx.options
+        settings = {r.label: {"budget": B, "sigma": sigma, **(spec.row_setting(r, T) if own else {})}
                     for r in rows}
         row_sigmas = sorted({str(v["sigma"]) if isinstance(v["sigma"], str) else f"{v['sigma']:.4g}"
                              for v in settings.values()})
@@ -483,7 +483,9 @@ TABLE_PARAMS = {
     "workers": "run on N worker processes",
     "scheduler": "address of a running Dask scheduler, tcp://HOST:PORT",
     "backend": "auto (default), serial, processes or dask",
-    "sigma": "one kernel width for every dataset (default: each dataset's recorded width)",
+    "sigma": "one kernel width for every dataset and row (default: each dataset's recorded width; under "
+             "--protocol published, with budget: replaces the per-row settings)",
+    "budget": "one budget B for every dataset and row (default: 100 for T <= 10,000 else 200)",
     "datasets": "comma-separated subset of the datasets",
     "learners": "comma-separated subset of the learners (rows)",
     "drop_last": "1: drop the last input column (adversarial; as the FORKS code does for german)",
