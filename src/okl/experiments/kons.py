@@ -236,6 +236,16 @@ def _features(ctx: ExperimentContext, dataset: str, kons: bool) -> str:
     return PUBLISHED_RAW[dataset]
 
 
+def _options_line(ctx: ExperimentContext) -> str:
+    """The KONS options in force: gamma (default = alpha, the paper's), reset, hessian_map."""
+    gamma = f"gamma = {float(ctx.options['gamma']):g} (--param gamma; the paper: gamma = alpha)" \
+        if "gamma" in ctx.options else "gamma = alpha"
+    reset = str(ctx.options.get("reset", "zero"))
+    return (f"{gamma}, PROS-N-KONS / B-KONS reset = {reset}"
+            + (" (the paper's Alg. 1)" if reset == "zero" else " (--param reset; the paper's Alg. 1 is zero)")
+            + f", CON-KONS hessian_map = {ctx.options.get('hessian_map', 'complete')}")
+
+
 def _protocol_line(ctx: ExperimentContext, datasets) -> str:
     if ctx.protocol != "published":
         return ("Protocol okl: features min-max scaled to [0, 1] (okl's registry), the paper's sigma = 8 and "
@@ -287,7 +297,7 @@ def pnk_table1(ctx: ExperimentContext) -> ExperimentResult:
           "",
           markdown_table(header, rows),
           "",
-          f"sigma = {SIGMA}, alpha = gamma = 1, beta = 1, eps = 0.5, J_max = 100 (B-KONS); every round "
+          f"sigma = {SIGMA}, alpha = 1, {_options_line(ctx)}, beta = 1, eps = 0.5, J_max = 100 (B-KONS); every round "
           f"counted; rows per run: {'all' if max_rows is None else f'first {max_rows} of each permutation'}. "
           f"BATCH is the paper's only (best batch solution in the final space). "
           f"Wall time of the table: {time.perf_counter() - t0:.1f} s.",
@@ -345,7 +355,7 @@ def pnk_table2(ctx: ExperimentContext) -> ExperimentResult:
           "",
           markdown_table(header, rows),
           "",
-          f"Hinge loss, sigma = {SIGMA}, beta = 1, eps = 0.5, J_max = 100 (B-KONS); FOGD D = 400, NOGD "
+          f"Hinge loss, sigma = {SIGMA}, {_options_line(ctx)}, beta = 1, eps = 0.5, J_max = 100 (B-KONS); FOGD D = 400, NOGD "
           f"B = 100, k = 20 (their cells do not depend on alpha); every round counted; majority-class "
           f"rates: " + ", ".join(f"{d} {100 * min(np.mean(data[d][1] > 0), np.mean(data[d][1] < 0)):.2f} %"
                                  for d in datasets) + "; "
