@@ -192,9 +192,11 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
         T = transform.length(info.rows)
         B = int(ctx.options["budget"]) if "budget" in ctx.options else (spec.fixed_budget or default_budget(T))
         sigma = float(sigma_override) if sigma_override is not None else float(info.sigma)
-        own = bool(spec.row_setting) and sigma_override is None and "budget" not in ctx.options
+        own = bool(spec.row_setting) and sigma_override is None
         settings = {r.label: {"budget": B, "sigma": sigma, **(spec.row_setting(r, T) if own else {})}
                     for r in rows}
+        if "budget" in ctx.options:
+            settings = {k: {**v, "budget": B} for k, v in settings.items()}
         row_sigmas = sorted({str(v["sigma"]) if isinstance(v["sigma"], str) else f"{v['sigma']:.4g}"
                              for v in settings.values()})
         row_budgets = sorted({v["budget"] for v in settings.values()})
@@ -484,8 +486,9 @@ TABLE_PARAMS = {
     "scheduler": "address of a running Dask scheduler, tcp://HOST:PORT",
     "backend": "auto (default), serial, processes or dask",
     "sigma": "one kernel width for every dataset and row (default: each dataset's recorded width; under "
-             "--protocol published, with budget: replaces the per-row settings)",
-    "budget": "one budget B for every dataset and row (default: 100 for T <= 10,000 else 200)",
+             "--protocol published: replaces the per-row widths)",
+    "budget": "one budget B for every dataset and row (default: 100 for T <= 10,000 else 200; under "
+              "--protocol published: the per-row budgets)",
     "datasets": "comma-separated subset of the datasets",
     "learners": "comma-separated subset of the learners (rows)",
     "drop_last": "1: drop the last input column (adversarial; as the FORKS code does for german)",
