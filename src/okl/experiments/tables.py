@@ -286,6 +286,9 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
     if ctx.quick:
         parts.append(f"- QUICK configuration: first {max_rows} rounds, {runs} runs, learners "
                      f"{', '.join(r.label for r in rows)}: numbers are a smoke test, not a reproduction.\n")
+    if not ctx.quick and (wanted_rows is not None or _options_list(ctx, "datasets") is not None):
+        left = [r.label for r in spec.rows if r not in rows] + [d for d in spec.datasets if d not in datasets]
+        parts.append(f"- restricted by --param learners / datasets: left out {', '.join(left) or 'nothing'}\n")
     presets = [d for d in datasets if d in ADVERSARIAL_PRESETS]
     if presets:
         parts.append("Adversarial streams:\n" + "\n".join(f"- {preset_note(p)}" for p in presets) + "\n")
