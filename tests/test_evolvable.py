@@ -423,3 +423,19 @@ def test_ocds_recovers_a_linear_relation_across_spaces():
     assert np.abs(rec - X[400:, 0]).mean() < 0.1
     # the old model keeps working on the recovered x1: far below chance in the current stage
     assert r.current_error_rate < 0.15
+
+
+def test_a_fixed_split_keeps_its_columns_for_every_seed():
+    """opfes --protocol published's fixed-split variant: new space = the given columns, old = the rest;
+    the row order still follows the seed (okl.data.permutation)."""
+    from okl.data import permutation
+    from okl.evolvable.stream import make_evolvable_stream
+
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(300, 6)), np.where(rng.normal(size=300) > 0, 1.0, -1.0)
+    for seed in (0, 1):
+        s = make_evolvable_stream(X, y, seed=seed, new_columns=range(3))
+        assert list(s.new_columns) == [0, 1, 2] and list(s.old_columns) == [3, 4, 5]
+        assert np.array_equal(s.order, permutation(300, seed))
+    with pytest.raises(ValueError):
+        make_evolvable_stream(X, y, seed=0, new_columns=range(6))

@@ -93,3 +93,82 @@ def test_reproduce_id_help_lists_the_experiments_param_keys(capsys):
     assert "keys of" not in capsys.readouterr().out
     assert all(isinstance(e.params, dict) for e in experiments().values())
     assert "grid" in experiments()["opfes-table2"].params and "sweep" in experiments()["skegd-table2"].params
+
+
+# ---- --protocol published (issue 27) ---------------------------------------------------------------
+
+def test_published_skegd_table3_streams_raw_features_at_the_toolboxs_width(tmp_path, data_dir, capsys):
+    """The published protocol streams german as its file stores it ([-1, 1], not [0, 1]), runs the
+    LSOKL baselines at sigma = 8 and BOGD with lambda = 1/T^2; a stored cell is a direct learner run."""
+    import okl
+    from okl.data import load_dataset, permutation
+    from okl.learners.base import learner_class
+
+    out = tmp_path / "pub"
+    assert cli_main(["reproduce", "skegd-table3", "--protocol", "published", "--quick", "--quiet", "--out",
+                     str(out), "--data-dir", data_dir, "--param", "learners=bpa-s,bogd,skegd"]) == 0
+    md = (out / "skegd-table3-published.md").read_text()
+    assert md.strip() == capsys.readouterr().out.strip()
+    assert "protocol: published" in md.splitlines()[0]
+    with ResultStore(out / "skegd-table3-published.sqlite") as store:
+        rows = list(store.rows())
+    assert {r["dataset"] for r in rows} == {"german:raw"}
+    params = {r["learner"]: __import__("json").loads(r["params"]) for r in rows}
+    assert params["bpa-s"]["sigma"] == 8.0 and params["bpa-s"]["budget"] == 100
+    assert params["bogd"]["sigma"] == 8.0 and params["bogd"]["decay"] == "horizon"
+    assert params["skegd"]["sigma"] == "auto"
+    X, y = load_dataset("german:raw", data_dir)
+    assert X.min() == -1.0  # the file's values: okl's [0, 1] scaling would make the minimum 0
+    order = permutation(len(y), 1)[:300]
+    for name in ("bpa-s", "bogd"):
+        extra = {k: v for k, v in learner_class(name).paper_params(100).items()}
+        direct = okl.make(name, budget=100, kernel=okl.RBF(sigma=8.0), random_state=1, horizon=300, **extra) \
+            if "horizon" in learner_class(name)._param_names() else \
+            okl.make(name, budget=100, kernel=okl.RBF(sigma=8.0), random_state=1, **extra)
+        stored = [r["metric"] for r in rows if r["learner"] == name and r["seed"] == 1]
+        assert stored == [pytest.approx(direct.run(X[order], y[order]).metric, abs=1e-12)]
+    # the okl protocol of the same table streams [0, 1] features at the recorded width
+    assert cli_main(["reproduce", "skegd-table3", "--quick", "--quiet", "--out", str(out), "--data-dir", data_dir,
+                     "--param", "learners=bpa-s"]) == 0
+    with ResultStore(out / "skegd-table3.sqlite") as store:
+        okl_rows = list(store.rows())
+    assert {r["dataset"] for r in okl_rows} == {"german"}
+    assert __import__("json").loads(okl_rows[0]["params"])["sigma"] == pytest.approx(1.6121, abs=1e-3)
+
+
+def test_published_forks_table2_is_the_forks_codes_driver():
+    """codrna = the training file, raw; baselines at B = 100 and sigma = 8 whatever T; SkeGD / FORKS at
+    the paper's budget and the driver's sigma = 50."""
+    from okl.experiments.tables import FORKS_TABLE2_PUBLISHED as spec
+
+    assert spec.bases["codrna"] == "codrna-train:raw" and spec.bases["spambase"] == "spambase:raw"
+    rows = {r.label: r for r in spec.rows}
+    assert spec.row_setting(rows["BOGD"], 59535) == {"sigma": 8.0, "budget": 100}
+    assert spec.row_setting(rows["PROS-N-KONS"], 59535) == {"sigma": 8.0, "budget": 100}
+    assert spec.row_setting(rows["FORKS"], 59535) == {"sigma": 50.0, "budget": 200}
+    assert spec.row_setting(rows["SkeGD"], 1000) == {"sigma": 50.0, "budget": 100}
+
+
+def test_a_protocol_an_experiment_lacks_is_refused(capsys):
+    assert cli_main(["reproduce", "skegd-adversarial", "--protocol", "published", "--quick", "--quiet"]) != 0
+    assert "implements: okl" in capsys.readouterr().err
+
+
+def test_published_pnk_table2_reads_ijcnn1_unscaled(tmp_path, data_dir):
+    """pnk-table2 --protocol published: FOGD's stored error is a direct run on ijcnn1 as LIBSVM stores it."""
+    import okl
+    from okl.data import load_dataset, permutation
+
+    out = tmp_path / "pnk"
+    assert cli_main(["reproduce", "pnk-table2", "--protocol", "published", "--quick", "--quiet", "--runs", "1",
+                     "--out", str(out), "--data-dir", data_dir, "--param", "learners=FOGD"]) == 0
+    assert "protocol: published" in (out / "pnk-table2-published.md").read_text().splitlines()[0]
+    rows = list(csv.DictReader((out / "pnk-table2-published.csv").open()))
+    X, y = load_dataset("ijcnn1:raw", data_dir)
+    order = permutation(len(y), 0)[:400]
+    extra = {"scale": None} if "scale" in okl.learner_class("fogd")._param_names() else {}
+    direct = okl.make("fogd", budget=100, loss="hinge", kernel=okl.RBF(sigma=8.0), center_targets=False,
+                      random_state=0, **extra).run(X[order], y[order])
+    assert float(rows[0]["error_rate"]) == pytest.approx(direct.metric, abs=1e-12)
+    Xs, _ = load_dataset("ijcnn1", data_dir)
+    assert not np.allclose(X[:50], Xs[:50])  # the okl protocol's features differ

@@ -21,8 +21,8 @@ def cmd_reproduce(args) -> int:
             missing = [d for d in exp.datasets if d not in have]
             status = ("all present" if not missing else "missing: " + ", ".join(missing)) if exp.datasets \
                 else "external files (see description)"
-            rows.append([exp.id, exp.description, ", ".join(exp.datasets), status])
-        print(markdown_table(["id", "what", "datasets", "status"], rows))
+            rows.append([exp.id, exp.description, ", ".join(exp.datasets), status, ", ".join(exp.protocols)])
+        print(markdown_table(["id", "what", "datasets", "status", "protocols"], rows))
         from okl.data.registry import fetch_hint, missing_datasets
 
         missing = missing_datasets([d for exp in registry.values() for d in exp.datasets], args.data_dir)
@@ -32,10 +32,15 @@ def cmd_reproduce(args) -> int:
         return 0
     if args.id not in registry:
         raise ValueError(f"unknown experiment {clip(args.id)!r}; available: {', '.join(sorted(registry))}")
+    exp = registry[args.id]
+    if args.protocol not in exp.protocols:
+        raise ValueError(f"experiment {args.id} has no protocol {clip(args.protocol)!r}; it implements: "
+                         f"{', '.join(exp.protocols)}")
     options = parse_params(args.param)
-    check_options(registry[args.id], options)  # before the output directory is made
+    check_options(exp, options)  # before the output directory is made
     ctx = ExperimentContext(data_dir=args.data_dir, runs=args.runs, out_dir=args.out,
-                            progress=not args.quiet, quick=args.quick, options=options)
+                            progress=not args.quiet, quick=args.quick, options=options,
+                            protocol=args.protocol)
     result = registry[args.id].func(ctx)
     print(result.markdown)
     for f in result.files:
@@ -82,6 +87,10 @@ def add_parser(sub):
     e.add_argument("--runs", type=int, default=20)
     e.add_argument("--out", default="okl-results", help="output directory for Markdown, CSV and PNG")
     e.add_argument("--quick", action="store_true", help="tiny configuration (smoke test)")
+    e.add_argument("--protocol", default="okl", choices=("okl", "published"),
+                   help="okl (default): features scaled to [0, 1], widths chosen from the stream; published: "
+                        "the file, features, width and budget the authors' code used (--list shows which "
+                        "experiments implement it)")
     e.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="an option of the experiment (repeatable; okl reproduce ID --help lists them)")
     e.set_defaults(func=cmd_reproduce)

@@ -63,12 +63,15 @@ class DatasetInfo:
     source: str = ""  # canonical public page (LIBSVM data page, UCI repository, OpenML)
     licence: str = ""
     citation: str = ""
+    #: False for a ``NAME:raw`` variant: the file's feature values as stored (no min-max scaling)
+    scaled: bool = True
 
     @property
     def preprocessing(self) -> str:
         """What okl applies to the stored files (the module docstring), plus this set's own choices."""
         steps = ["files merged in the order listed" if len(self.files) > 1 else "one file",
-                 "features min-max scaled to [0, 1] (constant columns -> 0)",
+                 "features min-max scaled to [0, 1] (constant columns -> 0)" if self.scaled
+                 else "features as stored in the file (raw values, no scaling)",
                  "labels -> -1/+1" if self.task == "classification" else "target min-max scaled to [0, 1]"]
         return "; ".join(steps) + (f"; {self.note}" if self.note else "")
 
@@ -360,10 +363,28 @@ def find_files(name: str, data_dir=None) -> list[Path] | None:
     return found
 
 
+#: suffix of a registered name whose features are read as the file stores them (``codrna:raw``):
+#: the published-settings protocol of the paper tables (the authors' code read the LIBSVM values)
+RAW_SUFFIX = ":raw"
+
+
 def dataset_info(name: str) -> DatasetInfo:
-    if name not in REGISTRY:
-        raise ValueError(f"unknown dataset {name!r}; registered: {', '.join(sorted(REGISTRY))}")
-    return REGISTRY[name]
+    """The registry entry of ``name``; ``NAME:raw`` is NAME with its features left unscaled.
+
+    >>> info = dataset_info("codrna:raw")
+    >>> info.files, info.rows, info.scaled
+    (('cod-rna.t.gz',), 271617, False)
+    """
+    base = name[:-len(RAW_SUFFIX)] if name.endswith(RAW_SUFFIX) else name
+    if base not in REGISTRY:
+        raise ValueError(f"unknown dataset {name!r}; registered: {', '.join(sorted(REGISTRY))} "
+                         f"(each also as NAME{RAW_SUFFIX}: features unscaled)")
+    info = REGISTRY[base]
+    if base != name:
+        from dataclasses import replace
+
+        info = replace(info, name=name, scaled=False)
+    return info
 
 
 def datasets(data_dir=None, available_only: bool = False) -> list[DatasetInfo]:
@@ -376,9 +397,11 @@ def datasets(data_dir=None, available_only: bool = False) -> list[DatasetInfo]:
 
 @lru_cache(maxsize=8)
 def _load_cached(name: str, paths: tuple[str, ...]):
-    info = REGISTRY[name]
+    info = dataset_info(name)
     X, y = info.reader(list(paths))
-    X = minmax_scale(np.asarray(X, dtype=np.float64))
+    X = np.asarray(X, dtype=np.float64)
+    if info.scaled:
+        X = minmax_scale(X)
     y = np.asarray(y, dtype=np.float64)
     if info.task == "regression":
         y = minmax_scale(y[:, None])[:, 0]
@@ -411,6 +434,9 @@ def load_dataset(name: str, data_dir: str | os.PathLike | None = None) -> tuple[
     >>> X, y = load_dataset("german")
     >>> X.shape, float(X.min()), float(X.max()), int((y == 1).sum())
     ((1000, 24), 0.0, 1.0, 300)
+    >>> Xr, _ = load_dataset("german:raw")  # the file's values (german.numer_scale is in [-1, 1])
+    >>> float(Xr.min()), float(Xr.max())
+    (-1.0, 1.0)
     """
     info = dataset_info(name)
     paths = find_files(name, data_dir)

@@ -117,12 +117,13 @@ class EvolveRun:
 def evaluate(X, y, learners, *, runs: int, dataset: str = "", tuned: dict | None = None,
              overrides: dict | None = None, per_learner: dict | None = None, seeds=None,
              evolving_length: int | None = None, progress: bool = False, n_features: int | None = None,
-             keep_curves: bool = True) -> EvolveRun:
+             keep_curves: bool = True, new_columns=None) -> EvolveRun:
     """Run every learner on the OPFES streams of seeds 0..runs-1 (or ``seeds``), paired by seed.
 
     ``overrides`` apply to every learner (where accepted), ``per_learner[name]`` to one; ``name``
     may be a registered learner or "label=registered-name" (for ablations: the label names the
-    column, ``per_learner[label]`` holds its switches).
+    column, ``per_learner[label]`` holds its switches). ``new_columns``: a fixed feature split
+    (:func:`make_evolvable_stream`); None draws one per seed (the paper's protocol as printed).
     """
     learners = list(learners)
     specs = []
@@ -138,7 +139,7 @@ def evaluate(X, y, learners, *, runs: int, dataset: str = "", tuned: dict | None
     out = EvolveRun(dataset, [s[0] for s in specs], seeds, tuned=tuned)
     sums: dict[str, np.ndarray] = {}
     for i, seed in enumerate(seeds):
-        stream = make_evolvable_stream(X, y, seed=seed, evolving_length=evolving_length)
+        stream = make_evolvable_stream(X, y, seed=seed, evolving_length=evolving_length, new_columns=new_columns)
         out.stages = (stream.T1, stream.Te, stream.T2)
         for label, base in specs:
             extra = dict(overrides or {})

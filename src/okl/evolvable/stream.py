@@ -191,13 +191,16 @@ class EvolvableStream:
 
 
 def make_evolvable_stream(X, y, *, seed: int, evolving_length: int | None = None,
-                          old_fraction: float = 0.5) -> EvolvableStream:
+                          old_fraction: float = 0.5, new_columns=None) -> EvolvableStream:
     """The OPFES Sec. 5 stream of run ``seed`` from a dataset (X, y).
 
     One Generator ``numpy.random.default_rng(seed)`` draws the row order first (so it equals
     ``okl.data.permutation(n, seed)``) and then the column permutation; the first
     ``floor(old_fraction * D)`` permuted columns (at least 1, at most D - 1) are the old space,
-    the rest the new space. Stage lengths follow :func:`stage_lengths`.
+    the rest the new space. Stage lengths follow :func:`stage_lengths`. ``new_columns`` fixes the
+    split instead (the same for every seed; the other columns are the old space): e.g.
+    ``range(24)`` makes pol's new space its first 24 columns (``opfes-table2 --protocol published``'s
+    fixed-split variant). The row order is drawn from the seed either way.
     """
     X = _finite_matrix(X, "X")
     y = check_targets(y, "classification", X.shape[0])
@@ -213,6 +216,11 @@ def make_evolvable_stream(X, y, *, seed: int, evolving_length: int | None = None
     cols = rng.permutation(D)
     n_old = min(max(int(np.floor(old_fraction * D)), 1), D - 1)
     old, new = np.sort(cols[:n_old]), np.sort(cols[n_old:])
+    if new_columns is not None:
+        new = np.unique(np.asarray(list(new_columns), dtype=np.int64))
+        if new.size < 1 or new.size > D - 1 or new[0] < 0 or new[-1] >= D:
+            raise ValueError(f"new_columns must name 1 to {D - 1} of the {D} columns")
+        old = np.setdiff1d(np.arange(D), new)
     Xo = X[order]
     return EvolvableStream(Xo[:t1 + te][:, old], Xo[t1:][:, new], y[order], t1, te, t2,
                            old_columns=old, new_columns=new, order=order)

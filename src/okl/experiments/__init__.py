@@ -24,6 +24,9 @@ class ExperimentContext:
     progress: bool = True
     quick: bool = False
     options: dict = field(default_factory=dict)
+    #: ``okl reproduce --protocol``: "okl" (features scaled to [0, 1], widths recorded from the stream)
+    #: or "published" (the file, features, width and budget the authors' code used); DESIGN.md
+    protocol: str = "okl"
 
     def __post_init__(self):
         self.out_dir = Path(self.out_dir)
@@ -44,6 +47,8 @@ class Experiment:
     func: Callable[[ExperimentContext], ExperimentResult]
     #: the ``ctx.options`` keys it reads (``okl reproduce ID --param NAME=VALUE``) -> what each does
     params: dict[str, str] = field(default_factory=dict)
+    #: the ``--protocol`` values it implements
+    protocols: tuple[str, ...] = ("okl",)
 
 
 def check_options(exp: Experiment, options: dict) -> None:
@@ -70,14 +75,16 @@ MODULES: list[str] = ["okl.experiments.forks", "okl.experiments.tables", "okl.ex
                      "okl.experiments.kons", "okl.experiments.defaults"]
 
 
-def experiment(id: str, description: str, datasets: tuple[str, ...] = (), params: dict[str, str] | None = None):
+def experiment(id: str, description: str, datasets: tuple[str, ...] = (), params: dict[str, str] | None = None,
+               protocols: tuple[str, ...] = ("okl",)):
     """Decorator registering ``func(ctx) -> ExperimentResult`` as ``okl reproduce <id>``;
-    ``params`` declares the ``ctx.options`` keys it reads (listed by ``okl reproduce ID --help``)."""
+    ``params`` declares the ``ctx.options`` keys it reads (listed by ``okl reproduce ID --help``),
+    ``protocols`` the ``--protocol`` values it implements."""
 
     def deco(func):
         if id in EXPERIMENTS:
             raise ValueError(f"experiment {id!r} already registered")
-        EXPERIMENTS[id] = Experiment(id, description, tuple(datasets), func, dict(params or {}))
+        EXPERIMENTS[id] = Experiment(id, description, tuple(datasets), func, dict(params or {}), tuple(protocols))
         return func
 
     return deco

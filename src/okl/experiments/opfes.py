@@ -104,41 +104,89 @@ OPFES_PARAMS = {
 }
 
 
-@experiment("opfes-table2", "OPFES Table 2: cumulative error rate over the current stage, OPFES vs FESL baselines",
-            TABLE2_DATASETS, params={**OPFES_PARAMS, "learners": "comma-separated subset of the learners"})
-def opfes_table2(ctx: ExperimentContext) -> ExperimentResult:
-    from okl.evolvable.harness import TABLE2_LEARNERS, evaluate, plot_curves, tune_hyperparameters
+#: ``--protocol published``: the paper's protocol as printed (a fresh random half/half column split per
+#: run) and, labelled as a variant, one fixed split whose new space is the file's first half of the columns
+SPLITS = {"random": "printed protocol: a random half/half column split drawn per run (OPFES Sec. 5)",
+          "fixed": "VARIANT, fixed split: the new space = the file's first ceil(D/2) columns, the old space the "
+                   "rest, the same for every run (the paper does not say whether its split is redrawn)"}
 
-    datasets = ("splice",) if ctx.quick else _option_list(ctx, "datasets", TABLE2_DATASETS)
+
+def _new_columns(split: str, D: int):
+    """The fixed split's new space: the file's first D - floor(D/2) columns (pol: 0..23)."""
+    return None if split == "random" else range(D - D // 2)
+
+
+def _spread(values) -> str:
+    v = np.asarray(values, float)
+    return f"{v.mean():.4f}±{v.std():.4f} [{v.min():.4f}, {v.max():.4f}]"
+
+
+@experiment("opfes-table2", "OPFES Table 2: cumulative error rate over the current stage, OPFES vs FESL baselines",
+            TABLE2_DATASETS, params={**OPFES_PARAMS, "learners": "comma-separated subset of the learners"},
+            protocols=("okl", "published"))
+def opfes_table2(ctx: ExperimentContext) -> ExperimentResult:
+    from okl.evolvable.harness import TABLE2_LEARNERS, plot_curves
+
+    default = ("pol",) if ctx.protocol == "published" else TABLE2_DATASETS
+    datasets = ("splice",) if ctx.quick else _option_list(ctx, "datasets", default)
     learners = _option_list(ctx, "learners", TABLE2_LEARNERS)
     runs = 2 if ctx.quick else ctx.runs
+    splits = ("random", "fixed") if ctx.protocol == "published" else ("random",)
+    md = [f"## OPFES Table 2 — CER over the current stage, ours (mean ± std) / paper — protocol: {ctx.protocol}", ""]
+    rows, all_results = [], {}
+    for split in splits:
+        results = _table2_runs(ctx, datasets, learners, runs, split, rows)
+        all_results.update({(f"{k} ({split})" if len(splits) > 1 else k): v for k, v in results.items()})
+        if len(splits) > 1:
+            md += [f"### {SPLITS[split]}", ""]
+        md += _table2_markdown(results, learners, runs, spread=ctx.protocol == "published")
+    stem = "opfes-table2" + ("" if ctx.protocol == "okl" else f"-{ctx.protocol}")
+    out_csv = ctx.out_dir / f"{stem}.csv"
+    with open(out_csv, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["dataset"])
+        writer.writeheader()
+        writer.writerows(rows)
+    png = plot_curves(all_results, ctx.out_dir / f"{stem}-cer.png",
+                      "OPFES Fig. 4: CER vs instances of the current stage (mean over runs)")
+    md_path = ctx.out_dir / f"{stem}.md"
+    md_path.write_text("\n".join(md) + "\n")
+    return ExperimentResult("\n".join(md) + "\n", [md_path, out_csv, png])
+
+
+def _table2_runs(ctx, datasets, learners, runs, split, rows) -> dict:
+    from okl.evolvable.harness import evaluate, tune_hyperparameters
+
     overrides = _quick_overrides() if ctx.quick else {}
     per_learner = {"ker-rogd": {"budget": 30}, "ker-fesl": {"budget": 30}} if ctx.quick else {}
     results = {}
-    rows = []
     for name in datasets:
         t0 = time.perf_counter()
         X, y = _load(name, ctx)
         tuned = tune_hyperparameters(X, y, n_features=overrides.get("n_old_features", 1000),
                                      seeds=(10_000,) if ctx.quick else (10_000, 10_001), **_grids(ctx))
         run = evaluate(X, y, learners, runs=runs, dataset=name, tuned=tuned, overrides=overrides,
-                       per_learner=per_learner, progress=ctx.progress)
+                       per_learner=per_learner, progress=ctx.progress, new_columns=_new_columns(split, X.shape[1]))
         results[name] = run
         for label in learners:
             for seed, cer, sec in zip(run.seeds, run.cer[label], run.seconds[label]):
-                rows.append({"dataset": name, "learner": label, "seed": seed, "cer": cer, "seconds": sec,
-                             "sigma": tuned["sigma"], "step_size": tuned["step_size"],
+                rows.append({"dataset": name, "split": split, "learner": label, "seed": seed, "cer": cer,
+                             "seconds": sec, "sigma": tuned["sigma"], "step_size": tuned["step_size"],
                              "linear_step_size": tuned["linear_step_size"], "reg": tuned["reg"]})
         if ctx.progress:
             import sys
 
-            print(f"[opfes-table2] {name} done in {time.perf_counter() - t0:.0f}s", file=sys.stderr, flush=True)
+            print(f"[opfes-table2] {name} ({split} split) done in {time.perf_counter() - t0:.0f}s", file=sys.stderr,
+                  flush=True)
+    return results
+
+
+def _table2_markdown(results, learners, runs, spread: bool = False) -> list[str]:
+    from okl.evolvable.harness import TABLE2_LEARNERS
 
     header = ["dataset (n)"] + list(learners)
-    md = ["## OPFES Table 2 — CER over the current stage, ours (mean ± std) / paper",
-          "",
-          f"{runs} runs per dataset (paper: 50), paired by seed; hyperparameters tuned once per dataset on held-out "
-          "previous-stage data (okl.evolvable.harness). OCDS: okl.evolvable.ocds (a documented reading).",
+    md = [f"{runs} runs per dataset (paper: 50), paired by seed; hyperparameters tuned once per dataset on held-out "
+          "previous-stage data (okl.evolvable.harness). OCDS: okl.evolvable.ocds (a documented reading)."
+          + (" Cells: mean±std [min, max] over the runs / the paper's." if spread else ""),
           "",
           "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     wtl = {label: [0, 0, 0] for label in learners if label != "opfes"}
@@ -156,7 +204,8 @@ def opfes_table2(ctx: ExperimentContext) -> ExperimentResult:
                 r = _paired_wtl(ours, np.asarray(run.cer[label]))
                 wtl[label]["wtl".index(r)] += 1
                 mark = {"w": " •", "l": " ∘", "t": ""}[r]
-            cells.append(f"{m:.4f}±{s:.4f}{mark} / {ref}")
+            body = _spread(run.cer[label]) if spread else f"{m:.4f}±{s:.4f}"
+            cells.append(f"{body}{mark} / {ref}")
         md.append("| " + " | ".join(cells) + " |")
     if "opfes" in learners:
         md.append("| OPFES win/tie/loss | — | " + " | ".join("/".join(map(str, wtl[l])) for l in learners
@@ -164,53 +213,79 @@ def opfes_table2(ctx: ExperimentContext) -> ExperimentResult:
         md.append("")
         md.append("• / ∘: OPFES significantly better / worse (paired t-test, 95%). Paper: OPFES wins 15/5/0 "
                   "(align-FESL), 14/3/3 (rff-FESL), 17/1/2 (rff-ROGD), 20/0/0 (the others) over its 20 datasets.")
-    out_csv = ctx.out_dir / "opfes-table2.csv"
-    with open(out_csv, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]) if rows else ["dataset"])
-        writer.writeheader()
-        writer.writerows(rows)
-    png = plot_curves(results, ctx.out_dir / "opfes-table2-cer.png",
-                      "OPFES Fig. 4: CER vs instances of the current stage (mean over runs)")
-    return ExperimentResult("\n".join(md) + "\n", [out_csv, png])
+    md.append("")
+    return md
 
 
 @experiment("opfes-ablation", "OPFES Table 3: ablations (no KOM, no ideal kernel, no model reuse)",
-            ABLATION_DATASETS, params=OPFES_PARAMS)
+            ABLATION_DATASETS, params=OPFES_PARAMS, protocols=("okl", "published"))
 def opfes_ablation(ctx: ExperimentContext) -> ExperimentResult:
     from okl.evolvable.harness import evaluate, tune_hyperparameters
 
-    datasets = ("splice",) if ctx.quick else _option_list(ctx, "datasets", ABLATION_DATASETS)
+    default = ("pol",) if ctx.protocol == "published" else ABLATION_DATASETS
+    datasets = ("splice",) if ctx.quick else _option_list(ctx, "datasets", default)
     runs = 2 if ctx.quick else ctx.runs
     overrides = _quick_overrides() if ctx.quick else {}
     labels = [f"{label}=opfes" for label, _ in ABLATIONS]
     per_learner = {label: switches for label, switches in ABLATIONS}
+    splits = ("random", "fixed") if ctx.protocol == "published" else ("random",)
     rows = []
-    md = ["## OPFES Table 3 — ablations, CER over the current stage, ours (mean ± std) / paper", "",
+    md = [f"## OPFES Table 3 — ablations, CER over the current stage, ours (mean ± std) / paper — protocol: "
+          f"{ctx.protocol}", "",
           f"{runs} runs per dataset (paper: 50), paired by seed. (i) no KOM: p2 = pl = uniform and no reuse; "
-          "(ii) no ideal kernel: only the K2 model; (iii) no reuse: w2 starts at 0.", "",
-          "| dataset | OPFES | (i) no KOM | (ii) no ideal kernel | (iii) no reuse |", "|---|---|---|---|---|"]
-    for name in datasets:
-        X, y = _load(name, ctx)
-        tuned = tune_hyperparameters(X, y, n_features=overrides.get("n_old_features", 1000),
-                                     seeds=(10_000,) if ctx.quick else (10_000, 10_001), **_grids(ctx))
-        run = evaluate(X, y, labels, runs=runs, dataset=name, tuned=tuned, overrides=overrides,
-                       per_learner=per_learner, progress=ctx.progress, keep_curves=False)
-        paper = PAPER_ABLATION.get(name, ("—",) * 4)
-        ours = np.asarray(run.cer["opfes"])
-        cells = [name]
-        for j, (label, _) in enumerate(ABLATIONS):
-            m, s = run.mean_std(label)
-            mark = ""
-            if label != "opfes":
-                mark = {"w": " •", "l": " ∘", "t": ""}[_paired_wtl(ours, np.asarray(run.cer[label]))]
-            cells.append(f"{m:.4f}±{s:.4f}{mark} / {paper[j]}")
-            for seed, cer in zip(run.seeds, run.cer[label]):
-                rows.append({"dataset": name, "variant": label, "seed": seed, "cer": cer})
-        md.append("| " + " | ".join(cells) + " |")
-    md += ["", "• / ∘: OPFES significantly better / worse than the ablation (paired t-test, 95%)."]
-    out_csv = ctx.out_dir / "opfes-ablation.csv"
+          "(ii) no ideal kernel: only the K2 model; (iii) no reuse: w2 starts at 0.", ""]
+    order_lines = []
+    for split in splits:
+        if len(splits) > 1:
+            md += [f"### {SPLITS[split]}", ""]
+        md += ["| dataset | OPFES | (i) no KOM | (ii) no ideal kernel | (iii) no reuse |", "|---|---|---|---|---|"]
+        for name in datasets:
+            X, y = _load(name, ctx)
+            tuned = tune_hyperparameters(X, y, n_features=overrides.get("n_old_features", 1000),
+                                         seeds=(10_000,) if ctx.quick else (10_000, 10_001), **_grids(ctx))
+            run = evaluate(X, y, labels, runs=runs, dataset=name, tuned=tuned, overrides=overrides,
+                           per_learner=per_learner, progress=ctx.progress, keep_curves=False,
+                           new_columns=_new_columns(split, X.shape[1]))
+            paper = PAPER_ABLATION.get(name, ("—",) * 4)
+            ours = np.asarray(run.cer["opfes"])
+            cells = [name]
+            for j, (label, _) in enumerate(ABLATIONS):
+                m, s = run.mean_std(label)
+                mark = ""
+                if label != "opfes":
+                    mark = {"w": " •", "l": " ∘", "t": ""}[_paired_wtl(ours, np.asarray(run.cer[label]))]
+                cells.append(f"{m:.4f}±{s:.4f}{mark} / {paper[j]}")
+                for seed, cer in zip(run.seeds, run.cer[label]):
+                    rows.append({"dataset": name, "split": split, "variant": label, "seed": seed, "cer": cer})
+            md.append("| " + " | ".join(cells) + " |")
+            order_lines.append(_ablation_order(name, split, run, paper))
+        md.append("")
+    md += ["• / ∘: OPFES significantly better / worse than the ablation (paired t-test, 95%).", "",
+           "Ordering (lowest CER first; '<' = significantly lower by a paired t-test at 95 %, '~' = not "
+           "significant) against the paper's:", ""] + order_lines
+    stem = "opfes-ablation" + ("" if ctx.protocol == "okl" else f"-{ctx.protocol}")
+    out_csv = ctx.out_dir / f"{stem}.csv"
     with open(out_csv, "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=["dataset", "variant", "seed", "cer"])
+        writer = csv.DictWriter(fh, fieldnames=["dataset", "split", "variant", "seed", "cer"])
         writer.writeheader()
         writer.writerows(rows)
-    return ExperimentResult("\n".join(md) + "\n", [out_csv])
+    md_path = ctx.out_dir / f"{stem}.md"
+    md_path.write_text("\n".join(md) + "\n")
+    return ExperimentResult("\n".join(md) + "\n", [md_path, out_csv])
+
+
+def _ablation_order(name, split, run, paper) -> str:
+    """'- pol (random split): opfes < no-ideal ~ no-kom ... (paper: opfes < no-ideal < no-kom < no-reuse)'."""
+    labels = [label for label, _ in ABLATIONS]
+    means = {label: float(np.mean(run.cer[label])) for label in labels}
+    ranked = sorted(labels, key=means.get)
+    text = ranked[0]
+    for a, b in zip(ranked, ranked[1:]):
+        r = _paired_wtl(np.asarray(run.cer[a]), np.asarray(run.cer[b]))
+        text += (" < " if r == "w" else " ~ ") + b
+    try:
+        ref = sorted(labels, key=lambda lab: float(paper[labels.index(lab)]))
+        ref_text = " < ".join(ref)
+    except ValueError:
+        ref_text = "—"
+    return f"- {name} ({split} split): {text} (paper: {ref_text})"
