@@ -20,7 +20,7 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     column ``--label-column`` (default the last); an empty label field or ``?`` marks an
     unlabelled line; the dimension is the first data line's field count minus one (or ``--dim``,
     checked); ``--header`` skips the first line. Blank lines and lines starting with ``#`` are not
-    events. Classification labels must be -1/+1; ``--positive-label V`` maps V to +1 and every
+    events; a UTF-8 byte-order mark opening the stream is skipped. Classification labels must be -1/+1; ``--positive-label V`` maps V to +1 and every
     other label to -1. **Features are used as given, never rescaled**: a stream has no "whole
     dataset" to take a [0, 1] range from, so scale them the way the model should see them (the
     papers scale to [0, 1]); without ``--sigma`` the learner fixes its Gaussian width from the
@@ -243,7 +243,7 @@ class StreamRunner:
         bad = None
         if text is None:
             try:
-                text = raw.decode("utf-8")
+                text = raw.decode("utf-8-sig" if self.pos.byte_offset == 0 else "utf-8")
             except UnicodeDecodeError as exc:
                 bad = DataFormatError(f"{where}: not UTF-8 text ({exc.reason})")
         body = None if text is None else text.strip()
@@ -351,6 +351,8 @@ class StreamRunner:
                 texts[-1] = texts[-1][:-1]
         except UnicodeDecodeError:
             texts = None
+        if texts is not None and self.pos.byte_offset == 0 and texts and texts[0].startswith("\ufeff"):
+            texts[0] = texts[0][1:]  # a byte-order mark opening the stream (as Excel writes) is not data
         if texts is None:
             for raw in block:
                 self._one_line(raw, None, name, state)
