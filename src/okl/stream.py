@@ -20,8 +20,8 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     column ``--label-column`` (default the last); an empty label field or ``?`` marks an
     unlabelled line; the dimension is the first data line's field count minus one (or ``--dim``,
     checked); ``--header`` skips the first line. Blank lines and lines starting with ``#`` are not
-    events; a UTF-8 byte-order mark opening the stream is skipped. Classification labels must be -1/+1; ``--positive-label V`` maps V to +1 and every
-    other label to -1. **Features are used as given, never rescaled**: a stream has no "whole
+    events; a UTF-8 byte-order mark opening the stream is skipped. Classification labels must be
+    -1/+1; ``--positive-label V`` maps V to +1 and every other label to -1. **Features are used as given, never rescaled**: a stream has no "whole
     dataset" to take a [0, 1] range from, so scale them the way the model should see them (the
     papers scale to [0, 1]); without ``--sigma`` the learner fixes its Gaussian width from the
     first 50 events (``okl.kernels.scale_sigma``, which follows the features' scale) and predicts
