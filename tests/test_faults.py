@@ -589,3 +589,15 @@ def test_stream_checkpoint_on_a_full_disk_names_the_checkpoint(tmp_path, monkeyp
     assert _one_line_error(err) == (f"okl: error: {ck}: cannot write (No space left on device); nothing was written "
                                     "there (a previous file of that name is unchanged)")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["ck.zip.lock"]  # no hidden temporary file
+
+
+def test_stream_with_a_byte_order_mark(monkeypatch, capsys):
+    text = _svm_text(30)
+    _, plain, _ = _stream(monkeypatch, capsys, ["--learner", "nogd", "--dim", "8", "--quiet"], text)
+    status, out, err = _stream(monkeypatch, capsys, ["--learner", "nogd", "--dim", "8", "--quiet"],
+                               b"\xef\xbb\xbf" + text)
+    assert status == 0 and out == plain, err
+    csv = b"\xef\xbb\xbfx1,x2,y\n" + b"".join(f"{i / 10},{1 - i / 10},{i % 2 * 2 - 1}\n".encode() for i in range(10))
+    status, out, err = _stream(monkeypatch, capsys, ["--learner", "nogd", "--format", "csv", "--header", "--quiet"],
+                               csv)
+    assert status == 0 and len(out) == 10, err

@@ -20,13 +20,14 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     column ``--label-column`` (default the last); an empty label field or ``?`` marks an
     unlabelled line; the dimension is the first data line's field count minus one (or ``--dim``,
     checked); ``--header`` skips the first line. Blank lines and lines starting with ``#`` are not
-    events. Classification labels must be -1/+1; ``--positive-label V`` maps V to +1 and every
-    other label to -1. Features are read as given: a stream has no "whole dataset" to take a
-    [0, 1] range from, so without ``--sigma`` the learner fixes a per-feature scale
-    (:mod:`okl.scaling`) and its Gaussian width (``okl.kernels.scale_sigma`` on the scaled rows)
-    from the first 50 events, predicting their running label mean meanwhile; the scale is in the
-    checkpoint. With ``--sigma`` the width is in the units of the features as given and they are
-    not rescaled (``--param scale=range`` rescales them).
+    events; a UTF-8 byte-order mark opening the stream is skipped. Classification labels must be
+    -1/+1; ``--positive-label V`` maps V to +1 and every other label to -1. Features are read as
+    given: a stream has no "whole dataset" to take a [0, 1] range from, so without ``--sigma`` the
+    learner fixes a per-feature scale (:mod:`okl.scaling`) and its Gaussian width
+    (``okl.kernels.scale_sigma`` on the scaled rows) from the first 50 events, predicting their
+    running label mean meanwhile; the scale is in the checkpoint. With ``--sigma`` the width is in
+    the units of the features as given and they are not rescaled (``--param scale=range`` rescales
+    them).
 
 End of input
     Standard input ends at EOF. A file ends at EOF unless ``--follow`` is given: then, like
@@ -244,7 +245,7 @@ class StreamRunner:
         bad = None
         if text is None:
             try:
-                text = raw.decode("utf-8")
+                text = raw.decode("utf-8-sig" if self.pos.byte_offset == 0 else "utf-8")
             except UnicodeDecodeError as exc:
                 bad = DataFormatError(f"{where}: not UTF-8 text ({exc.reason})")
         body = None if text is None else text.strip()
@@ -352,6 +353,8 @@ class StreamRunner:
                 texts[-1] = texts[-1][:-1]
         except UnicodeDecodeError:
             texts = None
+        if texts is not None and self.pos.byte_offset == 0 and texts and texts[0].startswith("\ufeff"):
+            texts[0] = texts[0][1:]  # a byte-order mark opening the stream (as Excel writes) is not data
         if texts is None:
             for raw in block:
                 self._one_line(raw, None, name, state)

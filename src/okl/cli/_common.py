@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 
@@ -141,8 +142,6 @@ def check_options(args) -> None:
 def check_plot_path(path: str) -> None:
     """``--plot FILE``: an image type matplotlib writes (from the suffix; none: PNG under that very
     name) in a directory that exists, checked before the run it would draw."""
-    import os
-
     suffix = os.path.splitext(path)[1][1:].lower()
     if suffix:
         import matplotlib

@@ -1,8 +1,7 @@
 """Download registered datasets: ``okl fetch NAME`` / :func:`fetch_dataset`.
 
-Each stored file (:data:`okl.data.registry.FILE_SOURCES`) is downloaded with scikit-learn's
-:func:`sklearn.datasets.fetch_file` (retries on HTTP errors and truncated transfers), checked, and
-only then renamed to its final name, so an interrupted, truncated or tampered download leaves nothing
+Each stored file (:data:`okl.data.registry.FILE_SOURCES`) is downloaded (urllib, with the timeout
+and retries below), checked, and only then renamed to its final name, so an interrupted, truncated or tampered download leaves nothing
 under the final name (and nothing at all in the data directory):
 
 * from a mirror (``--mirror URL`` or ``$OKL_MIRROR``): ``URL/<path>``, e.g. ``URL/libsvm/cod-rna.t.gz``
@@ -130,8 +129,11 @@ class _Transfer(Exception):
 
 
 def _get(url: str, dest: Path, size: int | None, timeout: float) -> None:
-    """One HTTP(S) GET of ``url`` into ``dest`` with :data:`DEFAULT_TIMEOUT`-style limits; raises
-    :class:`_Transfer`."""
+    """One HTTP(S) GET of ``url`` into ``dest``; raises :class:`_Transfer`. Every wait for data is
+    limited to ``timeout`` seconds (urllib alone waits forever on a server that sent its headers
+    and stalled), every ``timeout``-second window must bring :data:`MIN_BYTES_PER_WINDOW` bytes
+    (one byte every 2 s would otherwise hold a download for days), and a Content-Length far beyond
+    the recorded size is refused before reading."""
     import http.client
     import urllib.error
     import urllib.request
