@@ -22,7 +22,6 @@ import okl
 from okl.cli import main
 from okl.data import DataFormatError
 from okl.data.fetch import FetchError, fetch_dataset
-from okl.data.registry import FILE_SOURCES
 from okl.eval.store import CellKey, CellResult, ResultStore
 from okl.learners.base import Learner, ModelFileError, NonFiniteError
 

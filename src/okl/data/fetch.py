@@ -38,7 +38,6 @@ import tarfile
 import tempfile
 import threading
 import time
-import warnings
 from pathlib import Path
 
 from okl.data.registry import FileSource, data_dirs, dataset_info
