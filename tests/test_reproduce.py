@@ -172,3 +172,27 @@ def test_published_pnk_table2_reads_ijcnn1_unscaled(tmp_path, data_dir):
     assert float(rows[0]["error_rate"]) == pytest.approx(direct.metric, abs=1e-12)
     Xs, _ = load_dataset("ijcnn1", data_dir)
     assert not np.allclose(X[:50], Xs[:50])  # the okl protocol's features differ
+
+
+def test_table_cells_keep_the_papers_features_without_an_input_scale(tmp_path, data_dir):
+    """paper_params' scale=None survives into the stored cell and the learner it builds: the linear
+    reference (no kernel, so scale="auto" would rescale it) sees the table's features as loaded."""
+    import json
+
+    import okl
+    from okl.data import load_dataset, permutation
+    from okl.eval.sweep import _build_learner
+
+    out = tmp_path / "lin"
+    assert cli_main(["reproduce", "skegd-table3", "--protocol", "published", "--quick", "--quiet", "--out",
+                     str(out), "--data-dir", data_dir, "--param", "learners=linear"]) == 0
+    with ResultStore(out / "skegd-table3-published.sqlite") as store:
+        rows = list(store.rows())
+    params = json.loads(rows[0]["params"])
+    if "scale" not in okl.learner_class("linear")._param_names():
+        return  # before the input scale existed there was nothing to turn off
+    assert params["scale"] is None and _build_learner("linear", 300, 0, params).scale is None
+    X, y = load_dataset("german:raw", data_dir)
+    order = permutation(len(y), 0)[:300]
+    direct = okl.make("linear", random_state=0, loss="hinge", scale=None).run(X[order], y[order])
+    assert [r["metric"] for r in rows if r["seed"] == 0] == [pytest.approx(direct.metric, abs=1e-12)]

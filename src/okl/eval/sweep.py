@@ -282,6 +282,10 @@ def resolve_params(learner: str, dataset: str, n_rounds: int, params: dict[str, 
     """Fill the defaults a key must state explicitly: budget, sigma, loss (where the learner takes them).
 
     ``sigma`` is kept only for learners that take a kernel; keys the learner does not take raise.
+    An explicit ``scale=None`` is kept (the paper tables' raw or [0, 1] features, no input scale).
+
+    >>> resolve_params("linear", "german", 1000, {"scale": None, "sigma": 8.0})
+    {'scale': None, 'loss': 'hinge'}
     """
     out = dict(params)
     if accepts(learner, "budget") and out.get("budget") is None:
@@ -296,7 +300,9 @@ def resolve_params(learner: str, dataset: str, n_rounds: int, params: dict[str, 
     for key in out:
         if key != "sigma" and not accepts(learner, key):
             raise ValueError(f"learner {learner!r} has no hyperparameter {key!r}")
-    return {k: v for k, v in out.items() if v is not None}
+    # an explicit scale=None (Learner.paper_params: the papers' features, no input scale) is a
+    # setting, not a default left out: without it the learner would fall back to scale="auto"
+    return {k: v for k, v in out.items() if v is not None or k == "scale"}
 
 
 def _build_learner(learner: str, n_rounds: int, seed: int, params: dict[str, Any], sigma=None):
