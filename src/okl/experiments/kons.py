@@ -25,6 +25,10 @@ On classification at alpha = 1 ONS barely moves in the low-variance directions o
 embedding (codrna: 32.8 % = majority class, though a batch linear SVM in the same 63-dim space
 gets 4 %); alpha = 0.01 helps (codrna PNK 11.2 %) but not to the paper's 4.9 %.
 
+``--protocol published`` (docs/results/pros-n-kons.md): Table 2's FOGD / NOGD rows read the raw
+LIBSVM files (``PUBLISHED_RAW``); Table 1 and the KONS rows keep [0, 1] features (the evidence is in
+that document). Every learner runs with ``scale=None`` under both protocols.
+
 ``ctx.options``: ``max_rows`` (use the first N rows of every permutation; printed under the
 table; ``ctx.quick`` uses 400), ``datasets`` and ``learners`` (comma-separated subsets),
 ``settings`` (pnk-table2: e.g. ``0.01``), ``hessian_map`` and ``embedding`` (passed to the KONS

@@ -30,6 +30,13 @@ depart from them (``Learner.paper_params``: NOGD k = B/10 with OGD, FOGD eta = 0
 SkeGD/FORKS sketch sizes and resets, BOGD lambda = 1/T^2, PNK's zero reset), otherwise the
 learners' defaults, with ``horizon = T``; nothing is tuned (SkeGD tuned eta and lambda; we do not).
 
+``okl reproduce forks-table2|skegd-table3 --protocol published`` runs the same rows with the files,
+features, widths and budgets the authors' code used (``FORKS_TABLE2_PUBLISHED``,
+``SKEGD_TABLE3_PUBLISHED``: raw ``NAME:raw`` files, sigma = 8 for the LSOKL / FORKS-code baselines,
+the FORKS code's B = 100 for its baselines on the cod-rna training file and sigma = 50 for its
+SkeGD / FORKS, SkeGD Table 3's SkeGD at a kernel-alignment width); the header names the protocol and
+each row prints its B and sigma (docs/results/paper-tables.md).
+
 Runs go through :func:`okl.eval.sweep.run_sweep`: the cells are committed to
 ``<out>/<id>.sqlite`` as they finish, so an interrupted ``okl reproduce`` resumes. ``--param``
 options: ``store=PATH``, ``workers=N``, ``scheduler=tcp://HOST:PORT``, ``backend=serial|processes|dask``,
