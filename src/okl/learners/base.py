@@ -161,7 +161,7 @@ class Learner(EventPath, ModelFiles):
 
     def _scale_rule(self) -> str | None:
         """The statistic of the per-feature input scale this learner fixes in its first rows
-        (``"range"`` / ``"std"``), or None: the ``scale`` hyperparameter resolved by
+        (``"range"``), or None: the ``scale`` hyperparameter resolved by
         :func:`okl.scaling.scale_rule` (``"auto"``: scaled unless a kernel was given)."""
         return scale_rule(getattr(self, "scale", None), getattr(self, "kernel", None) is not None)
 
@@ -176,13 +176,15 @@ class Learner(EventPath, ModelFiles):
 
     # ---- the input scale (okl.scaling): one transform on every path ------------------------
 
-    def _scaled_rows(self, X: np.ndarray, commit: bool) -> np.ndarray:
+    def _scaled_rows(self, X: np.ndarray, commit: bool, spread: np.ndarray | None = None) -> np.ndarray:
         """The rows of a validated block as the model sees them (X itself without a scale);
-        ``commit`` stores the spreads that these rows fix (learning), otherwise nothing changes."""
+        ``commit`` stores the spreads that these rows fix in ``spread`` (default: the learner's),
+        otherwise nothing changes."""
         if self.scale_spread_ is None:
             return X
         out = np.empty_like(X)
-        done = scale_rows(X, self.scale_center_, self.scale_spread_, commit, MAX_ABS_FEATURE, out)
+        spread = self.scale_spread_ if spread is None else spread
+        done = scale_rows(X, self.scale_center_, spread, commit, MAX_ABS_FEATURE, out)
         if done < X.shape[0]:
             check_vector(X[done], self.dim_)  # raises the message naming the value
         return out
@@ -335,8 +337,8 @@ class Learner(EventPath, ModelFiles):
 
     def chosen_scale(self) -> dict[str, Any]:
         """The input scale in use (:mod:`okl.scaling`): ``{"input_scale": rule}`` with the rule
-        ``"range (first 50 rows)"`` / ``"std (first 50 rows)"``, ``"pending"`` (inside the window)
-        or ``"off"`` (``scale=None``), plus, once fixed, ``scale_pending``: the number of features
+        ``"range (first 50 rows)"``, ``"pending"`` (inside the window) or ``"off"`` (``scale=None``,
+        or ``"auto"`` with a kernel given), plus, once fixed, ``scale_pending``: the number of features
         that have kept their window value so far (their spread is fixed by their first change)."""
         if not self._scales_input():
             return {"input_scale": "off"}

@@ -124,10 +124,15 @@ class EventPath:
         i = 0
         while i < n:
             if self.started_:
-                k = self._event_block(self._scaled_block_ahead(X[i:]), y[i:] if mu is None else residual[i:],
-                                      out[i:])
-                if k and self.scale_spread_ is not None:
-                    self._scaled_rows(X[i:i + k], commit=True)  # store the spreads these rows fixed
+                pending = self.scale_spread_ is not None and not self.scale_spread_.all()
+                # the rows as the model will see them when it learns them in order; a spread that
+                # a row fixes is stored only once that row is learned (below), so a checkpoint
+                # never holds a spread fixed by a row it has not learned
+                Xs = self._scaled_rows(X[i:], commit=pending,
+                                       spread=self.scale_spread_.copy() if pending else None)
+                k = self._event_block(Xs, y[i:] if mu is None else residual[i:], out[i:])
+                if k and pending:
+                    self._scaled_rows(X[i:i + k], commit=True)
                 if k and mu is not None:
                     out[i:i + k] += mu[i:i + k]
                     self.target_sum_ = float(sums[i + k])
@@ -142,20 +147,6 @@ class EventPath:
             out[i] = self._learn_event(X[i], y[i])
             i += 1
         return out
-
-    def _scaled_block_ahead(self, X: np.ndarray) -> np.ndarray:
-        """The rows of a block as the model will see them when it learns them in order (a pending
-        spread fixed by the first row that changes the feature), without storing anything: the
-        caller stores what the rows it learned fixed, so the state never holds a spread fixed by a
-        row it has not learned (a checkpoint stays the uninterrupted stream's state)."""
-        if self.scale_spread_ is None or self.scale_spread_.all():
-            return self._scaled_rows(X, commit=False)
-        spread = self.scale_spread_
-        try:
-            self.scale_spread_ = spread.copy()
-            return self._scaled_rows(X, commit=True)
-        finally:
-            self.scale_spread_ = spread
 
     def _event_loss(self, ev: _EventState | None = None) -> Loss:
         """:attr:`loss_`, looked up once per loss name (not saved)."""
