@@ -12,6 +12,8 @@ def test_okl_run_default_compares_learners_on_bundled_german(capsys):
     out = capsys.readouterr().out
     assert "dataset german: T = 1000, d = 24" in out
     assert "majority-class rate: 30.00 %" in out
+    # the input scale each learner fixed from its first rows is printed (okl.scaling)
+    assert "input scale (okl.scaling; fixed from its first rows, no hindsight): range (first 50 rows): nogd, fogd, linear" in out
     lines = [line for line in out.splitlines() if line.startswith("| nogd") or line.startswith("| fogd")]
     assert len(lines) == 2
     nogd = next(line for line in lines if line.startswith("| nogd"))
@@ -27,6 +29,7 @@ def test_okl_run_on_shared_dataset_with_options(capsys, data_dir, tmp_path):
                  "--param", "eta=0.5", "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "T = 3000" in out and "RBF(sigma=1)" in out and "budget B = 200" in out
+    assert "no hindsight): off: fogd, nogd" in out  # a given width is in the file's units: scale off
     assert csv.read_text().count("\n") == 3
 
 

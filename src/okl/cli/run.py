@@ -41,6 +41,7 @@ def cmd_run(args) -> int:
             raise ValueError(f"no selected learner has hyperparameter {clip(key)!r}")
 
     rows, csv_rows, failures, weights, curves, means = [], [], [], {}, {}, {}
+    scales: dict[str, list[str]] = {}  # input scale (okl.scaling) -> the learners that used it
     # progress in rounds (a long run reports as it goes, not only when it ends)
     with Progress(len(names) * args.runs * n, "", enabled=not args.quiet, unit="rows") as progress:
         for name in names:
@@ -59,6 +60,7 @@ def cmd_run(args) -> int:
                 curves[name] = np.mean([t.cumulative_metric() for t in s.traces], axis=0)
             digits = 2 if task == "classification" else 5
             diag = s.diagnostics()
+            scales.setdefault(s.traces[0].diagnostics.get("input_scale", "off"), []).append(name)
             sigma = diag.get("sigma")
             width = "" if sigma is None else f"{sigma:.3g}"
             # an aggregating learner (auto): its members' final weights, mean over runs
@@ -82,6 +84,7 @@ def cmd_run(args) -> int:
                   "(column sigma: mean over runs)")
     print(f"kernel {width_note}; budget " + (f"B = {args.budget}" if args.budget is not None
                                              else "each learner's default") + f"; loss {loss}")
+    print(_features_note(scales))
     base_label, base_curve, baseline = _baselines(stream, X, y, args.runs, n, task)
     if task == "classification":
         print(f"majority-class rate: {baseline:.2f} % (mean over the runs' streams)")
@@ -115,6 +118,15 @@ def cmd_run(args) -> int:
                              "metric_std", "authors_mean", "seconds_mean"], csv_rows)
         print(f"\nwrote {args.csv}", file=sys.stderr)
     return 0
+
+
+def _features_note(scales: dict[str, list[str]]) -> str:
+    """The features line: the loader's whole-file [0, 1] scaling (the papers' preprocessing; it uses
+    the whole file, i.e. hindsight, but changes no decision of a learner whose input scale is on,
+    because that scale follows any per-feature affine map), then each learner's own input scale."""
+    used = "; ".join(f"{rule}: {', '.join(names)}" for rule, names in scales.items())
+    return ("features: the file's values scaled to [0, 1] over the whole file (as the papers did), then "
+            f"each learner's input scale (okl.scaling; fixed from its first rows, no hindsight): {used}")
 
 
 def _baselines(stream, X, y, runs: int, n: int, task: str):
