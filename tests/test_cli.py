@@ -13,7 +13,7 @@ def test_okl_run_default_compares_learners_on_bundled_german(capsys):
     assert "dataset german: T = 1000, d = 24" in out
     assert "majority-class rate: 30.00 %" in out
     # the input scale each learner fixed from its first rows is printed (okl.scaling)
-    assert "input scale (okl.scaling; fixed from its first rows, no hindsight): range (first 50 rows): nogd, fogd, linear" in out
+    assert "input scale (okl.scaling; fixed from its first rows, no hindsight): symlog (first 50 rows): nogd, fogd, linear" in out
     lines = [line for line in out.splitlines() if line.startswith("| nogd") or line.startswith("| fogd")]
     assert len(lines) == 2
     nogd = next(line for line in lines if line.startswith("| nogd"))

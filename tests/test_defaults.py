@@ -32,6 +32,14 @@ def test_scale_sigma_fallbacks():
     assert scale_sigma(np.array([[3.0, 4.0]])) == pytest.approx(5 / math.sqrt(2))
 
 
+def symlog_window(W):
+    """The window's rows as the default input map gives them, written out (okl.scaling): centred on
+    the median, in window ranges, phi(z) = sign(z) ln(1 + 2|z|) / ln 3; a constant column -> 0."""
+    lo, hi = W.min(0), W.max(0)
+    z = (W - np.where(hi > lo, np.median(W, axis=0), lo)) / np.where(hi > lo, hi - lo, 1.0)
+    return np.sign(z) * np.log1p(2 * np.abs(z)) / np.log(3)
+
+
 def test_width_window_predicts_running_mean_then_fixes_sigma(german):
     X, y = german
     p = permutation(len(y), 0)
@@ -41,15 +49,13 @@ def test_width_window_predicts_running_mean_then_fixes_sigma(german):
     W = WIDTH_WINDOW
     expected = np.concatenate([[0.0], np.cumsum(y[: W - 1]) / np.arange(1, W)])
     np.testing.assert_allclose(trace.decisions[:W], expected, atol=1e-15)
-    # the width is chosen on the window's rows scaled by the input scale fixed from them
-    lo, hi = X[:W].min(0), X[:W].max(0)
-    spread = np.where(hi > lo, hi - lo, 1.0)
-    assert trace.diagnostics["sigma"] == pytest.approx(scale_sigma((X[:W] - lo) / spread), rel=1e-12)
+    # the width is chosen on the window's rows mapped by the input scale fixed from them
+    assert trace.diagnostics["sigma"] == pytest.approx(scale_sigma(symlog_window(X[:W])), rel=1e-12)
     assert trace.diagnostics["width_rule"].startswith("scale")
     assert m.kernel is None and m.kernel_.sigma == trace.diagnostics["sigma"]
     # The rows of the window are learned after it (replayed): the model equals one that was given
     # the chosen width and the same input scale and run on the same rows, from round W on.
-    given = okl.make("nogd", random_state=0, kernel=okl.RBF(sigma=trace.diagnostics["sigma"]), scale="range")
+    given = okl.make("nogd", random_state=0, kernel=okl.RBF(sigma=trace.diagnostics["sigma"]), scale="symlog")
     ref = given.run(X, y)
     np.testing.assert_allclose(trace.decisions[W:], ref.decisions[W:], atol=1e-12)
 
@@ -64,9 +70,8 @@ def test_chosen_width_is_in_model_file(german, tmp_path):
     m.save(tmp_path / "b.npz")
     loaded = okl.Learner.load(tmp_path / "b.npz")
     W = X[:WIDTH_WINDOW]
-    spread = np.where(np.ptp(W, axis=0) > 0, np.ptp(W, axis=0), 1.0)
-    assert loaded.chosen_width()["sigma"] == pytest.approx(scale_sigma((W - W.min(0)) / spread))
-    np.testing.assert_array_equal(loaded.scale_center_, W.min(0))
+    assert loaded.chosen_width()["sigma"] == pytest.approx(scale_sigma(symlog_window(W)))
+    np.testing.assert_array_equal(loaded.scale_center_, np.where(np.ptp(W, axis=0) > 0, np.median(W, axis=0), W[0]))
     early = okl.Learner.load(tmp_path / "a.npz")
     assert early.started_ is False and early.n_seen_ == 10
 

@@ -86,7 +86,11 @@ def test_codrna_kernel_learners_beat_linear_and_majority(data_dir):
         rows[name] = evaluate(name, X, y, runs=1, budget=200, kernel=okl.RBF(sigma=1.0), max_rows=20000).metric[0]
     assert majority_rate(y) == pytest.approx(33.333, abs=0.01)
     assert rows["nogd"] < 9.0 and rows["fogd"] < 9.0, rows
-    assert rows["linear"] > rows["nogd"] + 2.0, rows
+    # on the same features (a given width turns the kernel learners' input map off) the kernel
+    # learners beat the linear one by 2 points; linear's own default map (symlog) closes much of it
+    same = evaluate("linear", X, y, runs=1, params={"scale": None}, max_rows=20000).metric[0]
+    assert same > rows["nogd"] + 2.0, (same, rows)
+    assert rows["linear"] < same - 1.5, (same, rows)
 
 
 def test_regression_squared_loss_beats_the_mean_predictor(data_dir):

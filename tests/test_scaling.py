@@ -42,6 +42,10 @@ def test_window_scale_range_and_pending():
     c, s = window_scale(X, "range")
     np.testing.assert_array_equal(c, [0.0, 5.0, 2.0])
     np.testing.assert_array_equal(s, [4.0, 0.0, 6.0])
+    # symlog: the same spreads, centred on the window's median (a constant column: its value)
+    c, s = window_scale(X, "symlog")
+    np.testing.assert_array_equal(c, [2.0, 5.0, 2.0])
+    np.testing.assert_array_equal(s, [4.0, 0.0, 6.0])
     with pytest.raises(ValueError, match="unknown scale rule"):
         window_scale(X, "std")
 
@@ -51,31 +55,47 @@ def test_pending_spread_is_fixed_by_the_first_change_and_blocks_equal_rows():
     X = np.array([[1.0, 3.0], [2.0, 3.5], [4.0, 2.0], [0.0, 3.0]])
     out = np.empty_like(X)
     # without commit each row maps a change of a pending feature to +-1 and nothing is stored
-    assert scale_rows(X, center, spread.copy(), False, 1e100, out) == 4
+    assert scale_rows(X, center, spread.copy(), False, 1e100, False, out) == 4
     np.testing.assert_array_equal(out[:, 1], [0.0, 1.0, -1.0, 0.0])
     # with commit the first change (3.5: 0.5 from the centre) fixes the spread for every later row
     s = spread.copy()
-    scale_rows(X, center, s, True, 1e100, out)
+    scale_rows(X, center, s, True, 1e100, False, out)
     assert s[1] == 0.5
     np.testing.assert_array_equal(out[:, 0], [0.5, 1.0, 2.0, 0.0])
     assert out[0, 1] == 0.0 and out[1, 1] == 1.0 and out[3, 1] == 0.0
     # a value far outside the window's range is clipped one range beyond it
     far = np.empty((1, 2))
-    scale_rows(np.array([[-50.0, 3.0 - 100.0]]), center, s.copy(), True, 1e100, far)
+    scale_rows(np.array([[-50.0, 3.0 - 100.0]]), center, s.copy(), True, 1e100, False, far)
     np.testing.assert_array_equal(far, [[-1.0, -1.0]])
-    scale_rows(np.array([[50.0, 3.0 + 100.0]]), center, s.copy(), True, 1e100, far)
+    scale_rows(np.array([[50.0, 3.0 + 100.0]]), center, s.copy(), True, 1e100, False, far)
     np.testing.assert_array_equal(far, [[2.0, 2.0]])
     # one row at a time gives the same values as the block
     s2, rows = spread.copy(), np.empty_like(X)
     for i in range(len(X)):
-        scale_rows(X[i:i + 1], center, s2, True, 1e100, rows[i:i + 1])
+        scale_rows(X[i:i + 1], center, s2, True, 1e100, False, rows[i:i + 1])
     np.testing.assert_array_equal(rows, out)
     np.testing.assert_array_equal(s2, s)
     # a row that fails the value check stops the pass before anything of it is stored
     bad = np.array([[1.0, 9.0], [np.nan, 4.0]])
     s3 = spread.copy()
-    assert scale_rows(bad[1:], center, s3, True, 1e100, np.empty((1, 2))) == 0
+    assert scale_rows(bad[1:], center, s3, True, 1e100, False, np.empty((1, 2))) == 0
     assert s3[1] == 0.0
+
+
+def test_symlog_is_linear_near_the_centre_logarithmic_beyond_and_odd():
+    """phi(z) = sign(z) ln(1 + 2|z|) / ln 3 (knee half a window range from the median): +-1 at one
+    window range, slope 2 / ln 3 at the centre, order kept far out (no clip), a pending spread
+    fixed by the first change as with "range"."""
+    center, spread = np.array([0.0, 3.0]), np.array([2.0, 0.0])
+    X = np.array([[0.0, 3.0], [2.0, 3.5], [-2.0, 2.0], [1e-6, 3.0], [200.0, 3.0], [2e6, 3.0 + 5e5]])
+    out, s = np.empty_like(X), spread.copy()
+    assert scale_rows(X, center, s, True, 1e100, True, out) == 6
+    assert s[1] == 0.5
+    np.testing.assert_allclose(out[:3], [[0.0, 0.0], [1.0, 1.0], [-1.0, -np.log(5.0) / np.log(3.0)]], rtol=0,
+                               atol=1e-15)  # 2.0 is two fixed spreads (0.5) below the centre 3
+    np.testing.assert_allclose(out[3, 0], 0.5e-6 * 2.0 / np.log(3.0), rtol=1e-6)
+    np.testing.assert_allclose(out[4, 0], np.log(201.0) / np.log(3.0), rtol=1e-14)
+    np.testing.assert_allclose(out[5], [np.log(2e6 + 1.0) / np.log(3.0), np.log(2e6 + 1.0) / np.log(3.0)], rtol=1e-14)
 
 
 @pytest.mark.parametrize("name", SCALE_LEARNERS)
@@ -98,7 +118,7 @@ def test_late_features_run_equals_event_loop_blocks_and_resume(name, tmp_path):
     m = okl.make(name, **params)
     m.run(X[:100], y[:100])
     assert m.scale_spread_[-2] == 1.0 and m.scale_spread_[-1] == 0.0
-    assert m.chosen_scale() == {"input_scale": "range (first 50 rows)", "scale_pending": 1 + int(
+    assert m.chosen_scale() == {"input_scale": "symlog (first 50 rows)", "scale_pending": 1 + int(
         np.count_nonzero(np.ptp(X[:50, :-2], axis=0) == 0))}
     m.save(tmp_path / "m.npz")
     back = okl.Learner.load(tmp_path / "m.npz")
@@ -110,8 +130,8 @@ def test_late_features_run_equals_event_loop_blocks_and_resume(name, tmp_path):
 @pytest.mark.parametrize("name", SCALE_LEARNERS)
 def test_a_late_feature_is_neither_ignored_nor_blown_up(name):
     """Rows that differ only in a column absent from the window: the model tells them apart
-    after learning, and a 1e6 there enters as 2, one fixed spread beyond (the decision stays
-    bounded)."""
+    after learning, and a 1e6 there enters as ln(2e6 + 1) / ln 3 = 13.2, not 1e6 (the decision
+    stays bounded)."""
     X, y = german()
     X = with_late_features(X)
     m = okl.make(name, random_state=0, **({"budget": 20} if accepts(name, "budget") else {}))
@@ -156,7 +176,7 @@ def test_scale_none_and_a_given_kernel_use_features_as_given():
 def test_diagnostics_show_the_scale():
     X, y = german()
     tr = okl.make("fogd", random_state=0).run(X, y)
-    assert tr.diagnostics["input_scale"] == "range (first 50 rows)"
+    assert tr.diagnostics["input_scale"] == "symlog (first 50 rows)"
     # german's column constant in the first 50 rows changes later: nothing is pending at the end
     assert np.count_nonzero(np.ptp(X[:50], axis=0) == 0) == 1
     assert tr.diagnostics["scale_pending"] == int(np.count_nonzero(np.ptp(X, axis=0) == 0)) == 0
@@ -165,7 +185,7 @@ def test_diagnostics_show_the_scale():
 
 def test_check_scale_names_the_allowed_values():
     assert check_scale("auto") == "auto" and check_scale(None) is None
-    with pytest.raises(ValueError, match="scale must be one of 'auto', 'range' or None"):
+    with pytest.raises(ValueError, match="scale must be one of 'auto', 'symlog', 'range' or None"):
         okl.make("nogd", scale="minmax")
 
 

@@ -67,12 +67,12 @@ import numpy as np
 
 from okl._jit import jit
 
-#: the statistics a learner's ``scale`` hyperparameter can name
-SCALE_RULES = ("range",)
+#: the maps a learner's ``scale`` hyperparameter can name (module docstring); the first is the default
+SCALE_RULES = ("symlog", "range")
 
 
 def check_scale(scale) -> str | None:
-    """A learner's ``scale`` hyperparameter: ``"auto"`` (default), ``"range"`` or None."""
+    """A learner's ``scale`` hyperparameter: ``"auto"`` (default), ``"symlog"``, ``"range"`` or None."""
     if scale is None or (isinstance(scale, str) and scale in ("auto", *SCALE_RULES)):
         return scale
     raise ValueError(f"scale must be one of 'auto', {', '.join(map(repr, SCALE_RULES))} or None "
@@ -80,38 +80,45 @@ def check_scale(scale) -> str | None:
 
 
 def scale_rule(scale: str | None, kernel_given: bool) -> str | None:
-    """The statistic a learner uses: ``"auto"`` is ``"range"`` when the learner also chooses its
-    kernel width from the stream (no kernel given, or no kernel at all: the linear learner), and
-    None when a kernel was given (its width is in the units of the features as given)."""
+    """The map a learner uses: ``"auto"`` is ``"symlog"`` when the learner also chooses its kernel
+    width from the stream (no kernel given, or no kernel at all: the linear learner), and None when
+    a kernel was given (its width is in the units of the features as given)."""
     if scale == "auto":
-        return None if kernel_given else "range"
+        return None if kernel_given else SCALE_RULES[0]
     return scale
 
 
 def window_scale(X: np.ndarray, rule: str) -> tuple[np.ndarray, np.ndarray]:
-    """(centre, spread) of every column of the window ``X`` under ``rule`` (module docstring); a
-    column whose values are all equal gets spread 0 (pending) and its value as centre."""
+    """(centre, spread) of every column of the window ``X`` under ``rule`` (module docstring): the
+    spread is the window's range; the centre its median (``"symlog"``) or minimum (``"range"``).
+    A column whose values are all equal gets spread 0 (pending) and its value as centre."""
     X = np.asarray(X, dtype=float)
     if rule not in SCALE_RULES:
         raise ValueError(f"unknown scale rule {rule!r}")
     lo, hi = X.min(axis=0), X.max(axis=0)
     spread = hi - lo
     spread[~(spread > 0.0) | ~np.isfinite(spread)] = 0.0
-    return lo, spread
+    center = np.median(X, axis=0) if rule == "symlog" else lo
+    center = np.where(spread > 0.0, center, lo)  # a constant column: its value, exactly
+    return center, spread
 
 
-#: how far beyond the window's range a scaled value may go, in window ranges (module docstring)
+#: ``"range"``: how far beyond the window's [0, 1] a scaled value may go, in window ranges
 CLIP = 1.0
+#: ``"symlog"``: the knee, in window ranges from the median, where the map turns logarithmic
+KNEE = 0.5
+_SYMLOG_NORM = 1.0 / np.log1p(1.0 / KNEE)  # so that z = +-1 (one window range) maps to +-1
 
 
 @jit
-def scale_rows(X, center, spread, commit, bound, out):
-    """out[i, j] = (X[i, j] - center[j]) / spread[j], clipped to [-CLIP, 1 + CLIP], over the rows
-    of X, after checking each row's values (finite, at most ``bound`` in magnitude). A pending
-    feature (spread 0) maps to 0 while x_j equals its centre; the first differing row fixes spread[j] = |x_j - c_j| when ``commit``
-    (the value then maps to +-1), and without ``commit`` maps to +-1 without storing anything.
-    Returns the number of rows done: a row that fails the check stops the pass before anything of
-    it is stored."""
+def scale_rows(X, center, spread, commit, bound, symlog, out):
+    """out[i, j] = phi((X[i, j] - center[j]) / spread[j]) over the rows of X, after checking each
+    row's values (finite, at most ``bound`` in magnitude); phi(z) = sign(z) ln(1 + |z| / KNEE) /
+    ln(1 + 1 / KNEE) with ``symlog``, else z clipped to [-CLIP, 1 + CLIP]. A pending feature
+    (spread 0) maps to 0 while x_j equals its centre; the first differing row fixes spread[j] =
+    |x_j - c_j| when ``commit`` (the value then maps to +-1), and without ``commit`` maps to +-1
+    without storing anything. Returns the number of rows done: a row that fails the check stops
+    the pass before anything of it is stored."""
     n, d = X.shape
     for i in range(n):
         for j in range(d):
@@ -130,8 +137,12 @@ def scale_rows(X, center, spread, commit, bound, out):
                 else:
                     out[i, j] = 1.0 if v > 0.0 else -1.0
                     continue
-            out[i, j] = min(max(v / s, -CLIP), 1.0 + CLIP)
+            z = v / s
+            if symlog:
+                out[i, j] = np.log1p(abs(z) / KNEE) * _SYMLOG_NORM * (1.0 if z >= 0.0 else -1.0)
+            else:
+                out[i, j] = min(max(z, -CLIP), 1.0 + CLIP)
     return n
 
 
-__all__ = ["CLIP", "SCALE_RULES", "check_scale", "scale_rule", "window_scale", "scale_rows"]
+__all__ = ["CLIP", "KNEE", "SCALE_RULES", "check_scale", "scale_rule", "window_scale", "scale_rows"]

@@ -161,7 +161,7 @@ class Learner(EventPath, ModelFiles):
 
     def _scale_rule(self) -> str | None:
         """The statistic of the per-feature input scale this learner fixes in its first rows
-        (``"range"``), or None: the ``scale`` hyperparameter resolved by
+        (``"symlog"`` or ``"range"``), or None: the ``scale`` hyperparameter resolved by
         :func:`okl.scaling.scale_rule` (``"auto"``: scaled unless a kernel was given)."""
         return scale_rule(getattr(self, "scale", None), getattr(self, "kernel", None) is not None)
 
@@ -184,7 +184,8 @@ class Learner(EventPath, ModelFiles):
             return X
         out = np.empty_like(X)
         spread = self.scale_spread_ if spread is None else spread
-        done = scale_rows(X, self.scale_center_, spread, commit, MAX_ABS_FEATURE, out)
+        done = scale_rows(X, self.scale_center_, spread, commit, MAX_ABS_FEATURE,
+                          self._scale_rule() == "symlog", out)
         if done < X.shape[0]:
             check_vector(X[done], self.dim_)  # raises the message naming the value
         return out
@@ -337,7 +338,7 @@ class Learner(EventPath, ModelFiles):
 
     def chosen_scale(self) -> dict[str, Any]:
         """The input scale in use (:mod:`okl.scaling`): ``{"input_scale": rule}`` with the rule
-        ``"range (first 50 rows)"``, ``"pending"`` (inside the window) or ``"off"`` (``scale=None``,
+        ``"symlog (first 50 rows)"``, ``"pending"`` (inside the window) or ``"off"`` (``scale=None``,
         or ``"auto"`` with a kernel given), plus, once fixed, ``scale_pending``: the number of features
         that have kept their window value so far (their spread is fixed by their first change)."""
         if not self._scales_input():

@@ -82,9 +82,9 @@ class BPAS(_BudgetedExpansion):
     C : float, default 1.0
         Aggressiveness (PA-I cap on tau).
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
-    scale : {"auto", "range"} or None, default "auto"
-        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
-        unless a kernel is given, "range" always, None uses the features as given.
+    scale : {"auto", "symlog", "range"} or None, default "auto"
+        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
+        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
     random_state : int or None
         Unused; accepted for a uniform interface.
 

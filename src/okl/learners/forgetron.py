@@ -106,9 +106,9 @@ class Forgetron(_BudgetedExpansion):
     ----------
     budget : int, default 100
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
-    scale : {"auto", "range"} or None, default "auto"
-        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
-        unless a kernel is given, "range" always, None uses the features as given.
+    scale : {"auto", "symlog", "range"} or None, default "auto"
+        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
+        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
     random_state : int or None
         Unused (the Forgetron is deterministic); accepted for a uniform interface.
 

@@ -35,16 +35,16 @@ class LinearOGD(Learner):
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
         (``Learner._centers_targets``); False: the paper's model alone.
-    scale : {"auto", "range"} or None, default "auto"
-        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
-        unless a kernel is given, "range" always, None uses the features as given.
+    scale : {"auto", "symlog", "range"} or None, default "auto"
+        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
+        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
     random_state : int or None
         Unused (deterministic); accepted for a uniform interface.
 
     >>> import okl
     >>> X, y = okl.load_dataset("german")
     >>> round(LinearOGD().run(X, y).mistake_rate, 1)
-    27.9
+    26.8
     """
 
     _state_attrs = ("w_",)

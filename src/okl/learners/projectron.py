@@ -109,9 +109,9 @@ class Projectron(_BudgetedExpansion):
     threshold : float, default 0.0
         eta of the paper (>= 0).
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
-    scale : {"auto", "range"} or None, default "auto"
-        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
-        unless a kernel is given, "range" always, None uses the features as given.
+    scale : {"auto", "symlog", "range"} or None, default "auto"
+        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
+        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
     random_state : int or None
         Unused; accepted for a uniform interface.
 
@@ -185,9 +185,9 @@ class ProjectronPlusPlus(Projectron):
     U : float or None, default None
         Penalty on the projection error; None = (1/4) sqrt((B + 1) / log(B + 1)) (LSOKL).
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
-    scale : {"auto", "range"} or None, default "auto"
-        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
-        unless a kernel is given, "range" always, None uses the features as given.
+    scale : {"auto", "symlog", "range"} or None, default "auto"
+        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
+        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
     random_state : int or None
         Unused; accepted for a uniform interface.
 

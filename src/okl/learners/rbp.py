@@ -52,9 +52,9 @@ class RBP(_RandomRemovals, _BudgetedExpansion):
     budget : int, default 100
         B (the SkeGD/FORKS tables use 100 for T <= 10,000, else 200).
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
-    scale : {"auto", "range"} or None, default "auto"
-        The per-feature input scale fixed in the first 50 rows (:mod:`okl.scaling`): "auto" scales
-        unless a kernel is given, "range" always, None uses the features as given.
+    scale : {"auto", "symlog", "range"} or None, default "auto"
+        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
+        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
     random_state : int or None
         Seeds the removal choices.
 
