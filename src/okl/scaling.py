@@ -1,4 +1,4 @@
-"""The per-feature input scale every learner learns from the stream (``scale``, on by default).
+"""The per-feature input map every learner learns from the stream (``scale``, on by default).
 
 Why: one isotropic Gaussian width cannot serve features whose scales differ by orders of
 magnitude. On raw cod-rna one column holds 98.8 % of the variance and the kernel sees only that
@@ -11,15 +11,20 @@ first :data:`~okl.kernels.WIDTH_WINDOW` rows, buffered and predicted by the runn
 it also fixes, for every feature j, a centre c_j and a spread s_j, and from then on every row, the
 buffered ones included, enters the kernel, the sketch and the linear model as
 
-    x_j -> (x_j - c_j) / s_j.
+    z_j = (x_j - c_j) / s_j,    x_j -> phi(z_j).
 
-``scale="range"``: c_j = min and s_j = max - min over the window, i.e. the [0, 1] scaling of the
-loaders, estimated on the window. ``scale=None``: features as given (the papers' tables pass this; their files are
-scaled by the loader as the papers did). ``scale="auto"`` (the default of every learner):
-``"range"`` when the learner chooses its width from the stream (no ``kernel`` given; the linear
-learner, which has none), None when a kernel is given, because a given width is a length in the
-units of the features as given (``kernel=RBF(sigma=3)`` on standardised data keeps its meaning);
-pass ``scale="range"`` with a kernel to have the width read in scaled units.
+``scale="symlog"`` (what ``"auto"`` picks): c_j = the window's median, s_j = its range (max -
+min), and phi(z) = sign(z) ln(1 + |z| / k) / ln(1 + 1 / k) with the knee k = :data:`KNEE` = 1/2:
+close to linear within half a window range of the median, logarithmic beyond, phi(+-1) = +-1. A
+value far outside the window keeps its order but cannot dominate the kernel distances (1e6
+window ranges out enters as 13.2), so no clip is needed. ``scale="range"``: c_j = min, s_j = range,
+phi = identity clipped to [-1, 2] (:data:`CLIP`): the loaders' [0, 1] scaling estimated on the
+window. ``scale=None``: features as given (the papers' tables pass this; their files are scaled by
+the loader as the papers did). ``scale="auto"`` (the default of every learner): ``"symlog"`` when
+the learner chooses its width from the stream (no ``kernel`` given; the linear learner, which has
+none), None when a kernel is given, because a given width is a length in the units of the
+features as given (``kernel=RBF(sigma=3)`` on standardised data keeps its meaning); pass
+``scale="symlog"`` with a kernel to have the width read in mapped units.
 
 A feature that is constant in the window (sparse one-hot columns are mostly absent from the first
 rows) has c_j = its window value and s_j *pending*: it maps to 0 while it keeps that value, and
@@ -27,34 +32,39 @@ the first row where it differs fixes s_j = |x_j - c_j|, so that row's value maps
 column then enters as 0 / 1, exactly as the [0, 1]-scaled file gives it). Every earlier row had
 x_j = c_j, which maps to 0 whatever s_j is, so fixing s_j late is the same as having known it from
 the start: nothing learned before is re-interpreted, and the value neither blows up (a 1e6 on a
-column that was 0 enters as 1, later values at most as 2: the clip below) nor is ignored. ``predict_one`` on a row that would fix a pending
-spread uses the value that row would fix (+-1) without storing it; ``learn_one`` stores it.
+column that was 0 enters as 1, later values logarithmically beyond) nor is ignored. ``predict_one``
+on a row that would fix a pending spread uses the value that row would fix (+-1) without storing
+it; ``learn_one`` stores it.
 
-Properties (tests/test_scaling.py): a per-feature positive affine map x_j -> a_j x_j + b_j of the
-input leaves every decision unchanged up to rounding (c_j and s_j follow the map: a_j c_j + b_j and
-a_j s_j), for every registered learner, whatever a_j (1e-3 .. 1e4) and b_j; raw and [0, 1]-scaled
-copies of a file therefore give the same results; a block transformed at once equals the same rows
-transformed one at a time (a pending spread is fixed by the first deviating row in either case).
+Properties (tests/test_scaling.py, and a generic check over every registered learner): a
+per-feature positive affine map x_j -> a_j x_j + b_j of the input leaves every decision unchanged
+up to rounding (c_j and s_j follow the map: a_j c_j + b_j and a_j s_j, so z_j does not change),
+whatever a_j (1e-3 .. 1e4) and b_j; raw and [0, 1]-scaled copies of a file therefore give the same
+results; a block transformed at once equals the same rows transformed one at a time (a pending
+spread is fixed by the first deviating row in either case).
 
-Why the window range (measured with auto, 2 permutations, first 30,000 rows; against the
-standard deviation, which is no longer offered): the range reproduces the loaders' [0, 1] scaling
-that okl's default widths and steps were measured on, and was better on 9 of 15 sets, by up to
-0.65 points or 11 % (codrna 3.94 against 4.10 %, german 27.05 / 27.70, parkinson 0.0234 /
-0.0263); the standard deviation was better on the other 6 by at most 0.39 points (svmguide3
-19.63 / 20.02, adult 14.97 / 15.09). It also leaves a 0 / 1 column
-0 / 1, where a standard deviation inflates a rare one (active in 2 % of the window: s = 0.14).
-Why the clip at one range beyond [0, 1] (:data:`CLIP`): 50 rows underestimate the range of a
-heavy-tailed feature, and without a bound one later value 50 window ranges out dominates every
-kernel distance. Measured on the staged files (auto; none / log beyond the range / clip):
-spambase 10.38 / 9.30 / 8.92 %, cpusmall 0.00375 / 0.00323 / 0.00317, pol 5.22 / 5.17 / 4.97;
-within 0.1 points or 2 % of each other on parkinson, ailerons, elevators and ijcnn1.
+Why symlog (docs/results/scale-rules.md, ``docs/results/scripts/scale_rules.py``: 16 staged sets,
+5 learners, 3 permutations, first 50,000 rows): 50 rows cannot tell a feature's whole range, and
+the features where that matters are the heavy-tailed ones (counts, amounts): on cpusmall the window
+holds 7-99 % of a column's range, on spambase 1-53 %. The window range then blows their bulk up,
+and a clip at a fixed number of ranges cuts their tails off (every large value becomes the same
+value). A logarithm beyond the knee keeps the tail's order at a bounded cost, and the median
+centres the part of the feature where the data are (a linear model then needs no large bias).
+Against ``"range"`` it was better for auto on 12 of 16 sets, NOGD 14, FORKS 13, FOGD 16 and
+linear 15 (by up to 0.9 points for auto on ijcnn1, 4.7 for linear on elevators; at most 2.8 %
+worse, auto on elevators). Tried and measured worse (auto, 16 sets): no bound beyond the range,
+the standard deviation or the interquartile range as unit, a running range updated every row (the
+model's coordinates then drift: ijcnn1 6.12 against 3.95 %), and the knee at 1/4, 1 or 2 ranges
+(mean change against the whole-file scaling +1.3, +1.9, +3.0 % against +0.9 % at 1/2).
 
-What it costs (docs/results/raw-features.md): on the staged files, which the loader already scaled
-over the whole file, the window's range re-weights heavy-tailed features against the whole-file
-range (on cpusmall the window holds 7-99 % of a column's range), and auto lost on cpusmall,
-parkinson and pol while gaining on ijcnn1, adult and svmguide3; on a time-ordered stream whose
-first rows come from one region (cadata in file order) the window reads the later regions
-poorly (NOGD 0.0556 against 0.0438 on the whole-file scaling).
+What it cannot do (measured): reproduce the whole-file [0, 1] scaling where a heavy tail
+decides which features the kernel sees. On cpusmall and parkinson, whose whole-file scaling
+shrinks the bulk of their heavy-tailed columns, auto loses 23 % and 39 % against the file scaled
+over all of its rows; any map fixed from the first rows loses there (the range of the first 1,000
+rows, taken with hindsight: +5 % and +9 %; rebuilding the model from the buffered rows at 100,
+200, ..., 6,400 rows: +8 % and +6 %); only windows of about 5,000 rows, i.e. most of these files,
+get within 2 %. Elsewhere the window is as good or better (ijcnn1 3.33 % against 4.84 % with the
+whole-file scaling, spambase 8.32 against 9.05).
 
 Cost: O(d) per row (one compiled pass that also checks the row's values); the state is two
 length-d vectors, saved in model files and ``okl stream`` checkpoints (``scale_center_``,
