@@ -75,7 +75,7 @@ import inspect
 import time
 from typing import Any, ClassVar
 import numpy as np
-from okl import calibration
+import okl.calibration as calibration
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
 from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma

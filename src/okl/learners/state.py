@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from okl import calibration
+import okl.calibration as calibration
 from okl.kernels import WIDTH_WINDOW, Kernel, kernel_from_dict
 from okl.losses import Loss, get_loss
 
