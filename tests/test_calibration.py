@@ -89,3 +89,19 @@ def test_regression_has_no_probabilities():
     assert m.calibration_ is None
     with pytest.raises(ValueError, match="regression learner"):
         m.predict_proba_one(np.zeros(2))
+
+
+@pytest.mark.parametrize("labels,message", [
+    (list("TFTFTT"), r"labels that are not numbers \(2 distinct: 'F', 'T'\).*take any two labels"),
+    ([1, 2, 3, 4, 5, 26], r"labels found: 1.0, 2.0, 3.0, 4.0, 5.0, 26.0\); 6 classes: multi-class"),
+    ([-1, 0, 1, 0, 1, -1], r"labels found: -1.0, 0.0, 1.0\); 3 classes: multi-class.*OneVsRestClassifier"),
+    ([0.5, 1, 1, 1, 1, 1], r"use a regression loss such as loss='squared'"),
+])
+def test_label_errors_name_the_labels(labels, message):
+    """Labels that are not -1/+1: the error names them, and suggests loss='squared' only for
+    labels that are not integers (class ids are not regression targets)."""
+    X = np.random.default_rng(0).random((6, 2))
+    with pytest.raises(ValueError, match=message) as info:
+        okl.make("auto").run(X, np.array(labels))
+    if message.find("squared") < 0:
+        assert "squared" not in str(info.value)

@@ -384,6 +384,10 @@ class Learner(EventPath, ModelFiles):
         state = self._calibration_state()
         return calibration.probabilities(state, self.predict_many(X))
 
+    def calibrated(self, decisions) -> np.ndarray:
+        """P(y = +1) of given decision values under the learner's calibration (no state change)."""
+        return calibration.probabilities(self._calibration_state(), decisions)
+
     def _calibration_state(self) -> np.ndarray:
         if self.task != "classification":
             raise ValueError(f"{self.name or type(self).__name__} with loss {getattr(self, 'loss', None)!r} "
