@@ -183,8 +183,13 @@ def check_matrix(X, dim: int | None, what: str = "X") -> np.ndarray:
 
 
 def check_targets(y, task: str, n: int | None = None, what: str = "y") -> np.ndarray:
-    """Labels -1/+1 for classification, finite reals for regression."""
-    y = np.asarray(y, dtype=np.float64).reshape(-1)
+    """Labels -1/+1 for classification, finite reals for regression; anything else is a
+    ValueError naming the labels found (and what to use: a mapping to -1/+1, the adapters that
+    take any two labels, one-vs-rest for more than two classes)."""
+    try:
+        y = np.asarray(y, dtype=np.float64).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(_label_message(y, what, task, numeric=False)) from None
     if n is not None and y.shape[0] != n:
         raise ValueError(f"{what} has {y.shape[0]} entries but X has {n} rows")
     bad = np.flatnonzero(~np.isfinite(y))
@@ -198,10 +203,33 @@ def check_targets(y, task: str, n: int | None = None, what: str = "y") -> np.nda
     if task == "classification":
         bad = np.flatnonzero((y != 1.0) & (y != -1.0))
         if bad.size:
-            raise ValueError(
-                f"classification labels must be -1 or +1, got {y[bad[0]]!r} at row {bad[0]} "
-                "(for real-valued targets use a regression loss such as loss='squared')")
+            raise ValueError(_label_message(y, what, task, numeric=True, row=int(bad[0])))
     return y
+
+
+def _label_message(y, what: str, task: str, numeric: bool, row: int | None = None) -> str:
+    """The error for labels that are not -1/+1 (classification) or not numbers: the labels
+    found, and the way to go on."""
+    values = np.asarray(y, dtype=object).reshape(-1)
+    try:
+        distinct = sorted(set(values.tolist()), key=lambda v: (str(type(v)), v))
+    except TypeError:
+        distinct = list(dict.fromkeys(map(repr, values.tolist())))
+    shown = ", ".join(repr(v) for v in distinct[:8]) + (", ..." if len(distinct) > 8 else "")
+    many = (f"; {len(distinct)} classes: multi-class learning is coming to okl (issue 25), meanwhile "
+            "use one-vs-rest: sklearn.multiclass.OneVsRestClassifier(okl.sklearn.OKLClassifier()) or "
+            "river.multiclass.OneVsRestClassifier(okl.river.OKLRiverClassifier())")
+    two = ("; okl.sklearn.OKLClassifier and okl.river.OKLRiverClassifier take any two labels, or map "
+           "them yourself, e.g. y = np.where(labels == positive, 1.0, -1.0)")
+    if not numeric:
+        head = (f"{what} holds labels that are not numbers ({len(distinct)} distinct: {shown}); okl learners "
+                "take labels -1/+1 (classification) or real-valued targets (regression)")
+        return head + (two if len(distinct) <= 2 else many)
+    head = f"classification labels must be -1 or +1, got {float(values[row])!r} at row {row} (labels found: {shown})"
+    ys = np.asarray(y, dtype=np.float64)
+    if not np.all(ys == np.round(ys)):
+        return head + " (for real-valued targets use a regression loss such as loss='squared')"
+    return head + (two if len(distinct) <= 2 else many)
 
 
 def check_target(y, task: str) -> float:

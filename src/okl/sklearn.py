@@ -15,7 +15,11 @@ learners that accept them (``params`` holds any other hyperparameter and must be
   f >= 0 to ``classes_[1]`` and f < 0 to ``classes_[0]`` (okl's rule everywhere: a tie f = 0 goes
   to the positive class, where scikit-learn's linear models would pick ``classes_[0]``).
 * Classification is binary: ``classes_`` (sorted, any labels) maps ``classes_[0]`` to -1 and
-  ``classes_[1]`` to +1; more than two classes is a ``ValueError``. ``partial_fit`` takes the
+  ``classes_[1]`` to +1; more than two classes is a ``ValueError`` naming them (wrap the
+  classifier in ``sklearn.multiclass.OneVsRestClassifier`` meanwhile).
+* ``predict_proba(X)`` at every loss: f(x) through the learner's online calibration
+  (:mod:`okl.calibration`: a two-slope Platt sigmoid learned test-then-train from the decisions
+  of ``fit`` / ``partial_fit``, saved in the learner's model file); its argmax is ``predict``. ``partial_fit`` takes the
   classes from ``classes=`` or, when absent, from a first batch that shows both.
 * No scaler is needed in front: the learner fixes a per-feature scale from its first 50 rows
   (:mod:`okl.scaling`; ``scale=None`` in ``params`` uses the features as given).
@@ -199,9 +203,12 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         classes = np.unique(classes)
         if classes.shape[0] != 2:
             kind = "multiclass" if classes.shape[0] > 2 else f"{classes.shape[0]} class"
+            shown = ", ".join(repr(c) for c in classes[:10].tolist()) + (", ..." if classes.shape[0] > 10 else "")
+            more = (" Multi-class learning is coming to okl (issue 25); meanwhile wrap the classifier: "
+                    "sklearn.multiclass.OneVsRestClassifier(OKLClassifier(...))." if classes.shape[0] > 2 else "")
             raise ValueError(f"Only binary classification is supported. The type of the target is "
                              f"{kind}; {type(self).__name__} needs exactly 2 classes, got "
-                             f"{classes.shape[0]} class{'es' if classes.shape[0] != 1 else ''}")
+                             f"{classes.shape[0]} class{'es' if classes.shape[0] != 1 else ''} ({shown}).{more}")
         self.classes_ = classes
 
     def _targets(self, y) -> np.ndarray:
@@ -253,6 +260,16 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         """``classes_[1]`` where f(x) >= 0, else ``classes_[0]``."""
         decisions = self._decisions(X)  # checks fitted first
         return self.classes_[(decisions >= 0.0).astype(int)]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Columns P(``classes_[0]``), P(``classes_[1]``) per row: f(x) through the learner's
+        online calibration (:mod:`okl.calibration`, learned test-then-train from the decisions of
+        ``fit`` / ``partial_fit``, at any loss): P(``classes_[1]``) >= 1/2 exactly where
+        ``predict`` gives ``classes_[1]``, and the probabilities rank rows as
+        ``decision_function`` does."""
+        decisions = self._decisions(X)  # checks fitted first
+        p = self.learner_.calibrated(decisions)
+        return np.column_stack([1.0 - p, p])
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

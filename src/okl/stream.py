@@ -69,7 +69,7 @@ Blocks
     events are handled as they arrive). The plain labelled events of a block are parsed together
     (svmlight: :func:`okl.data.readers.parse_svmlight_block`, scikit-learn's reader; CSV: the
     per-line parser) and learned a run at a time through the learner's per-event arithmetic in
-    its compiled loops (``Learner._learn_events``); unlabelled events, CSV headers and anything
+    its compiled loops (``Learner._learn_rounds``); unlabelled events, CSV headers and anything
     the block parser does not take plainly (a bad line, an unusual label) go one line at a time,
     as before. Runs are cut where a checkpoint is due, so checkpoints hold exactly the positions
     of a line-at-a-time run, and every decision equals ``learn_one``'s bit for bit whatever the
@@ -186,7 +186,7 @@ class StreamRunner:
         else:
             y = self._target(label, where)
             try:
-                f = self.learner._learn_event(x, y)  # as _learn_rows: one event at a time
+                f = self.learner._learn_round(x, y)  # as _learn_rows: one event at a time
             except ValueError as exc:  # the learner validates before changing any state
                 raise DataFormatError(f"{where}: {exc}") from None
             self.pos.labelled += 1
@@ -323,7 +323,7 @@ class StreamRunner:
         learner = self.learner
         if learner.dim_ is not None and X.shape[1] != learner.dim_:
             raise ValueError("width")  # the per-line path names the line
-        f = learner._learn_events(X, y)
+        f = learner._learn_rounds(X, y)
         if self.pos.dim is None:
             self.pos.dim = int(X.shape[1])
         n = f.shape[0]

@@ -75,6 +75,7 @@ import inspect
 import time
 from typing import Any, ClassVar
 import numpy as np
+import okl.calibration as calibration
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
 from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
@@ -109,6 +110,8 @@ class Learner(EventPath, ModelFiles):
     #: the input scale fixed in the window (:mod:`okl.scaling`; None: features as given)
     scale_center_: np.ndarray | None = None
     scale_spread_: np.ndarray | None = None
+    #: the online calibration of the decisions (:mod:`okl.calibration`; None for regression)
+    calibration_: np.ndarray | None = None
 
     # ---- hyperparameters -------------------------------------------------------------------
 
@@ -143,6 +146,7 @@ class Learner(EventPath, ModelFiles):
             self.n_seen_ = 0
             self.target_sum_ = 0.0
             self.scale_center_ = self.scale_spread_ = None
+            self.calibration_ = calibration.new_state(1) if self.task == "classification" else None
             self.kernel_ = None if self._chooses_width() else getattr(self, "kernel", None)
             if self._uses_window():
                 self.started_ = False
@@ -314,15 +318,82 @@ class Learner(EventPath, ModelFiles):
         X = check_matrix(X, self.dim_)
         y = check_targets(y, self.task, X.shape[0])
         self._ensure_started(X.shape[1])
-        start_round = self.n_seen_
+        start_round, was_started = self.n_seen_, self.started_
         t0 = time.perf_counter()
         with one_blas_thread():
             decisions = self._advance(X, y) if X.shape[0] else np.empty(0)
+        self._calibrate(decisions, y, start_round, was_started)
         seconds = time.perf_counter() - t0
         first = self._first_counted_round() if self.started_ else None
         counted_from = None if first is None else max(0, first - start_round)
         return Trace(np.asarray(decisions, dtype=float), y, seconds, self.task, counted_from,
                      self.all_diagnostics())
+
+    # ---- probabilities (okl.calibration): learned from every learning path's decisions --------
+
+    def learn_one(self, x, y) -> "Learner":
+        """One online round with example ``x`` and label/target ``y`` (the per-event path,
+        :meth:`_learn_event`); a classifier's calibration learns the round's decision."""
+        self._learn_round(x, y)
+        return self
+
+    def _learn_round(self, x, y) -> float:
+        """learn_one returning the round's decision (before learning); ``okl stream`` uses it."""
+        was_started = self.started_
+        f = self._learn_event(x, y)
+        if was_started and self.calibration_ is not None:
+            calibration.update_one(self.calibration_, f, float(y))
+        return f
+
+    def _learn_rounds(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`_learn_events` (a learn_one loop over a validated block, in compiled loops) with
+        the calibration; ``okl stream`` uses it."""
+        start_round, was_started = self.n_seen_, self.started_
+        out = self._learn_events(X, y)
+        self._calibrate(out, y, start_round, was_started)
+        return out
+
+    def learn_many(self, X, y) -> np.ndarray:
+        """River's mini-batch learning: test-then-train over the rows (see
+        :meth:`EventPath.learn_many`); returns the decisions before learning each row."""
+        start_round, was_started = self.n_seen_, self.started_
+        out = super().learn_many(X, y)
+        self._calibrate(out, y, start_round, was_started)
+        return out
+
+    def _calibrate(self, decisions: np.ndarray, y, start_round: int, was_started: bool) -> None:
+        """Feed the calibration (:mod:`okl.calibration`) the rounds just learned: their
+        decisions before learning and labels, except the rounds whose decision was the width
+        window's running label mean. Every path that learns calls this once (``run``,
+        ``learn_one``, ``learn_many``, ``okl stream``'s :meth:`_learn_round` / :meth:`_learn_rounds`)."""
+        if self.calibration_ is None or not len(decisions):
+            return
+        skip = 0 if was_started else (max(0, WIDTH_WINDOW - start_round) if self._uses_window() else 1)
+        if skip < len(decisions):
+            labels = np.asarray(y, dtype=np.float64).reshape(-1)[skip:]
+            calibration.update(self.calibration_, decisions[skip:], labels)
+
+    def predict_proba_one(self, x) -> float:
+        """P(y = +1 | x): the decision f(x) through the learner's online calibration
+        (:mod:`okl.calibration`: >= 1/2 exactly when f(x) >= 0); 1/2 before the first example.
+        Classification only."""
+        state = self._calibration_state()
+        return calibration.probability(state, self.predict_one(x))
+
+    def predict_proba_many(self, X) -> np.ndarray:
+        """P(y = +1 | x) per row of ``X`` (:meth:`predict_proba_one` over the rows)."""
+        state = self._calibration_state()
+        return calibration.probabilities(state, self.predict_many(X))
+
+    def calibrated(self, decisions) -> np.ndarray:
+        """P(y = +1) of given decision values under the learner's calibration (no state change)."""
+        return calibration.probabilities(self._calibration_state(), decisions)
+
+    def _calibration_state(self) -> np.ndarray:
+        if self.task != "classification":
+            raise ValueError(f"{self.name or type(self).__name__} with loss {getattr(self, 'loss', None)!r} "
+                             "is a regression learner: it has no class probabilities")
+        return self.calibration_ if self.calibration_ is not None else calibration.new_state(1)
 
     def chosen_width(self) -> dict[str, Any]:
         """The kernel in use and how it was chosen: ``{"sigma": ..., "width_rule": ...}`` where the

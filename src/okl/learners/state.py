@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+import okl.calibration as calibration
 from okl.kernels import WIDTH_WINDOW, Kernel, kernel_from_dict
 from okl.losses import Loss, get_loss
 
@@ -42,7 +43,7 @@ def _decode_param(value):
 #: state every learner saves: its random generator, the kernel in use (chosen or given), whether
 #: the learner's own state exists yet, and the rows buffered inside the width window
 _BASE_STATE = ("_rng", "kernel_", "started_", "warmup_X_", "warmup_y_", "target_sum_", "scale_center_",
-               "scale_spread_")
+               "scale_spread_", "calibration_")
 
 
 # --------------------------------------------------------------------------------------------
@@ -147,18 +148,24 @@ def _base_spec(learner: "Learner") -> StateSpec:
     """The declaration of the state every learner saves (:data:`_BASE_STATE`)."""
     # the sum of the targets learned so far (regression with ``center_targets``; 0 otherwise)
     total = {"target_sum_": Num(float)}
+    # the online calibration of a classifier's decisions (okl.calibration): one row per output
+    total["calibration_"] = Arr(("_outputs", calibration.N_STATE), optional=True)
+    calib = ((lambda m: (m.calibration_ is None) == (m.task != "classification")
+              and (m.calibration_ is None or calibration.state_ok(m.calibration_)), "calibration_",
+              "must be a valid calibration state (okl.calibration) for a classifier, None otherwise"),)
     if not learner.started_:
         return StateSpec(fields={"warmup_X_": Arr((WIDTH_WINDOW, "dim")), "warmup_y_": Arr((WIDTH_WINDOW,)),
                                  **total, "scale_center_": Arr(("dim",), optional=True),
-                                 "scale_spread_": Arr(("dim",), optional=True)})
+                                 "scale_spread_": Arr(("dim",), optional=True)},
+                         sizes={"_outputs": (1, 1)}, rules=calib)
     # the input scale (okl.scaling): fixed in the window when the learner scales its input
     optional = not learner._scales_input()
     scale = {"scale_center_": Arr(("dim",), optional=optional),
              "scale_spread_": Arr(("dim",), low=0.0, optional=optional)}
     # started: None, or (inside _finish_warmup) the rows being learned
-    return StateSpec(sizes={"_warmup": (0, WIDTH_WINDOW)}, fields={
+    return StateSpec(sizes={"_warmup": (0, WIDTH_WINDOW), "_outputs": (1, 1)}, fields={
         "warmup_X_": Arr(("_warmup", "dim"), optional=True), "warmup_y_": Arr(("_warmup",), optional=True),
-        **total, **scale}, groups=(("scale_center_", "scale_spread_"),))
+        **total, **scale}, groups=(("scale_center_", "scale_spread_"),), rules=calib)
 
 
 class _SpecChecker:
