@@ -196,3 +196,31 @@ def test_table_cells_keep_the_papers_features_without_an_input_scale(tmp_path, d
     order = permutation(len(y), 0)[:300]
     direct = okl.make("linear", random_state=0, loss="hinge", scale=None).run(X[order], y[order])
     assert [r["metric"] for r in rows if r["seed"] == 0] == [pytest.approx(direct.metric, abs=1e-12)]
+
+
+def test_published_forks_table2_runs_the_slow_pnk_cell_on_its_stated_prefix(tmp_path, capsys, monkeypatch,
+                                                                            data_dir):
+    """forks-table2 --protocol published is one command: PROS-N-KONS on the raw cod-rna training file runs
+    on the first PNK_CODRNA_PREFIX rounds of each permutation, marked and explained; the other rows run
+    the whole file. The cell is what a direct run on that prefix makes."""
+    import okl.experiments.tables as tables
+    from okl.data import load_dataset
+    from okl.eval import evaluate
+    from okl.learners.base import learner_class
+
+    monkeypatch.setattr(tables, "PNK_CODRNA_PREFIX", 400)
+    out = tmp_path / "out"
+    assert cli_main(["reproduce", "forks-table2", "--protocol", "published", "--runs", "1", "--quiet",
+                     "--data-dir", data_dir, "--out", str(out), "--param", "datasets=codrna",
+                     "--param", "learners=pros-n-kons,rbp"]) == 0
+    text = capsys.readouterr().out
+    assert "PROS-N-KONS on codrna: the first 400 rounds of each permutation (of 59,535; horizon = 400)" in text
+    rows = {r["algorithm"]: r for r in csv.DictReader((out / "forks-table2-published.csv").open())}
+    assert rows["PROS-N-KONS"]["prefix_rounds"] == "400" and rows["RBP"]["prefix_rounds"] == ""
+    pnk_line = next(l for l in text.splitlines() if "| PROS-N-KONS" in l)
+    assert "† (400 rounds)" in pnk_line
+    assert "†" not in next(l for l in text.splitlines() if "| RBP" in l)
+    X, y = load_dataset("codrna-train:raw", data_dir)
+    ref = evaluate("pros-n-kons", X, y, runs=1, sigma=8.0, max_rows=400,
+                   params={**learner_class("pros-n-kons").paper_params(100), "loss": "hinge"})
+    assert float(rows["PROS-N-KONS"]["mistake_mean"]) == pytest.approx(float(ref.metric.mean()), rel=1e-12)

@@ -206,18 +206,20 @@ class EvolvableLearner:
             X1, y = stream.previous()
             out[:T1] = self._previous(X1, y)
             self.stage_counts_[0] += T1
+            self.n_seen_ += T1   # per stage, as learn_one does: the next stage's hooks read it
         if Te:
             self._enter("evolving", D1, D2)
             X1, X2, y = stream.evolving()
             out[T1:T1 + Te] = self._evolving(X1, X2, y)
             self.stage_counts_[1] += Te
+            self.n_seen_ += Te
         if T2:
             self._enter("current", None, D2)
             X2, y = stream.current()
             out[T1 + Te:] = self._current(X2, y)
             self.stage_counts_[2] += T2
+            self.n_seen_ += T2
         seconds = time.perf_counter() - t0
-        self.n_seen_ += stream.n_rounds
         return EvolvableResult(out, stream.y.copy(), T1, Te, T2, seconds, self.diagnostics())
 
     def diagnostics(self) -> dict[str, Any]:

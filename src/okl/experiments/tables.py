@@ -35,7 +35,9 @@ features, widths and budgets the authors' code used (``FORKS_TABLE2_PUBLISHED``,
 ``SKEGD_TABLE3_PUBLISHED``: raw ``NAME:raw`` files, sigma = 8 for the LSOKL / FORKS-code baselines,
 the FORKS code's B = 100 for its baselines on the cod-rna training file and sigma = 50 for its
 SkeGD / FORKS, SkeGD Table 3's SkeGD at a kernel-alignment width); the header names the protocol and
-each row prints its B and sigma (docs/results/paper-tables.md).
+each row prints its B and sigma (docs/results/paper-tables.md). The one command prints the whole table:
+a cell too slow at the published setting (PROS-N-KONS on the raw cod-rna training file) runs on a stated
+prefix of each run's stream (``TableSpec.prefix``), marked † and explained in the header.
 
 Runs go through :func:`okl.eval.sweep.run_sweep`: the cells are committed to
 ``<out>/<id>.sqlite`` as they finish, so an interrupted ``okl reproduce`` resumes. ``--param``
@@ -131,6 +133,9 @@ class TableSpec:
     row_setting: Callable[[Row, int], dict] | None = None
     #: the sigma column of the dataset table under this protocol
     sigma_note: str = "recorded width (okl datasets)"
+    #: (row, dataset column) -> (N, reason): cells too slow at this protocol's setting run on the first N
+    #: rounds of each run's stream; the table marks them and its header states N and the reason
+    prefix: Callable[[Row, str], tuple[int, str] | None] | None = None
 
 
 def _rho_theta(theta: float) -> ParamsFn:
@@ -184,6 +189,8 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
 
     cells: dict[tuple[str, str], list[CellKey]] = {}
     cell_setting: dict[tuple[str, str], tuple] = {}
+    cut: dict[tuple[str, str], int] = {}   # cells run on a prefix (spec.prefix): the rounds kept
+    cut_notes: list[str] = []
     info_rows = []
     for name in datasets:
         stream = None
@@ -218,12 +225,20 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
         for r in rows:
             # the published setting (Learner.paper_params), then the table's own
             rB, rsigma = settings[r.label]["budget"], settings[r.label]["sigma"]
-            extra = {**learner_class(r.learner).paper_params(rB), **(r.params(T, rB) if r.params else {})}
+            rT, rtransform = T, transform
+            limit = spec.prefix(r, name) if spec.prefix and max_rows is None else None
+            if limit is not None and limit[0] < T and transform.kind == "permutation":
+                rT = int(limit[0])
+                _, rtransform = resolve_dataset(spec.bases.get(name, name), f"permutation:rows={rT}")
+                cut[(r.label, name)] = rT
+                cut_notes.append(f"{r.label} on {name}: the first {rT:,} rounds of each permutation (of {T:,}; "
+                                 f"horizon = {rT:,}). {limit[1]}")
+            extra = {**learner_class(r.learner).paper_params(rB), **(r.params(rT, rB) if r.params else {})}
             params = {"budget": rB, "sigma": rsigma, "loss": "hinge", **extra}
             params = {k: v for k, v in params.items()
                       if (k == "sigma" and accepts(r.learner, "kernel")) or accepts(r.learner, k)}
-            params = resolve_params(r.learner, base, T, params)
-            cells[(r.label, name)] = [CellKey.make(base, transform.spec, r.learner, params, s)
+            params = resolve_params(r.learner, base, rT, params)
+            cells[(r.label, name)] = [CellKey.make(base, rtransform.spec, r.learner, params, s)
                                       for s in range(runs)]
             cell_setting[(r.label, name)] = (params.get("budget", ""), params.get("sigma", ""))
 
@@ -260,7 +275,9 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
             compared = float(np.mean(authors if uses_authors else st.metric))
             flag = _flag(compared, paper) if paper else ""
             flagged += bool(flag)
-            md_rows.append([name, r.label, cB, csig, mean_std(st.metric), mean_std(authors) if authors is not None else "",
+            mark = f" † ({cut[(r.label, name)]:,} rounds)" if (r.label, name) in cut else ""
+            md_rows.append([name, r.label, cB, csig, mean_std(st.metric) + mark,
+                            mean_std(authors) if authors is not None else "",
                             f"{paper[0]:.3f} ± {paper[1]:.3f}" if paper else "-",
                             ("authors'" if uses_authors else "all") if paper else "",
                             flag.upper() if flag else ("ok" if paper else ""),
@@ -272,11 +289,11 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
                              "" if authors is None else float(authors.std()),
                              "" if not paper else paper[0], "" if not paper else paper[1],
                              "authors" if uses_authors else "all", flag, float(np.mean(st.seconds)),
-                             "" if not paper else paper[2]])
+                             "" if not paper else paper[2], cut.get((r.label, name), "")])
     csv_path = out / f"{stem}.csv"
     write_csv(csv_path, ["experiment", "dataset", "algorithm", "learner", "runs", "mistake_mean", "mistake_std",
                          "authors_mean", "authors_std", "paper_mean", "paper_std", "compared_count", "flag",
-                         "seconds_mean", "paper_seconds"], csv_rows)
+                         "seconds_mean", "paper_seconds", "prefix_rounds"], csv_rows)
     png_path = out / f"{stem}.png"
     _plot_vs_paper(png_path, spec, csv_rows)
 
@@ -299,6 +316,9 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
     presets = [d for d in datasets if d in ADVERSARIAL_PRESETS]
     if presets:
         parts.append("Adversarial streams:\n" + "\n".join(f"- {preset_note(p)}" for p in presets) + "\n")
+    if cut_notes:
+        parts.append("Slow cells, run on a stated prefix (marked † in the table; their 'off %' compares a prefix "
+                     "with the paper's whole stream):\n" + "\n".join(f"- {n}" for n in cut_notes) + "\n")
     if notes:
         parts.append("Notes:\n" + "\n".join(f"- {n}" for n in notes) + "\n")
     parts.append(markdown_table(["dataset", "algorithm", "B", "sigma", "ours %", "authors' %", "paper %", "count",
@@ -438,6 +458,20 @@ def _forks_code_setting(row: Row, T: int) -> dict:
     return {"sigma": PUBLISHED_SIGMA, "budget": FORKS_CODE_BASELINE_BUDGET}
 
 
+#: PROS-N-KONS on the raw cod-rna training file at sigma = 8: the rounds each run keeps (forks-table2 --protocol
+#: published runs the whole table in one command; this one cell would take minutes per run)
+PNK_CODRNA_PREFIX = 10_000
+
+
+def _forks_code_prefix(row: Row, name: str) -> tuple[int, str] | None:
+    if row.learner == "pros-n-kons" and name == "codrna":
+        return (PNK_CODRNA_PREFIX,
+                "Why: at sigma = 8 on the raw file PROS-N-KONS's KORS dictionary keeps growing (549 / 880 / 1,226 "
+                "points after 2,000 / 5,000 / 10,000 rounds of permutation 0, each change a reset) and a round costs "
+                "O(|dictionary|^2): about 25 s per 10,000-round run on this machine, minutes for the whole file")
+    return None
+
+
 def _lsokl_setting(row: Row, T: int) -> dict:
     if row.learner == "skegd":  # SkeGD 6.1: width by kernel alignment per dataset (the value is lost)
         return {"sigma": "auto", "budget": default_budget(T)}
@@ -447,6 +481,7 @@ def _lsokl_setting(row: Row, T: int) -> dict:
 FORKS_TABLE2_PUBLISHED = TableSpec(
     **{**FORKS_TABLE2.__dict__, "protocol_name": "published",
        "bases": {**_RAW, "codrna": "codrna-train:raw"}, "row_setting": _forks_code_setting,
+       "prefix": _forks_code_prefix,
        "sigma_note": "FORKS code driver: 8 baselines, 50 SkeGD/FORKS",
        "protocol": [f"the FORKS code's driver (ALGORITHMS.md 9.9): baselines (RBP, BPA-S, Projectron, BOGD, "
                     f"FOGD, NOGD, PROS-N-KONS) at B = {FORKS_CODE_BASELINE_BUDGET} and sigma = "
