@@ -188,3 +188,18 @@ def test_river_unseen_keys_and_declared_width():
     assert wide.columns == {"a": 0, "b": 1, "c": 2, "d": 3} and wide.n_ignored_values == 0
     with pytest.raises(ValueError, match="non-numeric value 'x'"):
         wide.learn_one({"a": "x"}, 0.1)
+
+
+def test_auto_is_the_default_learner_everywhere():
+    """OKLClassifier, OKLRegressor, both River adapters and ``okl stream`` default to ``auto``."""
+    import argparse
+
+    from okl.cli.stream import add_stream_parser
+    from okl.river import OKLRiverClassifier, OKLRiverRegressor
+    from okl.sklearn import OKLClassifier, OKLRegressor
+
+    for cls in (OKLClassifier, OKLRegressor, OKLRiverClassifier, OKLRiverRegressor):
+        assert cls().learner == "auto"
+    p = add_stream_parser(argparse.ArgumentParser().add_subparsers())
+    assert p.parse_args(["--dim", "2"]).learner == "auto"
+    assert "default auto" in p.format_help()

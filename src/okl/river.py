@@ -69,7 +69,7 @@ def _sort_keys(keys: list) -> list:
 class _OKLRiverEstimator:
     _task = "classification"
 
-    def __init__(self, learner: str = "nogd", budget: int | None = 100, sigma: float | None = None,
+    def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, n_features: int | None = None,
                  params: dict | None = None, seed: int | None = None):
         self.learner = learner
@@ -160,8 +160,9 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.Classifier):
 
     Parameters
     ----------
-    learner : str, default "nogd"
-        Registered learner name (``okl.learners()``).
+    learner : str, default "auto"
+        Registered learner name (``okl.learners()``); "auto" runs a pool of learners and widths
+        mixed online (``okl.learners.auto``).
     budget : int or None, default 100
     sigma : float or None, default None
         Width of the Gaussian kernel RBF(sigma), passed when the learner takes a kernel. None: the

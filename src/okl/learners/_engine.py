@@ -1,0 +1,367 @@
+"""``auto``'s engine: every member's round and the aggregation in one compiled call per event.
+
+Why: a Python method pair per member per event cost auto 14 x (two compiled calls + validation),
+18x its own run(). Here the state of every member that the engine knows is laid out in one float
+buffer ``F`` (its arrays are *views* of F, so the member objects, their model files and their
+Python-side transitions see the same memory) and one int table ``I`` (one row per member: its
+type, loss, sizes, counters and the offsets of its arrays in F), with the reals of each member in
+``R``. Three compiled entry points use one per-member arithmetic:
+
+* :func:`engine_predict` -- every member's features and decision for one row, then the mixture's
+  decision (``predict_one``);
+* :func:`engine_learn` -- the aggregation round and every member's step for one row, on the
+  features ``engine_predict`` left in F when it ran on the same row in the same state
+  (``learn_one``), or computing them;
+* :func:`engine_rows` -- both for each row of a block (``run``, ``learn_many``, ``okl stream``).
+
+So a row's decisions are the same, bit for bit, whichever path learns it, and however a stream is
+cut into blocks.
+
+Member types (``I[j, TYPE]``) and their per-round arithmetic, each that of the member alone:
+
+* EXPANSION: NOGD and FORKS in stage 1 (:func:`okl.learners.kogd.expansion_rounds`): f = sum
+  alpha_i kappa(x_i, x); a margin error adds x while m < B; a margin error with m = B is their
+  *transition*, left to Python (the member's own ``_transition``);
+* NYSTROM: NOGD stage 2, z = M kappa_B(x) (:func:`okl._compiled.kernel_features`), AdaGrad or OGD;
+* SKETCH_ONS: FORKS stage 2 with the code's ONS step; its *update rounds* go to Python;
+* FOURIER: FOGD, z = [cos Ux, sin Ux] / sqrt(D) (:func:`okl.learners.fogd.fogd_event_features`);
+* LINEAR: the linear learner, z = [x, 1], OGD;
+* PY: any other member; Python fills its decision column before the engine runs (it learns
+  through its own path) and the engine only aggregates it.
+
+Shared work: a member whose features equal another's (same type and kernel, equal landmarks and
+map; NOGD's two steps at one width in classification: their stage 1 uses the same eta, so their
+support vectors and Nystrom map are the same) reads that member's features (``I[j, SRC]``):
+the map is computed once a round for both. Nothing else is shared, so each member is exactly the
+learner it would be alone.
+
+Outputs: a member's decisions are a column of the (n, N) decision matrix and its output weights a
+vector of length k laid out in F; a K-output version (issue 25) makes the weights k x K (row-major,
+``I[j, K]`` = 1 today) and the decisions (n, N, K).
+
+Per-round cost: the members' own (see each learner) plus O(N) for the aggregation; the Python cost
+of an event is two compiled calls (predict_one, learn_one), whatever N.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from okl._compiled import (dot, jit, kernel_row_t, kernel_value, loss_derivative, ogd_step, row_ok, rows_axpy,
+                           sub_scaled)
+from okl.learners._sketched import update_round_due
+from okl.learners.fogd import _fourier_from_projections, _project_t
+from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
+from okl.learners.nogd import nogd_step
+
+# member types
+PY, EXPANSION, NYSTROM, SKETCH_ONS, FOURIER, LINEAR = 0, 1, 2, 3, 4, 5
+# columns of I
+(TYPE, LOSS, SRC, OGD, M, K, BUDGET, COUNTER, RHO, MARGIN_COUNTER, NSEEN, NOUT,
+ O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL) = range(20)
+I_COLS = 20
+# columns of R
+KIND, KA, KB_, KC, ETA, LR, CB = range(7)
+R_COLS = 7
+# what a member needs from Python after a row (``todo``)
+NOTHING, TRANSITION, UPDATE = 0, 1, 2
+
+
+# ---------------------------------------------------------------------------------------------
+# aggregation (AdaHedge + fixed share; the mathematics is in okl.learners.auto's docstring)
+#
+# State: L (N effective cumulative losses, min 0 over the members alive), alive (N, 1.0 / 0.0),
+# agg = [Delta (cumulative mixability gap), t (rounds aggregated), lo, hi (target range seen)].
+
+
+@jit
+def _weights(L, alive, eta, w):
+    """w_i ~ exp(-eta (L_i - min L)) over the members alive (eta = inf: uniform on the minimisers)."""
+    lmin = np.inf
+    for i in range(L.shape[0]):
+        if alive[i] > 0.0 and L[i] < lmin:
+            lmin = L[i]
+    s = 0.0
+    for i in range(L.shape[0]):
+        if alive[i] <= 0.0:
+            w[i] = 0.0
+        elif eta == np.inf:
+            w[i] = 1.0 if L[i] == lmin else 0.0
+        else:
+            w[i] = math.exp(-eta * (L[i] - lmin))
+        s += w[i]
+    if s > 0.0:
+        for i in range(L.shape[0]):
+            w[i] /= s
+
+
+@jit
+def _rate(agg, n_alive):
+    """AdaHedge's learning rate ln N / Delta (inf while Delta = 0, or with one member left)."""
+    if agg[0] > 0.0 and n_alive > 1:
+        return math.log(n_alive) / agg[0]
+    return np.inf
+
+
+@jit
+def _clip_row(d, alive, classification, lo, hi, c):
+    """Clip the decisions of the members alive (see auto's docstring); returns how many."""
+    n = 0
+    for i in range(d.shape[0]):
+        v = d[i]
+        if alive[i] > 0.0:
+            n += 1
+            if classification:
+                v = min(max(v, -1.0), 1.0)
+            elif lo <= hi:
+                v = min(max(v, lo), hi)
+        c[i] = v
+    return n
+
+
+@jit
+def aggregate_predict(d, L, alive, agg, classification, w, c):
+    """The mixture's decision for member decisions ``d`` (no change to the state)."""
+    n = _clip_row(d, alive, classification, agg[2], agg[3], c)
+    if n == 0:
+        return 0.0
+    _weights(L, alive, _rate(agg, n), w)
+    p = 0.0
+    for i in range(d.shape[0]):
+        if alive[i] > 0.0:
+            p += w[i] * c[i]
+    return p
+
+
+@jit
+def aggregate_round(d, y, L, alive, agg, classification, w, c, loss):
+    """One test-then-train aggregation round on member decisions d (a member with a non-finite
+    decision leaves the pool for good); returns the mixture's decision. w, c, loss: work (N)."""
+    N = d.shape[0]
+    for i in range(N):
+        if alive[i] > 0.0 and not math.isfinite(d[i]):
+            alive[i] = 0.0
+    p = aggregate_predict(d, L, alive, agg, classification, w, c)
+    n = 0
+    for i in range(N):
+        if alive[i] > 0.0:
+            n += 1
+    if n == 0:
+        return p
+    eta = _rate(agg, n)
+    # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
+    h = 0.0
+    lmin = np.inf
+    for i in range(N):
+        if alive[i] > 0.0:
+            li = 0.5 * (1.0 - y * c[i]) if classification else (c[i] - y) * (c[i] - y)
+            loss[i] = li
+            h += w[i] * li
+            if li < lmin:
+                lmin = li
+    if eta == np.inf:
+        m = np.inf
+        for i in range(N):
+            if alive[i] > 0.0 and w[i] > 0.0 and loss[i] < m:
+                m = loss[i]
+    else:
+        s = 0.0
+        for i in range(N):
+            if alive[i] > 0.0:
+                s += w[i] * math.exp(-eta * (loss[i] - lmin))
+        m = lmin - math.log(s) / eta
+    agg[0] += max(h - m, 0.0)
+    for i in range(N):
+        if alive[i] > 0.0:
+            L[i] += loss[i]
+    agg[1] += 1.0
+    # fixed share with alpha_t = 1 / (t + 1), applied to the next round's weights
+    if n > 1 and agg[0] > 0.0:
+        eta2 = math.log(n) / agg[0]
+        a = 1.0 / (agg[1] + 1.0)
+        _weights(L, alive, eta2, w)
+        for i in range(N):
+            if alive[i] > 0.0:
+                L[i] = -math.log((1.0 - a) * w[i] + a / n) / eta2
+    lmin = np.inf
+    for i in range(N):
+        if alive[i] > 0.0 and L[i] < lmin:
+            lmin = L[i]
+    for i in range(N):
+        if alive[i] > 0.0:
+            L[i] -= lmin
+    if not classification:
+        agg[2] = min(agg[2], y)
+        agg[3] = max(agg[3], y)
+    return p
+
+
+@jit
+def aggregate_rounds(D, Y, L, alive, agg, classification, out):
+    """:func:`aggregate_round` over the rows of the member-decision matrix D (n x N)."""
+    N = D.shape[1]
+    w = np.empty(N)
+    c = np.empty(N)
+    loss = np.empty(N)
+    for r in range(D.shape[0]):
+        out[r] = aggregate_round(D[r], Y[r], L, alive, agg, classification, w, c, loss)
+
+
+# ---------------------------------------------------------------------------------------------
+# one member's round
+
+
+@jit
+def _features(F, I, R, j, x):
+    """Member j's features (left in F at its ``O_Z``; none for EXPANSION) and decision on row x."""
+    t = I[j, TYPE]
+    d = x.shape[0]
+    if t == EXPANSION:
+        B = I[j, BUDGET]
+        SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
+        alpha = F[I[j, O_W]:I[j, O_W] + B]
+        kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
+        f = 0.0
+        for i in range(I[j, M]):
+            f += alpha[i] * kernel_value(kind, a, b, c, SV[i], x)
+        return f
+    k = I[j, K]
+    z = F[I[j, O_Z]:I[j, O_Z] + k]
+    w = F[I[j, O_W]:I[j, O_W] + k]
+    if I[j, SRC] == j:
+        if t == NYSTROM or t == SKETCH_ONS:
+            m = I[j, NL]
+            LT = F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m))
+            P = F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k))
+            kb = F[I[j, O_KB]:I[j, O_KB] + m]
+            kernel_row_t(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], LT, m, x, kb)
+            rows_axpy(P, kb, z)
+        elif t == FOURIER:
+            D = k // 2
+            UT = F[I[j, O_A]:I[j, O_A] + d * D].reshape((d, D))
+            p = F[I[j, O_KB]:I[j, O_KB] + D]
+            _project_t(UT, x, p)
+            _fourier_from_projections(p, 1.0 / math.sqrt(D), z)
+        else:  # LINEAR
+            for i in range(d):
+                z[i] = x[i]
+            z[d] = 1.0
+    return dot(w, z)
+
+
+@jit
+def _learn(F, I, R, j, x, y, f):
+    """Member j's step on row x with label/target y and its decision f (features in F); returns
+    what it needs from Python (NOTHING, TRANSITION or UPDATE: then nothing was learned)."""
+    t = I[j, TYPE]
+    lkind = I[j, LOSS]
+    g = loss_derivative(lkind, f, y)
+    if t == EXPANSION:
+        if g != 0.0:
+            m = I[j, M]
+            if m >= I[j, BUDGET]:
+                return TRANSITION
+            d = x.shape[0]
+            o = I[j, O_A] + m * d
+            for i in range(d):
+                F[o + i] = x[i]
+            F[I[j, O_W] + m] = -R[j, ETA] * g
+            I[j, M] = m + 1
+        I[j, NSEEN] += 1
+        return NOTHING
+    k = I[j, K]
+    z = F[I[j, O_Z]:I[j, O_Z] + k]
+    w = F[I[j, O_W]:I[j, O_W] + k]
+    if t == NYSTROM:
+        nogd_step(z, f, y, w, F[I[j, O_G]:I[j, O_G] + k], R[j, LR], R[j, ETA], I[j, OGD] != 0, lkind)
+    elif t == SKETCH_ONS:
+        due, counter = update_round_due(g, I[j, COUNTER], I[j, NSEEN], I[j, RHO], I[j, MARGIN_COUNTER] != 0)
+        I[j, COUNTER] = counter
+        if due:
+            return UPDATE
+        if g != 0.0:
+            Ainv = F[I[j, O_G]:I[j, O_G] + k * k].reshape((k, k))
+            ons_code_step(z, w, Ainv, -R[j, ETA] * g, CODE_PROJECTION_EPS, R[j, CB], F[I[j, O_U]:I[j, O_U] + k])
+    elif g != 0.0:  # FOURIER, LINEAR
+        sub_scaled(w, ogd_step(R[j, ETA] * g, z, lkind), z)
+    I[j, NSEEN] += 1
+    return NOTHING
+
+
+# ---------------------------------------------------------------------------------------------
+# entry points
+
+
+@jit
+def _predict_all(F, I, R, x, alive, d):
+    """Every engine member's decision on x into d (PY members' entries are left as given)."""
+    for j in range(I.shape[0]):
+        if alive[j] > 0.0 and I[j, TYPE] != PY and I[j, SRC] == j:
+            d[j] = _features(F, I, R, j, x)
+    for j in range(I.shape[0]):  # members reading another's features
+        if alive[j] > 0.0 and I[j, TYPE] != PY and I[j, SRC] != j:
+            d[j] = _features(F, I, R, j, x)
+
+
+@jit
+def _learn_all(F, I, R, x, y, d, alive, todo):
+    """Every engine member alive learns x (decisions d); returns how many need Python (``todo``)."""
+    n = 0
+    for j in range(I.shape[0]):
+        todo[j] = NOTHING
+        if alive[j] > 0.0 and I[j, TYPE] != PY:
+            todo[j] = _learn(F, I, R, j, x, y, d[j])
+            if todo[j] != NOTHING:
+                n += 1
+    return n
+
+
+@jit
+def engine_predict(F, I, R, x, bound, L, alive, agg, classification, d, w, c):
+    """predict_one: every member's decision on x (into d; the features stay in F) and the mixture's
+    decision. Returns (ok, f); ok False (nothing computed) when x fails
+    :func:`okl._compiled.row_ok`."""
+    if not row_ok(x, bound):
+        return False, 0.0
+    _predict_all(F, I, R, x, alive, d)
+    a = alive.copy()
+    for j in range(d.shape[0]):
+        if a[j] > 0.0 and not math.isfinite(d[j]):
+            a[j] = 0.0  # learning this row would drop it
+    return True, aggregate_predict(d, L, a, agg, classification, w, c)
+
+
+@jit
+def engine_learn(F, I, R, x, y, bound, have, L, alive, agg, classification, d, w, c, loss, todo):
+    """learn_one: the round of every member and of the aggregation on row x (``have``: the
+    features and decisions d of x are those engine_predict left, in this state). Returns
+    (ok, f, number of members needing Python, listed in ``todo``)."""
+    if not have:
+        if not row_ok(x, bound):
+            return False, 0.0, 0
+        _predict_all(F, I, R, x, alive, d)
+    p = aggregate_round(d, y, L, alive, agg, classification, w, c, loss)
+    return True, p, _learn_all(F, I, R, x, y, d, alive, todo)
+
+
+@jit
+def engine_rows(F, I, R, X, Y, r0, bound, L, alive, agg, classification, D, out, todo):
+    """Rows r0.. of a block, each as engine_predict then engine_learn (PY members' columns of D
+    filled beforehand). Stops after the first row some member needs Python for, or before a row
+    that fails :func:`okl._compiled.row_ok`. Returns (rows done up to, number needing Python)."""
+    N = I.shape[0]
+    w = np.empty(N)
+    c = np.empty(N)
+    loss = np.empty(N)
+    for r in range(r0, X.shape[0]):
+        x = X[r]
+        if not row_ok(x, bound):
+            return r, 0
+        _predict_all(F, I, R, x, alive, D[r])
+        out[r] = aggregate_round(D[r], Y[r], L, alive, agg, classification, w, c, loss)
+        n = _learn_all(F, I, R, x, Y[r], D[r], alive, todo)
+        if n:
+            return r + 1, n
+    return X.shape[0], 0
