@@ -226,3 +226,31 @@ def test_okl_run_prints_the_members_final_weights(data_dir, capsys):
     weights = [float(w) for w in re.findall(r"\) (\d+\.\d+)", line)]
     assert weights
     assert weights == sorted(weights, reverse=True) and 0.0 < sum(weights) <= 1.0 + 1e-9
+
+
+def test_engine_members_learn_as_alone_and_share_features(data_dir):
+    """Inside the engine every member learns exactly what it would alone on the rows auto scaled;
+    NOGD's two steps at one width read one map's features, and a member whose feature source left
+    the pool computes its own."""
+    X, y = okl.load_dataset("svmguide1", data_dir)
+    order = okl.data.permutation(len(y), 0)[:900]
+    X, y = np.ascontiguousarray(X[order], dtype=float), np.asarray(y[order], dtype=float)
+    m = okl.make("auto", budget=30, random_state=0)
+    m.run(X[:400], y[:400])
+    eng = m._engine()
+    from okl.learners._engine import SRC
+    shared = [j for j in range(len(m.pool_)) if eng.I[j, SRC] != j]
+    assert shared and all(m.pool_[j].name == "nogd" and m.pool_[j].lr == 3.0 for j in shared)
+    src = int(eng.I[shared[0], SRC])
+    m.alive_[src] = 0.0  # the source leaves: the member reading its features must go on alone
+    for t in range(400, 900):
+        m.predict_one(X[t])
+        m.learn_one(X[t], y[t])
+    Xs = m._scaled_rows(X, commit=False)
+    for j in (shared[0], shared[-1]):
+        member = m.pool_[j]
+        alone = okl.make("nogd", **{k: v for k, v in member.get_params().items()})
+        for t in range(900):
+            alone.learn_one(Xs[t], y[t])
+        np.testing.assert_allclose(member.w_, alone.w_, rtol=0, atol=1e-9)
+        assert member.n_seen_ == 900

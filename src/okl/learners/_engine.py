@@ -214,8 +214,9 @@ def aggregate_rounds(D, Y, L, alive, agg, classification, out):
 
 
 @jit
-def _features(F, I, R, j, x):
-    """Member j's features (left in F at its ``O_Z``; none for EXPANSION) and decision on row x."""
+def _features(F, I, R, j, x, own):
+    """Member j's decision on row x, with its features (left in F at its ``O_Z``; none for
+    EXPANSION) computed when ``own`` (else they are its source member's, computed before)."""
     t = I[j, TYPE]
     d = x.shape[0]
     if t == EXPANSION:
@@ -230,7 +231,7 @@ def _features(F, I, R, j, x):
     k = I[j, K]
     z = F[I[j, O_Z]:I[j, O_Z] + k]
     w = F[I[j, O_W]:I[j, O_W] + k]
-    if I[j, SRC] == j:
+    if own:
         if t == NYSTROM or t == SKETCH_ONS:
             m = I[j, NL]
             LT = F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m))
@@ -299,10 +300,11 @@ def _predict_all(F, I, R, x, alive, d):
     """Every engine member's decision on x into d (PY members' entries are left as given)."""
     for j in range(I.shape[0]):
         if alive[j] > 0.0 and I[j, TYPE] != PY and I[j, SRC] == j:
-            d[j] = _features(F, I, R, j, x)
-    for j in range(I.shape[0]):  # members reading another's features
-        if alive[j] > 0.0 and I[j, TYPE] != PY and I[j, SRC] != j:
-            d[j] = _features(F, I, R, j, x)
+            d[j] = _features(F, I, R, j, x, True)
+    for j in range(I.shape[0]):  # members reading another's features (computing them if it left)
+        src = I[j, SRC]
+        if alive[j] > 0.0 and I[j, TYPE] != PY and src != j:
+            d[j] = _features(F, I, R, j, x, alive[src] <= 0.0)
 
 
 @jit
@@ -365,3 +367,116 @@ def engine_rows(F, I, R, X, Y, r0, bound, L, alive, agg, classification, D, out,
         if n:
             return r + 1, n
     return X.shape[0], 0
+
+
+# ---------------------------------------------------------------------------------------------
+# the layout (Python; rebuilt only when a member's arrays were replaced: a transition or an
+# update round, a load)
+
+
+class Engine:
+    """The compiled layout of a pool: ``F`` (floats), ``I`` (ints), ``R`` (reals), one row per
+    member. The members' mutable arrays (support vectors and coefficients in stage 1, output
+    weights, AdaGrad sums, ONS inverse) are re-pointed to views of F, so the engine and the member
+    objects share them; the counters the engine advances (support vectors ``m_``, FORKS's
+    ``counter_``, ``n_seen_``) are written back to the members by :meth:`sync`. Work spaces (the
+    features of the last row, kernel rows) and transposed copies of fixed maps live in F too."""
+
+    def __init__(self, pool, dim: int):
+        from okl.learners.forks import FORKS
+        from okl.learners.fogd import FOGD
+        from okl.learners.linear import LinearOGD
+        from okl.learners.nogd import NOGD
+
+        N = len(pool)
+        self.pool = pool
+        self.I = I = np.zeros((N, I_COLS), dtype=np.int64)
+        self.R = R = np.zeros((N, R_COLS))
+        parts: list[tuple[int, int, np.ndarray | int, str | None]] = []  # (member, column, array or size, attr)
+        for j, m in enumerate(pool):
+            I[j, SRC] = j
+            I[j, NOUT] = 1
+            I[j, NSEEN] = m.n_seen_
+            I[j, LOSS] = m.loss_.kind
+            spec = getattr(m, "kernel_", None)
+            if spec is not None:
+                R[j, KIND], R[j, KA], R[j, KB_], R[j, KC] = spec.spec()
+            t = PY
+            if type(m) in (NOGD, FORKS) and getattr(m, "M_" if type(m) is NOGD else "Q_") is None:
+                t = EXPANSION
+                I[j, M], I[j, BUDGET] = m.m_, m.budget
+                R[j, ETA] = m.eta
+                parts += [(j, O_A, m.SV_, "SV_"), (j, O_W, m.alpha_, "alpha_")]
+            elif type(m) is NOGD:
+                t = NYSTROM
+                k, B = m.M_.shape
+                I[j, K], I[j, NL], I[j, OGD] = k, B, m.stage2_ == "ogd"
+                R[j, ETA], R[j, LR] = m.eta, m.lr
+                parts += [(j, O_A, np.ascontiguousarray(m.SV_.T), None), (j, O_P, np.ascontiguousarray(m.M_.T), None),
+                          (j, O_W, m.w_, "w_"), (j, O_G, m.G_, "G_"), (j, O_Z, k, None), (j, O_KB, B, None)]
+            elif type(m) is FORKS and m.ons == "code":
+                t = SKETCH_ONS
+                s_m, k = m.Q_.shape
+                I[j, K], I[j, NL] = k, s_m
+                I[j, COUNTER], I[j, RHO], I[j, MARGIN_COUNTER] = m.counter_, m.rho_, m.update_counter == "margin_errors"
+                R[j, ETA], R[j, CB] = m.eta, m.C
+                parts += [(j, O_A, np.ascontiguousarray(m.landmarks_.T), None), (j, O_P, np.ascontiguousarray(m.Q_), None),
+                          (j, O_W, m.w_, "w_"), (j, O_G, m.Ainv_, "Ainv_"), (j, O_Z, k, None), (j, O_KB, s_m, None),
+                          (j, O_U, k, None)]
+            elif type(m) is FOGD:
+                t = FOURIER
+                D = m.U_.shape[0]
+                I[j, K] = 2 * D
+                R[j, ETA] = m.eta_
+                parts += [(j, O_A, np.ascontiguousarray(m.U_.T), None), (j, O_W, m.w_, "w_"), (j, O_Z, 2 * D, None),
+                          (j, O_KB, D, None)]
+            elif type(m) is LinearOGD:
+                t = LINEAR
+                I[j, K] = dim + 1
+                R[j, ETA] = m.eta
+                parts += [(j, O_W, m.w_, "w_"), (j, O_Z, dim + 1, None)]
+            I[j, TYPE] = t
+        size = sum(p if isinstance(p, int) else p.size for _, _, p, _ in parts)
+        self.F = F = np.zeros(max(size, 1))
+        pos = 0
+        for j, col, p, attr in parts:
+            n = p if isinstance(p, int) else p.size
+            I[j, col] = pos
+            if not isinstance(p, int):
+                F[pos:pos + n] = p.ravel()
+                if attr is not None:
+                    setattr(pool[j], attr, F[pos:pos + n].reshape(p.shape))
+            pos += n
+        # members with the same features read the first one's (NOGD's two steps at one width)
+        for j in range(N):
+            for i in range(j):
+                if I[i, TYPE] == I[j, TYPE] == NYSTROM and I[i, SRC] == i and I[i, K] == I[j, K] \
+                        and I[i, NL] == I[j, NL] and (R[i, :4] == R[j, :4]).all() \
+                        and np.array_equal(self._block(i, O_A, dim * I[i, NL]), self._block(j, O_A, dim * I[j, NL])) \
+                        and np.array_equal(self._block(i, O_P, I[i, NL] * I[i, K]), self._block(j, O_P, I[j, NL] * I[j, K])):
+                    I[j, SRC], I[j, O_Z] = i, I[i, O_Z]
+                    break
+        self.py = [j for j in range(N) if I[j, TYPE] == PY]
+        self.d = np.full(N, np.nan)
+        self.w, self.c, self.loss = np.empty(N), np.empty(N), np.empty(N)
+        self.todo = np.zeros(N, dtype=np.int64)
+        self.stale = False
+
+    def _block(self, j, col, n):
+        return self.F[self.I[j, col]:self.I[j, col] + n]
+
+    def sync(self) -> None:
+        """Write the counters the engine advanced back to the member objects (a stale layout was
+        synced when it went stale: the members have moved on since)."""
+        if self.stale:
+            return
+        I = self.I
+        for j, m in enumerate(self.pool):
+            t = I[j, TYPE]
+            if t == PY:
+                continue
+            m.n_seen_ = int(I[j, NSEEN])
+            if t == EXPANSION:
+                m.m_ = int(I[j, M])
+            elif t == SKETCH_ONS:
+                m.counter_ = int(I[j, COUNTER])

@@ -88,10 +88,12 @@ from typing import Any
 
 import numpy as np
 
-from okl._compiled import jit
-from okl._validation import check_bool, check_int
+from okl._threads import one_blas_thread
+from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_vector
 from okl.kernels import RBF, check_kernel
-from okl.learners.base import Arr, Learner, Seq, StateSpec, make, register
+from okl.learners._engine import (TRANSITION, Engine, _weights, aggregate_predict, aggregate_rounds,  # noqa: F401
+                                  engine_learn, engine_predict, engine_rows)
+from okl.learners.base import Arr, Learner, Seq, StateSpec, _event_state, make, register
 from okl.losses import get_loss
 from okl.scaling import check_scale
 
@@ -114,139 +116,6 @@ def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
     for eta in ((0.2, 1.0) if cls else (0.02, 0.2)):
         pool.append(("linear", None, {"eta": eta}))
     return pool
-
-
-# ---------------------------------------------------------------------------------------------
-# compiled aggregation
-#
-# State: L (N effective cumulative losses, min 0 over the members alive), alive (N, 1.0 / 0.0),
-# agg = [Delta (cumulative mixability gap), t (rounds aggregated), lo, hi (target range seen)].
-
-
-@jit
-def _weights(L, alive, eta, w):
-    """w_i ~ exp(-eta (L_i - min L)) over the members alive (eta = inf: uniform on the minimisers)."""
-    lmin = np.inf
-    for i in range(L.shape[0]):
-        if alive[i] > 0.0 and L[i] < lmin:
-            lmin = L[i]
-    s = 0.0
-    for i in range(L.shape[0]):
-        if alive[i] <= 0.0:
-            w[i] = 0.0
-        elif eta == np.inf:
-            w[i] = 1.0 if L[i] == lmin else 0.0
-        else:
-            w[i] = math.exp(-eta * (L[i] - lmin))
-        s += w[i]
-    if s > 0.0:
-        for i in range(L.shape[0]):
-            w[i] /= s
-
-
-@jit
-def _rate(agg, n_alive):
-    """AdaHedge's learning rate ln N / Delta (inf while Delta = 0, or with one member left)."""
-    if agg[0] > 0.0 and n_alive > 1:
-        return math.log(n_alive) / agg[0]
-    return np.inf
-
-
-@jit
-def _clip_row(d, alive, classification, lo, hi, c):
-    """Clip the decisions of the members alive (see the module docstring); returns how many."""
-    n = 0
-    for i in range(d.shape[0]):
-        v = d[i]
-        if alive[i] > 0.0:
-            n += 1
-            if classification:
-                v = min(max(v, -1.0), 1.0)
-            elif lo <= hi:
-                v = min(max(v, lo), hi)
-        c[i] = v
-    return n
-
-
-@jit
-def aggregate_predict(d, L, alive, agg, classification, w, c):
-    """The mixture's decision for member decisions ``d`` (no change to the state)."""
-    n = _clip_row(d, alive, classification, agg[2], agg[3], c)
-    if n == 0:
-        return 0.0
-    _weights(L, alive, _rate(agg, n), w)
-    p = 0.0
-    for i in range(d.shape[0]):
-        if alive[i] > 0.0:
-            p += w[i] * c[i]
-    return p
-
-
-@jit
-def aggregate_rounds(D, Y, L, alive, agg, classification, out):
-    """Test-then-train aggregation over the rows of the member-decision matrix D (n x N)."""
-    N = D.shape[1]
-    w = np.empty(N)
-    c = np.empty(N)
-    loss = np.empty(N)
-    for r in range(D.shape[0]):
-        y = Y[r]
-        for i in range(N):  # a member with a non-finite decision leaves the pool for good
-            if alive[i] > 0.0 and not math.isfinite(D[r, i]):
-                alive[i] = 0.0
-        p = aggregate_predict(D[r], L, alive, agg, classification, w, c)
-        out[r] = p
-        n = 0
-        for i in range(N):
-            if alive[i] > 0.0:
-                n += 1
-        if n == 0:
-            continue
-        eta = _rate(agg, n)
-        # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
-        h = 0.0
-        lmin = np.inf
-        for i in range(N):
-            if alive[i] > 0.0:
-                li = 0.5 * (1.0 - y * c[i]) if classification else (c[i] - y) * (c[i] - y)
-                loss[i] = li
-                h += w[i] * li
-                if li < lmin:
-                    lmin = li
-        if eta == np.inf:
-            m = np.inf
-            for i in range(N):
-                if alive[i] > 0.0 and w[i] > 0.0 and loss[i] < m:
-                    m = loss[i]
-        else:
-            s = 0.0
-            for i in range(N):
-                if alive[i] > 0.0:
-                    s += w[i] * math.exp(-eta * (loss[i] - lmin))
-            m = lmin - math.log(s) / eta
-        agg[0] += max(h - m, 0.0)
-        for i in range(N):
-            if alive[i] > 0.0:
-                L[i] += loss[i]
-        agg[1] += 1.0
-        # fixed share with alpha_t = 1 / (t + 1), applied to the next round's weights
-        if n > 1 and agg[0] > 0.0:
-            eta2 = math.log(n) / agg[0]
-            a = 1.0 / (agg[1] + 1.0)
-            _weights(L, alive, eta2, w)
-            for i in range(N):
-                if alive[i] > 0.0:
-                    L[i] = -math.log((1.0 - a) * w[i] + a / n) / eta2
-        lmin = np.inf
-        for i in range(N):
-            if alive[i] > 0.0 and L[i] < lmin:
-                lmin = L[i]
-        for i in range(N):
-            if alive[i] > 0.0:
-                L[i] -= lmin
-        if not classification:
-            agg[2] = min(agg[2], y)
-            agg[3] = max(agg[3], y)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -414,20 +283,86 @@ class Auto(Learner):
         """The member learners (rebuilt from the model file after :meth:`load`)."""
         if self._pool is None:
             self._unpack()
+        else:
+            self._sync()
         return self._pool
 
-    # ---- protocol -------------------------------------------------------------------------
+    # ---- protocol: every path runs the engine (okl.learners._engine) -----------------------
+
+    def _engine(self) -> Engine:
+        """The compiled layout of the pool (kept outside the learner, in its event state: never
+        saved or copied); rebuilt after a member's arrays were replaced or the pool reloaded."""
+        ev = _event_state(self)
+        eng = ev.buf
+        if eng is None or eng.stale or eng.pool is not self._pool:
+            eng = ev.buf = Engine(self.pool_, self.dim_)  # (pool_ syncs the members first)
+        return eng
+
+    def _sync(self) -> None:
+        """Bring the member objects up to date with the engine (their counters)."""
+        ev = _event_state(self)
+        if ev.buf is not None and ev.buf.pool is self._pool:
+            ev.buf.sync()
+
+    def __getstate__(self):
+        self._sync()
+        return self.__dict__.copy()
+
+    def _python_steps(self, eng: Engine, x, y) -> None:
+        """The members' steps the engine left to Python (a transition, an update round) on row x
+        with label y; their decisions are in ``eng.d``."""
+        eng.sync()
+        eng.stale = True  # the members now hold the state; the layout is rebuilt from them
+        for j in np.flatnonzero(eng.todo):
+            member = self._pool[j]
+            try:
+                with np.errstate(all="ignore"), one_blas_thread():
+                    if eng.todo[j] == TRANSITION:
+                        member._transition(x, y, float(eng.d[j]), member.n_seen_)
+                    else:
+                        member._update_round(x, y, float(eng.d[j]))
+            except (ValueError, FloatingPointError, ArithmeticError, np.linalg.LinAlgError):
+                self.alive_[j] = 0.0
+            member.n_seen_ += 1
+
+    def _python_decisions(self, eng: Engine, x, y=None) -> None:
+        """The decisions of the members the engine does not run (``eng.py``) into ``eng.d``; with
+        a label, they also learn the row."""
+        for j in eng.py:
+            if self.alive_[j] <= 0.0:
+                eng.d[j] = np.nan
+            elif y is None:
+                with np.errstate(all="ignore"):
+                    eng.d[j] = self._pool[j]._decision(x)
+            else:
+                eng.d[j] = self._member_block(self._pool[j], x[None, :], np.array([y]))[0]
+
+    def _event_features(self, x, ev):
+        eng = self._engine()
+        if eng.py:
+            self._check_values(x)
+            self._python_decisions(eng, x)
+        ok, f = engine_predict(eng.F, eng.I, eng.R, x, MAX_ABS_FEATURE, self.L_, self.alive_, self.agg_,
+                               self.task == "classification", eng.d, eng.w, eng.c)
+        if not ok:
+            self._check_values(x)
+        return f, eng
+
+    def _event_learn(self, x, y, z, ev):
+        eng = self._engine()
+        if eng.py:
+            self._check_values(x)
+            self._python_decisions(eng, x, y)
+        ok, f, n = engine_learn(eng.F, eng.I, eng.R, x, y, MAX_ABS_FEATURE, z is eng, self.L_, self.alive_,
+                                self.agg_, self.task == "classification", eng.d, eng.w, eng.c, eng.loss, eng.todo)
+        if not ok:
+            self._check_values(x)
+        if n:
+            self._python_steps(eng, x, y)
+        return f if self.alive_.any() else np.nan
 
     def _decision(self, x):
-        pool = self.pool_
-        with np.errstate(all="ignore"):
-            d = np.array([m._decision(x) if self.alive_[j] > 0.0 else np.nan for j, m in enumerate(pool)],
-                         dtype=float)
-        # a member whose decision is not finite is left out (learning this row would drop it)
-        alive = np.where(np.isfinite(d), self.alive_, 0.0)
-        n = len(pool)
-        return aggregate_predict(d, self.L_, alive, self.agg_, self.task == "classification",
-                                 np.empty(n), np.empty(n))
+        return self._event_features(x, _event_state(self))[0]
 
     def _member_block(self, member: Learner, X, y) -> np.ndarray:
         """One member's test-then-train decisions over a block (NaN once it fails)."""
@@ -440,20 +375,36 @@ class Auto(Learner):
         return out
 
     def _process(self, X, y):
-        pool = self.pool_
         n = X.shape[0]
         out = np.empty(n)
         classification = self.task == "classification"
         for s in range(0, n, self.chunk_size):
             e = min(s + self.chunk_size, n)
-            D = np.full((e - s, len(pool)), np.nan)
-            for j, member in enumerate(pool):
+            eng = self._engine()
+            D = np.full((e - s, len(self._pool)), np.nan)
+            for j in eng.py:  # members outside the engine: their own block path
                 if self.alive_[j] > 0.0:
-                    D[:, j] = self._member_block(member, X[s:e], y[s:e])
-            aggregate_rounds(D, y[s:e], self.L_, self.alive_, self.agg_, classification, out[s:e])
+                    D[:, j] = self._member_block(self._pool[j], X[s:e], y[s:e])
+            r = 0
+            while r < e - s:
+                eng = self._engine()
+                r, k = engine_rows(eng.F, eng.I, eng.R, X[s:e], y[s:e], r, MAX_ABS_FEATURE, self.L_, self.alive_,
+                                   self.agg_, classification, D, out[s:e], eng.todo)
+                if k:
+                    eng.d[:] = D[r - 1]
+                    self._python_steps(eng, X[s + r - 1], y[s + r - 1])
+                elif r < e - s:
+                    check_vector(X[s + r], self.dim_)  # raises the message naming the value
+                    raise ValueError(f"row {s + r} has a value beyond {MAX_ABS_FEATURE:g}")
         if not (self.alive_ > 0.0).any():
             out[-1] = np.nan  # every member failed: the base class reports it
         return out
+
+    def _event_block(self, X, y, out):
+        if self._engine().py:
+            return 0  # a member outside the engine learns blocks its own way: one event at a time
+        out[:] = self._process(X, y)
+        return X.shape[0]
 
     # ---- transparency ---------------------------------------------------------------------
 
