@@ -239,17 +239,23 @@ def test_engine_members_learn_as_alone_and_share_features(data_dir):
     m.run(X[:400], y[:400])
     eng = m._engine()
     from okl.learners._engine import SRC
-    shared = [j for j in range(len(m.pool_)) if eng.I[j, SRC] != j]
+    shared = [j for j in range(len(m.pool_)) if eng.I[j, SRC] != j and m.pool_[j].name != "fogd"]
     assert shared and all(m.pool_[j].name == "nogd" and m.pool_[j].lr == 3.0 for j in shared)
+    fogd = [j for j in range(len(m.pool_)) if m.pool_[j].name == "fogd"]  # one draw: 4U, 2U, U
+    assert [int(eng.I[j, SRC]) for j in fogd] == [fogd[1], fogd[2], fogd[2]]
+    np.testing.assert_array_equal(m.pool_[fogd[0]].U_, 4.0 * m.pool_[fogd[2]].U_)
     src = int(eng.I[shared[0], SRC])
     m.alive_[src] = 0.0  # the source leaves: the member reading its features must go on alone
     for t in range(400, 900):
         m.predict_one(X[t])
         m.learn_one(X[t], y[t])
     Xs = m._scaled_rows(X, commit=False)
-    for j in (shared[0], shared[-1]):
+    for j in (shared[0], shared[-1], *fogd):  # FOGD: the double angle is within a few ulp
         member = m.pool_[j]
-        alone = okl.make("nogd", **{k: v for k, v in member.get_params().items()})
+        alone = okl.make(member.name, **member.get_params())
+        alone._ensure_started(X.shape[1])
+        if member.name == "fogd":
+            alone.U_ = member.U_.copy()
         for t in range(900):
             alone.learn_one(Xs[t], y[t])
         np.testing.assert_allclose(member.w_, alone.w_, rtol=0, atol=1e-9)

@@ -60,8 +60,8 @@ from okl.learners.nogd import nogd_step
 PY, EXPANSION, NYSTROM, SKETCH_ONS, FOURIER, LINEAR = 0, 1, 2, 3, 4, 5
 # columns of I
 (TYPE, LOSS, SRC, OGD, M, K, BUDGET, COUNTER, RHO, MARGIN_COUNTER, NSEEN, NOUT,
- O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL) = range(20)
-I_COLS = 20
+ O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER) = range(21)
+I_COLS = 21
 # columns of R
 KIND, KA, KB_, KC, ETA, LR, CB = range(7)
 R_COLS = 7
@@ -249,7 +249,24 @@ def _features(F, I, R, j, x, own):
             for i in range(d):
                 z[i] = x[i]
             z[d] = 1.0
+    elif t == FOURIER:  # directions twice the source's: the double angle of its features
+        _double_angle(F[I[I[j, SRC], O_Z]:I[I[j, SRC], O_Z] + k], z)
     return dot(w, z)
+
+
+@jit
+def _double_angle(zs, z):
+    """Fourier features of the directions 2U from those of U, zs = [cos p, sin p] / sqrt(D):
+    z = [cos 2p, sin 2p] / sqrt(D) with cos 2p = (cos p - sin p)(cos p + sin p) and
+    sin 2p = 2 sin p cos p (a few ulp from sin / cos of 2p, for 4 multiplications a feature
+    instead of a range reduction)."""
+    D = zs.shape[0] // 2
+    r = math.sqrt(D)
+    for i in range(D):
+        c = zs[i]
+        s = zs[D + i]
+        z[i] = ((c - s) * (c + s)) * r
+        z[D + i] = (2.0 * c * s) * r
 
 
 @jit
@@ -298,13 +315,11 @@ def _learn(F, I, R, j, x, y, f):
 @jit
 def _predict_all(F, I, R, x, alive, d):
     """Every engine member's decision on x into d (PY members' entries are left as given)."""
-    for j in range(I.shape[0]):
-        if alive[j] > 0.0 and I[j, TYPE] != PY and I[j, SRC] == j:
-            d[j] = _features(F, I, R, j, x, True)
-    for j in range(I.shape[0]):  # members reading another's features (computing them if it left)
+    for q in range(I.shape[0]):  # sources before the members that read them (``ORDER``)
+        j = I[q, ORDER]
         src = I[j, SRC]
-        if alive[j] > 0.0 and I[j, TYPE] != PY and src != j:
-            d[j] = _features(F, I, R, j, x, alive[src] <= 0.0)
+        if alive[j] > 0.0 and I[j, TYPE] != PY:
+            d[j] = _features(F, I, R, j, x, src == j or alive[src] <= 0.0)
 
 
 @jit
@@ -456,6 +471,22 @@ class Engine:
                         and np.array_equal(self._block(i, O_P, I[i, NL] * I[i, K]), self._block(j, O_P, I[j, NL] * I[j, K])):
                     I[j, SRC], I[j, O_Z] = i, I[i, O_Z]
                     break
+        # FOGD members whose directions are twice another's (auto draws them so): the double angle
+        # of that member's features (the ratio doubles a non-zero norm: no cycle)
+        for j in range(N):
+            for i in range(N):
+                if i != j and I[i, TYPE] == I[j, TYPE] == FOURIER and I[i, K] == I[j, K]:
+                    Uj = self._block(j, O_A, dim * (I[j, K] // 2))
+                    if Uj.any() and np.array_equal(2.0 * self._block(i, O_A, dim * (I[i, K] // 2)), Uj):
+                        I[j, SRC] = i
+                        break
+        order, placed = [], set()
+        while len(order) < N:  # sources first (a member reading a source placed before it)
+            for j in range(N):
+                if j not in placed and (I[j, SRC] == j or int(I[j, SRC]) in placed):
+                    order.append(j)
+                    placed.add(j)
+        I[:, ORDER] = order
         self.py = [j for j in range(N) if I[j, TYPE] == PY]
         self.d = np.full(N, np.nan)
         self.w, self.c, self.loss = np.empty(N), np.empty(N), np.empty(N)

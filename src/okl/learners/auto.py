@@ -8,7 +8,7 @@ families and steps, with a learning rate that needs no tuning and a share step t
 changing best member).
 
 Pool (built from the stream's own scale; every member predicts before the label and learns every
-round, exactly as it would alone)
+round, as it would alone: see "Shared work" for the one draw its FOGD members share)
     The centre width sigma_0 is chosen like every okl learner's (no kernel given: from the first
     :data:`~okl.kernels.WIDTH_WINDOW` rows, :func:`okl.kernels.scale_sigma`, the running label mean
     predicting those rows, which are then replayed; a kernel given: its width). Around it, a grid of
@@ -31,7 +31,7 @@ round, exactly as it would alone)
     normalised-LMS step that fits the current target in one update (2 eta ||z||^2 = 1, inside
     the stability bound 2). FOGD is the pool's fast-tracking member and runs only this step: the
     library step on the same kernel is covered by NOGD and FORKS, and a FOGD member costs as much
-    as all the NOGD members together (2D = 800 sines and cosines per round). NOGD's AdaGrad rate lr is the largest move of one coordinate in one
+    as two widths of NOGD (2D = 800 sines and cosines per round, shared as below). NOGD's AdaGrad rate lr is the largest move of one coordinate in one
     round; lr = 3 lets a coordinate cross the margin in one step. The linear learner's inputs are
     not normalised, so its regression steps are the library step and one ten times smaller.
     Every member takes ``budget`` (memory O(budget d) each) and ``random_state`` (derived from
@@ -65,11 +65,35 @@ Aggregation (every round; no hindsight)
     the pool from that round on (weight 0, no more updates); ``auto`` only fails if every member
     does.
 
-Cost: one round of ``auto`` is one round of every member (each member's own compiled pass over
-the block: ``run`` hands each member the whole block, the members' decisions are independent of
-the aggregation) plus an O(N) compiled aggregation step; N = 14 members by default. Memory is the
-members' (bounded by the budget) plus O(N) and one block of N decisions. benchmarks/auto.py
-measures the rounds per second beside each member's.
+Shared work (what the members share, and what that changes)
+    * NOGD's two steps at one width (classification): their stage 1 is the same KOGD (same eta,
+      kernel, budget), so their support vectors and Nystrom map are equal, and the engine
+      computes the map's features once a round for both (detected from the maps themselves, so
+      nothing changes: each is exactly NOGD alone; in regression the steps are stage-1 steps too,
+      the maps differ and nothing is shared).
+    * The FOGD members draw their directions once: the widest member's U (sigma_0 x 2) is drawn
+      from its own seed and the others take U x 2 (sigma_0) and U x 4 (sigma_0 / 2), exact
+      multiples, so a round computes one set of projections and sines / cosines and the two
+      narrower members' features by the double angle (cos 2p = (cos p - sin p)(cos p + sin p),
+      sin 2p = 2 sin p cos p; within a few ulp of sin / cos). What that changes: the three FOGD
+      members are no longer independent draws (their random-feature errors are correlated
+      across widths); each is still an exact FOGD with a valid draw for its width. Measured
+      (``../shared/checks/cell.py DATASET auto``, 2 permutations, before -> after):
+      docs/results/per-event-speed.md.
+    * Landmarks are not shared across widths: NOGD's and FORKS's landmarks are the support
+      vectors of their own stage 1, which depends on the width; the kernel row is the smallest
+      part of a kernel member's round (the projection on the map is ~4x it).
+
+Cost: one round of ``auto`` is one round of every member plus an O(N) aggregation, all in one
+compiled call per event (:mod:`okl.learners._engine`: predict_one one call for every member's
+features and the mixture, learn_one one call for every member's step and the weights, on the
+features predict_one left); transitions and FORKS's update rounds run in the members' own Python.
+``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so per-event
+decisions equal run()'s bit for bit. N = 14 members by default; on codrna (d = 8, B = 100) a
+round in stage 2 costs about 18 us: NOGD 6, FORKS 7 (3 ONS steps on 100 x 100 inverses), FOGD 4,
+linear and aggregation 1 (docs/results/per-event-speed.md). Memory is the members' (bounded by
+the budget) plus O(N) and one block of N decisions. benchmarks/auto.py measures the rounds per
+second beside each member's, benchmarks/events.py per event beside River's models.
 
 Transparency: ``diagnostics()`` (and so ``Trace.diagnostics``) holds the final weight of every
 member (``weight[<member>]``), the member that carries the most weight (``carried_by``), the
@@ -147,6 +171,23 @@ def _check_members(members):
     if not out:
         raise ValueError("members must name at least one member")
     return out
+
+
+def _share_directions(pool: list[Learner]) -> None:
+    """FOGD members whose kernels differ only in width take one draw of directions: the widest
+    member's U, scaled by sigma_widest / sigma (exact for the pool's power-of-2 widths, so the
+    engine computes the narrower members' features by the double angle; see the module
+    docstring)."""
+    groups: dict[tuple, list[Learner]] = {}
+    for m in pool:
+        sigma = getattr(getattr(m, "kernel_", None), "sigma", None)
+        if m.name == "fogd" and sigma is not None:
+            groups.setdefault((type(m.kernel_), m.U_.shape), []).append(m)
+    for members in groups.values():
+        ref = max(members, key=lambda m: m.kernel_.sigma)
+        for m in members:
+            if m is not ref:
+                m.U_ = ref.U_ * (ref.kernel_.sigma / m.kernel_.sigma)
 
 
 def _label(name: str, width: float | None, params: dict[str, Any]) -> str:
@@ -269,6 +310,7 @@ class Auto(Learner):
                 keep.append(i)
         if not pool:
             raise ValueError("auto: no member can learn with this kernel and loss")
+        _share_directions(pool)
         self._pool = pool
         n = len(pool)
         self.member_index_ = keep
