@@ -214,9 +214,10 @@ def aggregate_rounds(D, Y, L, alive, agg, classification, out):
 
 
 @jit
-def _features(F, I, R, j, x, own):
-    """Member j's decision on row x, with its features (left in F at its ``O_Z``; none for
-    EXPANSION) computed when ``own`` (else they are its source member's, computed before)."""
+def _features(F, I, R, j, x, own, q, pre):
+    """Member j's decision on row x, with its features (left in F in its slot q at ``O_Z``; none
+    for EXPANSION) computed when ``own`` (else they are its source member's, computed before).
+    ``pre``: a kernel map's features of this row are already in slot q (:func:`_block_features`)."""
     t = I[j, TYPE]
     d = x.shape[0]
     if t == EXPANSION:
@@ -229,16 +230,17 @@ def _features(F, I, R, j, x, own):
             f += alpha[i] * kernel_value(kind, a, b, c, SV[i], x)
         return f
     k = I[j, K]
-    z = F[I[j, O_Z]:I[j, O_Z] + k]
+    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     w = F[I[j, O_W]:I[j, O_W] + k]
     if own:
         if t == NYSTROM or t == SKETCH_ONS:
-            m = I[j, NL]
-            LT = F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m))
-            P = F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k))
-            kb = F[I[j, O_KB]:I[j, O_KB] + m]
-            kernel_row_t(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], LT, m, x, kb)
-            rows_axpy(P, kb, z)
+            if not pre:
+                m = I[j, NL]
+                LT = F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m))
+                P = F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k))
+                kb = F[I[j, O_KB]:I[j, O_KB] + m]
+                kernel_row_t(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], LT, m, x, kb)
+                rows_axpy(P, kb, z)
         elif t == FOURIER:
             D = k // 2
             UT = F[I[j, O_A]:I[j, O_A] + d * D].reshape((d, D))
@@ -250,8 +252,50 @@ def _features(F, I, R, j, x, own):
                 z[i] = x[i]
             z[d] = 1.0
     elif t == FOURIER:  # directions twice the source's: the double angle of its features
-        _double_angle(F[I[I[j, SRC], O_Z]:I[I[j, SRC], O_Z] + k], z)
+        o = I[I[j, SRC], O_Z] + q * k
+        _double_angle(F[o:o + k], z)
     return dot(w, z)
+
+
+@jit
+def _block_features(F, I, R, X, r, nb, alive):
+    """The kernel-map features of rows r..r+nb-1 (nb <= 4) into slots 0..nb-1 of every NYSTROM /
+    SKETCH_ONS member alive that computes its own: the kernel rows one by one
+    (:func:`okl._compiled.kernel_row_t`), the projections four rows a pass over the map (each
+    entry summed over the landmarks in order from 0.0: bit for bit :func:`rows_axpy` on one row,
+    with a quarter of the map's loads)."""
+    d = X.shape[1]
+    for j in range(I.shape[0]):
+        t = I[j, TYPE]
+        src = I[j, SRC]
+        if alive[j] <= 0.0 or not (t == NYSTROM or t == SKETCH_ONS) or (src != j and alive[src] > 0.0):
+            continue
+        k, m = I[j, K], I[j, NL]
+        LT = F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m))
+        P = F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k))
+        KB = F[I[j, O_KB]:I[j, O_KB] + 4 * m].reshape((4, m))
+        Z = F[I[j, O_Z]:I[j, O_Z] + 4 * k].reshape((4, k))
+        for q in range(nb):
+            kernel_row_t(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], LT, m, X[r + q], KB[q])
+        if nb < 4:
+            for q in range(nb):
+                rows_axpy(P, KB[q], Z[q])
+            continue
+        z0, z1, z2, z3 = Z[0], Z[1], Z[2], Z[3]
+        for i in range(k):
+            z0[i] = 0.0
+            z1[i] = 0.0
+            z2[i] = 0.0
+            z3[i] = 0.0
+        for l in range(m):
+            p = P[l]
+            k0, k1, k2, k3 = KB[0, l], KB[1, l], KB[2, l], KB[3, l]
+            for i in range(k):
+                pi = p[i]
+                z0[i] += pi * k0
+                z1[i] += pi * k1
+                z2[i] += pi * k2
+                z3[i] += pi * k3
 
 
 @jit
@@ -270,9 +314,10 @@ def _double_angle(zs, z):
 
 
 @jit
-def _learn(F, I, R, j, x, y, f):
-    """Member j's step on row x with label/target y and its decision f (features in F); returns
-    what it needs from Python (NOTHING, TRANSITION or UPDATE: then nothing was learned)."""
+def _learn(F, I, R, j, x, y, f, q):
+    """Member j's step on row x with label/target y and its decision f (features in its slot q of
+    F); returns what it needs from Python (NOTHING, TRANSITION or UPDATE: then nothing was
+    learned)."""
     t = I[j, TYPE]
     lkind = I[j, LOSS]
     g = loss_derivative(lkind, f, y)
@@ -290,7 +335,7 @@ def _learn(F, I, R, j, x, y, f):
         I[j, NSEEN] += 1
         return NOTHING
     k = I[j, K]
-    z = F[I[j, O_Z]:I[j, O_Z] + k]
+    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     w = F[I[j, O_W]:I[j, O_W] + k]
     if t == NYSTROM:
         nogd_step(z, f, y, w, F[I[j, O_G]:I[j, O_G] + k], R[j, LR], R[j, ETA], I[j, OGD] != 0, lkind)
@@ -313,23 +358,25 @@ def _learn(F, I, R, j, x, y, f):
 
 
 @jit
-def _predict_all(F, I, R, x, alive, d):
-    """Every engine member's decision on x into d (PY members' entries are left as given)."""
-    for q in range(I.shape[0]):  # sources before the members that read them (``ORDER``)
-        j = I[q, ORDER]
+def _predict_all(F, I, R, x, alive, d, q, pre):
+    """Every engine member's decision on x into d, features in slot q (PY members' entries are
+    left as given; ``pre``: see :func:`_features`)."""
+    for o in range(I.shape[0]):  # sources before the members that read them (``ORDER``)
+        j = I[o, ORDER]
         src = I[j, SRC]
         if alive[j] > 0.0 and I[j, TYPE] != PY:
-            d[j] = _features(F, I, R, j, x, src == j or alive[src] <= 0.0)
+            d[j] = _features(F, I, R, j, x, src == j or alive[src] <= 0.0, q, pre)
 
 
 @jit
-def _learn_all(F, I, R, x, y, d, alive, todo):
-    """Every engine member alive learns x (decisions d); returns how many need Python (``todo``)."""
+def _learn_all(F, I, R, x, y, d, alive, todo, q):
+    """Every engine member alive learns x (decisions d, features in slot q); returns how many
+    need Python (``todo``)."""
     n = 0
     for j in range(I.shape[0]):
         todo[j] = NOTHING
         if alive[j] > 0.0 and I[j, TYPE] != PY:
-            todo[j] = _learn(F, I, R, j, x, y, d[j])
+            todo[j] = _learn(F, I, R, j, x, y, d[j], q)
             if todo[j] != NOTHING:
                 n += 1
     return n
@@ -342,7 +389,7 @@ def engine_predict(F, I, R, x, bound, L, alive, agg, classification, d, w, c):
     :func:`okl._compiled.row_ok`."""
     if not row_ok(x, bound):
         return False, 0.0
-    _predict_all(F, I, R, x, alive, d)
+    _predict_all(F, I, R, x, alive, d, 0, False)
     a = alive.copy()
     for j in range(d.shape[0]):
         if a[j] > 0.0 and not math.isfinite(d[j]):
@@ -358,30 +405,43 @@ def engine_learn(F, I, R, x, y, bound, have, L, alive, agg, classification, d, w
     if not have:
         if not row_ok(x, bound):
             return False, 0.0, 0
-        _predict_all(F, I, R, x, alive, d)
+        _predict_all(F, I, R, x, alive, d, 0, False)
     p = aggregate_round(d, y, L, alive, agg, classification, w, c, loss)
-    return True, p, _learn_all(F, I, R, x, y, d, alive, todo)
+    return True, p, _learn_all(F, I, R, x, y, d, alive, todo, 0)
 
 
 @jit
 def engine_rows(F, I, R, X, Y, r0, bound, L, alive, agg, classification, D, out, todo):
     """Rows r0.. of a block, each as engine_predict then engine_learn (PY members' columns of D
-    filled beforehand). Stops after the first row some member needs Python for, or before a row
-    that fails :func:`okl._compiled.row_ok`. Returns (rows done up to, number needing Python)."""
+    filled beforehand), the kernel maps' features four rows at a time (:func:`_block_features`:
+    the same values as one row at a time, so a row's decisions do not depend on the block).
+    Stops after the first row some member needs Python for (the rows after it are recomputed:
+    its map may change), or before a row that fails :func:`okl._compiled.row_ok`. Returns (rows
+    done up to, number needing Python)."""
     N = I.shape[0]
     w = np.empty(N)
     c = np.empty(N)
     loss = np.empty(N)
-    for r in range(r0, X.shape[0]):
-        x = X[r]
-        if not row_ok(x, bound):
+    r = r0
+    n = X.shape[0]
+    while r < n:
+        nb = min(4, n - r)
+        for q in range(nb):
+            if not row_ok(X[r + q], bound):
+                nb = q
+                break
+        if nb == 0:
             return r, 0
-        _predict_all(F, I, R, x, alive, D[r])
-        out[r] = aggregate_round(D[r], Y[r], L, alive, agg, classification, w, c, loss)
-        n = _learn_all(F, I, R, x, Y[r], D[r], alive, todo)
-        if n:
-            return r + 1, n
-    return X.shape[0], 0
+        _block_features(F, I, R, X, r, nb, alive)
+        for q in range(nb):
+            x = X[r + q]
+            _predict_all(F, I, R, x, alive, D[r + q], q, True)
+            out[r + q] = aggregate_round(D[r + q], Y[r + q], L, alive, agg, classification, w, c, loss)
+            k = _learn_all(F, I, R, x, Y[r + q], D[r + q], alive, todo, q)
+            if k:
+                return r + q + 1, k
+        r += nb
+    return n, 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -428,7 +488,7 @@ class Engine:
                 I[j, K], I[j, NL], I[j, OGD] = k, B, m.stage2_ == "ogd"
                 R[j, ETA], R[j, LR] = m.eta, m.lr
                 parts += [(j, O_A, np.ascontiguousarray(m.SV_.T), None), (j, O_P, np.ascontiguousarray(m.M_.T), None),
-                          (j, O_W, m.w_, "w_"), (j, O_G, m.G_, "G_"), (j, O_Z, k, None), (j, O_KB, B, None)]
+                          (j, O_W, m.w_, "w_"), (j, O_G, m.G_, "G_"), (j, O_Z, 4 * k, None), (j, O_KB, 4 * B, None)]
             elif type(m) is FORKS and m.ons == "code":
                 t = SKETCH_ONS
                 s_m, k = m.Q_.shape
@@ -436,20 +496,20 @@ class Engine:
                 I[j, COUNTER], I[j, RHO], I[j, MARGIN_COUNTER] = m.counter_, m.rho_, m.update_counter == "margin_errors"
                 R[j, ETA], R[j, CB] = m.eta, m.C
                 parts += [(j, O_A, np.ascontiguousarray(m.landmarks_.T), None), (j, O_P, np.ascontiguousarray(m.Q_), None),
-                          (j, O_W, m.w_, "w_"), (j, O_G, m.Ainv_, "Ainv_"), (j, O_Z, k, None), (j, O_KB, s_m, None),
+                          (j, O_W, m.w_, "w_"), (j, O_G, m.Ainv_, "Ainv_"), (j, O_Z, 4 * k, None), (j, O_KB, 4 * s_m, None),
                           (j, O_U, k, None)]
             elif type(m) is FOGD:
                 t = FOURIER
                 D = m.U_.shape[0]
                 I[j, K] = 2 * D
                 R[j, ETA] = m.eta_
-                parts += [(j, O_A, np.ascontiguousarray(m.U_.T), None), (j, O_W, m.w_, "w_"), (j, O_Z, 2 * D, None),
+                parts += [(j, O_A, np.ascontiguousarray(m.U_.T), None), (j, O_W, m.w_, "w_"), (j, O_Z, 4 * 2 * D, None),
                           (j, O_KB, D, None)]
             elif type(m) is LinearOGD:
                 t = LINEAR
                 I[j, K] = dim + 1
                 R[j, ETA] = m.eta
-                parts += [(j, O_W, m.w_, "w_"), (j, O_Z, dim + 1, None)]
+                parts += [(j, O_W, m.w_, "w_"), (j, O_Z, 4 * (dim + 1), None)]
             I[j, TYPE] = t
         size = sum(p if isinstance(p, int) else p.size for _, _, p, _ in parts)
         self.F = F = np.zeros(max(size, 1))
