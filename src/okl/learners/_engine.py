@@ -29,15 +29,17 @@ Member types (``I[j, TYPE]``) and their per-round arithmetic, each that of the m
 * PY: any other member; Python fills its decision column before the engine runs (it learns
   through its own path) and the engine only aggregates it.
 
-Shared work: a member whose features equal another's (same type and kernel, equal landmarks and
-map; NOGD's two steps at one width in classification: their stage 1 uses the same eta, so their
-support vectors and Nystrom map are the same) reads that member's features (``I[j, SRC]``):
-the map is computed once a round for both. Nothing else is shared, so each member is exactly the
-learner it would be alone.
+Shared work (``I[j, SRC]``, the source member; ``I[j, ORDER]`` computes sources first): a
+NYSTROM member whose landmarks and map equal another's (NOGD's two steps at one width in
+classification: their stage 1 uses the same eta, so their support vectors and Nystrom map are
+the same) reads that member's features, computed once a round for both (exactly NOGD alone); a
+FOURIER member whose directions are twice another's (auto draws them so) takes the double angle
+of that member's features (within a few ulp of its own sines and cosines). A member whose
+source left the pool computes its own.
 
 Outputs: a member's decisions are a column of the (n, N) decision matrix and its output weights a
-vector of length k laid out in F; a K-output version (issue 25) makes the weights k x K (row-major,
-``I[j, K]`` = 1 today) and the decisions (n, N, K).
+vector of length k (``I[j, K]``) laid out in F; a K-output version (issue 25) makes the weights
+k x K (row-major, ``I[j, NOUT]`` = 1 today) and the decisions (n, N, K).
 
 Per-round cost: the members' own (see each learner) plus O(N) for the aggregation; the Python cost
 of an event is two compiled calls (predict_one, learn_one), whatever N.
@@ -49,8 +51,8 @@ import math
 
 import numpy as np
 
-from okl._compiled import (dot, jit, kernel_row_t, kernel_value, loss_derivative, ogd_step, row_ok, rows_axpy,
-                           sub_scaled)
+from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, ogd_step,
+                           row_ok, rows_axpy, sub_scaled)
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
@@ -258,12 +260,11 @@ def _features(F, I, R, j, x, own, q, pre):
 
 
 @jit
-def _block_features(F, I, R, X, r, nb, alive):
-    """The kernel-map features of rows r..r+nb-1 (nb <= 4) into slots 0..nb-1 of every NYSTROM /
-    SKETCH_ONS member alive that computes its own: the kernel rows one by one
-    (:func:`okl._compiled.kernel_row_t`), the projections four rows a pass over the map (each
-    entry summed over the landmarks in order from 0.0: bit for bit :func:`rows_axpy` on one row,
-    with a quarter of the map's loads)."""
+def _block_features(F, I, R, X, r, nb, alive, bound):
+    """The kernel-map features of rows r..r+nb-1 (nb <= 4, rows already checked) into slots
+    0..nb-1 of every NYSTROM / SKETCH_ONS member alive that computes its own, by
+    :func:`okl._compiled.kernel_features_rows`: four rows a pass over the map, each entry summed
+    over the landmarks in order from 0.0, bit for bit :func:`rows_axpy` on one row."""
     d = X.shape[1]
     for j in range(I.shape[0]):
         t = I[j, TYPE]
@@ -271,31 +272,11 @@ def _block_features(F, I, R, X, r, nb, alive):
         if alive[j] <= 0.0 or not (t == NYSTROM or t == SKETCH_ONS) or (src != j and alive[src] > 0.0):
             continue
         k, m = I[j, K], I[j, NL]
-        LT = F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m))
-        P = F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k))
-        KB = F[I[j, O_KB]:I[j, O_KB] + 4 * m].reshape((4, m))
-        Z = F[I[j, O_Z]:I[j, O_Z] + 4 * k].reshape((4, k))
-        for q in range(nb):
-            kernel_row_t(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], LT, m, X[r + q], KB[q])
-        if nb < 4:
-            for q in range(nb):
-                rows_axpy(P, KB[q], Z[q])
-            continue
-        z0, z1, z2, z3 = Z[0], Z[1], Z[2], Z[3]
-        for i in range(k):
-            z0[i] = 0.0
-            z1[i] = 0.0
-            z2[i] = 0.0
-            z3[i] = 0.0
-        for l in range(m):
-            p = P[l]
-            k0, k1, k2, k3 = KB[0, l], KB[1, l], KB[2, l], KB[3, l]
-            for i in range(k):
-                pi = p[i]
-                z0[i] += pi * k0
-                z1[i] += pi * k1
-                z2[i] += pi * k2
-                z3[i] += pi * k3
+        kernel_features_rows(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC],
+                             F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m)), m,
+                             F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k)), X[r:r + nb], bound,
+                             F[I[j, O_KB]:I[j, O_KB] + 4 * m].reshape((4, m)),
+                             F[I[j, O_Z]:I[j, O_Z] + nb * k].reshape((nb, k)))
 
 
 @jit
@@ -432,7 +413,7 @@ def engine_rows(F, I, R, X, Y, r0, bound, L, alive, agg, classification, D, out,
                 break
         if nb == 0:
             return r, 0
-        _block_features(F, I, R, X, r, nb, alive)
+        _block_features(F, I, R, X, r, nb, alive, bound)
         for q in range(nb):
             x = X[r + q]
             _predict_all(F, I, R, x, alive, D[r + q], q, True)
