@@ -382,13 +382,18 @@ def engine_predict(F, I, R, x, bound, L, alive, agg, classification, d, w, c):
 def engine_learn(F, I, R, x, y, bound, have, L, alive, agg, classification, d, w, c, loss, todo):
     """learn_one: the round of every member and of the aggregation on row x (``have``: the
     features and decisions d of x are those engine_predict left, in this state). Returns
-    (ok, f, number of members needing Python, listed in ``todo``)."""
+    (ok, f, number of members needing Python, listed in ``todo``); f is NaN once no member is
+    left."""
     if not have:
         if not row_ok(x, bound):
             return False, 0.0, 0
         _predict_all(F, I, R, x, alive, d, 0, False)
     p = aggregate_round(d, y, L, alive, agg, classification, w, c, loss)
-    return True, p, _learn_all(F, I, R, x, y, d, alive, todo, 0)
+    n = _learn_all(F, I, R, x, y, d, alive, todo, 0)
+    for j in range(alive.shape[0]):
+        if alive[j] > 0.0:
+            return True, p, n
+    return True, np.nan, n
 
 
 @jit
@@ -532,6 +537,7 @@ class Engine:
         self.d = np.full(N, np.nan)
         self.w, self.c, self.loss = np.empty(N), np.empty(N), np.empty(N)
         self.todo = np.zeros(N, dtype=np.int64)
+        self.classification = pool[0].task == "classification" if pool else True
         self.stale = False
 
     def _block(self, j, col, n):

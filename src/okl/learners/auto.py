@@ -385,7 +385,7 @@ class Auto(Learner):
             self._check_values(x)
             self._python_decisions(eng, x)
         ok, f = engine_predict(eng.F, eng.I, eng.R, x, MAX_ABS_FEATURE, self.L_, self.alive_, self.agg_,
-                               self.task == "classification", eng.d, eng.w, eng.c)
+                               eng.classification, eng.d, eng.w, eng.c)
         if not ok:
             self._check_values(x)
         return f, eng
@@ -396,12 +396,14 @@ class Auto(Learner):
             self._check_values(x)
             self._python_decisions(eng, x, y)
         ok, f, n = engine_learn(eng.F, eng.I, eng.R, x, y, MAX_ABS_FEATURE, z is eng, self.L_, self.alive_,
-                                self.agg_, self.task == "classification", eng.d, eng.w, eng.c, eng.loss, eng.todo)
+                                self.agg_, eng.classification, eng.d, eng.w, eng.c, eng.loss, eng.todo)
         if not ok:
             self._check_values(x)
         if n:
             self._python_steps(eng, x, y)
-        return f if self.alive_.any() else np.nan
+            if not self.alive_.any():
+                return np.nan  # the last member failed in its Python step
+        return f
 
     def _decision(self, x):
         return self._event_features(x, _event_state(self))[0]
