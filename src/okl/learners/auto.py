@@ -77,9 +77,9 @@ Shared work (what the members share, and what that changes)
       narrower members' features by the double angle (cos 2p = (cos p - sin p)(cos p + sin p),
       sin 2p = 2 sin p cos p; within a few ulp of sin / cos). What that changes: the three FOGD
       members are no longer independent draws (their random-feature errors are correlated
-      across widths); each is still an exact FOGD with a valid draw for its width. Measured
-      (``../shared/checks/cell.py DATASET auto``, 2 permutations, before -> after):
-      docs/results/per-event-speed.md.
+      across widths); each is still an exact FOGD with a valid draw for its width. auto's
+      quality before -> after on 11 staged sets (within +0.05 points or better, regression
+      -5 % to 0 %): docs/results/per-event-speed.md.
     * Landmarks are not shared across widths: NOGD's and FORKS's landmarks are the support
       vectors of their own stage 1, which depends on the width; the kernel row is the smallest
       part of a kernel member's round (the projection on the map is ~4x it).
@@ -90,7 +90,7 @@ features and the mixture, learn_one one call for every member's step and the wei
 features predict_one left); transitions and FORKS's update rounds run in the members' own Python.
 ``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so per-event
 decisions equal run()'s bit for bit. N = 14 members by default; on codrna (d = 8, B = 100) a
-round in stage 2 costs about 18 us: NOGD 6, FORKS 7 (3 ONS steps on 100 x 100 inverses), FOGD 4,
+round in stage 2 costs about 16 us: NOGD 6, FORKS 6 (3 ONS steps on 100 x 100 inverses), FOGD 4,
 linear and aggregation 1 (docs/results/per-event-speed.md). Memory is the members' (bounded by
 the budget) plus O(N) and one block of N decisions. benchmarks/auto.py measures the rounds per
 second beside each member's, benchmarks/events.py per event beside River's models.
