@@ -26,12 +26,13 @@ names = [member.name for member in m.pool_]
 def engine_us(families):
     best = np.inf
     for _ in range(3):
-        F, I, L, agg = eng.F.copy(), eng.I.copy(), m.L_.copy(), m.agg_.copy()
+        F, I, S = eng.F.copy(), eng.I.copy(), eng.S.copy()
         I[:, RHO] = 10 ** 9
-        alive = np.array([1.0 if n in families else 0.0 for n in names])
-        D, out = np.full((len(Y), len(names)), np.nan), np.empty(len(Y))
+        N = len(names)
+        S[N:2 * N] = [1.0 if n in families else 0.0 for n in names]  # alive
+        D, out = np.full((len(Y), N), np.nan), np.empty(len(Y))
         t0 = time.perf_counter()
-        r, _ = engine_rows(F, I, eng.R, Xs, Y, 0, MAX_ABS_FEATURE, L, alive, agg, True, D, out, eng.todo.copy())
+        r, _ = engine_rows(F, I, eng.R, S, Xs, Y, 0, MAX_ABS_FEATURE, True, D, out, eng.todo.copy())
         assert r == len(Y)
         best = min(best, (time.perf_counter() - t0) / len(Y) * 1e6)
     return best

@@ -364,12 +364,21 @@ def _learn_all(F, I, R, x, y, d, alive, todo, q):
 
 
 @jit
-def engine_predict(F, I, R, x, bound, L, alive, agg, classification, d, w, c):
+def _views(S, N):
+    """The aggregation's state and work in S: L, alive, agg (the learner's own state, see above)
+    and the work spaces d (the members' decisions on the last row), w, c, loss (N each)."""
+    return (S[0:N], S[N:2 * N], S[2 * N:2 * N + 4], S[2 * N + 4:3 * N + 4], S[3 * N + 4:4 * N + 4],
+            S[4 * N + 4:5 * N + 4], S[5 * N + 4:6 * N + 4])
+
+
+@jit
+def engine_predict(F, I, R, S, x, bound, classification):
     """predict_one: every member's decision on x (into d; the features stay in F) and the mixture's
     decision. Returns (ok, f); ok False (nothing computed) when x fails
     :func:`okl._compiled.row_ok`."""
     if not row_ok(x, bound):
         return False, 0.0
+    L, alive, agg, d, w, c, _ = _views(S, I.shape[0])
     _predict_all(F, I, R, x, alive, d, 0, False)
     a = alive.copy()
     for j in range(d.shape[0]):
@@ -379,11 +388,12 @@ def engine_predict(F, I, R, x, bound, L, alive, agg, classification, d, w, c):
 
 
 @jit
-def engine_learn(F, I, R, x, y, bound, have, L, alive, agg, classification, d, w, c, loss, todo):
+def engine_learn(F, I, R, S, x, y, bound, have, classification, todo):
     """learn_one: the round of every member and of the aggregation on row x (``have``: the
     features and decisions d of x are those engine_predict left, in this state). Returns
     (ok, f, number of members needing Python, listed in ``todo``); f is NaN once no member is
     left."""
+    L, alive, agg, d, w, c, loss = _views(S, I.shape[0])
     if not have:
         if not row_ok(x, bound):
             return False, 0.0, 0
@@ -397,17 +407,14 @@ def engine_learn(F, I, R, x, y, bound, have, L, alive, agg, classification, d, w
 
 
 @jit
-def engine_rows(F, I, R, X, Y, r0, bound, L, alive, agg, classification, D, out, todo):
+def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo):
     """Rows r0.. of a block, each as engine_predict then engine_learn (PY members' columns of D
     filled beforehand), the kernel maps' features four rows at a time (:func:`_block_features`:
     the same values as one row at a time, so a row's decisions do not depend on the block).
     Stops after the first row some member needs Python for (the rows after it are recomputed:
     its map may change), or before a row that fails :func:`okl._compiled.row_ok`. Returns (rows
     done up to, number needing Python)."""
-    N = I.shape[0]
-    w = np.empty(N)
-    c = np.empty(N)
-    loss = np.empty(N)
+    L, alive, agg, _, w, c, loss = _views(S, I.shape[0])
     r = r0
     n = X.shape[0]
     while r < n:
@@ -437,13 +444,14 @@ def engine_rows(F, I, R, X, Y, r0, bound, L, alive, agg, classification, D, out,
 
 class Engine:
     """The compiled layout of a pool: ``F`` (floats), ``I`` (ints), ``R`` (reals), one row per
-    member. The members' mutable arrays (support vectors and coefficients in stage 1, output
+    member, and ``S``: the aggregation's state L, alive, agg (given; the learner re-points its
+    attributes to the views ``self.L``, ``self.alive``, ``self.agg``) and work. The members' mutable arrays (support vectors and coefficients in stage 1, output
     weights, AdaGrad sums, ONS inverse) are re-pointed to views of F, so the engine and the member
     objects share them; the counters the engine advances (support vectors ``m_``, FORKS's
     ``counter_``, ``n_seen_``) are written back to the members by :meth:`sync`. Work spaces (the
     features of the last row, kernel rows) and transposed copies of fixed maps live in F too."""
 
-    def __init__(self, pool, dim: int):
+    def __init__(self, pool, dim: int, L: np.ndarray, alive: np.ndarray, agg: np.ndarray):
         from okl.learners.forks import FORKS
         from okl.learners.fogd import FOGD
         from okl.learners.linear import LinearOGD
@@ -534,8 +542,10 @@ class Engine:
                     placed.add(j)
         I[:, ORDER] = order
         self.py = [j for j in range(N) if I[j, TYPE] == PY]
-        self.d = np.full(N, np.nan)
-        self.w, self.c, self.loss = np.empty(N), np.empty(N), np.empty(N)
+        # the aggregation's state (copied in; the learner takes the views back) and work spaces
+        self.S = np.full(6 * N + 4, np.nan)
+        self.L, self.alive, self.agg, self.d, self.w, self.c, self.loss = _views(self.S, N)
+        self.L[:], self.alive[:], self.agg[:] = L, alive, agg
         self.todo = np.zeros(N, dtype=np.int64)
         self.classification = pool[0].task == "classification" if pool else True
         self.stale = False

@@ -331,13 +331,15 @@ class Auto(Learner):
 
     # ---- protocol: every path runs the engine (okl.learners._engine) -----------------------
 
-    def _engine(self) -> Engine:
-        """The compiled layout of the pool (kept outside the learner, in its event state: never
-        saved or copied); rebuilt after a member's arrays were replaced or the pool reloaded."""
-        ev = _event_state(self)
+    def _engine(self, ev=None) -> Engine:
+        """The compiled layout of the pool (kept outside the learner, in its event state ``ev``:
+        never saved or copied); rebuilt after a member's arrays were replaced or the pool or the
+        aggregation's state reloaded."""
+        ev = ev or _event_state(self)
         eng = ev.buf
-        if eng is None or eng.stale or eng.pool is not self._pool:
-            eng = ev.buf = Engine(self.pool_, self.dim_)  # (pool_ syncs the members first)
+        if eng is None or eng.stale or eng.pool is not self._pool or eng.L is not self.L_:
+            eng = ev.buf = Engine(self.pool_, self.dim_, self.L_, self.alive_, self.agg_)  # (pool_ syncs first)
+            self.L_, self.alive_, self.agg_ = eng.L, eng.alive, eng.agg  # views of the engine's state
         return eng
 
     def _sync(self) -> None:
@@ -380,23 +382,22 @@ class Auto(Learner):
                 eng.d[j] = self._member_block(self._pool[j], x[None, :], np.array([y]))[0]
 
     def _event_features(self, x, ev):
-        eng = self._engine()
+        eng = self._engine(ev)
         if eng.py:
             self._check_values(x)
             self._python_decisions(eng, x)
-        ok, f = engine_predict(eng.F, eng.I, eng.R, x, MAX_ABS_FEATURE, self.L_, self.alive_, self.agg_,
-                               eng.classification, eng.d, eng.w, eng.c)
+        ok, f = engine_predict(eng.F, eng.I, eng.R, eng.S, x, MAX_ABS_FEATURE, eng.classification)
         if not ok:
             self._check_values(x)
         return f, eng
 
     def _event_learn(self, x, y, z, ev):
-        eng = self._engine()
+        eng = self._engine(ev)
         if eng.py:
             self._check_values(x)
             self._python_decisions(eng, x, y)
-        ok, f, n = engine_learn(eng.F, eng.I, eng.R, x, y, MAX_ABS_FEATURE, z is eng, self.L_, self.alive_,
-                                self.agg_, eng.classification, eng.d, eng.w, eng.c, eng.loss, eng.todo)
+        ok, f, n = engine_learn(eng.F, eng.I, eng.R, eng.S, x, y, MAX_ABS_FEATURE, z is eng, eng.classification,
+                                eng.todo)
         if not ok:
             self._check_values(x)
         if n:
@@ -432,8 +433,8 @@ class Auto(Learner):
             r = 0
             while r < e - s:
                 eng = self._engine()
-                r, k = engine_rows(eng.F, eng.I, eng.R, X[s:e], y[s:e], r, MAX_ABS_FEATURE, self.L_, self.alive_,
-                                   self.agg_, classification, D, out[s:e], eng.todo)
+                r, k = engine_rows(eng.F, eng.I, eng.R, eng.S, X[s:e], y[s:e], r, MAX_ABS_FEATURE, classification, D,
+                                   out[s:e], eng.todo)
                 if k:
                     eng.d[:] = D[r - 1]
                     self._python_steps(eng, X[s + r - 1], y[s + r - 1])
