@@ -317,3 +317,18 @@ def test_sklearn_multiclass_error_names_the_classes_and_the_wrapper():
     X = np.random.default_rng(0).random((30, 2))
     with pytest.raises(ValueError, match=r"got 3 classes \(0, 1, 2\).*OneVsRestClassifier"):
         OKLClassifier().fit(X, np.arange(30) % 3)
+
+
+def test_auto_is_the_default_learner_everywhere():
+    """OKLClassifier, OKLRegressor, both River adapters and ``okl stream`` default to ``auto``."""
+    import argparse
+
+    from okl.cli.stream import add_stream_parser
+    from okl.river import OKLRiverClassifier, OKLRiverRegressor
+    from okl.sklearn import OKLClassifier, OKLRegressor
+
+    for cls in (OKLClassifier, OKLRegressor, OKLRiverClassifier, OKLRiverRegressor):
+        assert cls().learner == "auto"
+    p = add_stream_parser(argparse.ArgumentParser().add_subparsers())
+    assert p.parse_args(["--dim", "2"]).learner == "auto"
+    assert "default auto" in p.format_help()

@@ -226,3 +226,58 @@ def test_okl_run_prints_the_members_final_weights(data_dir, capsys):
     weights = [float(w) for w in re.findall(r"\) (\d+\.\d+)", line)]
     assert weights
     assert weights == sorted(weights, reverse=True) and 0.0 < sum(weights) <= 1.0 + 1e-9
+
+
+def test_engine_members_learn_as_alone_and_share_features(data_dir):
+    """Inside the engine every member learns exactly what it would alone on the rows auto scaled;
+    NOGD's two steps at one width read one map's features, and a member whose feature source left
+    the pool computes its own."""
+    X, y = okl.load_dataset("svmguide1", data_dir)
+    order = okl.data.permutation(len(y), 0)[:900]
+    X, y = np.ascontiguousarray(X[order], dtype=float), np.asarray(y[order], dtype=float)
+    m = okl.make("auto", budget=30, random_state=0)
+    m.run(X[:400], y[:400])
+    eng = m._engine()
+    from okl.learners._engine import SRC
+    shared = [j for j in range(len(m.pool_)) if eng.I[j, SRC] != j and m.pool_[j].name != "fogd"]
+    assert shared and all(m.pool_[j].name == "nogd" and m.pool_[j].lr == 3.0 for j in shared)
+    fogd = [j for j in range(len(m.pool_)) if m.pool_[j].name == "fogd"]  # one draw: 4U, 2U, U
+    assert [int(eng.I[j, SRC]) for j in fogd] == [fogd[1], fogd[2], fogd[2]]
+    np.testing.assert_array_equal(m.pool_[fogd[0]].U_, 4.0 * m.pool_[fogd[2]].U_)
+    src = int(eng.I[shared[0], SRC])
+    m.alive_[src] = 0.0  # the source leaves: the member reading its features must go on alone
+    for t in range(400, 900):
+        m.predict_one(X[t])
+        m.learn_one(X[t], y[t])
+    Xs = m._scaled_rows(X, commit=False)
+    for j in (shared[0], shared[-1], *fogd):  # FOGD: the double angle is within a few ulp
+        member = m.pool_[j]
+        alone = okl.make(member.name, **member.get_params())
+        alone._ensure_started(X.shape[1])
+        if member.name == "fogd":
+            alone.U_ = member.U_.copy()
+        for t in range(900):
+            alone.learn_one(Xs[t], y[t])
+        np.testing.assert_allclose(member.w_, alone.w_, rtol=0, atol=1e-9)
+        assert member.n_seen_ == 900
+
+
+def test_members_outside_the_engine_keep_every_path_consistent(data_dir):
+    """A pool with members the engine does not run (SkeGD, KOGD: their own Python path, the
+    engine aggregates their decisions) beside engine members: per-event decisions equal run()'s
+    to 1e-9 and okl stream's blocks equal a learn_one loop exactly."""
+    from okl.checks import assert_close, per_instance_decisions
+    X, y = okl.load_dataset("svmguide1", data_dir)
+    order = okl.data.permutation(len(y), 0)[:500]
+    X, y = np.ascontiguousarray(X[order], dtype=float), np.asarray(y[order], dtype=float)
+    members = [["skegd", 1.0, {"rho": 40}], ["kogd", 1.0, {"budget": 30}], ["nogd", 0.5, {}], ["linear", None, {}]]
+    kw = dict(budget=30, members=members, random_state=0)
+    m = okl.make("auto", **kw)
+    ref = m.run(X, y).decisions
+    assert m._engine().py == [0, 1] and m.diagnostics()["members_alive"] == 4
+    assert_close(ref, per_instance_decisions(okl.make("auto", **kw), X, y), "auto with Python members")
+    loop = okl.make("auto", **kw)
+    expected = np.array([loop._learn_event(X[t], y[t]) for t in range(500)])
+    blocks = okl.make("auto", **kw)
+    got = np.concatenate([blocks._learn_events(X[a:b], y[a:b]) for a, b in ((0, 60), (60, 61), (61, 500))])
+    np.testing.assert_array_equal(got, expected)

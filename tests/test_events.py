@@ -13,7 +13,7 @@ import okl
 from okl.checks import assert_close, per_instance_decisions
 from okl.data import permutation
 
-FAST = ("forks", "nogd", "skegd", "fogd")
+FAST = ("forks", "nogd", "skegd", "fogd", "auto")
 N = 700
 
 
@@ -29,6 +29,8 @@ def _params(name):
     kw = dict(budget=30, kernel=okl.RBF(sigma=0.25), random_state=0)
     if name in ("forks", "skegd"):
         kw["rho"] = 40
+    if name == "auto":  # its FORKS members: rho = 0.3 x 134 = 40
+        kw["horizon"] = 134
     return kw
 
 
@@ -40,7 +42,12 @@ def test_per_event_equals_run_and_learns_once(name, rows):
     loop = per_instance_decisions(m, X, y)
     assert_close(ref, loop, f"{name}: per-event vs run")
     assert m.n_seen_ == N
-    if name != "fogd":
+    if name == "auto":  # every member past its transition, FORKS past update rounds, all in step
+        assert all(p.n_seen_ == N for p in m.pool_)
+        assert all(p.diagnostics().get("stage", 2) == 2 for p in m.pool_)
+        assert all(p.update_rounds_ > 0 for p in m.pool_ if p.name == "forks")
+        np.testing.assert_array_equal(ref, loop)  # one engine: the same arithmetic on both paths
+    elif name != "fogd":
         assert m.diagnostics()["stage"] == 2
 
 

@@ -23,8 +23,8 @@ def test_river_streams_quick_writes_what_it_prints(tmp_path):
     assert {(r["stream"], r["model"]) for r in rows} == {
         (s, m) for s in ("Phishing", "TrumpApproval") for m in ("okl nogd", "River HAT")}
     # the cell is River's own progressive_val_score of the adapter on the same 200 events
-    want = 100 * evaluate.progressive_val_score(list(datasets.Phishing())[:200], OKLRiverClassifier(seed=0),
-                                                metrics.Accuracy()).get()
+    want = 100 * evaluate.progressive_val_score(list(datasets.Phishing())[:200],
+                                                OKLRiverClassifier(learner="nogd", seed=0), metrics.Accuracy()).get()
     cell = next(r for r in rows if r["stream"] == "Phishing" and r["model"] == "okl nogd")
     assert float(cell["metric"]) == pytest.approx(want, abs=1e-6)
     assert f"{want:.2f}" in md and "Phishing (200)" in md

@@ -70,6 +70,10 @@ def _assert_same_state(a, b):
             np.testing.assert_array_equal(sa[key], sb[key], err_msg=key)
         else:
             assert sa[key] == sb[key], key
+    if a.name == "auto":  # and every member's, bit for bit
+        assert len(a.pool_) == len(b.pool_)
+        for ma, mb in zip(a.pool_, b.pool_):
+            _assert_same_state(ma, mb)
 
 
 def test_stream_equals_learner_run(tmp_path, stream_rows, lines):
@@ -106,12 +110,15 @@ def _checkpoint_events(path):
         return 0
 
 
-@pytest.mark.parametrize("source", ["file", "stdin"])
+@pytest.mark.parametrize("source", ["file", "stdin", "file-auto"])
 def test_sigkill_and_resume(tmp_path, lines, source):
     """SIGKILL mid-stream after a checkpoint, restart: exactly the uninterrupted predictions,
-    every event learned once."""
-    learner = ["--learner", "forks", "--budget", "50", "--param", f"horizon={N_EVENTS}"] if source == "file" \
-        else ["--learner", "nogd", "--budget", "50"]
+    every event learned once (``file-auto``: the default learner, auto, with its FORKS members
+    reaching update rounds)."""
+    learner = {"file": ["--learner", "forks", "--budget", "50", "--param", f"horizon={N_EVENTS}"],
+               "stdin": ["--learner", "nogd", "--budget", "50"],
+               "file-auto": ["--budget", "30", "--param", "horizon=300"]}[source]
+    source = source.split("-")[0]
     data = tmp_path / "in.svm"
     data.write_text("".join(lines))
     ck, ck_ref = tmp_path / "ck.okl", tmp_path / "ref.okl"

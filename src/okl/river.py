@@ -114,7 +114,7 @@ def _count(value, what: str) -> int | None:
 class _OKLRiverEstimator:
     _task = "classification"
 
-    def __init__(self, learner: str = "nogd", budget: int | None = 100, sigma: float | None = None,
+    def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, n_features: int | None = None, n_hashed: int | None = None,
                  params: dict | None = None, seed: int | None = None):
         self.learner = learner
@@ -361,8 +361,9 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
 
     Parameters
     ----------
-    learner : str, default "nogd"
-        Registered learner name (``okl.learners()``).
+    learner : str, default "auto"
+        Registered learner name (``okl.learners()``); "auto" runs a pool of learners and widths
+        mixed online (``okl.learners.auto``).
     budget : int or None, default 100
     sigma : float or None, default None
         Width of the Gaussian kernel RBF(sigma), passed when the learner takes a kernel. None: the
@@ -381,7 +382,7 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
         ``random_state`` of the learner.
     """
 
-    def __init__(self, learner: str = "nogd", budget: int | None = 100, sigma: float | None = None,
+    def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, n_features: int | None = None, n_hashed: int | None = None,
                  params: dict | None = None, seed: int | None = None):
         super().__init__(learner=learner, budget=budget, sigma=sigma, loss=loss, n_features=n_features,

@@ -123,7 +123,7 @@ class _OKLEstimator(BaseEstimator):
     _task = "classification"
     _default_loss = "hinge"
 
-    def __init__(self, learner: str = "nogd", budget: int | None = 100, sigma: float | None = None,
+    def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, params: dict[str, Any] | None = None, random_state=None):
         self.learner = learner
         self.budget = budget
@@ -174,8 +174,9 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
 
     Parameters
     ----------
-    learner : str, default "nogd"
-        Registered learner name (``okl.learners()``), e.g. "forks", "skegd", "fogd".
+    learner : str, default "auto"
+        Registered learner name (``okl.learners()``), e.g. "nogd", "forks", "fogd"; "auto" runs its
+        pool of learners and widths mixed online (``okl.learners.auto``).
     budget : int or None, default 100
         Budget B, passed when the learner takes one.
     sigma : float or None, default None
@@ -287,7 +288,7 @@ class OKLRegressor(RegressorMixin, _OKLEstimator):
     _task = "regression"
     _default_loss = "squared"
 
-    def __init__(self, learner: str = "nogd", budget: int | None = 100, sigma: float | None = None,
+    def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, params: dict[str, Any] | None = None, random_state=None):
         super().__init__(learner=learner, budget=budget, sigma=sigma, loss=loss, params=params,
                          random_state=random_state)

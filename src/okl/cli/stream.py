@@ -24,7 +24,8 @@ def add_stream_parser(subparsers) -> argparse.ArgumentParser:
                     "(a restart with the same --checkpoint resumes exactly there). The learner "
                     "fixes a per-feature scale and its width from the first 50 events (none "
                     "with --sigma).")
-    p.add_argument("--learner", default="forks", help="registered learner name (default forks)")
+    p.add_argument("--learner", default="auto",
+                   help="registered learner name (default auto: a pool of learners and widths mixed online)")
     p.add_argument("--budget", type=int, help="budget B (default: the learner's)")
     p.add_argument("--sigma", type=float, default=None,
                    help="Gaussian kernel width for the features as given (default: chosen by the "

@@ -8,7 +8,7 @@ families and steps, with a learning rate that needs no tuning and a share step t
 changing best member).
 
 Pool (built from the stream's own scale; every member predicts before the label and learns every
-round, exactly as it would alone)
+round, as it would alone: see "Shared work" for the one draw its FOGD members share)
     The centre width sigma_0 is chosen like every okl learner's (no kernel given: from the first
     :data:`~okl.kernels.WIDTH_WINDOW` rows, :func:`okl.kernels.scale_sigma`, the running label mean
     predicting those rows, which are then replayed; a kernel given: its width). Around it, a grid of
@@ -31,7 +31,7 @@ round, exactly as it would alone)
     normalised-LMS step that fits the current target in one update (2 eta ||z||^2 = 1, inside
     the stability bound 2). FOGD is the pool's fast-tracking member and runs only this step: the
     library step on the same kernel is covered by NOGD and FORKS, and a FOGD member costs as much
-    as all the NOGD members together (2D = 800 sines and cosines per round). NOGD's AdaGrad rate lr is the largest move of one coordinate in one
+    as two widths of NOGD (2D = 800 sines and cosines per round, shared as below). NOGD's AdaGrad rate lr is the largest move of one coordinate in one
     round; lr = 3 lets a coordinate cross the margin in one step. The linear learner's inputs are
     not normalised, so its regression steps are the library step and one ten times smaller.
     Every member takes ``budget`` (memory O(budget d) each) and ``random_state`` (derived from
@@ -65,11 +65,35 @@ Aggregation (every round; no hindsight)
     the pool from that round on (weight 0, no more updates); ``auto`` only fails if every member
     does.
 
-Cost: one round of ``auto`` is one round of every member (each member's own compiled pass over
-the block: ``run`` hands each member the whole block, the members' decisions are independent of
-the aggregation) plus an O(N) compiled aggregation step; N = 14 members by default. Memory is the
-members' (bounded by the budget) plus O(N) and one block of N decisions. benchmarks/auto.py
-measures the rounds per second beside each member's.
+Shared work (what the members share, and what that changes)
+    * NOGD's two steps at one width (classification): their stage 1 is the same KOGD (same eta,
+      kernel, budget), so their support vectors and Nystrom map are equal, and the engine
+      computes the map's features once a round for both (detected from the maps themselves, so
+      nothing changes: each is exactly NOGD alone; in regression the steps are stage-1 steps too,
+      the maps differ and nothing is shared).
+    * The FOGD members draw their directions once: the widest member's U (sigma_0 x 2) is drawn
+      from its own seed and the others take U x 2 (sigma_0) and U x 4 (sigma_0 / 2), exact
+      multiples, so a round computes one set of projections and sines / cosines and the two
+      narrower members' features by the double angle (cos 2p = (cos p - sin p)(cos p + sin p),
+      sin 2p = 2 sin p cos p; within a few ulp of sin / cos). What that changes: the three FOGD
+      members are no longer independent draws (their random-feature errors are correlated
+      across widths); each is still an exact FOGD with a valid draw for its width. auto's
+      quality before -> after on 11 staged sets (within +0.05 points or better, regression
+      -5 % to 0 %): docs/results/per-event-speed.md.
+    * Landmarks are not shared across widths: NOGD's and FORKS's landmarks are the support
+      vectors of their own stage 1, which depends on the width; the kernel row is the smallest
+      part of a kernel member's round (the projection on the map is ~4x it).
+
+Cost: one round of ``auto`` is one round of every member plus an O(N) aggregation, all in one
+compiled call per event (:mod:`okl.learners._engine`: predict_one one call for every member's
+features and the mixture, learn_one one call for every member's step and the weights, on the
+features predict_one left); transitions and FORKS's update rounds run in the members' own Python.
+``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so per-event
+decisions equal run()'s bit for bit. N = 14 members by default; on codrna (d = 8, B = 100) a
+round in stage 2 costs about 16 us: NOGD 6, FORKS 6 (3 ONS steps on 100 x 100 inverses), FOGD 4,
+linear and aggregation 1 (docs/results/per-event-speed.md). Memory is the members' (bounded by
+the budget) plus O(N) and one block of N decisions. benchmarks/auto.py measures the rounds per
+second beside each member's, benchmarks/events.py per event beside River's models.
 
 Transparency: ``diagnostics()`` (and so ``Trace.diagnostics``) holds the final weight of every
 member (``weight[<member>]``), the member that carries the most weight (``carried_by``), the
@@ -88,10 +112,12 @@ from typing import Any
 
 import numpy as np
 
-from okl._compiled import jit
-from okl._validation import check_bool, check_int
+from okl._threads import one_blas_thread
+from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_vector
 from okl.kernels import RBF, check_kernel
-from okl.learners.base import Arr, Learner, Seq, StateSpec, make, register
+from okl.learners._engine import (TRANSITION, Engine, _weights, aggregate_predict, aggregate_rounds,  # noqa: F401
+                                  engine_learn, engine_predict, engine_rows)
+from okl.learners.base import Arr, Learner, Seq, StateSpec, _event_state, make, register
 from okl.losses import get_loss
 from okl.scaling import check_scale
 
@@ -114,139 +140,6 @@ def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
     for eta in ((0.2, 1.0) if cls else (0.02, 0.2)):
         pool.append(("linear", None, {"eta": eta}))
     return pool
-
-
-# ---------------------------------------------------------------------------------------------
-# compiled aggregation
-#
-# State: L (N effective cumulative losses, min 0 over the members alive), alive (N, 1.0 / 0.0),
-# agg = [Delta (cumulative mixability gap), t (rounds aggregated), lo, hi (target range seen)].
-
-
-@jit
-def _weights(L, alive, eta, w):
-    """w_i ~ exp(-eta (L_i - min L)) over the members alive (eta = inf: uniform on the minimisers)."""
-    lmin = np.inf
-    for i in range(L.shape[0]):
-        if alive[i] > 0.0 and L[i] < lmin:
-            lmin = L[i]
-    s = 0.0
-    for i in range(L.shape[0]):
-        if alive[i] <= 0.0:
-            w[i] = 0.0
-        elif eta == np.inf:
-            w[i] = 1.0 if L[i] == lmin else 0.0
-        else:
-            w[i] = math.exp(-eta * (L[i] - lmin))
-        s += w[i]
-    if s > 0.0:
-        for i in range(L.shape[0]):
-            w[i] /= s
-
-
-@jit
-def _rate(agg, n_alive):
-    """AdaHedge's learning rate ln N / Delta (inf while Delta = 0, or with one member left)."""
-    if agg[0] > 0.0 and n_alive > 1:
-        return math.log(n_alive) / agg[0]
-    return np.inf
-
-
-@jit
-def _clip_row(d, alive, classification, lo, hi, c):
-    """Clip the decisions of the members alive (see the module docstring); returns how many."""
-    n = 0
-    for i in range(d.shape[0]):
-        v = d[i]
-        if alive[i] > 0.0:
-            n += 1
-            if classification:
-                v = min(max(v, -1.0), 1.0)
-            elif lo <= hi:
-                v = min(max(v, lo), hi)
-        c[i] = v
-    return n
-
-
-@jit
-def aggregate_predict(d, L, alive, agg, classification, w, c):
-    """The mixture's decision for member decisions ``d`` (no change to the state)."""
-    n = _clip_row(d, alive, classification, agg[2], agg[3], c)
-    if n == 0:
-        return 0.0
-    _weights(L, alive, _rate(agg, n), w)
-    p = 0.0
-    for i in range(d.shape[0]):
-        if alive[i] > 0.0:
-            p += w[i] * c[i]
-    return p
-
-
-@jit
-def aggregate_rounds(D, Y, L, alive, agg, classification, out):
-    """Test-then-train aggregation over the rows of the member-decision matrix D (n x N)."""
-    N = D.shape[1]
-    w = np.empty(N)
-    c = np.empty(N)
-    loss = np.empty(N)
-    for r in range(D.shape[0]):
-        y = Y[r]
-        for i in range(N):  # a member with a non-finite decision leaves the pool for good
-            if alive[i] > 0.0 and not math.isfinite(D[r, i]):
-                alive[i] = 0.0
-        p = aggregate_predict(D[r], L, alive, agg, classification, w, c)
-        out[r] = p
-        n = 0
-        for i in range(N):
-            if alive[i] > 0.0:
-                n += 1
-        if n == 0:
-            continue
-        eta = _rate(agg, n)
-        # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
-        h = 0.0
-        lmin = np.inf
-        for i in range(N):
-            if alive[i] > 0.0:
-                li = 0.5 * (1.0 - y * c[i]) if classification else (c[i] - y) * (c[i] - y)
-                loss[i] = li
-                h += w[i] * li
-                if li < lmin:
-                    lmin = li
-        if eta == np.inf:
-            m = np.inf
-            for i in range(N):
-                if alive[i] > 0.0 and w[i] > 0.0 and loss[i] < m:
-                    m = loss[i]
-        else:
-            s = 0.0
-            for i in range(N):
-                if alive[i] > 0.0:
-                    s += w[i] * math.exp(-eta * (loss[i] - lmin))
-            m = lmin - math.log(s) / eta
-        agg[0] += max(h - m, 0.0)
-        for i in range(N):
-            if alive[i] > 0.0:
-                L[i] += loss[i]
-        agg[1] += 1.0
-        # fixed share with alpha_t = 1 / (t + 1), applied to the next round's weights
-        if n > 1 and agg[0] > 0.0:
-            eta2 = math.log(n) / agg[0]
-            a = 1.0 / (agg[1] + 1.0)
-            _weights(L, alive, eta2, w)
-            for i in range(N):
-                if alive[i] > 0.0:
-                    L[i] = -math.log((1.0 - a) * w[i] + a / n) / eta2
-        lmin = np.inf
-        for i in range(N):
-            if alive[i] > 0.0 and L[i] < lmin:
-                lmin = L[i]
-        for i in range(N):
-            if alive[i] > 0.0:
-                L[i] -= lmin
-        if not classification:
-            agg[2] = min(agg[2], y)
-            agg[3] = max(agg[3], y)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,6 +171,23 @@ def _check_members(members):
     if not out:
         raise ValueError("members must name at least one member")
     return out
+
+
+def _share_directions(pool: list[Learner]) -> None:
+    """FOGD members whose kernels differ only in width take one draw of directions: the widest
+    member's U, scaled by sigma_widest / sigma (exact for the pool's power-of-2 widths, so the
+    engine computes the narrower members' features by the double angle; see the module
+    docstring)."""
+    groups: dict[tuple, list[Learner]] = {}
+    for m in pool:
+        sigma = getattr(getattr(m, "kernel_", None), "sigma", None)
+        if m.name == "fogd" and sigma is not None:
+            groups.setdefault((type(m.kernel_), m.U_.shape), []).append(m)
+    for members in groups.values():
+        ref = max(members, key=lambda m: m.kernel_.sigma)
+        for m in members:
+            if m is not ref:
+                m.U_ = ref.U_ * (ref.kernel_.sigma / m.kernel_.sigma)
 
 
 def _label(name: str, width: float | None, params: dict[str, Any]) -> str:
@@ -400,6 +310,7 @@ class Auto(Learner):
                 keep.append(i)
         if not pool:
             raise ValueError("auto: no member can learn with this kernel and loss")
+        _share_directions(pool)
         self._pool = pool
         n = len(pool)
         self.member_index_ = keep
@@ -414,20 +325,89 @@ class Auto(Learner):
         """The member learners (rebuilt from the model file after :meth:`load`)."""
         if self._pool is None:
             self._unpack()
+        else:
+            self._sync()
         return self._pool
 
-    # ---- protocol -------------------------------------------------------------------------
+    # ---- protocol: every path runs the engine (okl.learners._engine) -----------------------
+
+    def _engine(self, ev=None) -> Engine:
+        """The compiled layout of the pool (kept outside the learner, in its event state ``ev``:
+        never saved or copied); rebuilt after a member's arrays were replaced or the pool or the
+        aggregation's state reloaded."""
+        ev = ev or _event_state(self)
+        eng = ev.buf
+        if eng is None or eng.stale or eng.pool is not self._pool or eng.L is not self.L_:
+            eng = ev.buf = Engine(self.pool_, self.dim_, self.L_, self.alive_, self.agg_)  # (pool_ syncs first)
+            self.L_, self.alive_, self.agg_ = eng.L, eng.alive, eng.agg  # views of the engine's state
+        return eng
+
+    def _sync(self) -> None:
+        """Bring the member objects up to date with the engine (their counters)."""
+        ev = _event_state(self)
+        if ev.buf is not None and ev.buf.pool is self._pool:
+            ev.buf.sync()
+
+    def __getstate__(self):
+        self._sync()
+        return self.__dict__.copy()
+
+    def _python_steps(self, eng: Engine, x, y) -> None:
+        """The members' steps the engine left to Python (a transition, an update round) on row x
+        with label y; their decisions are in ``eng.d``."""
+        eng.sync()
+        eng.stale = True  # the members now hold the state; the layout is rebuilt from them
+        for j in np.flatnonzero(eng.todo):
+            member = self._pool[j]
+            try:
+                with np.errstate(all="ignore"), one_blas_thread():
+                    if eng.todo[j] == TRANSITION:
+                        member._transition(x, y, float(eng.d[j]), member.n_seen_)
+                    else:
+                        member._update_round(x, y, float(eng.d[j]))
+            except (ValueError, FloatingPointError, ArithmeticError, np.linalg.LinAlgError):
+                self.alive_[j] = 0.0
+            member.n_seen_ += 1
+
+    def _python_decisions(self, eng: Engine, x, y=None) -> None:
+        """The decisions of the members the engine does not run (``eng.py``) into ``eng.d``; with
+        a label, they also learn the row."""
+        for j in eng.py:
+            if self.alive_[j] <= 0.0:
+                eng.d[j] = np.nan
+            elif y is None:
+                with np.errstate(all="ignore"):
+                    eng.d[j] = self._pool[j]._decision(x)
+            else:
+                eng.d[j] = self._member_block(self._pool[j], x[None, :], np.array([y]))[0]
+
+    def _event_features(self, x, ev):
+        eng = self._engine(ev)
+        if eng.py:
+            self._check_values(x)
+            self._python_decisions(eng, x)
+        ok, f = engine_predict(eng.F, eng.I, eng.R, eng.S, x, MAX_ABS_FEATURE, eng.classification)
+        if not ok:
+            self._check_values(x)
+        return f, eng
+
+    def _event_learn(self, x, y, z, ev):
+        eng = self._engine(ev)
+        if eng.py:
+            self._check_values(x)
+            self._python_decisions(eng, x, y)
+        ok, f, n = engine_learn(eng.F, eng.I, eng.R, eng.S, x, y, MAX_ABS_FEATURE, z is eng, eng.classification,
+                                eng.todo)
+        if not ok:
+            self._check_values(x)
+        if n:
+            self._python_steps(eng, x, y)
+            if not self.alive_.any():
+                return np.nan  # the last member failed in its Python step
+        return f
 
     def _decision(self, x):
-        pool = self.pool_
-        with np.errstate(all="ignore"):
-            d = np.array([m._decision(x) if self.alive_[j] > 0.0 else np.nan for j, m in enumerate(pool)],
-                         dtype=float)
-        # a member whose decision is not finite is left out (learning this row would drop it)
-        alive = np.where(np.isfinite(d), self.alive_, 0.0)
-        n = len(pool)
-        return aggregate_predict(d, self.L_, alive, self.agg_, self.task == "classification",
-                                 np.empty(n), np.empty(n))
+        return self._event_features(x, _event_state(self))[0]
 
     def _member_block(self, member: Learner, X, y) -> np.ndarray:
         """One member's test-then-train decisions over a block (NaN once it fails)."""
@@ -440,20 +420,36 @@ class Auto(Learner):
         return out
 
     def _process(self, X, y):
-        pool = self.pool_
         n = X.shape[0]
         out = np.empty(n)
         classification = self.task == "classification"
         for s in range(0, n, self.chunk_size):
             e = min(s + self.chunk_size, n)
-            D = np.full((e - s, len(pool)), np.nan)
-            for j, member in enumerate(pool):
+            eng = self._engine()
+            D = np.full((e - s, len(self._pool)), np.nan)
+            for j in eng.py:  # members outside the engine: their own block path
                 if self.alive_[j] > 0.0:
-                    D[:, j] = self._member_block(member, X[s:e], y[s:e])
-            aggregate_rounds(D, y[s:e], self.L_, self.alive_, self.agg_, classification, out[s:e])
+                    D[:, j] = self._member_block(self._pool[j], X[s:e], y[s:e])
+            r = 0
+            while r < e - s:
+                eng = self._engine()
+                r, k = engine_rows(eng.F, eng.I, eng.R, eng.S, X[s:e], y[s:e], r, MAX_ABS_FEATURE, classification, D,
+                                   out[s:e], eng.todo)
+                if k:
+                    eng.d[:] = D[r - 1]
+                    self._python_steps(eng, X[s + r - 1], y[s + r - 1])
+                elif r < e - s:
+                    check_vector(X[s + r], self.dim_)  # raises the message naming the value
+                    raise ValueError(f"row {s + r} has a value beyond {MAX_ABS_FEATURE:g}")
         if not (self.alive_ > 0.0).any():
             out[-1] = np.nan  # every member failed: the base class reports it
         return out
+
+    def _event_block(self, X, y, out):
+        if self._engine().py:
+            return 0  # a member outside the engine learns blocks its own way: one event at a time
+        out[:] = self._process(X, y)
+        return X.shape[0]
 
     # ---- transparency ---------------------------------------------------------------------
 

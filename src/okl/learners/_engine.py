@@ -1,0 +1,570 @@
+"""``auto``'s engine: every member's round and the aggregation in one compiled call per event.
+
+Why: a Python method pair per member per event cost auto 14 x (two compiled calls + validation),
+18x its own run(). Here the state of every member that the engine knows is laid out in one float
+buffer ``F`` (its arrays are *views* of F, so the member objects, their model files and their
+Python-side transitions see the same memory) and one int table ``I`` (one row per member: its
+type, loss, sizes, counters and the offsets of its arrays in F), with the reals of each member in
+``R``. Three compiled entry points use one per-member arithmetic:
+
+* :func:`engine_predict` -- every member's features and decision for one row, then the mixture's
+  decision (``predict_one``);
+* :func:`engine_learn` -- the aggregation round and every member's step for one row, on the
+  features ``engine_predict`` left in F when it ran on the same row in the same state
+  (``learn_one``), or computing them;
+* :func:`engine_rows` -- both for each row of a block (``run``, ``learn_many``, ``okl stream``).
+
+So a row's decisions are the same, bit for bit, whichever path learns it, and however a stream is
+cut into blocks.
+
+Member types (``I[j, TYPE]``) and their per-round arithmetic, each that of the member alone:
+
+* EXPANSION: NOGD and FORKS in stage 1 (:func:`okl.learners.kogd.expansion_rounds`): f = sum
+  alpha_i kappa(x_i, x); a margin error adds x while m < B; a margin error with m = B is their
+  *transition*, left to Python (the member's own ``_transition``);
+* NYSTROM: NOGD stage 2, z = M kappa_B(x) (:func:`okl._compiled.kernel_features`), AdaGrad or OGD;
+* SKETCH_ONS: FORKS stage 2 with the code's ONS step; its *update rounds* go to Python;
+* FOURIER: FOGD, z = [cos Ux, sin Ux] / sqrt(D) (:func:`okl.learners.fogd.fogd_event_features`);
+* LINEAR: the linear learner, z = [x, 1], OGD;
+* PY: any other member; Python fills its decision column before the engine runs (it learns
+  through its own path) and the engine only aggregates it.
+
+Shared work (``I[j, SRC]``, the source member; ``I[j, ORDER]`` computes sources first): a
+NYSTROM member whose landmarks and map equal another's (NOGD's two steps at one width in
+classification: their stage 1 uses the same eta, so their support vectors and Nystrom map are
+the same) reads that member's features, computed once a round for both (exactly NOGD alone); a
+FOURIER member whose directions are twice another's (auto draws them so) takes the double angle
+of that member's features (within a few ulp of its own sines and cosines). A member whose
+source left the pool computes its own.
+
+Outputs: a member's decisions are a column of the (n, N) decision matrix and its output weights a
+vector of length k (``I[j, K]``) laid out in F; a K-output version (issue 25) makes the weights
+k x K (row-major, ``I[j, NOUT]`` = 1 today) and the decisions (n, N, K).
+
+Per-round cost: the members' own (see each learner) plus O(N) for the aggregation; the Python cost
+of an event is two compiled calls (predict_one, learn_one), whatever N.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, ogd_step,
+                           row_ok, rows_axpy, sub_scaled)
+from okl.learners._sketched import update_round_due
+from okl.learners.fogd import _fourier_from_projections, _project_t
+from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
+from okl.learners.nogd import nogd_step
+
+# member types
+PY, EXPANSION, NYSTROM, SKETCH_ONS, FOURIER, LINEAR = 0, 1, 2, 3, 4, 5
+# columns of I
+(TYPE, LOSS, SRC, OGD, M, K, BUDGET, COUNTER, RHO, MARGIN_COUNTER, NSEEN, NOUT,
+ O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER) = range(21)
+I_COLS = 21
+# columns of R
+KIND, KA, KB_, KC, ETA, LR, CB = range(7)
+R_COLS = 7
+# what a member needs from Python after a row (``todo``)
+NOTHING, TRANSITION, UPDATE = 0, 1, 2
+
+
+# ---------------------------------------------------------------------------------------------
+# aggregation (AdaHedge + fixed share; the mathematics is in okl.learners.auto's docstring)
+#
+# State: L (N effective cumulative losses, min 0 over the members alive), alive (N, 1.0 / 0.0),
+# agg = [Delta (cumulative mixability gap), t (rounds aggregated), lo, hi (target range seen)].
+
+
+@jit
+def _weights(L, alive, eta, w):
+    """w_i ~ exp(-eta (L_i - min L)) over the members alive (eta = inf: uniform on the minimisers)."""
+    lmin = np.inf
+    for i in range(L.shape[0]):
+        if alive[i] > 0.0 and L[i] < lmin:
+            lmin = L[i]
+    s = 0.0
+    for i in range(L.shape[0]):
+        if alive[i] <= 0.0:
+            w[i] = 0.0
+        elif eta == np.inf:
+            w[i] = 1.0 if L[i] == lmin else 0.0
+        else:
+            w[i] = math.exp(-eta * (L[i] - lmin))
+        s += w[i]
+    if s > 0.0:
+        for i in range(L.shape[0]):
+            w[i] /= s
+
+
+@jit
+def _rate(agg, n_alive):
+    """AdaHedge's learning rate ln N / Delta (inf while Delta = 0, or with one member left)."""
+    if agg[0] > 0.0 and n_alive > 1:
+        return math.log(n_alive) / agg[0]
+    return np.inf
+
+
+@jit
+def _clip_row(d, alive, classification, lo, hi, c):
+    """Clip the decisions of the members alive (see auto's docstring); returns how many."""
+    n = 0
+    for i in range(d.shape[0]):
+        v = d[i]
+        if alive[i] > 0.0:
+            n += 1
+            if classification:
+                v = min(max(v, -1.0), 1.0)
+            elif lo <= hi:
+                v = min(max(v, lo), hi)
+        c[i] = v
+    return n
+
+
+@jit
+def aggregate_predict(d, L, alive, agg, classification, w, c):
+    """The mixture's decision for member decisions ``d`` (no change to the state)."""
+    n = _clip_row(d, alive, classification, agg[2], agg[3], c)
+    if n == 0:
+        return 0.0
+    _weights(L, alive, _rate(agg, n), w)
+    p = 0.0
+    for i in range(d.shape[0]):
+        if alive[i] > 0.0:
+            p += w[i] * c[i]
+    return p
+
+
+@jit
+def aggregate_round(d, y, L, alive, agg, classification, w, c, loss):
+    """One test-then-train aggregation round on member decisions d (a member with a non-finite
+    decision leaves the pool for good); returns the mixture's decision. w, c, loss: work (N)."""
+    N = d.shape[0]
+    for i in range(N):
+        if alive[i] > 0.0 and not math.isfinite(d[i]):
+            alive[i] = 0.0
+    p = aggregate_predict(d, L, alive, agg, classification, w, c)
+    n = 0
+    for i in range(N):
+        if alive[i] > 0.0:
+            n += 1
+    if n == 0:
+        return p
+    eta = _rate(agg, n)
+    # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
+    h = 0.0
+    lmin = np.inf
+    for i in range(N):
+        if alive[i] > 0.0:
+            li = 0.5 * (1.0 - y * c[i]) if classification else (c[i] - y) * (c[i] - y)
+            loss[i] = li
+            h += w[i] * li
+            if li < lmin:
+                lmin = li
+    if eta == np.inf:
+        m = np.inf
+        for i in range(N):
+            if alive[i] > 0.0 and w[i] > 0.0 and loss[i] < m:
+                m = loss[i]
+    else:
+        s = 0.0
+        for i in range(N):
+            if alive[i] > 0.0:
+                s += w[i] * math.exp(-eta * (loss[i] - lmin))
+        m = lmin - math.log(s) / eta
+    agg[0] += max(h - m, 0.0)
+    for i in range(N):
+        if alive[i] > 0.0:
+            L[i] += loss[i]
+    agg[1] += 1.0
+    # fixed share with alpha_t = 1 / (t + 1), applied to the next round's weights
+    if n > 1 and agg[0] > 0.0:
+        eta2 = math.log(n) / agg[0]
+        a = 1.0 / (agg[1] + 1.0)
+        _weights(L, alive, eta2, w)
+        for i in range(N):
+            if alive[i] > 0.0:
+                L[i] = -math.log((1.0 - a) * w[i] + a / n) / eta2
+    lmin = np.inf
+    for i in range(N):
+        if alive[i] > 0.0 and L[i] < lmin:
+            lmin = L[i]
+    for i in range(N):
+        if alive[i] > 0.0:
+            L[i] -= lmin
+    if not classification:
+        agg[2] = min(agg[2], y)
+        agg[3] = max(agg[3], y)
+    return p
+
+
+@jit
+def aggregate_rounds(D, Y, L, alive, agg, classification, out):
+    """:func:`aggregate_round` over the rows of the member-decision matrix D (n x N)."""
+    N = D.shape[1]
+    w = np.empty(N)
+    c = np.empty(N)
+    loss = np.empty(N)
+    for r in range(D.shape[0]):
+        out[r] = aggregate_round(D[r], Y[r], L, alive, agg, classification, w, c, loss)
+
+
+# ---------------------------------------------------------------------------------------------
+# one member's round
+
+
+@jit
+def _features(F, I, R, j, x, own, q, pre):
+    """Member j's decision on row x, with its features (left in F in its slot q at ``O_Z``; none
+    for EXPANSION) computed when ``own`` (else they are its source member's, computed before).
+    ``pre``: a kernel map's features of this row are already in slot q (:func:`_block_features`)."""
+    t = I[j, TYPE]
+    d = x.shape[0]
+    if t == EXPANSION:
+        B = I[j, BUDGET]
+        SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
+        alpha = F[I[j, O_W]:I[j, O_W] + B]
+        kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
+        f = 0.0
+        for i in range(I[j, M]):
+            f += alpha[i] * kernel_value(kind, a, b, c, SV[i], x)
+        return f
+    k = I[j, K]
+    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
+    w = F[I[j, O_W]:I[j, O_W] + k]
+    if own:
+        if t == NYSTROM or t == SKETCH_ONS:
+            if not pre:
+                m = I[j, NL]
+                LT = F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m))
+                P = F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k))
+                kb = F[I[j, O_KB]:I[j, O_KB] + m]
+                kernel_row_t(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], LT, m, x, kb)
+                rows_axpy(P, kb, z)
+        elif t == FOURIER:
+            D = k // 2
+            UT = F[I[j, O_A]:I[j, O_A] + d * D].reshape((d, D))
+            p = F[I[j, O_KB]:I[j, O_KB] + D]
+            _project_t(UT, x, p)
+            _fourier_from_projections(p, 1.0 / math.sqrt(D), z)
+        else:  # LINEAR
+            for i in range(d):
+                z[i] = x[i]
+            z[d] = 1.0
+    elif t == FOURIER:  # directions twice the source's: the double angle of its features
+        o = I[I[j, SRC], O_Z] + q * k
+        _double_angle(F[o:o + k], z)
+    return dot(w, z)
+
+
+@jit
+def _block_features(F, I, R, X, r, nb, alive, bound):
+    """The kernel-map features of rows r..r+nb-1 (nb <= 4, rows already checked) into slots
+    0..nb-1 of every NYSTROM / SKETCH_ONS member alive that computes its own, by
+    :func:`okl._compiled.kernel_features_rows`: four rows a pass over the map, each entry summed
+    over the landmarks in order from 0.0, bit for bit :func:`rows_axpy` on one row."""
+    d = X.shape[1]
+    for j in range(I.shape[0]):
+        t = I[j, TYPE]
+        src = I[j, SRC]
+        if alive[j] <= 0.0 or not (t == NYSTROM or t == SKETCH_ONS) or (src != j and alive[src] > 0.0):
+            continue
+        k, m = I[j, K], I[j, NL]
+        kernel_features_rows(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC],
+                             F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m)), m,
+                             F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k)), X[r:r + nb], bound,
+                             F[I[j, O_KB]:I[j, O_KB] + 4 * m].reshape((4, m)),
+                             F[I[j, O_Z]:I[j, O_Z] + nb * k].reshape((nb, k)))
+
+
+@jit
+def _double_angle(zs, z):
+    """Fourier features of the directions 2U from those of U, zs = [cos p, sin p] / sqrt(D):
+    z = [cos 2p, sin 2p] / sqrt(D) with cos 2p = (cos p - sin p)(cos p + sin p) and
+    sin 2p = 2 sin p cos p (a few ulp from sin / cos of 2p, for 4 multiplications a feature
+    instead of a range reduction)."""
+    D = zs.shape[0] // 2
+    r = math.sqrt(D)
+    for i in range(D):
+        c = zs[i]
+        s = zs[D + i]
+        z[i] = ((c - s) * (c + s)) * r
+        z[D + i] = (2.0 * c * s) * r
+
+
+@jit
+def _learn(F, I, R, j, x, y, f, q):
+    """Member j's step on row x with label/target y and its decision f (features in its slot q of
+    F); returns what it needs from Python (NOTHING, TRANSITION or UPDATE: then nothing was
+    learned)."""
+    t = I[j, TYPE]
+    lkind = I[j, LOSS]
+    g = loss_derivative(lkind, f, y)
+    if t == EXPANSION:
+        if g != 0.0:
+            m = I[j, M]
+            if m >= I[j, BUDGET]:
+                return TRANSITION
+            d = x.shape[0]
+            o = I[j, O_A] + m * d
+            for i in range(d):
+                F[o + i] = x[i]
+            F[I[j, O_W] + m] = -R[j, ETA] * g
+            I[j, M] = m + 1
+        I[j, NSEEN] += 1
+        return NOTHING
+    k = I[j, K]
+    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
+    w = F[I[j, O_W]:I[j, O_W] + k]
+    if t == NYSTROM:
+        nogd_step(z, f, y, w, F[I[j, O_G]:I[j, O_G] + k], R[j, LR], R[j, ETA], I[j, OGD] != 0, lkind)
+    elif t == SKETCH_ONS:
+        due, counter = update_round_due(g, I[j, COUNTER], I[j, NSEEN], I[j, RHO], I[j, MARGIN_COUNTER] != 0)
+        I[j, COUNTER] = counter
+        if due:
+            return UPDATE
+        if g != 0.0:
+            Ainv = F[I[j, O_G]:I[j, O_G] + k * k].reshape((k, k))
+            ons_code_step(z, w, Ainv, -R[j, ETA] * g, CODE_PROJECTION_EPS, R[j, CB], F[I[j, O_U]:I[j, O_U] + k])
+    elif g != 0.0:  # FOURIER, LINEAR
+        sub_scaled(w, ogd_step(R[j, ETA] * g, z, lkind), z)
+    I[j, NSEEN] += 1
+    return NOTHING
+
+
+# ---------------------------------------------------------------------------------------------
+# entry points
+
+
+@jit
+def _predict_all(F, I, R, x, alive, d, q, pre):
+    """Every engine member's decision on x into d, features in slot q (PY members' entries are
+    left as given; ``pre``: see :func:`_features`)."""
+    for o in range(I.shape[0]):  # sources before the members that read them (``ORDER``)
+        j = I[o, ORDER]
+        src = I[j, SRC]
+        if alive[j] > 0.0 and I[j, TYPE] != PY:
+            d[j] = _features(F, I, R, j, x, src == j or alive[src] <= 0.0, q, pre)
+
+
+@jit
+def _learn_all(F, I, R, x, y, d, alive, todo, q):
+    """Every engine member alive learns x (decisions d, features in slot q); returns how many
+    need Python (``todo``)."""
+    n = 0
+    for j in range(I.shape[0]):
+        todo[j] = NOTHING
+        if alive[j] > 0.0 and I[j, TYPE] != PY:
+            todo[j] = _learn(F, I, R, j, x, y, d[j], q)
+            if todo[j] != NOTHING:
+                n += 1
+    return n
+
+
+@jit
+def _views(S, N):
+    """The aggregation's state and work in S: L, alive, agg (the learner's own state, see above)
+    and the work spaces d (the members' decisions on the last row), w, c, loss (N each)."""
+    return (S[0:N], S[N:2 * N], S[2 * N:2 * N + 4], S[2 * N + 4:3 * N + 4], S[3 * N + 4:4 * N + 4],
+            S[4 * N + 4:5 * N + 4], S[5 * N + 4:6 * N + 4])
+
+
+@jit
+def engine_predict(F, I, R, S, x, bound, classification):
+    """predict_one: every member's decision on x (into d; the features stay in F) and the mixture's
+    decision. Returns (ok, f); ok False (nothing computed) when x fails
+    :func:`okl._compiled.row_ok`."""
+    if not row_ok(x, bound):
+        return False, 0.0
+    L, alive, agg, d, w, c, _ = _views(S, I.shape[0])
+    _predict_all(F, I, R, x, alive, d, 0, False)
+    a = alive.copy()
+    for j in range(d.shape[0]):
+        if a[j] > 0.0 and not math.isfinite(d[j]):
+            a[j] = 0.0  # learning this row would drop it
+    return True, aggregate_predict(d, L, a, agg, classification, w, c)
+
+
+@jit
+def engine_learn(F, I, R, S, x, y, bound, have, classification, todo):
+    """learn_one: the round of every member and of the aggregation on row x (``have``: the
+    features and decisions d of x are those engine_predict left, in this state). Returns
+    (ok, f, number of members needing Python, listed in ``todo``); f is NaN once no member is
+    left."""
+    L, alive, agg, d, w, c, loss = _views(S, I.shape[0])
+    if not have:
+        if not row_ok(x, bound):
+            return False, 0.0, 0
+        _predict_all(F, I, R, x, alive, d, 0, False)
+    p = aggregate_round(d, y, L, alive, agg, classification, w, c, loss)
+    n = _learn_all(F, I, R, x, y, d, alive, todo, 0)
+    for j in range(alive.shape[0]):
+        if alive[j] > 0.0:
+            return True, p, n
+    return True, np.nan, n
+
+
+@jit
+def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo):
+    """Rows r0.. of a block, each as engine_predict then engine_learn (PY members' columns of D
+    filled beforehand), the kernel maps' features four rows at a time (:func:`_block_features`:
+    the same values as one row at a time, so a row's decisions do not depend on the block).
+    Stops after the first row some member needs Python for (the rows after it are recomputed:
+    its map may change), or before a row that fails :func:`okl._compiled.row_ok`. Returns (rows
+    done up to, number needing Python)."""
+    L, alive, agg, _, w, c, loss = _views(S, I.shape[0])
+    r = r0
+    n = X.shape[0]
+    while r < n:
+        nb = min(4, n - r)
+        for q in range(nb):
+            if not row_ok(X[r + q], bound):
+                nb = q
+                break
+        if nb == 0:
+            return r, 0
+        _block_features(F, I, R, X, r, nb, alive, bound)
+        for q in range(nb):
+            x = X[r + q]
+            _predict_all(F, I, R, x, alive, D[r + q], q, True)
+            out[r + q] = aggregate_round(D[r + q], Y[r + q], L, alive, agg, classification, w, c, loss)
+            k = _learn_all(F, I, R, x, Y[r + q], D[r + q], alive, todo, q)
+            if k:
+                return r + q + 1, k
+        r += nb
+    return n, 0
+
+
+# ---------------------------------------------------------------------------------------------
+# the layout (Python; rebuilt only when a member's arrays were replaced: a transition or an
+# update round, a load)
+
+
+class Engine:
+    """The compiled layout of a pool: ``F`` (floats), ``I`` (ints), ``R`` (reals), one row per
+    member, and ``S``: the aggregation's state L, alive, agg (given; the learner re-points its
+    attributes to the views ``self.L``, ``self.alive``, ``self.agg``) and work. The members' mutable arrays (support vectors and coefficients in stage 1, output
+    weights, AdaGrad sums, ONS inverse) are re-pointed to views of F, so the engine and the member
+    objects share them; the counters the engine advances (support vectors ``m_``, FORKS's
+    ``counter_``, ``n_seen_``) are written back to the members by :meth:`sync`. Work spaces (the
+    features of the last row, kernel rows) and transposed copies of fixed maps live in F too."""
+
+    def __init__(self, pool, dim: int, L: np.ndarray, alive: np.ndarray, agg: np.ndarray):
+        from okl.learners.forks import FORKS
+        from okl.learners.fogd import FOGD
+        from okl.learners.linear import LinearOGD
+        from okl.learners.nogd import NOGD
+
+        N = len(pool)
+        self.pool = pool
+        self.I = I = np.zeros((N, I_COLS), dtype=np.int64)
+        self.R = R = np.zeros((N, R_COLS))
+        parts: list[tuple[int, int, np.ndarray | int, str | None]] = []  # (member, column, array or size, attr)
+        for j, m in enumerate(pool):
+            I[j, SRC] = j
+            I[j, NOUT] = 1
+            I[j, NSEEN] = m.n_seen_
+            I[j, LOSS] = m.loss_.kind
+            spec = getattr(m, "kernel_", None)
+            if spec is not None:
+                R[j, KIND], R[j, KA], R[j, KB_], R[j, KC] = spec.spec()
+            t = PY
+            if type(m) in (NOGD, FORKS) and getattr(m, "M_" if type(m) is NOGD else "Q_") is None:
+                t = EXPANSION
+                I[j, M], I[j, BUDGET] = m.m_, m.budget
+                R[j, ETA] = m.eta
+                parts += [(j, O_A, m.SV_, "SV_"), (j, O_W, m.alpha_, "alpha_")]
+            elif type(m) is NOGD:
+                t = NYSTROM
+                k, B = m.M_.shape
+                I[j, K], I[j, NL], I[j, OGD] = k, B, m.stage2_ == "ogd"
+                R[j, ETA], R[j, LR] = m.eta, m.lr
+                parts += [(j, O_A, np.ascontiguousarray(m.SV_.T), None), (j, O_P, np.ascontiguousarray(m.M_.T), None),
+                          (j, O_W, m.w_, "w_"), (j, O_G, m.G_, "G_"), (j, O_Z, 4 * k, None), (j, O_KB, 4 * B, None)]
+            elif type(m) is FORKS and m.ons == "code":
+                t = SKETCH_ONS
+                s_m, k = m.Q_.shape
+                I[j, K], I[j, NL] = k, s_m
+                I[j, COUNTER], I[j, RHO], I[j, MARGIN_COUNTER] = m.counter_, m.rho_, m.update_counter == "margin_errors"
+                R[j, ETA], R[j, CB] = m.eta, m.C
+                parts += [(j, O_A, np.ascontiguousarray(m.landmarks_.T), None), (j, O_P, np.ascontiguousarray(m.Q_), None),
+                          (j, O_W, m.w_, "w_"), (j, O_G, m.Ainv_, "Ainv_"), (j, O_Z, 4 * k, None), (j, O_KB, 4 * s_m, None),
+                          (j, O_U, k, None)]
+            elif type(m) is FOGD:
+                t = FOURIER
+                D = m.U_.shape[0]
+                I[j, K] = 2 * D
+                R[j, ETA] = m.eta_
+                parts += [(j, O_A, np.ascontiguousarray(m.U_.T), None), (j, O_W, m.w_, "w_"), (j, O_Z, 4 * 2 * D, None),
+                          (j, O_KB, D, None)]
+            elif type(m) is LinearOGD:
+                t = LINEAR
+                I[j, K] = dim + 1
+                R[j, ETA] = m.eta
+                parts += [(j, O_W, m.w_, "w_"), (j, O_Z, 4 * (dim + 1), None)]
+            I[j, TYPE] = t
+        size = sum(p if isinstance(p, int) else p.size for _, _, p, _ in parts)
+        self.F = F = np.zeros(max(size, 1))
+        pos = 0
+        for j, col, p, attr in parts:
+            n = p if isinstance(p, int) else p.size
+            I[j, col] = pos
+            if not isinstance(p, int):
+                F[pos:pos + n] = p.ravel()
+                if attr is not None:
+                    setattr(pool[j], attr, F[pos:pos + n].reshape(p.shape))
+            pos += n
+        # members with the same features read the first one's (NOGD's two steps at one width)
+        for j in range(N):
+            for i in range(j):
+                if I[i, TYPE] == I[j, TYPE] == NYSTROM and I[i, SRC] == i and I[i, K] == I[j, K] \
+                        and I[i, NL] == I[j, NL] and (R[i, :4] == R[j, :4]).all() \
+                        and np.array_equal(self._block(i, O_A, dim * I[i, NL]), self._block(j, O_A, dim * I[j, NL])) \
+                        and np.array_equal(self._block(i, O_P, I[i, NL] * I[i, K]), self._block(j, O_P, I[j, NL] * I[j, K])):
+                    I[j, SRC], I[j, O_Z] = i, I[i, O_Z]
+                    break
+        # FOGD members whose directions are twice another's (auto draws them so): the double angle
+        # of that member's features (the ratio doubles a non-zero norm: no cycle)
+        for j in range(N):
+            for i in range(N):
+                if i != j and I[i, TYPE] == I[j, TYPE] == FOURIER and I[i, K] == I[j, K]:
+                    Uj = self._block(j, O_A, dim * (I[j, K] // 2))
+                    if Uj.any() and np.array_equal(2.0 * self._block(i, O_A, dim * (I[i, K] // 2)), Uj):
+                        I[j, SRC] = i
+                        break
+        order, placed = [], set()
+        while len(order) < N:  # sources first (a member reading a source placed before it)
+            for j in range(N):
+                if j not in placed and (I[j, SRC] == j or int(I[j, SRC]) in placed):
+                    order.append(j)
+                    placed.add(j)
+        I[:, ORDER] = order
+        self.py = [j for j in range(N) if I[j, TYPE] == PY]
+        # the aggregation's state (copied in; the learner takes the views back) and work spaces
+        self.S = np.full(6 * N + 4, np.nan)
+        self.L, self.alive, self.agg, self.d, self.w, self.c, self.loss = _views(self.S, N)
+        self.L[:], self.alive[:], self.agg[:] = L, alive, agg
+        self.todo = np.zeros(N, dtype=np.int64)
+        self.classification = pool[0].task == "classification" if pool else True
+        self.stale = False
+
+    def _block(self, j, col, n):
+        return self.F[self.I[j, col]:self.I[j, col] + n]
+
+    def sync(self) -> None:
+        """Write the counters the engine advanced back to the member objects (a stale layout was
+        synced when it went stale: the members have moved on since)."""
+        if self.stale:
+            return
+        I = self.I
+        for j, m in enumerate(self.pool):
+            t = I[j, TYPE]
+            if t == PY:
+                continue
+            m.n_seen_ = int(I[j, NSEEN])
+            if t == EXPANSION:
+                m.m_ = int(I[j, M])
+            elif t == SKETCH_ONS:
+                m.counter_ = int(I[j, COUNTER])
