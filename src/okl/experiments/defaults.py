@@ -94,7 +94,7 @@ REASONS: dict[tuple[str, str], str] = {
                         "(docs/results/budget-learners-codrna.md measures it on codrna).",
     ("ijcnn1", "bogd"): "at the majority rate, as on german: with B = 100 and uniform removal the "
                         "support set is a near-random sample of recent rows (9.6 % positives); unbudgeted "
-                        "KOGD with the same step and width makes 8.64 % on the same streams.",
+                        "KOGD with the same step and width makes 4.46 % on the same streams.",
     ("ijcnn1", "b-kons"): "its dictionary stops at J_max = 100 points (PNK Sec. 5) within the first few hundred "
                           "rounds, and ONS on the hinge loss in a fixed space stops learning the minority class: "
                           "it predicts +1 on 0.06 % of the first 50,000 rounds of permutation 0 (9.6 % positives). "
