@@ -92,9 +92,9 @@ def test_regression_has_no_probabilities():
 
 
 @pytest.mark.parametrize("labels,message", [
-    (list("TFTFTT"), r"labels that are not numbers \(2 distinct: 'F', 'T'\).*take any two labels"),
-    ([1, 2, 3, 4, 5, 26], r"labels found: 1.0, 2.0, 3.0, 4.0, 5.0, 26.0\); 6 classes: multi-class"),
-    ([-1, 0, 1, 0, 1, -1], r"labels found: -1.0, 0.0, 1.0\); 3 classes: multi-class.*OneVsRestClassifier"),
+    (list("TFTFTT"), r"labels that are not numbers \(2 distinct: 'F', 'T'\).*okl.MultiClass take any labels"),
+    ([1, 2, 3, 4, 5, 26], r"labels found: 1.0, 2.0, 3.0, 4.0, 5.0, 26.0\); 6 classes: learn them with okl.MultiClass"),
+    ([-1, 0, 1, 0, 1, -1], r"labels found: -1.0, 0.0, 1.0\); 3 classes: learn them with okl.MultiClass.*take any labels"),
     ([0.5, 1, 1, 1, 1, 1], r"use a regression loss such as loss='squared'"),
 ])
 def test_label_errors_name_the_labels(labels, message):

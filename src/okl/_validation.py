@@ -216,11 +216,11 @@ def _label_message(y, what: str, task: str, numeric: bool, row: int | None = Non
     except TypeError:
         distinct = list(dict.fromkeys(map(repr, values.tolist())))
     shown = ", ".join(repr(v) for v in distinct[:8]) + (", ..." if len(distinct) > 8 else "")
-    many = (f"; {len(distinct)} classes: multi-class learning is coming to okl (issue 25), meanwhile "
-            "use one-vs-rest: sklearn.multiclass.OneVsRestClassifier(okl.sklearn.OKLClassifier()) or "
-            "river.multiclass.OneVsRestClassifier(okl.river.OKLRiverClassifier())")
-    two = ("; okl.sklearn.OKLClassifier and okl.river.OKLRiverClassifier take any two labels, or map "
-           "them yourself, e.g. y = np.where(labels == positive, 1.0, -1.0)")
+    many = (f"; {len(distinct)} classes: learn them with okl.MultiClass(learner_name) (one head per "
+            "class, any labels), or okl.sklearn.OKLClassifier / okl.river.OKLRiverClassifier, which take "
+            "any labels")
+    two = ("; okl.sklearn.OKLClassifier, okl.river.OKLRiverClassifier and okl.MultiClass take any labels, "
+           "or map them yourself, e.g. y = np.where(labels == positive, 1.0, -1.0)")
     if not numeric:
         head = (f"{what} holds labels that are not numbers ({len(distinct)} distinct: {shown}); okl learners "
                 "take labels -1/+1 (classification) or real-valued targets (regression)")

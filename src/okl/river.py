@@ -38,9 +38,14 @@ for keys (features) that appear over the stream:
 **Labels** (classifier, binary): ``True``/``1``/``+1`` is the positive class (+1) and
 ``False``/``0``/``-1`` the negative one (-1), River's convention; any other two labels (e.g.
 ``"spam"``/``"ham"``) are learned in order of appearance, the first as -1 and the second as +1
-(paired with a label of the first kind, a label takes the other sign). A third distinct label
-(e.g. -1, 0 and +1 together) is a ``ValueError`` naming the labels: multi-class learning is not
-there yet; wrap the classifier in ``river.multiclass.OneVsRestClassifier`` meanwhile.
+(paired with a label of the first kind, a label takes the other sign). **More classes**: a third
+distinct label (e.g. -1, 0 and +1 together, or River's ``ImageSegments``) switches the classifier
+to one binary head per class (:class:`okl.learners.multiclass.MultiClass`, one-vs-rest: K x the
+binary learner's cost per event): the binary learner becomes the heads of its two labels (the
+negative one as its exact mirror, so nothing learned is lost) and each later class gets a new
+head at its first event; ``predict_one`` is the class of the largest margin,
+``predict_proba_one`` the margins' softmax at an online-learned temperature (its argmax is
+``predict_one``), ``classes`` the labels in the heads' order.
 ``predict_one`` returns the positive label when f(x) >= 0, and ``None`` before the first learned
 event (River's convention); ``predict_proba_one`` is ``{False: 0.5, True: 0.5}`` then (River's
 binary convention) and afterwards the calibrated P(+1) = sigmoid(a_s f(x)) of
@@ -91,6 +96,7 @@ except ImportError as exc:  # pragma: no cover
 from okl._adapters import build_core
 from okl.kernels import WIDTH_WINDOW
 from okl.learners.base import Learner, learner_class
+from okl.learners.multiclass import MultiClass
 
 
 def _sort_keys(keys: list) -> list:
@@ -109,6 +115,10 @@ def _count(value, what: str) -> int | None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0):
         raise ValueError(f"{what} must be a non-negative integer or None, got {value!r}")
     return None if value is None else int(value)
+
+
+class _ThirdLabel(ValueError):
+    """A third distinct label reached the binary path (the classifier then learns K classes)."""
 
 
 class _OKLRiverEstimator:
@@ -133,6 +143,7 @@ class _OKLRiverEstimator:
         self._hashed = 0  # hashed columns once the width is fixed
         self._window: list[tuple[dict, float]] = []  # events learned while the width may grow
         self._grew = False  # a key appeared after the first event, inside the window
+        self._multi = False  # the classifier switched to its classes' heads (okl.learners.multiclass)
         learner_class(learner)  # unknown names fail here, listing the registered ones
         if _count(n_features, "n_features") == 0:
             raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}")
@@ -140,9 +151,13 @@ class _OKLRiverEstimator:
 
     # ---- building -----------------------------------------------------------------------
 
-    def _build(self) -> Learner:
+    def _build(self) -> Learner | MultiClass:
         loss = self.loss if self.loss is not None else (None if self._task == "classification" else "squared")
-        return build_core(self, self._task, loss, random_state=self.seed)
+        core = build_core(self, self._task, loss, random_state=self.seed)
+        if self._multi:
+            params = {k: v for k, v in core.get_params().items() if k != "random_state"}
+            return MultiClass(core.name, params, random_state=self.seed)
+        return core
 
     @property
     def dim(self) -> int | None:
@@ -336,7 +351,7 @@ class _OKLRiverEstimator:
         model = self.model if self.model is not None else self._build()
         new: dict = {}
         V, hashed, dropped = self._block(keys, M[i:], self.columns, new)
-        model.learn_many(V, np.asarray(targets[i:], dtype=np.float64))  # validates first
+        model.learn_many(V, list(targets[i:]) if self._multi else np.asarray(targets[i:], dtype=np.float64))
         self._commit(model, new, hashed, dropped, dict.fromkeys(keys))  # (None: a column's values)
 
     def _frame_rows(self, X) -> np.ndarray | None:
@@ -357,7 +372,8 @@ class _OKLRiverEstimator:
 
 
 class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
-    """Binary River classifier running a registered okl learner (see the module docstring).
+    """River classifier running a registered okl learner (see the module docstring): two classes,
+    or more with one head per class.
 
     Parameters
     ----------
@@ -411,10 +427,7 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
         if known is not None:
             return known
         if len(labels) == 2:
-            shown = ", ".join(repr(k) for k in labels)
-            raise ValueError(f"{type(self).__name__} learns two classes; label {y!r} is a third after {shown}. "
-                             "Multi-class learning is coming to okl (issue 25); meanwhile wrap the classifier: "
-                             "river.multiclass.OneVsRestClassifier(OKLRiverClassifier(...))")
+            raise _ThirdLabel(y)
         sign = self._canonical(y)
         if sign is None or any(self._canonical(k) is None for k in labels):
             sign = -next(iter(labels.values())) if labels else -1.0
@@ -455,19 +468,62 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
 
     # ---- River API --------------------------------------------------------------------------
 
+    def _to_multiclass(self) -> None:
+        """A third label: from now on one head per class (:class:`okl.learners.multiclass.MultiClass`);
+        the binary learner becomes the heads of its two labels (the negative one as its exact
+        mirror), so nothing learned is lost, and the events buffered in the width window keep their
+        labels (a rebuild replays them)."""
+        neg, pos = self._label(-1.0), self._label(1.0)
+        self._window = [(vals, pos if t > 0 else neg) for vals, t in self._window]
+        if self.model is not None:
+            self.model = MultiClass.from_binary(self.model, neg, pos, random_state=self.seed)
+        self._multi = True
+
+    @property
+    def classes(self) -> list:
+        """The labels learned so far (binary: in order of appearance; multi-class: the heads' order)."""
+        return list(self.model.classes_) if self._multi else list(self.labels)
+
+    def _switching(self, learn) -> None:
+        """Switch to one head per class and ``learn()``; a refused event leaves the binary
+        classifier as it was."""
+        saved = (self.model, self._window, self._multi)
+        self._to_multiclass()
+        try:
+            learn()
+        except Exception:
+            self.model, self._window, self._multi = saved
+            raise
+
     def learn_one(self, x: dict, y) -> None:
-        labels = dict(self.labels)
-        target = self._sign(y, labels)
-        self._learn(x, target)
-        self.labels = labels
+        if y is None or (isinstance(y, float) and math.isnan(y)):
+            raise ValueError(f"label {y!r} is not a class label")
+        if not self._multi:
+            labels = dict(self.labels)
+            try:
+                target = self._sign(y, labels)
+            except _ThirdLabel:
+                self._switching(lambda: self._learn(x, y))
+            else:
+                self._learn(x, target)
+                self.labels = labels
+            return
+        self._learn(x, y)
 
     def decision_function_one(self, x: dict) -> float:
-        """f(x) under the current model (0 before the first learned example)."""
+        """f(x) under the current model (0 before the first learned example); with more than two
+        classes, {label: margin of its head}."""
+        if self._multi:
+            v = self._row(x)
+            return {} if v is None else dict(zip(self.model.classes_, self.model.decision_one(v).tolist()))
         return self._decision(x)
 
     def predict_one(self, x: dict, **kwargs):
         """The positive label when f(x) >= 0, else the negative one; None before the first
         learned example."""
+        if self._multi:
+            v = self._row(x)
+            return None if v is None else self.model.predict_one(v)
         f = self._decision(x)
         if not self.labels:
             return None
@@ -477,11 +533,25 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
         """{label: probability}: P(positive) = the calibrated probability of f(x)
         (:mod:`okl.calibration`); ``{False: 0.5, True: 0.5}`` before the first learned example."""
         v = self._row(x)
+        if self._multi:
+            return dict(zip(self.model.classes_, self.model.predict_proba_one(v).tolist()))
         return {False: 0.5, True: 0.5} if v is None else self._proba(self.model.predict_proba_one(v))
 
     def learn_many(self, X, y) -> None:
+        y = list(y)
+        if self._multi:
+            self._learn_frame(X, y)
+            return
         labels = dict(self.labels)
-        targets = [self._sign(v, labels) for v in list(y)]
+        targets = []
+        for i, v in enumerate(y):
+            try:
+                targets.append(self._sign(v, labels))
+            except _ThirdLabel:  # the rows before it as two classes, the rest with the heads
+                if i:
+                    self.learn_many(X.iloc[:i], y[:i])
+                self._switching(lambda: self._learn_frame(X.iloc[i:], y[i:]))
+                return
         before = self.model.n_seen_ if self.model is not None else 0
         try:
             self._learn_frame(X, targets)
@@ -491,6 +561,9 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
 
     def predict_many(self, X):
         import pandas as pd
+        if self._multi:
+            V = self._frame_rows(X)
+            return pd.Series(self.model.predict_many(V), index=X.index, dtype=object)
         f = self._frame_decisions(X)
         if not self.labels:
             return pd.Series([None] * len(f), index=X.index, dtype=object)
@@ -500,6 +573,8 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
     def predict_proba_many(self, X):
         import pandas as pd
         V = self._frame_rows(X)
+        if self._multi:
+            return pd.DataFrame(self.model.predict_proba_many(V), index=X.index, columns=self.model.classes_)
         p = np.full(len(X), 0.5) if V is None else self.model.predict_proba_many(V)
         rows = [self._proba(q) for q in p.tolist()]
         return pd.DataFrame(rows, index=X.index, columns=list(self._proba(0.5)))

@@ -14,9 +14,10 @@ learners that accept them (``params`` holds any other hyperparameter and must be
 * ``decision_function(X)`` is the current f(x) per row (no state change); ``predict`` maps
   f >= 0 to ``classes_[1]`` and f < 0 to ``classes_[0]`` (okl's rule everywhere: a tie f = 0 goes
   to the positive class, where scikit-learn's linear models would pick ``classes_[0]``).
-* Classification is binary: ``classes_`` (sorted, any labels) maps ``classes_[0]`` to -1 and
-  ``classes_[1]`` to +1; more than two classes is a ``ValueError`` naming them (wrap the
-  classifier in ``sklearn.multiclass.OneVsRestClassifier`` meanwhile).
+* Two classes: ``classes_`` (sorted, any labels) maps ``classes_[0]`` to -1 and ``classes_[1]``
+  to +1. More than two: ``learner_`` is a :class:`okl.learners.multiclass.MultiClass` with one
+  binary head per class of ``classes_`` (one-vs-rest: K x the binary learner's cost per row),
+  ``decision_function`` gives the (n, K) margins and ``predict`` the class of the largest.
 * ``predict_proba(X)`` at every loss: f(x) through the learner's online calibration
   (:mod:`okl.calibration`: a two-slope Platt sigmoid learned test-then-train from the decisions
   of ``fit`` / ``partial_fit``, saved in the learner's model file); its argmax is ``predict``. ``partial_fit`` takes the
@@ -56,6 +57,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from okl._adapters import build_core
 from okl.learners.base import Learner, learner_class, learner_kind, make
+from okl.learners.multiclass import MultiClass
 
 #: rows densified and run at a time
 BLOCK_ROWS = 4096
@@ -155,9 +157,17 @@ class _OKLEstimator(BaseEstimator):
         for s, block in _blocks(X):
             self.learner_.run(block, targets[s:s + block.shape[0]])
 
-    def _decisions(self, X) -> np.ndarray:
+    def _checked(self, X):
         check_is_fitted(self, "learner_")
-        X = validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+
+    def _decisions(self, X) -> np.ndarray:
+        X = self._checked(X)
+        if isinstance(self.learner_, MultiClass):
+            out = np.empty((X.shape[0], self.learner_.n_classes_))
+            for s, block in _blocks(X):
+                out[s:s + block.shape[0]] = self.learner_.decision_many(block)
+            return out
         out = np.empty(X.shape[0])
         for s, block in _blocks(X):
             out[s:s + block.shape[0]] = self.learner_.predict_many(block)  # predict_one per row
@@ -170,7 +180,7 @@ class _OKLEstimator(BaseEstimator):
 
 
 class OKLClassifier(ClassifierMixin, _OKLEstimator):
-    """Binary classifier running a registered okl learner online (see the module docstring).
+    """Classifier running a registered okl learner online (see the module docstring).
 
     Parameters
     ----------
@@ -192,8 +202,8 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
     ----------
     learner_ : okl.Learner
         The online learner (its ``save``/``load`` give safe model files).
-    classes_ : ndarray of shape (2,)
-        ``classes_[0]`` is learned as -1, ``classes_[1]`` as +1.
+    classes_ : ndarray of shape (K,)
+        Two classes: ``classes_[0]`` is learned as -1, ``classes_[1]`` as +1; more: one head each.
     n_features_in_ : int
     """
 
@@ -202,17 +212,32 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
 
     def _set_classes(self, classes) -> None:
         classes = np.unique(classes)
-        if classes.shape[0] != 2:
-            kind = "multiclass" if classes.shape[0] > 2 else f"{classes.shape[0]} class"
-            shown = ", ".join(repr(c) for c in classes[:10].tolist()) + (", ..." if classes.shape[0] > 10 else "")
-            more = (" Multi-class learning is coming to okl (issue 25); meanwhile wrap the classifier: "
-                    "sklearn.multiclass.OneVsRestClassifier(OKLClassifier(...))." if classes.shape[0] > 2 else "")
-            raise ValueError(f"Only binary classification is supported. The type of the target is "
-                             f"{kind}; {type(self).__name__} needs exactly 2 classes, got "
-                             f"{classes.shape[0]} class{'es' if classes.shape[0] != 1 else ''} ({shown}).{more}")
+        if classes.shape[0] < 2:
+            shown = ", ".join(repr(c) for c in classes.tolist())
+            raise ValueError(f"{type(self).__name__} needs at least 2 classes, got "
+                             f"{classes.shape[0]} class{'es' if classes.shape[0] != 1 else ''} ({shown}).")
         self.classes_ = classes
 
+    @property
+    def _multi(self) -> bool:
+        return self.classes_.shape[0] > 2
+
+    def _build_for_classes(self, n_rows: int | None):
+        """The binary core learner, or with more than two classes one head per class
+        (:class:`okl.learners.multiclass.MultiClass`, classes in ``classes_`` order)."""
+        core = self._build(n_rows)
+        if not self._multi:
+            return core
+        params = {k: v for k, v in core.get_params().items() if k != "random_state"}
+        return MultiClass(core.name, params, classes=self.classes_.tolist(), random_state=self._seed())
+
     def _targets(self, y) -> np.ndarray:
+        if self._multi:
+            known = np.isin(y, self.classes_)
+            if not known.all():
+                raise ValueError(f"label {y[np.flatnonzero(~known)[0]].tolist()!r} is not one of the classes "
+                                 f"{self.classes_.tolist()}")
+            return y
         pos = y == self.classes_[1]
         unknown = ~(pos | (y == self.classes_[0]))
         if unknown.any():
@@ -232,7 +257,7 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         self._check_binary(y)
         self._set_classes(y)
         targets = self._targets(y)
-        self.learner_ = self._build(X.shape[0])
+        self.learner_ = self._build_for_classes(X.shape[0])
         self._run(X, targets)
         self.learner_.end_width_window()  # a batch shorter than the width window: fix it now
         return self
@@ -249,17 +274,21 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
                              f"first partial_fit call {self.classes_.tolist()}")
         targets = self._targets(y)
         if first:
-            self.learner_ = self._build(None)
+            self.learner_ = self._build_for_classes(None)
         self._run(X, targets)
         return self
 
     def decision_function(self, X) -> np.ndarray:
-        """f(x) per row: > 0 leans to ``classes_[1]``, < 0 to ``classes_[0]``."""
+        """f(x) per row: > 0 leans to ``classes_[1]``, < 0 to ``classes_[0]``; with more than two
+        classes the (n, K) margins of the classes' heads."""
         return self._decisions(X)
 
     def predict(self, X) -> np.ndarray:
-        """``classes_[1]`` where f(x) >= 0, else ``classes_[0]``."""
+        """``classes_[1]`` where f(x) >= 0, else ``classes_[0]``; with more than two classes the
+        class of the largest margin."""
         decisions = self._decisions(X)  # checks fitted first
+        if decisions.ndim == 2:
+            return self.classes_[np.argmax(decisions, axis=1)]
         return self.classes_[(decisions >= 0.0).astype(int)]
 
     def predict_proba(self, X) -> np.ndarray:
@@ -268,14 +297,13 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         ``fit`` / ``partial_fit``, at any loss): P(``classes_[1]``) >= 1/2 exactly where
         ``predict`` gives ``classes_[1]``, and the probabilities rank rows as
         ``decision_function`` does."""
+        if getattr(self, "classes_", None) is not None and self._multi:
+            X = self._checked(X)
+            return np.vstack([self.learner_.predict_proba_many(block) for _, block in _blocks(X)]) \
+                if X.shape[0] else np.zeros((0, self.classes_.shape[0]))
         decisions = self._decisions(X)  # checks fitted first
         p = self.learner_.calibrated(decisions)
         return np.column_stack([1.0 - p, p])
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
-        return tags
 
 
 class OKLRegressor(RegressorMixin, _OKLEstimator):

@@ -10,8 +10,9 @@ from okl.learners.budget import BOGD, BPAS, RBP, Forgetron, Projectron, Projectr
 from okl.learners.kons import BKons, ConKons, ProsNKons
 from okl.learners.forks import FORKS
 from okl.learners.auto import Auto
+from okl.learners.multiclass import MultiClass
 
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
            "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
-           "ProsNKons", "ConKons", "BKons", "FORKS"]
+           "ProsNKons", "ConKons", "BKons", "FORKS", "MultiClass"]

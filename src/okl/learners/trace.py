@@ -14,7 +14,14 @@ class NonFiniteError(FloatingPointError):
 
 
 def mistakes_of(decisions: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Boolean mistakes: the prediction is +1 when f >= 0 else -1 (as the authors' code and LSOKL)."""
+    """Boolean mistakes: the prediction is +1 when f >= 0 else -1 (as the authors' code and LSOKL);
+    for (n, K) multi-class margins (:mod:`okl.learners.multiclass`) the class of the largest margin
+    against the class indices y (a row whose margins are all -inf, no class seen yet, is a mistake)."""
+    if decisions.ndim == 2:
+        if decisions.shape[1] == 0:
+            return np.ones(decisions.shape[0], dtype=bool)
+        best = decisions.max(axis=1)
+        return (np.argmax(decisions, axis=1) != y) | ~np.isfinite(best)
     return np.where(decisions >= 0.0, 1.0, -1.0) != y
 
 

@@ -1,0 +1,473 @@
+"""Multi-class learning: :class:`MultiClass`, K classes as K binary heads (one-vs-rest).
+
+Every okl learner learns labels -1/+1; a stream with K classes (any hashable labels: strings,
+integers, -1/0/+1) is learned by one binary *head* per class: head k learns y_k = +1 when the
+label is class k, -1 otherwise, and the prediction is the class of the largest margin,
+
+    yhat(x) = argmax_k s_k f_k(x),
+
+(ties to the first class), the one-vs-rest reduction (Rifkin & Klautau, JMLR 2004: with well-tuned
+binary learners it is as accurate as the multi-class formulations). Each head is a full learner of
+the chosen kind (its own width window, input scale, kernel width, budget and calibration), so a
+round costs K rounds of the binary learner: O(K x its per-round cost), memory K x its memory.
+The native alternative (one feature map, K output vectors: one feature computation per round) is
+the next step for the learners whose features do not depend on the label; the kernel-expansion
+learners (KOGD, RBP, Forgetron, Projectron, BPA-S, BOGD) stay one-vs-rest.
+
+Classes
+    ``classes`` given: fixed, in the given order (scikit-learn's ``classes_``); a label outside
+    them is a ValueError. Not given: classes grow in order of first appearance (a stream), and a
+    new class gets a new head at its first example, built from the same learner with its own
+    seed (derived from ``random_state`` and the class index), as River's ``OneVsRestClassifier``
+    starts a classifier for each new class. Before a class is first seen it cannot be predicted:
+    its margin is -inf in :meth:`run`'s decisions.
+
+From a binary learner (:meth:`from_binary`, the River adapter's third label)
+    A binary learner that learned labels {a (as -1), b (as +1)} becomes two heads with nothing
+    learned lost: head b is the learner itself (s_b = +1) and head a its copy with s_a = -1
+    (margin -f, learning the opposite targets, which is learning "a vs rest" with the copy's
+    sign flipped). s_k is the only place the sign enters.
+
+Probabilities (temperature scaling, learned online)
+    P(k | x) = exp(a m_k(x)) / sum_j exp(a m_j(x)) over the classes seen, m_k = s_k f_k(x) the
+    margins, with one temperature a > 0 (Guo, Pleiss, Sun & Weinberger, ICML 2017, there fit
+    offline) learned test-then-train: after each round, on the margins before learning and the
+    class y, one cumulative Newton step on the multinomial log loss l(a) = -log P(y | x),
+
+        g = sum_k P(k) m_k - m_y,  h = sum_k P(k) m_k^2 - (sum_k P(k) m_k)^2 (>= 0),
+        H <- H + h,  a <- clip(a - g / H, 1e-3, 1e3),   a = 1, H = 1 at the start,
+
+    O(K) per round. A single a > 0 keeps the argmax: P's most probable class is always the
+    predicted one (normalised per-head calibrations would not), so ``predict_proba`` agrees with
+    ``predict``. Uniform over the classes seen before any margin.
+
+Model files (:meth:`save` / :meth:`load`; no pickle): one zip holding ``multiclass.json`` (the
+learner's name, the classes as JSON scalars, the signs, the round counter) and one okl model file
+per head, each checked by :meth:`okl.learners.base.Learner.load` against its own declaration.
+
+>>> import numpy as np
+>>> from okl.learners.multiclass import MultiClass
+>>> rng = np.random.default_rng(0)
+>>> X = rng.random((600, 2)); labels = np.array(["low", "mid", "high"])[(X.sum(1) * 1.5).astype(int)]
+>>> model = MultiClass("nogd", params={"budget": 30}, random_state=0)
+>>> trace = model.run(X, labels)
+>>> model.classes_, trace.decisions.shape, trace.mistake_rate < 15
+(['mid', 'low', 'high'], (600, 3), True)
+>>> model.predict_one(np.array([0.05, 0.1])), round(float(model.predict_proba_one(np.array([0.05, 0.1])).sum()), 6)
+('low', 1.0)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+import os
+import tempfile
+import zipfile
+from typing import Any
+
+import numpy as np
+
+from okl._jit import jit
+from okl._validation import check_matrix
+from okl.learners.base import Learner, ModelFileError, make
+from okl.learners.trace import Trace
+
+#: the format name and version written in ``multiclass.json``
+FORMAT, VERSION = "okl-multiclass", 1
+#: most classes a model file may declare (a forged count is refused before any head is read)
+MAX_CLASSES = 100_000
+
+
+#: temperature state: [a, H] (see "Probabilities")
+TEMPERATURE_START = (1.0, 1.0)
+A_MIN, A_MAX = 1e-3, 1e3
+
+
+@jit
+def _softmax_row(a, m, p):
+    """p = softmax(a m) over the finite entries of m (0 elsewhere); returns how many are finite."""
+    top = -np.inf
+    n = 0
+    for k in range(m.shape[0]):
+        if np.isfinite(m[k]):
+            n += 1
+            if a * m[k] > top:
+                top = a * m[k]
+    s = 0.0
+    for k in range(m.shape[0]):
+        p[k] = math.exp(a * m[k] - top) if np.isfinite(m[k]) else 0.0
+        s += p[k]
+    for k in range(m.shape[0]):
+        p[k] /= s if s > 0.0 else 1.0
+    return n
+
+
+@jit
+def temperature_update(state, D, y):
+    """The temperature's test-then-train rounds over the margins D (n, K, before learning) and the
+    class indices y (module docstring, "Probabilities"); rows with fewer than 2 classes seen or a
+    class not seen yet teach nothing."""
+    p = np.empty(D.shape[1])
+    for i in range(D.shape[0]):
+        yi = int(y[i])
+        if yi >= D.shape[1] or not np.isfinite(D[i, yi]) or _softmax_row(state[0], D[i], p) < 2:
+            continue
+        mean = 0.0
+        sq = 0.0
+        for k in range(D.shape[1]):
+            if p[k] > 0.0:
+                mean += p[k] * D[i, k]
+                sq += p[k] * D[i, k] * D[i, k]
+        g = mean - D[i, yi]
+        state[1] += max(sq - mean * mean, 0.0)
+        state[0] = min(max(state[0] - g / state[1], A_MIN), A_MAX)
+
+
+def softmax(a: float, D: np.ndarray) -> np.ndarray:
+    """softmax(a m) per row of D over its finite entries (uniform over K for a row with none)."""
+    D = np.atleast_2d(D)
+    P = np.zeros(D.shape)
+    for i in range(D.shape[0]):
+        if _softmax_row(a, D[i], P[i]) == 0 and D.shape[1]:
+            P[i] = 1.0 / D.shape[1]
+    return P
+
+
+def _plain_label(label):
+    """A label as a plain Python value (NumPy scalars unwrapped), hashable; ValueError otherwise."""
+    if isinstance(label, np.generic):
+        label = label.item()
+    if label is None or (isinstance(label, float) and math.isnan(label)):
+        raise ValueError(f"label {label!r} is not a class label")
+    try:
+        hash(label)
+    except TypeError:
+        raise ValueError(f"label {label!r} is not hashable; labels must be hashable values") from None
+    return label
+
+
+def _head_seed(random_state, k: int) -> int | None:
+    """Head k's seed: derived from the learner's integer seed and k (None stays None)."""
+    if random_state is None:
+        return None
+    return int(np.random.SeedSequence([int(random_state), int(k)]).generate_state(1)[0])
+
+
+def _copy(learner: Learner) -> Learner:
+    """An exact, independent copy of a learner, through its model file (the path every state takes)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "m.npz")
+        learner.save(path)
+        return Learner.load(path)
+
+
+class MultiClass:
+    """K classes with one binary head per class (see the module docstring).
+
+    Parameters
+    ----------
+    learner : str, default "auto"
+        Registered streaming learner of every head (``okl.learners()``).
+    params : dict or None
+        Its hyperparameters (a classification loss; ``random_state`` is set per head).
+    classes : sequence or None
+        The classes, fixed in this order; None: grown in order of first appearance.
+    random_state : int or None
+        Seeds the heads (head k: a seed derived from it and k).
+    """
+
+    task = "classification"
+
+    def __init__(self, learner: str = "auto", params: dict[str, Any] | None = None, classes=None,
+                 random_state: int | None = None):
+        if random_state is not None and (isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral)):
+            raise ValueError(f"random_state must be an int or None, got {random_state!r}")
+        self.learner = learner
+        self.params = dict(params or {})
+        self.params.pop("random_state", None)
+        self.random_state = random_state
+        template = make(learner, **self.params)  # unknown names and bad hyperparameters fail here
+        if template.task != "classification":
+            raise ValueError(f"MultiClass needs a classification loss; learner {learner!r} has loss "
+                             f"{getattr(template, 'loss', None)!r}")
+        self.fixed = classes is not None
+        self.classes_: list = []
+        self._index: dict = {}
+        self.heads_: list[Learner] = []
+        self.signs_: list[float] = []
+        self.n_seen_ = 0
+        self.temperature_ = np.array(TEMPERATURE_START)
+        if classes is not None:
+            for label in classes:
+                label = _plain_label(label)
+                if label in self._index:
+                    raise ValueError(f"classes: label {label!r} is given twice")
+                self._add(label)
+            if len(self.classes_) < 2:
+                raise ValueError(f"classes must name at least 2 classes, got {list(classes)!r}")
+
+    # ---- heads ------------------------------------------------------------------------------
+
+    def _new_head(self, k: int) -> Learner:
+        return make(self.learner, **self.params, random_state=_head_seed(self.random_state, k))
+
+    def _add(self, label, head: Learner | None = None, sign: float = 1.0) -> None:
+        self._index[label] = len(self.classes_)
+        self.classes_.append(label)
+        self.heads_.append(head if head is not None else self._new_head(len(self.heads_)))
+        self.signs_.append(sign)
+
+    @classmethod
+    def from_binary(cls, learner: Learner, negative, positive, random_state: int | None = None) -> "MultiClass":
+        """Two heads from a binary learner that learned ``negative`` as -1 and ``positive`` as +1:
+        head ``positive`` is the learner itself, head ``negative`` its exact copy with sign -1, so
+        both continue from everything learned; more classes join as they appear."""
+        params = {k: v for k, v in learner.get_params().items() if k != "random_state"}
+        out = cls(learner.name, params, random_state=random_state)
+        negative, positive = _plain_label(negative), _plain_label(positive)
+        out._add(negative, _copy(learner), -1.0)
+        out._add(positive, learner, 1.0)
+        out.n_seen_ = learner.n_seen_
+        return out
+
+    @property
+    def n_classes_(self) -> int:
+        return len(self.classes_)
+
+    @property
+    def dim_(self) -> int | None:
+        dims = [h.dim_ for h in self.heads_ if h.dim_ is not None]
+        return dims[0] if dims else None
+
+    def _uses_window(self) -> bool:
+        return make(self.learner, **self.params)._uses_window()
+
+    def index_of(self, label, grow: bool = False) -> int:
+        """The class index of ``label`` (-1 when new and ``grow``: it would be added); ValueError
+        for a label outside fixed classes."""
+        label = _plain_label(label)
+        k = self._index.get(label)
+        if k is not None:
+            return k
+        if self.fixed or not grow:
+            raise ValueError(f"label {label!r} is not one of the classes {self.classes_!r}")
+        return -1
+
+    # ---- learning ---------------------------------------------------------------------------
+
+    def learn_one(self, x, label) -> "MultiClass":
+        """One round: every head learns x with its one-vs-rest target through its per-event path
+        (the features its predict_one computed for x are reused); a new label adds a head."""
+        label = _plain_label(label)
+        k = self._index.get(label)
+        added = k is None
+        if added:
+            if self.fixed:
+                raise ValueError(f"label {label!r} is not one of the classes {self.classes_!r}")
+            self._add(label)
+            k = len(self.classes_) - 1
+        learned = 0
+        margins = np.full(len(self.heads_), -np.inf)
+        try:
+            for j, (head, sign) in enumerate(zip(self.heads_, self.signs_)):
+                if head.dim_ is not None and not (added and j == k):
+                    margins[j] = sign * head.predict_one(x)  # (cached: learn_one reuses its features)
+                head.learn_one(x, sign if j == k else -sign)
+                learned += 1
+        except Exception:
+            if added and not learned:
+                self._remove_last()  # x was refused before any head learned it
+            raise
+        temperature_update(self.temperature_, margins[None, :], np.array([float(k)]))
+        self.n_seen_ += 1
+        return self
+
+    def _remove_last(self) -> None:
+        label = self.classes_.pop()
+        del self._index[label]
+        self.heads_.pop()
+        self.signs_.pop()
+
+    def learn_many(self, X, labels) -> np.ndarray:
+        """Test-then-train over the rows; returns the (n, K) margins before learning each row."""
+        return self._learn_block(X, labels, trace=False)
+
+    def run(self, X, labels) -> Trace:
+        """Test-then-train over the rows; a :class:`Trace` whose ``decisions`` are the (n, K)
+        margins before learning (-inf for a class not seen yet) and ``y`` the class indices."""
+        return self._learn_block(X, labels, trace=True)
+
+    def _learn_block(self, X, labels, trace: bool):
+        X = check_matrix(X, self.dim_)
+        labels = list(labels)
+        if len(labels) != X.shape[0]:
+            raise ValueError(f"y has {len(labels)} entries but X has {X.shape[0]} rows")
+        # class indices, new classes in order of first appearance (nothing changes before all are valid)
+        index = dict(self._index)
+        new: list = []
+        first: list[int] = []
+        y = np.empty(X.shape[0])
+        for i, label in enumerate(labels):
+            k = index.get(_plain_label(label))
+            if k is None:
+                if self.fixed:
+                    raise ValueError(f"label {label!r} at row {i} is not one of the classes {self.classes_!r}")
+                k = index[_plain_label(label)] = len(index)
+                new.append(_plain_label(label))
+                first.append(i)
+            y[i] = k
+        seconds = 0.0
+        K = len(index)
+        D = np.full((X.shape[0], K), -np.inf)
+        for label in new:
+            self._add(label)
+        for k, (head, sign) in enumerate(zip(self.heads_, self.signs_)):
+            start = first[k - (K - len(new))] if k >= K - len(new) else 0
+            targets = np.where(y[start:] == k, sign, -sign)
+            if start < X.shape[0]:
+                t = head.run(X[start:], targets)
+                D[start:, k] = sign * t.decisions
+                seconds += t.seconds
+                if k >= K - len(new):
+                    D[start, k] = -np.inf  # the class did not exist before its first example
+        temperature_update(self.temperature_, D, y)
+        self.n_seen_ += X.shape[0]
+        if trace:
+            return Trace(D, y, seconds, "classification", None, {"classes": list(self.classes_)})
+        return D
+
+    def end_width_window(self) -> "MultiClass":
+        for head in self.heads_:
+            head.end_width_window()
+        return self
+
+    # ---- prediction -------------------------------------------------------------------------
+
+    def decision_many(self, X) -> np.ndarray:
+        """The (n, K) margins s_k f_k(x) under the current heads (no change of state)."""
+        X = check_matrix(X, self.dim_)
+        D = np.zeros((X.shape[0], self.n_classes_))
+        for k, (head, sign) in enumerate(zip(self.heads_, self.signs_)):
+            D[:, k] = sign * head.predict_many(X) if head.dim_ is not None else 0.0
+        return D
+
+    def decision_one(self, x) -> np.ndarray:
+        """The K margins s_k f_k(x) (a head not started yet gives 0)."""
+        return np.array([s * h.predict_one(x) if h.dim_ is not None else 0.0
+                         for h, s in zip(self.heads_, self.signs_)])
+
+    def predict_one(self, x):
+        """The class of the largest margin; None before the first class."""
+        if not self.classes_:
+            return None
+        return self.classes_[int(np.argmax(self.decision_one(x)))]
+
+    def predict_many(self, X) -> list:
+        if not self.classes_:
+            return [None] * check_matrix(X, self.dim_).shape[0]
+        return [self.classes_[k] for k in np.argmax(self.decision_many(X), axis=1).tolist()]
+
+    def predict_proba_one(self, x) -> np.ndarray:
+        """P(class k | x) per class: softmax(a m(x)) with the learned temperature a (module
+        docstring); its argmax is :meth:`predict_one`'s class."""
+        return softmax(float(self.temperature_[0]), self.decision_one(x))[0]
+
+    def predict_proba_many(self, X) -> np.ndarray:
+        return softmax(float(self.temperature_[0]), self.decision_many(X))
+
+    def diagnostics(self) -> dict[str, Any]:
+        return {"classes": len(self.classes_), "heads": self.learner}
+
+    # ---- model files ------------------------------------------------------------------------
+
+    def save(self, path) -> None:
+        """One zip: ``multiclass.json`` and one okl model file per head (no pickle)."""
+        for label in self.classes_:
+            if not isinstance(label, (str, int, float, bool)):
+                raise ValueError(f"class label {label!r} cannot be saved: model files hold str, int, float "
+                                 "or bool labels")
+        meta = {"format": FORMAT, "version": VERSION, "learner": self.learner, "params_keys": sorted(self.params),
+                "classes": list(self.classes_), "signs": list(self.signs_), "fixed": self.fixed,
+                "n_seen": int(self.n_seen_), "random_state": self.random_state,
+                "temperature": [float(v) for v in self.temperature_]}
+        with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+            zf.writestr("multiclass.json", json.dumps(meta))
+            for k, head in enumerate(self.heads_):
+                p = os.path.join(tmp, f"head{k}.npz")
+                head.save(p)
+                zf.write(p, f"head{k}.npz")
+
+    @classmethod
+    def load(cls, path) -> "MultiClass":
+        """Read a :meth:`save` file; every problem is a :class:`ModelFileError` naming the file."""
+        path = os.fspath(path)
+
+        def bad(what: str) -> ModelFileError:
+            return ModelFileError(f"{path}: {what}")
+
+        try:
+            zf = zipfile.ZipFile(path)
+        except (OSError, zipfile.BadZipFile) as exc:
+            raise bad(f"not an okl multi-class model file ({exc})") from None
+        with zf, tempfile.TemporaryDirectory() as tmp:
+            try:
+                info = zf.getinfo("multiclass.json")
+            except KeyError:
+                raise bad("no multiclass.json: not an okl multi-class model file") from None
+            if info.file_size > 1 << 24:
+                raise bad("multiclass.json is larger than 16 MiB")
+            try:
+                meta = json.loads(zf.read(info).decode("utf-8"))
+            except (ValueError, UnicodeDecodeError) as exc:
+                raise bad(f"multiclass.json is not valid JSON ({exc})") from None
+            if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("version") != VERSION:
+                raise bad(f"multiclass.json does not declare format {FORMAT!r} version {VERSION}")
+            classes, signs = meta.get("classes"), meta.get("signs")
+            if not isinstance(classes, list) or not isinstance(signs, list) or len(classes) != len(signs) \
+                    or len(classes) > MAX_CLASSES:
+                raise bad(f"classes and signs must be lists of equal length <= {MAX_CLASSES}")
+            if any(isinstance(c, (list, dict)) or c is None for c in classes) or len(set(classes)) != len(classes):
+                raise bad("classes must be distinct str, int, float or bool labels")
+            if any(s not in (1.0, -1.0) for s in signs):
+                raise bad("signs must be +1 or -1")
+            n_seen, rs = meta.get("n_seen"), meta.get("random_state")
+            if not isinstance(n_seen, int) or n_seen < 0 or not (rs is None or isinstance(rs, int)):
+                raise bad("n_seen must be a non-negative int and random_state an int or null")
+            temp = meta.get("temperature")
+            if not (isinstance(temp, list) and len(temp) == 2 and all(isinstance(v, (int, float)) for v in temp)
+                    and A_MIN <= temp[0] <= A_MAX and 1.0 <= temp[1] < math.inf):
+                raise bad(f"temperature must be [a, H] with a in [{A_MIN}, {A_MAX}] and H >= 1 finite")
+            heads = []
+            for k in range(len(classes)):
+                try:
+                    zf.extract(f"head{k}.npz", tmp)
+                except KeyError:
+                    raise bad(f"head{k}.npz is missing") from None
+                heads.append(Learner.load(os.path.join(tmp, f"head{k}.npz")))
+        name = meta.get("learner")
+        if not heads:
+            if not isinstance(name, str):
+                raise bad("learner must be a registered learner name")
+            params = {}
+        else:
+            params = {k: v for k, v in heads[0].get_params().items() if k != "random_state"}
+            if any(h.name != heads[0].name for h in heads) or heads[0].name != name:
+                raise bad(f"the heads are not all {name!r} learners")
+            dims = {h.dim_ for h in heads if h.dim_ is not None}
+            if len(dims) > 1:
+                raise bad(f"the heads have different input dimensions {sorted(dims)}")
+        try:
+            out = cls(name, params, random_state=rs)
+        except ValueError as exc:
+            raise bad(str(exc)) from None
+        out.fixed = bool(meta.get("fixed"))
+        for label, head, sign in zip(classes, heads, signs):
+            out._add(label, head, float(sign))
+        out.n_seen_ = n_seen
+        out.temperature_ = np.array(temp, dtype=np.float64)
+        return out
+
+
+__all__ = ["MultiClass"]
