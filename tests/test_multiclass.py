@@ -185,3 +185,41 @@ def test_river_learn_many_with_a_third_label_equals_learn_one():
     a, b = one.decision_function_one(x), many.decision_function_one(x)
     assert a.keys() == b.keys() and all(abs(a[k] - b[k]) < 1e-9 for k in a)
     assert list(many.predict_many(frame.iloc[:5])) == [one.predict_one(x) for x, _ in stream[:5]]
+
+
+def _iris_csv(path, numeric=False):
+    from sklearn.datasets import load_iris
+    X, y = load_iris(return_X_y=True)
+    names = np.array([5, 7, 9]) if numeric else np.array(["setosa", "versicolor", "virginica"])
+    with open(path, "w") as fh:
+        fh.write("a,b,c,d,species\n")
+        for row, k in zip(X, y):
+            fh.write(",".join(f"{v:g}" for v in row) + f",{names[k]}\n")
+    return y
+
+
+def test_data_files_with_more_than_two_classes(tmp_path):
+    from okl.data import load_file
+    y = _iris_csv(tmp_path / "iris.csv")
+    data = load_file(tmp_path / "iris.csv")
+    assert data.task == "classification" and data.classes == ["setosa", "versicolor", "virginica"]
+    np.testing.assert_array_equal(data.y, y)
+    assert "3 classes ('setosa', 'versicolor', 'virginica'): one binary head per class" in data.description
+    _iris_csv(tmp_path / "num.csv", numeric=True)
+    assert load_file(tmp_path / "num.csv").task == "regression"  # numbers: a target unless told
+    told = load_file(tmp_path / "num.csv", task="classification")
+    assert told.classes == [5, 7, 9] and told.y.tolist() == y.tolist()
+
+
+def test_okl_run_on_a_multiclass_file(tmp_path, capsys):
+    from okl.cli import main
+    _iris_csv(tmp_path / "iris.csv")
+    assert main(["run", "--dataset", str(tmp_path / "iris.csv"), "--learners", "nogd,linear", "--runs", "2",
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "classification, 3 classes (one binary head per class)" in out
+    assert "majority-class rate: 66.67 %" in out  # three classes of 50
+    rates = {line.split("|")[1].strip(): float(line.split("|")[2].split("±")[0])
+             for line in out.splitlines() if line.startswith("| nogd") or line.startswith("| linear")}
+    # measured 24.33 and 35.33: one pass over 150 rows, the first 50 inside the width window
+    assert rates["nogd"] < 35 and rates["linear"] < 50

@@ -194,7 +194,8 @@ def parse_params(items: list[str] | None) -> dict:
 
 def load_for_cli(args):
     """(base name, stream, task, X, y) of ``--dataset``: a registered name or preset, or a file path
-    (svmlight / CSV / TSV, preprocessed like registered sets; its description is printed)."""
+    (svmlight / CSV / TSV, preprocessed like registered sets; its description is printed). A file
+    with more than two classes gives task ``"multiclass"`` and y the class indices."""
     from okl.data.adversarial import parse_stream, resolve_dataset
     from okl.data.registry import is_data_file, load_file
 
@@ -202,7 +203,8 @@ def load_for_cli(args):
         data = load_file(args.dataset, label=args.label, sep=args.sep,
                          header=None if args.header == "auto" else args.header == "yes", task=args.task)
         print(data.description)
-        return args.dataset, parse_stream(getattr(args, "stream", None)), data.task, data.X, data.y
+        task = "multiclass" if data.classes is not None else data.task
+        return args.dataset, parse_stream(getattr(args, "stream", None)), task, data.X, data.y
     for opt in ("label", "sep", "task"):
         if getattr(args, opt) is not None:
             raise ValueError(f"--{opt} applies to a data file, not to the registered dataset {args.dataset!r}")

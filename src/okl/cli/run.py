@@ -27,6 +27,7 @@ def cmd_run(args) -> int:
     for name in names:
         learner_class(name)  # unknown names (and okl evolve's learners) fail here, before any work
         make(name)
+    classes = int(y.max()) + 1 if task == "multiclass" else None
     skipped = [m for m in names if not applicable(m, task)]
     for name in skipped:
         print(f"okl: skipping {name}: it learns -1/+1 labels only and {args.dataset} is a regression "
@@ -34,7 +35,7 @@ def cmd_run(args) -> int:
     names = [m for m in names if m not in skipped]
     # Library defaults: only what the user gave is passed (the learner chooses its width from
     # the stream); the loss follows the task.
-    loss = args.loss or ("hinge" if task == "classification" else "squared")
+    loss = args.loss or ("squared" if task == "regression" else "hinge")
     extra = parse_params(args.param)
     for key in extra:
         if not any(accepts(m, key) for m in names):
@@ -50,7 +51,7 @@ def cmd_run(args) -> int:
             try:
                 s = evaluate(name, X, y, runs=args.runs, budget=args.budget, sigma=args.sigma, loss=loss,
                              params=own, progress=progress, max_rows=args.max_rows, stream=stream,
-                             horizon=False)
+                             horizon=False, classes=classes)
             except NonFiniteError as exc:
                 failures.append(str(exc))
                 rows.append([name, "diverged (see below)", "", "", ""])
@@ -58,7 +59,7 @@ def cmd_run(args) -> int:
             authors = s.authors
             if args.plot:
                 curves[name] = np.mean([t.cumulative_metric() for t in s.traces], axis=0)
-            digits = 2 if task == "classification" else 5
+            digits = 5 if task == "regression" else 2
             diag = s.diagnostics()
             scales.setdefault(s.traces[0].diagnostics.get("input_scale", "off"), []).append(name)
             sigma = diag.get("sigma")
@@ -74,8 +75,9 @@ def cmd_run(args) -> int:
                              "" if sigma is None else sigma, loss, args.runs, float(s.metric.mean()),
                              float(s.metric.std()), "" if authors is None else float(authors.mean()),
                              float(s.seconds.mean())])
-    metric = "mistake rate %" if task == "classification" else "mean squared loss"
-    print(f"dataset {args.dataset}: T = {n}, d = {first_X.shape[1]}, {task}; stream {stream.spec}, "
+    metric = "mean squared loss" if task == "regression" else "mistake rate %"
+    shown_task = f"classification, {classes} classes (one binary head per class)" if classes else task
+    print(f"dataset {args.dataset}: T = {n}, d = {first_X.shape[1]}, {shown_task}; stream {stream.spec}, "
           f"{args.runs} runs (seeds 0..{args.runs - 1}); every round counted")
     if args.dataset != base or stream.kind == "adversarial":
         print(preset_note(args.dataset) if args.dataset != base else f"adversarial stream of {base}")
@@ -85,8 +87,8 @@ def cmd_run(args) -> int:
     print(f"kernel {width_note}; budget " + (f"B = {args.budget}" if args.budget is not None
                                              else "each learner's default") + f"; loss {loss}")
     print(_features_note(scales))
-    base_label, base_curve, baseline = _baselines(stream, X, y, args.runs, n, task)
-    if task == "classification":
+    base_label, base_curve, baseline = _baselines(stream, X, y, args.runs, n, task, classes)
+    if task != "regression":
         print(f"majority-class rate: {baseline:.2f} % (mean over the runs' streams)")
     else:
         print(f"running-mean predictor: {baseline:.5f} (on the same streams, mean over runs)")
@@ -97,7 +99,7 @@ def cmd_run(args) -> int:
     print()
     print(markdown_table(["learner", metric, "authors' count %", "sigma", "time s"], rows))
     if above:
-        print(f"\n! above the {'majority-class rate' if task == 'classification' else 'running-mean loss'}: "
+        print(f"\n! above the {'running-mean loss' if task == 'regression' else 'majority-class rate'}: "
               f"{', '.join(above)} (docs/results/defaults.md gives measured reasons for the library defaults)")
     for text in failures:
         print(f"\n{text}")
@@ -111,7 +113,7 @@ def cmd_run(args) -> int:
         plot_run_curves(args.plot, f"{args.dataset}: {args.runs} runs, T = {n}, every round counted; "
                         "width and steps: library defaults" if args.sigma is None and not extra else
                         f"{args.dataset}: {args.runs} runs, T = {n}, every round counted",
-                        curves, task, (base_label, base_curve))
+                        curves, "regression" if task == "regression" else "classification", (base_label, base_curve))
         print(f"wrote {args.plot}", file=sys.stderr)
     if args.csv:
         write_csv(args.csv, ["dataset", "learner", "budget", "sigma", "loss", "runs", "metric_mean",
@@ -129,17 +131,27 @@ def _features_note(scales: dict[str, list[str]]) -> str:
             f"each learner's input scale (okl.scaling; fixed from its first rows, no hindsight): {used}")
 
 
-def _baselines(stream, X, y, runs: int, n: int, task: str):
+def _baselines(stream, X, y, runs: int, n: int, task: str, classes: int | None = None):
     """The baseline a learner must beat, on the runs' own streams, as (label, curve, value), each
     a mean over the runs. Classification: the curve is the running majority vote's cumulative
     mistake rate (it predicts the class seen most so far, ties -> +1; the dashed line of
     ``--plot``), the value the minority class's share (always predicting the majority class).
-    Regression: the running-mean predictor's cumulative squared loss, and its final value."""
+    K classes (y the class indices): the class seen most so far (ties -> the first), and 100 minus
+    the largest class's share. Regression: the running-mean predictor's cumulative squared loss,
+    and its final value."""
     curves, values = [], []
     for seed in range(runs):
         yp = np.asarray(stream(X, y, seed)[1][:n], dtype=float)
         t = np.arange(1, len(yp) + 1)
-        if task == "classification":
+        if classes is not None:
+            counts = np.zeros(classes)
+            guess = np.empty(len(yp))
+            for i, v in enumerate(yp.astype(int)):
+                guess[i] = np.argmax(counts)
+                counts[v] += 1
+            curves.append(100.0 * np.cumsum(guess != yp) / t)
+            values.append(majority_rate(yp, classes))
+        elif task == "classification":
             pos = np.concatenate([[0.0], np.cumsum(yp > 0)[:-1]])
             guess = np.where(pos >= (t - 1) - pos, 1.0, -1.0)
             curves.append(100.0 * np.cumsum(guess != yp) / t)
@@ -147,7 +159,7 @@ def _baselines(stream, X, y, runs: int, n: int, task: str):
         else:
             curves.append(np.cumsum((running_means(yp) - yp) ** 2) / t)
             values.append(curves[-1][-1])
-    label = "majority so far" if task == "classification" else "running mean"
+    label = "running mean" if task == "regression" else "majority so far"
     return label, np.mean(curves, axis=0), float(np.mean(values))
 
 

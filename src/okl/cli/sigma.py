@@ -17,6 +17,9 @@ def cmd_sigma(args) -> int:
     from okl.eval.sweep import default_budget
 
     _, _, task, X, y = load_for_cli(args)
+    if task == "multiclass":
+        raise ValueError(f"{args.dataset}: okl sigma scores widths on two classes or a regression target; "
+                         "this file has more than two classes")
     order = permutation(len(y), 0)[: args.first]
     Xf, yf = X[order], y[order]
     choices = {rule: select_sigma(Xf, yf, rule) for rule in RULES}

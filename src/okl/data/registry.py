@@ -466,11 +466,16 @@ class UserData:
     y: np.ndarray
     task: str
     description: str  # one line: format, label column, label mapping, inferred task
+    #: more than two classes: the labels, sorted; ``y`` then holds their indices (okl.MultiClass)
+    classes: list | None = None
 
 
 def _user_labels(path: str, labels: list, linenos: list[int], task: str | None):
-    """Labels -> (y, task, mapping text): two values -> -1/+1 (the larger number, or the later name in
-    sorted order, is +1); more numeric values -> a regression target. A label that is a number
+    """Labels -> (y, task, mapping text, classes): two values -> -1/+1 (the larger number, or the later
+    name in sorted order, is +1); more names, or more numbers with ``task="classification"`` ->
+    classes (y their indices in sorted order, ``classes`` the labels; learned with one head per
+    class, :class:`okl.learners.multiclass.MultiClass`); more numeric values without a task -> a
+    regression target. A label that is a number
     but not finite (``nan``, ``inf``: how many programs write a missing value) is refused by line,
     never taken as a class name beside the numeric ones."""
     for v, lineno in zip(labels, linenos):
@@ -484,22 +489,24 @@ def _user_labels(path: str, labels: list, linenos: list[int], task: str | None):
         raise DataFormatError(f"{path}: every label is {distinct[0]!r}; nothing to learn")
     if task is None:
         task = "classification" if len(distinct) == 2 or not numeric else "regression"
+    fmt = (lambda v: f"{v:g}") if numeric else repr
     if task == "classification":
-        if len(distinct) != 2:
-            shown = ", ".join(repr(v) for v in distinct[:6]) + (", ..." if len(distinct) > 6 else "")
-            raise DataFormatError(f"{path}: the label has {len(distinct)} distinct values ({shown}); okl learns "
-                                  "two classes (-1/+1) or a numeric target (--task regression)")
+        if len(distinct) > 2:
+            index = {v: k for k, v in enumerate(distinct)}
+            y = np.array([index[v] for v in values], dtype=float)
+            shown = ", ".join(fmt(v) for v in distinct[:8]) + (", ..." if len(distinct) > 8 else "")
+            classes = [int(v) if numeric and float(v).is_integer() else v for v in distinct]
+            return y, task, f"{len(distinct)} classes ({shown}): one binary head per class", classes
         neg, pos = distinct
         y = np.where(np.asarray(values, dtype=object) == pos, 1.0, -1.0)
-        fmt = (lambda v: f"{v:g}") if numeric else repr
-        return y, task, f"labels {fmt(neg)} -> -1, {fmt(pos)} -> +1"
+        return y, task, f"labels {fmt(neg)} -> -1, {fmt(pos)} -> +1", None
     if task != "regression":
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
     if not numeric:
         bad = next(i for i, v in enumerate(labels) if _number(v) is None)
         raise DataFormatError(f"{path}:{linenos[bad]}: target {labels[bad]!r} is not a number (regression)")
     y = np.asarray(values, dtype=float)
-    return y, task, f"target {y.min():g}..{y.max():g} scaled to [0, 1]"
+    return y, task, f"target {y.min():g}..{y.max():g} scaled to [0, 1]", None
 
 
 def _is_float(text) -> bool:
@@ -557,13 +564,13 @@ def load_file(path: str | os.PathLike, label: str | int | None = None, sep: str 
         where = (f"{desc['format']}, {'header' if desc['header'] else 'no header'}, label column "
                  f"{desc['label_column']}{name} of {desc['columns']}")
     given = task is not None
-    y, task, mapping = _user_labels(path, labels, linenos, task)
+    y, task, mapping, classes = _user_labels(path, labels, linenos, task)
     X = minmax_scale(np.asarray(X, dtype=np.float64))
     if task == "regression":
         y = minmax_scale(y[:, None])[:, 0]
     text = (f"file {path}: {where}; {X.shape[0]} rows x {X.shape[1]} features scaled to [0, 1]; {mapping}; "
             f"task {task} ({'given' if given else 'inferred'})")
-    return UserData(path, X, y, task, text)
+    return UserData(path, X, y, task, text, classes)
 
 
 def regenerate_widths(data_dir=None) -> dict[str, float]:

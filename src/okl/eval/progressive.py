@@ -16,6 +16,7 @@ import numpy as np
 from okl.data.adversarial import parse_stream
 from okl.eval.progress import Progress
 from okl.learners.base import Trace, make, select_params
+from okl.learners.multiclass import MultiClass
 
 
 def learner_params(name: str, n_rounds: int | None, seed: int, budget: int | None = None, kernel=None,
@@ -60,25 +61,32 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
              budget: int | None = None, kernel=None, loss: str | None = None,
              params: dict[str, Any] | None = None, progress: Progress | None = None,
              max_rows: int | None = None, stream=None, sigma: float | None = None,
-             horizon: bool = True) -> RunSummary:
+             horizon: bool = True, classes: int | None = None) -> RunSummary:
     """Run learner ``name`` once per seed (default 0..runs-1) on the stream of (X, y) that
     ``stream`` builds for that seed (default: the seed's permutation; see
     :func:`okl.data.adversarial.parse_stream`), cut to ``max_rows`` rows if given.
 
     Settings left None are the learner's own defaults (no kernel and no sigma: the learner
     chooses its width from the stream). ``horizon=False`` does not tell the learner the stream's
-    length (``okl run``, as for a user's live stream); the paper tables pass it."""
+    length (``okl run``, as for a user's live stream); the paper tables pass it. ``classes=K``: y
+    holds class indices 0..K-1, learned by :class:`okl.learners.multiclass.MultiClass` (one head
+    of learner ``name`` per class)."""
     seeds = list(range(runs)) if seeds is None else list(seeds)
     transform = parse_stream(stream)
-    warm_up(name, X, y, budget, kernel, loss, params, sigma)
+    if classes is None:
+        warm_up(name, X, y, budget, kernel, loss, params, sigma)
     traces = []
     task = None
     for seed in seeds:
         Xp, yp = transform(X, y, seed)
         if max_rows is not None:
             Xp, yp = Xp[:max_rows], yp[:max_rows]
-        learner = make(name, **learner_params(name, len(yp) if horizon else None, seed, budget, kernel,
-                                              loss, params, sigma))
+        kw = learner_params(name, len(yp) if horizon else None, seed, budget, kernel, loss, params, sigma)
+        if classes is None:
+            learner = make(name, **kw)
+        else:
+            rs = kw.pop("random_state", None)
+            learner = MultiClass(name, kw, classes=list(range(classes)), random_state=rs)
         task = learner.task
         if progress is not None and progress.unit == "rows":
             traces.append(run_in_pieces(learner, Xp, yp, progress.advance))
@@ -133,8 +141,12 @@ def warm_up(name: str, X, y, budget=None, kernel=None, loss=None, params=None, s
     _WARM.add(key)
 
 
-def majority_rate(y: np.ndarray) -> float:
-    """Mistake rate (%) of always predicting the most frequent label."""
+def majority_rate(y: np.ndarray, classes: int | None = None) -> float:
+    """Mistake rate (%) of always predicting the most frequent label (labels -1/+1, or with
+    ``classes=K`` class indices 0..K-1)."""
+    if classes is not None:
+        counts = np.bincount(np.asarray(y, dtype=int), minlength=classes)
+        return 100.0 * (1.0 - counts.max() / max(len(y), 1))
     pos = float(np.mean(y == 1.0))
     return 100.0 * min(pos, 1.0 - pos)
 

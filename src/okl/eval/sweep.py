@@ -266,8 +266,9 @@ def default_sigma(name: str):
 
 
 def applicable(learner: str, task: str) -> bool:
-    """Whether ``learner`` can run on a task (regression needs a learner that takes the squared loss)."""
-    if task == "classification":
+    """Whether ``learner`` can run on a task (regression needs a learner that takes the squared loss;
+    "multiclass" runs every classifier, one head per class)."""
+    if task in ("classification", "multiclass"):
         return True
     if not accepts(learner, "loss"):
         return False

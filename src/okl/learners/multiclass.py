@@ -272,9 +272,9 @@ class MultiClass:
         margins = np.full(len(self.heads_), -np.inf)
         try:
             for j, (head, sign) in enumerate(zip(self.heads_, self.signs_)):
-                if head.dim_ is not None and not (added and j == k):
-                    margins[j] = sign * head.predict_one(x)  # (cached: learn_one reuses its features)
-                head.learn_one(x, sign if j == k else -sign)
+                f = head._learn_round(x, sign if j == k else -sign)  # learn_one, returning f before learning
+                if not (added and j == k):
+                    margins[j] = sign * f
                 learned += 1
         except Exception:
             if added and not learned:
@@ -377,8 +377,21 @@ class MultiClass:
     def predict_proba_many(self, X) -> np.ndarray:
         return softmax(float(self.temperature_[0]), self.decision_many(X))
 
+    @property
+    def started_(self) -> bool:
+        return bool(self.heads_) and all(h.started_ for h in self.heads_)
+
+    def _first_counted_round(self) -> None:
+        return None  # every round is counted (no authors' count for K classes)
+
     def diagnostics(self) -> dict[str, Any]:
-        return {"classes": len(self.classes_), "heads": self.learner}
+        return {"classes": len(self.classes_)}
+
+    def all_diagnostics(self) -> dict[str, Any]:
+        """The number of classes, plus the first head's width and input scale (every head
+        started at the first row chooses the same: its window holds the same rows)."""
+        first = self.heads_[0].all_diagnostics() if self.heads_ else {}
+        return {**first, **self.diagnostics()}
 
     # ---- model files ------------------------------------------------------------------------
 
