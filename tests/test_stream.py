@@ -238,7 +238,7 @@ def test_skip_bad_warns_and_continues(tmp_path, lines):
     stream = list(lines[:200])
     stream[10] = "1 1:nan\n"
     stream[20] = "+1 2:0.3 5:0.1\n"  # index beyond --dim
-    stream[30] = "3 1:0.1\n"  # not a -1/+1 label
+    stream[30] = "x 1:0.1\n"  # not a number (a label 3 would turn the stream multi-class)
     stream[40] = "\n"  # blank: not an event
     stream[50] = "# a comment\n"
     path = tmp_path / "in.svm"
@@ -248,7 +248,7 @@ def test_skip_bad_warns_and_continues(tmp_path, lines):
     assert status == 0
     assert f"{path}:11: value 'nan' of feature 1 is not finite" in err
     assert f"{path}:21: feature index 5 exceeds --dim 4" in err
-    assert f"{path}:31: classification label 3 is not -1 or +1" in err
+    assert f"{path}:31: label 'x' " in err
     assert "195 events (195 labelled)" in err and "3 bad lines skipped" in err
     assert len(out) == 195
     good = [line for i, line in enumerate(stream) if i not in (10, 20, 30, 40, 50)]
@@ -383,3 +383,46 @@ def test_regression_stream_resumes_exactly_with_the_running_mean(tmp_path, data_
     path.write_text("".join(rows))
     status, out, _ = _run(argv)
     assert status == 0 and out == reference[250:]
+
+
+def test_a_stream_with_more_classes_turns_multiclass_and_resumes_exactly(tmp_path):
+    """Labels -1 / +1 first, then 0: the binary learner continues as the heads of -1 and +1, a
+    head joins for 0; the outputs equal okl.MultiClass.from_binary on the same rows, and a stop at
+    a bad line with a checkpoint resumes to the same predictions and the same model bytes."""
+    rng = np.random.default_rng(0)
+    X = rng.random((300, 2))
+    y = np.where(X[:, 0] < 0.33, -1.0, np.where(X[:, 0] < 0.66, 1.0, 0.0))
+    y[:60] = np.where(X[:60, 0] < 0.5, -1.0, 1.0)  # two classes first
+    rows = ["%g %s\n" % (yi, " ".join("%d:%.17g" % (j + 1, v) for j, v in enumerate(xi))) for xi, yi in zip(X, y)]
+    path, ck = tmp_path / "in.svm", tmp_path / "ck.okl"
+    argv = ["--learner", "nogd", "--budget", "20", "--dim", "2", "--input", str(path),
+            "--checkpoint", str(ck), "--every", "40", "--quiet"]
+    path.write_text("".join(rows))
+    status, reference, _ = _run(argv[:-5] + ["--quiet"])
+    assert status == 0
+    s = int(np.flatnonzero(y == 0.0)[0])  # the first third label (row 61)
+    binary = okl.make("nogd", budget=20, random_state=0)
+    ref_f = list(binary.run(X[:s], y[:s]).decisions)
+    model = okl.MultiClass.from_binary(binary, -1.0, 1.0, random_state=0)
+    D = model.run(X[s:], y[s:]).decisions
+    ref_f += D.max(axis=1).tolist()
+    np.testing.assert_allclose(np.array([r.split("\t")[1] for r in reference], dtype=float), ref_f, rtol=0, atol=1e-9)
+    pred = np.array([model.classes_[k] for k in np.argmax(D, axis=1)])
+    assert [float(r.split("\t")[2]) for r in reference[s:]] == pred.tolist()
+    assert model.classes_ == [-1.0, 1.0, 0.0] and np.mean(pred != y[s:]) < 0.2  # measured 0.105
+    bad = list(rows)
+    bad[200] = "0 1:nan 2:0.5\n"
+    path.write_text("".join(bad))
+    with pytest.raises(DataFormatError):
+        _run(argv)
+    learner, _, pos = read_checkpoint(str(ck))
+    assert isinstance(learner, okl.MultiClass) and pos.events == learner.n_seen_ == 200 and pos.labels_seen == 3
+    path.write_text("".join(rows))
+    status, out, _ = _run(argv)
+    assert status == 0 and out == reference[200:]
+    resumed = (tmp_path / "resumed.zip")
+    read_checkpoint(str(ck))[0].save(resumed)
+    status, _, _ = _run(argv[:-5] + ["--checkpoint", str(tmp_path / "whole.okl"), "--every", "1000", "--quiet"])
+    assert status == 0
+    read_checkpoint(str(tmp_path / "whole.okl"))[0].save(tmp_path / "whole.zip")
+    assert resumed.read_bytes() == (tmp_path / "whole.zip").read_bytes()

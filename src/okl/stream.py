@@ -20,8 +20,12 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     column ``--label-column`` (default the last); an empty label field or ``?`` marks an
     unlabelled line; the dimension is the first data line's field count minus one (or ``--dim``,
     checked); ``--header`` skips the first line. Blank lines and lines starting with ``#`` are not
-    events; a UTF-8 byte-order mark opening the stream is skipped. Classification labels must be
-    -1/+1; ``--positive-label V`` maps V to +1 and every other label to -1. Features are read as
+    events; a UTF-8 byte-order mark opening the stream is skipped. Classification labels are
+    -1/+1, or ``--positive-label V`` maps V to +1 and every other label to -1; otherwise the first
+    label that is neither turns the stream multi-class (said on stderr): one binary head per class
+    from there on (:class:`okl.learners.multiclass.MultiClass`; the binary learner continues as
+    the heads of -1 / +1 if it learned them), the second output column is then the largest margin
+    and the third the predicted class (``?`` before any). Features are read as
     given: a stream has no "whole dataset" to take a [0, 1] range from, so without ``--sigma`` the
     learner fixes a per-feature scale (:mod:`okl.scaling`) and its Gaussian width
     (``okl.kernels.scale_sigma`` on the scaled rows) from the first 50 events, predicting their
@@ -92,6 +96,7 @@ from okl._validation import MAX_ABS_FEATURE
 from okl.data.readers import DataFormatError, parse_svmlight_block
 from okl.kernels import RBF
 from okl.learners.base import Learner, accepts, make
+from okl.learners.multiclass import MultiClass
 from okl.streaming.checkpoint import (CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION,  # noqa: F401
                                       MAX_CHECKPOINT_HEADER, MAX_POSITION, CheckpointError, StreamConfig,
                                       StreamPosition, _fsync_dir, _read_checkpoint, check_checkpoint_path,
@@ -159,6 +164,7 @@ class StreamRunner:
         self.out = out if out is not None else sys.stdout
         self.err = err if err is not None else sys.stderr
         self.classification = learner.task == "classification"
+        self.multi = isinstance(learner, MultiClass)
         self._checkpointed_at = position.events
         self._start_events = position.events
         self._t0 = time.perf_counter()
@@ -170,10 +176,30 @@ class StreamRunner:
             return label
         if self.config.positive_label is not None:
             return 1.0 if label == self.config.positive_label else -1.0
-        if label not in (1.0, -1.0):
-            raise DataFormatError(f"{where}: classification label {label:g} is not -1 or +1 "
-                                  "(use --positive-label to map labels)")
+        if not self.multi and label not in (1.0, -1.0):
+            self._to_multiclass(label, where)
         return label
+
+    def _to_multiclass(self, label: float, where: str) -> None:
+        """A label that is neither -1 nor +1 (and no --positive-label): from here on one binary
+        head per class (:class:`okl.learners.multiclass.MultiClass`); the binary learner becomes
+        the heads of the labels -1 / +1 it has learned (none of it is lost)."""
+        seen = self.pos.labels_seen
+        self.learner = MultiClass.from_binary(self.learner, -1.0 if seen & 1 else None, 1.0 if seen & 2 else None,
+                                              random_state=self.learner.get_params().get("random_state"))
+        self.multi = True
+        if not self.quiet:
+            kept = " and ".join(v for bit, v in ((1, "-1"), (2, "+1")) if seen & bit)
+            self.err.write(f"okl stream: {where}: label {label:g}: more than two classes; one binary head per "
+                           f"class from here on (okl.MultiClass){'; the heads of ' + kept + ' continue the learner' if kept else ''}\n")
+
+    def _classes_of(self, margins: np.ndarray) -> list:
+        """The predicted class per row of (n, K) margins (None where no class is known yet)."""
+        classes = self.learner.classes_
+        if margins.shape[1] == 0:
+            return [None] * margins.shape[0]
+        best = np.argmax(margins, axis=1)
+        return [classes[k] if np.isfinite(margins[i, k]) else None for i, k in enumerate(best.tolist())]
 
     def process_line(self, text: str, where: str) -> None:
         """Predict (and learn, when labelled) one data line; raises DataFormatError on a bad line."""
@@ -182,19 +208,29 @@ class StreamRunner:
         if self.pos.dim is None:
             self.pos.dim = int(x.shape[0])
         if label is None:
-            f = self.learner.predict_one(x)
+            f = self.learner.decision_one(x) if self.multi else self.learner.predict_one(x)
         else:
-            y = self._target(label, where)
+            saved = (self.learner, self.multi)
             try:
+                y = self._target(label, where)
                 f = self.learner._learn_round(x, y)  # as _learn_rows: one event at a time
             except ValueError as exc:  # the learner validates before changing any state
+                self.learner, self.multi = saved
                 raise DataFormatError(f"{where}: {exc}") from None
             self.pos.labelled += 1
-            if self.classification:
+            if self.multi:
+                self.pos.mistakes += int(self._classes_of(f[None, :])[0] != y)
+            elif self.classification:
                 self.pos.mistakes += int((1.0 if f >= 0.0 else -1.0) != y)
+                self.pos.labels_seen |= 2 if y > 0 else 1
             else:
                 self.pos.squared_loss += (f - y) ** 2
-        pred = ("1" if f >= 0.0 else "-1") if self.classification else f"{f:.17g}"
+        if self.multi:
+            f = np.asarray(f, dtype=float)
+            pred = self._classes_of(f[None, :])[0]
+            f, pred = (float(f.max()) if f.size else -math.inf), ("?" if pred is None else f"{pred:g}")
+        else:
+            pred = ("1" if f >= 0.0 else "-1") if self.classification else f"{f:.17g}"
         self.out.write(f"{self.pos.events}\t{f:.17g}\t{pred}\n")
         self.out.flush()
         self.pos.events += 1
@@ -304,7 +340,8 @@ class StreamRunner:
                 y = np.where(labels == self.config.positive_label, 1.0, -1.0)
             else:
                 y = labels
-                ok &= (labels == 1.0) | (labels == -1.0)
+                if not self.multi:  # another label goes the per-line way, which turns the stream multi-class
+                    ok &= (labels == 1.0) | (labels == -1.0)
         else:
             y = labels
         if not ok.all():
@@ -328,9 +365,16 @@ class StreamRunner:
             self.pos.dim = int(X.shape[1])
         n = f.shape[0]
         e0 = self.pos.events
-        if self.classification:
+        if self.multi:
+            preds = self._classes_of(f)
+            self.pos.mistakes += sum(p != v for p, v in zip(preds, y.tolist()))
+            top = f.max(axis=1) if f.shape[1] else np.full(n, -math.inf)
+            text = "".join([f"{e0 + i}\t{v:.17g}\t{'?' if p is None else format(p, 'g')}\n"
+                            for i, (v, p) in enumerate(zip(top.tolist(), preds))])
+        elif self.classification:
             pred = np.where(f >= 0.0, 1.0, -1.0)
             self.pos.mistakes += int((pred != y).sum())
+            self.pos.labels_seen |= (2 if (y > 0).any() else 0) | (1 if (y < 0).any() else 0)
             text = "".join([f"{e0 + i}\t{v:.17g}\t{'1' if v >= 0.0 else '-1'}\n" for i, v in enumerate(f.tolist())])
         else:
             for d in ((f - y) ** 2).tolist():

@@ -64,6 +64,7 @@ import math
 import numbers
 import os
 import tempfile
+import time
 import zipfile
 from typing import Any
 
@@ -78,6 +79,16 @@ from okl.learners.trace import Trace
 FORMAT, VERSION = "okl-multiclass", 1
 #: most classes a model file may declare (a forged count is refused before any head is read)
 MAX_CLASSES = 100_000
+_EPOCH = (1980, 1, 1, 0, 0, 0)
+
+
+def is_multiclass_file(path) -> bool:
+    """Whether ``path`` is a :meth:`MultiClass.save` file (a zip holding ``multiclass.json``)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return "multiclass.json" in zf.namelist()
+    except (OSError, zipfile.BadZipFile):
+        return False
 
 
 #: temperature state: [a, H] (see "Probabilities")
@@ -221,16 +232,33 @@ class MultiClass:
 
     @classmethod
     def from_binary(cls, learner: Learner, negative, positive, random_state: int | None = None) -> "MultiClass":
-        """Two heads from a binary learner that learned ``negative`` as -1 and ``positive`` as +1:
+        """Heads from a binary learner that learned ``negative`` as -1 and ``positive`` as +1:
         head ``positive`` is the learner itself, head ``negative`` its exact copy with sign -1, so
-        both continue from everything learned; more classes join as they appear."""
+        both continue from everything learned; more classes join as they appear. A label given
+        as None was never seen: it gets no head (the other label's head is the learner)."""
         params = {k: v for k, v in learner.get_params().items() if k != "random_state"}
         out = cls(learner.name, params, random_state=random_state)
-        negative, positive = _plain_label(negative), _plain_label(positive)
-        out._add(negative, _copy(learner), -1.0)
-        out._add(positive, learner, 1.0)
+        if negative is not None:
+            out._add(_plain_label(negative), _copy(learner) if positive is not None else learner, -1.0)
+        if positive is not None:
+            out._add(_plain_label(positive), learner, 1.0)
         out.n_seen_ = learner.n_seen_
         return out
+
+    # ---- okl stream's interface (Learner._learn_round / _learn_rounds) --------------------------
+
+    def _learn_round(self, x, label) -> np.ndarray:
+        """learn_one returning the K margins before learning (-inf: a class new at this event)."""
+        return self._learn_event(x, label)
+
+    def _learn_rounds(self, X, labels) -> np.ndarray:
+        """learn_many over a validated block by each head's per-event arithmetic (okl stream):
+        the (n, K) margins before learning."""
+        return self._learn_block(X, labels, trace=False, exact=True)
+
+    def get_params(self) -> dict[str, Any]:
+        """The heads' hyperparameters with this learner's ``random_state`` (as a binary learner's)."""
+        return {**make(self.learner, **self.params).get_params(), "random_state": self.random_state}
 
     @property
     def n_classes_(self) -> int:
@@ -260,6 +288,11 @@ class MultiClass:
     def learn_one(self, x, label) -> "MultiClass":
         """One round: every head learns x with its one-vs-rest target through its per-event path
         (the features its predict_one computed for x are reused); a new label adds a head."""
+        self._learn_event(x, label)
+        return self
+
+    def _learn_event(self, x, label) -> np.ndarray:
+        """learn_one returning the margins before learning (-inf for a class new at this event)."""
         label = _plain_label(label)
         k = self._index.get(label)
         added = k is None
@@ -282,7 +315,7 @@ class MultiClass:
             raise
         temperature_update(self.temperature_, margins[None, :], np.array([float(k)]))
         self.n_seen_ += 1
-        return self
+        return margins
 
     def _remove_last(self) -> None:
         label = self.classes_.pop()
@@ -299,7 +332,10 @@ class MultiClass:
         margins before learning (-inf for a class not seen yet) and ``y`` the class indices."""
         return self._learn_block(X, labels, trace=True)
 
-    def _learn_block(self, X, labels, trace: bool):
+    def _learn_block(self, X, labels, trace: bool, exact: bool = False):
+        """Every head over its rows (from its class's first row), by ``run`` or, ``exact``, by
+        its per-event arithmetic in compiled loops (``Learner._learn_rounds``: decisions that do
+        not depend on how a stream is cut into blocks, as okl stream's resume needs)."""
         X = check_matrix(X, self.dim_)
         labels = list(labels)
         if len(labels) != X.shape[0]:
@@ -327,9 +363,10 @@ class MultiClass:
             start = first[k - (K - len(new))] if k >= K - len(new) else 0
             targets = np.where(y[start:] == k, sign, -sign)
             if start < X.shape[0]:
-                t = head.run(X[start:], targets)
-                D[start:, k] = sign * t.decisions
-                seconds += t.seconds
+                t0 = time.perf_counter()
+                decisions = head._learn_rounds(X[start:], targets) if exact else head.run(X[start:], targets).decisions
+                D[start:, k] = sign * decisions
+                seconds += time.perf_counter() - t0
                 if k >= K - len(new):
                     D[start, k] = -np.inf  # the class did not exist before its first example
         temperature_update(self.temperature_, D, y)
@@ -405,12 +442,14 @@ class MultiClass:
                 "classes": list(self.classes_), "signs": list(self.signs_), "fixed": self.fixed,
                 "n_seen": int(self.n_seen_), "random_state": self.random_state,
                 "temperature": [float(v) for v in self.temperature_]}
+        # fixed entry times: the same state gives the same bytes (okl stream's resumed checkpoints)
         with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
-            zf.writestr("multiclass.json", json.dumps(meta))
+            zf.writestr(zipfile.ZipInfo("multiclass.json", _EPOCH), json.dumps(meta))
             for k, head in enumerate(self.heads_):
                 p = os.path.join(tmp, f"head{k}.npz")
                 head.save(p)
-                zf.write(p, f"head{k}.npz")
+                with open(p, "rb") as fh:
+                    zf.writestr(zipfile.ZipInfo(f"head{k}.npz", _EPOCH), fh.read())
 
     @classmethod
     def load(cls, path) -> "MultiClass":

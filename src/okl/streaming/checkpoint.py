@@ -16,6 +16,7 @@ from typing import Any
 
 from okl._files import write_atomically
 from okl.learners.base import MAX_DIM, Learner, ModelFileError
+from okl.learners.multiclass import MultiClass, is_multiclass_file
 
 
 CHECKPOINT_FORMAT = "okl-stream-checkpoint"
@@ -44,6 +45,8 @@ class StreamPosition:
     skipped_bad: int = 0  #: bad lines skipped under --skip-bad
     dim: int | None = None  #: feature dimension (from --dim or the first CSV line)
     header_done: bool = False  #: CSV --header line already consumed
+    #: binary labels learned so far (1: -1, 2: +1); the heads kept when a stream turns multi-class
+    labels_seen: int = 0
 
 
 @dataclass
@@ -196,7 +199,7 @@ def _read_checkpoint(path: str, model_tmp: str) -> tuple[Learner, StreamConfig, 
     except (KeyError, TypeError) as exc:
         raise CheckpointError(f"{path}: checkpoint header is incomplete ({str(exc)[:200]})") from None
     try:
-        learner = Learner.load(model_tmp)
+        learner = MultiClass.load(model_tmp) if is_multiclass_file(model_tmp) else Learner.load(model_tmp)
     except ModelFileError as exc:
         raise CheckpointError(f"{path}: model inside the checkpoint: "
                               f"{str(exc).replace(model_tmp + ': ', '')}") from None
@@ -224,6 +227,9 @@ def check_position(path: str, position: StreamPosition, learner: Learner | None 
     sq = position.squared_loss
     if isinstance(sq, bool) or not isinstance(sq, (int, float)) or not (math.isfinite(sq) and sq >= 0):
         raise bad("squared_loss", f"must be a finite number >= 0, got {str(sq)[:200]!r}")
+    ls = position.labels_seen
+    if isinstance(ls, bool) or not isinstance(ls, int) or not 0 <= ls <= 3:
+        raise bad("labels_seen", f"must be an integer in [0, 3], got {str(ls)[:200]!r}")
     if not isinstance(position.header_done, bool):
         raise bad("header_done", f"must be true or false, got {str(position.header_done)[:200]!r}")
     dim = position.dim
