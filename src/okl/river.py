@@ -496,8 +496,6 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
             raise
 
     def learn_one(self, x: dict, y) -> None:
-        if y is None or (isinstance(y, float) and math.isnan(y)):
-            raise ValueError(f"label {y!r} is not a class label")
         if not self._multi:
             labels = dict(self.labels)
             try:

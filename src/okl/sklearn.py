@@ -297,10 +297,10 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         ``fit`` / ``partial_fit``, at any loss): P(``classes_[1]``) >= 1/2 exactly where
         ``predict`` gives ``classes_[1]``, and the probabilities rank rows as
         ``decision_function`` does."""
-        if getattr(self, "classes_", None) is not None and self._multi:
+        if isinstance(getattr(self, "learner_", None), MultiClass):
             X = self._checked(X)
-            return np.vstack([self.learner_.predict_proba_many(block) for _, block in _blocks(X)]) \
-                if X.shape[0] else np.zeros((0, self.classes_.shape[0]))
+            return np.vstack([np.zeros((0, self.classes_.shape[0]))]
+                             + [self.learner_.predict_proba_many(block) for _, block in _blocks(X)])
         decisions = self._decisions(X)  # checks fitted first
         p = self.learner_.calibrated(decisions)
         return np.column_stack([1.0 - p, p])

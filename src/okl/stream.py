@@ -193,13 +193,14 @@ class StreamRunner:
             self.err.write(f"okl stream: {where}: label {label:g}: more than two classes; one binary head per "
                            f"class from here on (okl.MultiClass){'; the heads of ' + kept + ' continue the learner' if kept else ''}\n")
 
-    def _classes_of(self, margins: np.ndarray) -> list:
-        """The predicted class per row of (n, K) margins (None where no class is known yet)."""
-        classes = self.learner.classes_
+    def _classes_of(self, margins: np.ndarray) -> np.ndarray:
+        """The predicted class per row of (n, K) margins (NaN where no class is known yet; a
+        stream's labels are numbers)."""
         if margins.shape[1] == 0:
-            return [None] * margins.shape[0]
+            return np.full(margins.shape[0], np.nan)
         best = np.argmax(margins, axis=1)
-        return [classes[k] if np.isfinite(margins[i, k]) else None for i, k in enumerate(best.tolist())]
+        known = np.isfinite(margins[np.arange(margins.shape[0]), best])
+        return np.where(known, np.asarray(self.learner.classes_, dtype=float)[best], np.nan)
 
     def process_line(self, text: str, where: str) -> None:
         """Predict (and learn, when labelled) one data line; raises DataFormatError on a bad line."""
@@ -219,7 +220,7 @@ class StreamRunner:
                 raise DataFormatError(f"{where}: {exc}") from None
             self.pos.labelled += 1
             if self.multi:
-                self.pos.mistakes += int(self._classes_of(f[None, :])[0] != y)
+                self.pos.mistakes += int(self._classes_of(f[None, :])[0] != y)  # NaN: a mistake
             elif self.classification:
                 self.pos.mistakes += int((1.0 if f >= 0.0 else -1.0) != y)
                 self.pos.labels_seen |= 2 if y > 0 else 1
@@ -228,7 +229,7 @@ class StreamRunner:
         if self.multi:
             f = np.asarray(f, dtype=float)
             pred = self._classes_of(f[None, :])[0]
-            f, pred = (float(f.max()) if f.size else -math.inf), ("?" if pred is None else f"{pred:g}")
+            f, pred = (float(f.max()) if f.size else -math.inf), ("?" if math.isnan(pred) else f"{pred:g}")
         else:
             pred = ("1" if f >= 0.0 else "-1") if self.classification else f"{f:.17g}"
         self.out.write(f"{self.pos.events}\t{f:.17g}\t{pred}\n")
@@ -367,10 +368,10 @@ class StreamRunner:
         e0 = self.pos.events
         if self.multi:
             preds = self._classes_of(f)
-            self.pos.mistakes += sum(p != v for p, v in zip(preds, y.tolist()))
+            self.pos.mistakes += int((preds != y).sum())  # NaN (no class yet) is a mistake
             top = f.max(axis=1) if f.shape[1] else np.full(n, -math.inf)
-            text = "".join([f"{e0 + i}\t{v:.17g}\t{'?' if p is None else format(p, 'g')}\n"
-                            for i, (v, p) in enumerate(zip(top.tolist(), preds))])
+            text = "".join([f"{e0 + i}\t{v:.17g}\t{'?' if p != p else format(p, 'g')}\n"
+                            for i, (v, p) in enumerate(zip(top.tolist(), preds.tolist()))])
         elif self.classification:
             pred = np.where(f >= 0.0, 1.0, -1.0)
             self.pos.mistakes += int((pred != y).sum())

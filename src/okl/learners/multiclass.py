@@ -199,7 +199,8 @@ class MultiClass:
         self.params = dict(params or {})
         self.params.pop("random_state", None)
         self.random_state = random_state
-        template = make(learner, **self.params)  # unknown names and bad hyperparameters fail here
+        # the heads' unstarted template: unknown names and bad hyperparameters fail here
+        self._template = template = make(learner, **self.params)
         if template.task != "classification":
             raise ValueError(f"MultiClass needs a classification loss; learner {learner!r} has loss "
                              f"{getattr(template, 'loss', None)!r}")
@@ -258,7 +259,7 @@ class MultiClass:
 
     def get_params(self) -> dict[str, Any]:
         """The heads' hyperparameters with this learner's ``random_state`` (as a binary learner's)."""
-        return {**make(self.learner, **self.params).get_params(), "random_state": self.random_state}
+        return {**self._template.get_params(), "random_state": self.random_state}
 
     @property
     def n_classes_(self) -> int:
@@ -270,18 +271,7 @@ class MultiClass:
         return dims[0] if dims else None
 
     def _uses_window(self) -> bool:
-        return make(self.learner, **self.params)._uses_window()
-
-    def index_of(self, label, grow: bool = False) -> int:
-        """The class index of ``label`` (-1 when new and ``grow``: it would be added); ValueError
-        for a label outside fixed classes."""
-        label = _plain_label(label)
-        k = self._index.get(label)
-        if k is not None:
-            return k
-        if self.fixed or not grow:
-            raise ValueError(f"label {label!r} is not one of the classes {self.classes_!r}")
-        return -1
+        return self._template._uses_window()
 
     # ---- learning ---------------------------------------------------------------------------
 
@@ -342,33 +332,32 @@ class MultiClass:
             raise ValueError(f"y has {len(labels)} entries but X has {X.shape[0]} rows")
         # class indices, new classes in order of first appearance (nothing changes before all are valid)
         index = dict(self._index)
-        new: list = []
-        first: list[int] = []
+        starts = [0] * len(index)  # each head's first row: 0, or its new class's first example
         y = np.empty(X.shape[0])
         for i, label in enumerate(labels):
-            k = index.get(_plain_label(label))
+            label = _plain_label(label)
+            k = index.get(label)
             if k is None:
                 if self.fixed:
                     raise ValueError(f"label {label!r} at row {i} is not one of the classes {self.classes_!r}")
-                k = index[_plain_label(label)] = len(index)
-                new.append(_plain_label(label))
-                first.append(i)
+                k = index[label] = len(index)
+                starts.append(i)
             y[i] = k
-        seconds = 0.0
-        K = len(index)
-        D = np.full((X.shape[0], K), -np.inf)
-        for label in new:
+        n_old = len(self.classes_)
+        for label in list(index)[n_old:]:
             self._add(label)
-        for k, (head, sign) in enumerate(zip(self.heads_, self.signs_)):
-            start = first[k - (K - len(new))] if k >= K - len(new) else 0
+        seconds = 0.0
+        D = np.full((X.shape[0], len(index)), -np.inf)
+        for k, (head, sign, start) in enumerate(zip(self.heads_, self.signs_, starts)):
+            if start == X.shape[0]:
+                continue
             targets = np.where(y[start:] == k, sign, -sign)
-            if start < X.shape[0]:
-                t0 = time.perf_counter()
-                decisions = head._learn_rounds(X[start:], targets) if exact else head.run(X[start:], targets).decisions
-                D[start:, k] = sign * decisions
-                seconds += time.perf_counter() - t0
-                if k >= K - len(new):
-                    D[start, k] = -np.inf  # the class did not exist before its first example
+            t0 = time.perf_counter()
+            decisions = head._learn_rounds(X[start:], targets) if exact else head.run(X[start:], targets).decisions
+            seconds += time.perf_counter() - t0
+            D[start:, k] = sign * decisions
+        for k in range(n_old, len(starts)):
+            D[starts[k], k] = -np.inf  # a class did not exist before its first example
         temperature_update(self.temperature_, D, y)
         self.n_seen_ += X.shape[0]
         if trace:
