@@ -134,8 +134,10 @@ def test_model_files_resume_exactly_and_refuse_forgeries(tmp_path):
     first = model.classes_[0].encode()
     with pytest.raises(okl.ModelFileError, match="distinct"):
         MultiClass.load(forged(lambda d: d.replace(b'"' + model.classes_[1].encode() + b'"', b'"' + first + b'"')))
-    with pytest.raises(okl.ModelFileError, match="head1.npz is missing"):
-        MultiClass.load(forged(lambda d: d, drop="head1.npz"))
+    with pytest.raises(okl.ModelFileError, match="core.npz is missing"):
+        MultiClass.load(forged(lambda d: d, drop="core.npz"))  # auto: one model with K outputs
+    with pytest.raises(okl.ModelFileError, match="head0.npz is missing"):
+        MultiClass.load(forged(lambda d: d.replace(b'"native": true', b'"native": false')))
     (tmp_path / "x.zip").write_bytes(b"not a zip")
     with pytest.raises(okl.ModelFileError, match="not an okl multi-class model file"):
         MultiClass.load(tmp_path / "x.zip")

@@ -85,6 +85,18 @@ def loss_derivative(kind, z, y):
 
 
 @jit
+def class_steps(lkind, f, y, scale, g):
+    """g_o = scale l'(f_o, y_o) for the one-vs-rest targets y_o = +1 (o = y), -1 else; returns
+    whether any is nonzero."""
+    any_ = False
+    for o in range(f.shape[0]):
+        g[o] = scale * loss_derivative(lkind, f[o], 1.0 if o == y else -1.0)
+        if g[o] != 0.0:
+            any_ = True
+    return any_
+
+
+@jit
 def dot(u, v):
     s = 0.0
     for i in range(u.shape[0]):

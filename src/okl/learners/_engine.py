@@ -37,9 +37,15 @@ FOURIER member whose directions are twice another's (auto draws them so) takes t
 of that member's features (within a few ulp of its own sines and cosines). A member whose
 source left the pool computes its own.
 
-Outputs: a member's decisions are a column of the (n, N) decision matrix and its output weights a
-vector of length k (``I[j, K]``) laid out in F; a K-output version (issue 25) makes the weights
-k x K (row-major, ``I[j, NOUT]`` = 1 today) and the decisions (n, N, K).
+Outputs (``I[j, NOUT]``, the same for every member): 0, one output (labels -1/+1 or targets), a
+member's decisions a column of the (n, N) decision matrix and its output weights a vector of
+length k (``I[j, K]``) laid out in F; or K >= 1 one-vs-rest outputs over the K classes (labels
+are class indices; :class:`okl.learners.multiclass.MultiClass`): a member's weights are K rows
+(K x k row-major; an expansion's coefficients K x B), its features are computed once a round for
+the K outputs, its decisions are K columns of the (n, N K) decision matrix, and its step is its
+own step per output (:func:`_learn_multi`; FORKS's ONS shares one preconditioner,
+:func:`okl.learners.forks.ons_shared_step`). The aggregation then pays each member the mean of its
+K clipped one-vs-rest hinge losses and mixes each output with the same weights.
 
 Per-round cost: the members' own (see each learner) plus O(N) for the aggregation; the Python cost
 of an event is two compiled calls (predict_one, learn_one), whatever N.
@@ -51,11 +57,11 @@ import math
 
 import numpy as np
 
-from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, ogd_step,
+from okl._compiled import (class_steps, dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, ogd_step,
                            row_ok, rows_axpy, sub_scaled)
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
-from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
+from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step, ons_shared_step
 from okl.learners.nogd import nogd_step
 
 # member types
@@ -108,57 +114,88 @@ def _rate(agg, n_alive):
 
 
 @jit
-def _clip_row(d, alive, classification, lo, hi, c):
-    """Clip the decisions of the members alive (see auto's docstring); returns how many."""
+def _clip_row(d, alive, classification, lo, hi, c, nout):
+    """Clip the decisions of the members alive (see auto's docstring; member i's nout outputs are
+    d[i nout:(i + 1) nout]); returns how many members are alive."""
     n = 0
-    for i in range(d.shape[0]):
-        v = d[i]
+    for i in range(alive.shape[0]):
         if alive[i] > 0.0:
             n += 1
-            if classification:
-                v = min(max(v, -1.0), 1.0)
-            elif lo <= hi:
-                v = min(max(v, lo), hi)
-        c[i] = v
+        for o in range(nout):
+            v = d[i * nout + o]
+            if alive[i] > 0.0:
+                if classification:
+                    v = min(max(v, -1.0), 1.0)
+                elif lo <= hi:
+                    v = min(max(v, lo), hi)
+            c[i * nout + o] = v
     return n
 
 
 @jit
-def aggregate_predict(d, L, alive, agg, classification, w, c):
-    """The mixture's decision for member decisions ``d`` (no change to the state)."""
-    n = _clip_row(d, alive, classification, agg[2], agg[3], c)
+def aggregate_outputs(d, L, alive, agg, classification, w, c, nout, p):
+    """The mixture's nout outputs p_o = sum_i w_i c_io for member decisions ``d`` (no change to the
+    state; p = 0 with no member alive)."""
+    n = _clip_row(d, alive, classification, agg[2], agg[3], c, nout)
+    for o in range(nout):
+        p[o] = 0.0
     if n == 0:
-        return 0.0
+        return
     _weights(L, alive, _rate(agg, n), w)
-    p = 0.0
-    for i in range(d.shape[0]):
+    for i in range(alive.shape[0]):
         if alive[i] > 0.0:
-            p += w[i] * c[i]
-    return p
+            for o in range(nout):
+                p[o] += w[i] * c[i * nout + o]
 
 
 @jit
-def aggregate_round(d, y, L, alive, agg, classification, w, c, loss):
+def aggregate_predict(d, L, alive, agg, classification, w, c):
+    """The mixture's decision for member decisions ``d`` (one output; no change to the state)."""
+    p = np.empty(1)
+    aggregate_outputs(d, L, alive, agg, classification, w, c, 1, p)
+    return p[0]
+
+
+@jit
+def _member_loss(c, i, y, classification, nout, multi):
+    """Member i's loss on its clipped outputs c: the clipped hinge (1 - y c) / 2 (one output, y =
+    -1/+1), its mean over the K one-vs-rest outputs (``multi``: y is the class index, y_o = +1 for
+    o = y, else -1), or the squared loss (c - y)^2."""
+    if not classification:
+        return (c[i] - y) * (c[i] - y)
+    if not multi:
+        return 0.5 * (1.0 - y * c[i])
+    s = 0.0
+    for o in range(nout):
+        s += 0.5 * (1.0 - (1.0 if o == y else -1.0) * c[i * nout + o])
+    return s / nout
+
+
+@jit
+def aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nout, multi, p):
     """One test-then-train aggregation round on member decisions d (a member with a non-finite
-    decision leaves the pool for good); returns the mixture's decision. w, c, loss: work (N)."""
-    N = d.shape[0]
+    output leaves the pool for good); the mixture's outputs go to p. w, loss: work (N); c: work
+    (N nout)."""
+    N = alive.shape[0]
     for i in range(N):
-        if alive[i] > 0.0 and not math.isfinite(d[i]):
-            alive[i] = 0.0
-    p = aggregate_predict(d, L, alive, agg, classification, w, c)
+        if alive[i] > 0.0:
+            for o in range(nout):
+                if not math.isfinite(d[i * nout + o]):
+                    alive[i] = 0.0
+    aggregate_outputs(d, L, alive, agg, classification, w, c, nout, p)
     n = 0
     for i in range(N):
         if alive[i] > 0.0:
             n += 1
     if n == 0:
-        return p
+        return
     eta = _rate(agg, n)
     # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
     h = 0.0
     lmin = np.inf
     for i in range(N):
         if alive[i] > 0.0:
-            li = 0.5 * (1.0 - y * c[i]) if classification else (c[i] - y) * (c[i] - y)
+            li = _member_loss(c, i, y, classification, nout, multi)
             loss[i] = li
             h += w[i] * li
             if li < lmin:
@@ -197,7 +234,14 @@ def aggregate_round(d, y, L, alive, agg, classification, w, c, loss):
     if not classification:
         agg[2] = min(agg[2], y)
         agg[3] = max(agg[3], y)
-    return p
+
+
+@jit
+def aggregate_round(d, y, L, alive, agg, classification, w, c, loss):
+    """:func:`aggregate_outputs_round` with one output; returns the mixture's decision."""
+    p = np.empty(1)
+    aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, 1, False, p)
+    return p[0]
 
 
 @jit
@@ -216,8 +260,8 @@ def aggregate_rounds(D, Y, L, alive, agg, classification, out):
 
 
 @jit
-def _features(F, I, R, j, x, own, q, pre):
-    """Member j's decision on row x, with its features (left in F in its slot q at ``O_Z``; none
+def _features(F, I, R, j, x, own, q, pre, features_only):
+    """Member j's decision on row x (``features_only``: only the features, returns 0), with its features (left in F in its slot q at ``O_Z``; none
     for EXPANSION) computed when ``own`` (else they are its source member's, computed before).
     ``pre``: a kernel map's features of this row are already in slot q (:func:`_block_features`)."""
     t = I[j, TYPE]
@@ -233,7 +277,6 @@ def _features(F, I, R, j, x, own, q, pre):
         return f
     k = I[j, K]
     z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
-    w = F[I[j, O_W]:I[j, O_W] + k]
     if own:
         if t == NYSTROM or t == SKETCH_ONS:
             if not pre:
@@ -256,7 +299,87 @@ def _features(F, I, R, j, x, own, q, pre):
     elif t == FOURIER:  # directions twice the source's: the double angle of its features
         o = I[I[j, SRC], O_Z] + q * k
         _double_angle(F[o:o + k], z)
-    return dot(w, z)
+    return 0.0 if features_only else dot(F[I[j, O_W]:I[j, O_W] + k], z)
+
+
+@jit
+def _features_multi(F, I, R, j, x, own, q, pre, nk, out):
+    """Member j's K outputs on row x into ``out`` (K outputs: its weights are K rows, ``O_W``
+    K x k row-major; an expansion's coefficients K x B), the features computed once as in
+    :func:`_features` (which this calls for them)."""
+    t = I[j, TYPE]
+    if t == EXPANSION:
+        d = x.shape[0]
+        B = I[j, BUDGET]
+        SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
+        alpha = F[I[j, O_W]:I[j, O_W] + nk * B].reshape((nk, B))
+        kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
+        for o in range(nk):
+            out[o] = 0.0
+        for i in range(I[j, M]):
+            kv = kernel_value(kind, a, b, c, SV[i], x)
+            for o in range(nk):
+                out[o] += alpha[o, i] * kv
+        return
+    k = I[j, K]
+    _features(F, I, R, j, x, own, q, pre, True)
+    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
+    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    for o in range(nk):
+        out[o] = dot(W[o], z)
+
+
+@jit
+def _learn_multi(F, I, R, j, x, y, f, q, nk, g):
+    """:func:`_learn` for K outputs (y the class index, f the K outputs, g work (K)): every output
+    learns its one-vs-rest target; an expansion adds x when any output has a nonzero loss
+    derivative (one support set for the K outputs), FORKS's counter counts such rounds."""
+    t = I[j, TYPE]
+    lkind = I[j, LOSS]
+    if t == SKETCH_ONS:
+        any_ = class_steps(lkind, f, y, -R[j, ETA], g)
+        due, counter = update_round_due(1.0 if any_ else 0.0, I[j, COUNTER], I[j, NSEEN], I[j, RHO],
+                                        I[j, MARGIN_COUNTER] != 0)
+        I[j, COUNTER] = counter
+        if due:
+            return UPDATE
+        if any_:
+            k = I[j, K]
+            ons_shared_step(F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k],
+                            F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k)),
+                            F[I[j, O_G]:I[j, O_G] + k * k].reshape((k, k)), g, CODE_PROJECTION_EPS, R[j, CB],
+                            F[I[j, O_U]:I[j, O_U] + k])
+        I[j, NSEEN] += 1
+        return NOTHING
+    any_ = class_steps(lkind, f, y, 1.0, g)
+    if t == EXPANSION:
+        if any_:
+            m = I[j, M]
+            B = I[j, BUDGET]
+            if m >= B:
+                return TRANSITION
+            d = x.shape[0]
+            o = I[j, O_A] + m * d
+            for i in range(d):
+                F[o + i] = x[i]
+            for o in range(nk):
+                F[I[j, O_W] + o * B + m] = -R[j, ETA] * g[o]
+            I[j, M] = m + 1
+        I[j, NSEEN] += 1
+        return NOTHING
+    k = I[j, K]
+    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
+    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    if t == NYSTROM:
+        G = F[I[j, O_G]:I[j, O_G] + nk * k].reshape((nk, k))
+        for o in range(nk):
+            nogd_step(z, f[o], 1.0 if o == y else -1.0, W[o], G[o], R[j, LR], R[j, ETA], I[j, OGD] != 0, lkind)
+    else:  # FOURIER, LINEAR
+        for o in range(nk):
+            if g[o] != 0.0:
+                sub_scaled(W[o], ogd_step(R[j, ETA] * g[o], z, lkind), z)
+    I[j, NSEEN] += 1
+    return NOTHING
 
 
 @jit
@@ -339,82 +462,115 @@ def _learn(F, I, R, j, x, y, f, q):
 
 
 @jit
+def _outputs(I):
+    """(K, nout): K = ``I[:, NOUT]`` (0: one output with labels -1/+1 or targets; K >= 1: K
+    one-vs-rest outputs with class-index labels) and nout = max(K, 1) outputs per member."""
+    K = I[0, NOUT] if I.shape[0] else 0
+    return K, max(K, 1)
+
+
+@jit
 def _predict_all(F, I, R, x, alive, d, q, pre):
-    """Every engine member's decision on x into d, features in slot q (PY members' entries are
-    left as given; ``pre``: see :func:`_features`)."""
+    """Every engine member's outputs on x into d (member j's at d[j nout:(j + 1) nout]), features
+    in slot q (PY members' entries are left as given; ``pre``: see :func:`_features`)."""
+    nk, nout = _outputs(I)
     for o in range(I.shape[0]):  # sources before the members that read them (``ORDER``)
         j = I[o, ORDER]
         src = I[j, SRC]
         if alive[j] > 0.0 and I[j, TYPE] != PY:
-            d[j] = _features(F, I, R, j, x, src == j or alive[src] <= 0.0, q, pre)
+            own = src == j or alive[src] <= 0.0
+            if nk == 0:
+                d[j] = _features(F, I, R, j, x, own, q, pre, False)
+            else:
+                _features_multi(F, I, R, j, x, own, q, pre, nk, d[j * nk:(j + 1) * nk])
 
 
 @jit
-def _learn_all(F, I, R, x, y, d, alive, todo, q):
-    """Every engine member alive learns x (decisions d, features in slot q); returns how many
-    need Python (``todo``)."""
+def _learn_all(F, I, R, x, y, d, alive, todo, q, g):
+    """Every engine member alive learns x (outputs d, features in slot q; g: work, nout); returns
+    how many need Python (``todo``)."""
+    nk, nout = _outputs(I)
     n = 0
     for j in range(I.shape[0]):
         todo[j] = NOTHING
         if alive[j] > 0.0 and I[j, TYPE] != PY:
-            todo[j] = _learn(F, I, R, j, x, y, d[j], q)
+            if nk == 0:
+                todo[j] = _learn(F, I, R, j, x, y, d[j], q)
+            else:
+                todo[j] = _learn_multi(F, I, R, j, x, y, d[j * nk:(j + 1) * nk], q, nk, g)
             if todo[j] != NOTHING:
                 n += 1
     return n
 
 
+def state_size(N: int, nout: int) -> int:
+    """The length of the engine's state-and-work array S (:func:`_views`)."""
+    return 4 * N + 4 + 2 * N * nout + 2 * nout
+
+
 @jit
-def _views(S, N):
+def _views(S, N, nout):
     """The aggregation's state and work in S: L, alive, agg (the learner's own state, see above)
-    and the work spaces d (the members' decisions on the last row), w, c, loss (N each)."""
-    return (S[0:N], S[N:2 * N], S[2 * N:2 * N + 4], S[2 * N + 4:3 * N + 4], S[3 * N + 4:4 * N + 4],
-            S[4 * N + 4:5 * N + 4], S[5 * N + 4:6 * N + 4])
+    and the work spaces d (the members' outputs on the last row, N nout), w (N), c (N nout), loss
+    (N), p (the mixture's nout outputs) and g (nout: the members' steps)."""
+    e = 2 * N + 4
+    f = e + 2 * N * nout + 2 * N
+    return (S[0:N], S[N:2 * N], S[2 * N:e], S[e:e + N * nout], S[e + N * nout:e + N * nout + N],
+            S[e + N * nout + N:e + 2 * N * nout + N], S[e + 2 * N * nout + N:f], S[f:f + nout],
+            S[f + nout:f + 2 * nout])
 
 
 @jit
 def engine_predict(F, I, R, S, x, bound, classification):
-    """predict_one: every member's decision on x (into d; the features stay in F) and the mixture's
-    decision. Returns (ok, f); ok False (nothing computed) when x fails
+    """predict_one: every member's outputs on x (into d; the features stay in F) and the mixture's
+    (into p, returned with it). Returns (ok, p[0]); ok False (nothing computed) when x fails
     :func:`okl._compiled.row_ok`."""
     if not row_ok(x, bound):
         return False, 0.0
-    L, alive, agg, d, w, c, _ = _views(S, I.shape[0])
+    nk, nout = _outputs(I)
+    L, alive, agg, d, w, c, _, p, _ = _views(S, I.shape[0], nout)
     _predict_all(F, I, R, x, alive, d, 0, False)
     a = alive.copy()
-    for j in range(d.shape[0]):
-        if a[j] > 0.0 and not math.isfinite(d[j]):
-            a[j] = 0.0  # learning this row would drop it
-    return True, aggregate_predict(d, L, a, agg, classification, w, c)
+    for j in range(a.shape[0]):
+        for o in range(nout):
+            if a[j] > 0.0 and not math.isfinite(d[j * nout + o]):
+                a[j] = 0.0  # learning this row would drop it
+    aggregate_outputs(d, L, a, agg, classification, w, c, nout, p)
+    return True, p[0]
 
 
 @jit
 def engine_learn(F, I, R, S, x, y, bound, have, classification, todo):
     """learn_one: the round of every member and of the aggregation on row x (``have``: the
-    features and decisions d of x are those engine_predict left, in this state). Returns
-    (ok, f, number of members needing Python, listed in ``todo``); f is NaN once no member is
-    left."""
-    L, alive, agg, d, w, c, loss = _views(S, I.shape[0])
+    features and outputs d of x are those engine_predict left, in this state). Returns
+    (ok, p[0], number of members needing Python, listed in ``todo``), the mixture's outputs in p;
+    they are NaN once no member is left."""
+    nk, nout = _outputs(I)
+    L, alive, agg, d, w, c, loss, p, g = _views(S, I.shape[0], nout)
     if not have:
         if not row_ok(x, bound):
             return False, 0.0, 0
         _predict_all(F, I, R, x, alive, d, 0, False)
-    p = aggregate_round(d, y, L, alive, agg, classification, w, c, loss)
-    n = _learn_all(F, I, R, x, y, d, alive, todo, 0)
+    aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nout, nk > 0, p)
+    n = _learn_all(F, I, R, x, y, d, alive, todo, 0, g)
     for j in range(alive.shape[0]):
         if alive[j] > 0.0:
-            return True, p, n
+            return True, p[0], n
+    for o in range(nout):
+        p[o] = np.nan
     return True, np.nan, n
 
 
 @jit
 def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo):
     """Rows r0.. of a block, each as engine_predict then engine_learn (PY members' columns of D
-    filled beforehand), the kernel maps' features four rows at a time (:func:`_block_features`:
-    the same values as one row at a time, so a row's decisions do not depend on the block).
-    Stops after the first row some member needs Python for (the rows after it are recomputed:
-    its map may change), or before a row that fails :func:`okl._compiled.row_ok`. Returns (rows
-    done up to, number needing Python)."""
-    L, alive, agg, _, w, c, loss = _views(S, I.shape[0])
+    filled beforehand; D is n x N nout, out n x nout), the kernel maps' features four rows at a
+    time (:func:`_block_features`: the same values as one row at a time, so a row's decisions do
+    not depend on the block). Stops after the first row some member needs Python for (the rows
+    after it are recomputed: its map may change), or before a row that fails
+    :func:`okl._compiled.row_ok`. Returns (rows done up to, number needing Python)."""
+    nk, nout = _outputs(I)
+    L, alive, agg, _, w, c, loss, _, g = _views(S, I.shape[0], nout)
     r = r0
     n = X.shape[0]
     while r < n:
@@ -429,8 +585,9 @@ def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo):
         for q in range(nb):
             x = X[r + q]
             _predict_all(F, I, R, x, alive, D[r + q], q, True)
-            out[r + q] = aggregate_round(D[r + q], Y[r + q], L, alive, agg, classification, w, c, loss)
-            k = _learn_all(F, I, R, x, Y[r + q], D[r + q], alive, todo, q)
+            aggregate_outputs_round(D[r + q], Y[r + q], L, alive, agg, classification, w, c, loss, nout, nk > 0,
+                                    out[r + q])
+            k = _learn_all(F, I, R, x, Y[r + q], D[r + q], alive, todo, q, g)
             if k:
                 return r + q + 1, k
         r += nb
@@ -464,7 +621,7 @@ class Engine:
         parts: list[tuple[int, int, np.ndarray | int, str | None]] = []  # (member, column, array or size, attr)
         for j, m in enumerate(pool):
             I[j, SRC] = j
-            I[j, NOUT] = 1
+            I[j, NOUT] = m.n_outputs_
             I[j, NSEEN] = m.n_seen_
             I[j, LOSS] = m.loss_.kind
             spec = getattr(m, "kernel_", None)
@@ -543,8 +700,15 @@ class Engine:
         I[:, ORDER] = order
         self.py = [j for j in range(N) if I[j, TYPE] == PY]
         # the aggregation's state (copied in; the learner takes the views back) and work spaces
-        self.S = np.full(6 * N + 4, np.nan)
-        self.L, self.alive, self.agg, self.d, self.w, self.c, self.loss = _views(self.S, N)
+        if len({int(k) for k in I[:, NOUT]}) > 1:
+            raise ValueError("auto's members must all have the same number of outputs")
+        self.K, self.nout = (int(I[0, NOUT]), max(int(I[0, NOUT]), 1)) if N else (0, 1)
+        if self.K and self.py:
+            raise ValueError("K outputs need every member in the engine (NOGD, FORKS with ons='code', FOGD, "
+                             f"linear); {[pool[j].name for j in self.py]} are not")
+        self.S = np.full(state_size(N, self.nout), np.nan)
+        (self.L, self.alive, self.agg, self.d, self.w, self.c, self.loss, self.p,
+         self.g) = _views(self.S, N, self.nout)
         self.L[:], self.alive[:], self.agg[:] = L, alive, agg
         self.todo = np.zeros(N, dtype=np.int64)
         self.classification = pool[0].task == "classification" if pool else True

@@ -143,8 +143,8 @@ class SketchedLearner(Learner):
             sizes={"k": (0, k_high), "nu": (1, B + self.n_seen_ + 1)},
             groups=(stage2,),
             fields={
-                "SV_": Arr((B, "dim")), "alpha_": Arr((B,)), "m_": Num(int, 0, (B, "n_seen")),
-                "Q_": Arr((sm, "k"), optional=True), "w_": Arr(("k",), optional=True),
+                "SV_": Arr((B, "dim")), "alpha_": Arr(self._out_shape(B)), "m_": Num(int, 0, (B, "n_seen")),
+                "Q_": Arr((sm, "k"), optional=True), "w_": Arr(self._out_shape("k"), optional=True),
                 "landmarks_": Arr((sm, "dim"), optional=True),
                 "transition_round_": Num(int, 0, last, optional=True),
                 "counter_": Num(int, 0, "n_seen"), "update_rounds_": Num(int, 0, "n_seen"),
@@ -207,9 +207,12 @@ class SketchedLearner(Learner):
         return pinv(Kmm @ self.Q_, PINV_RTOL) @ (Kmm @ Q_old)
 
     @staticmethod
-    def _anchored(f: float, phi: np.ndarray) -> np.ndarray:
-        """The weight w = f phi / ||phi||^2 with w^T phi = f (0 when phi = 0)."""
+    def _anchored(f, phi: np.ndarray) -> np.ndarray:
+        """The weight w = f phi / ||phi||^2 with w^T phi = f (0 when phi = 0); K outputs f (an
+        array): the K x k rows f_o phi / ||phi||^2."""
         nn = float(phi @ phi)
+        if np.ndim(f):
+            return np.outer(f, phi) / nn if nn > 0.0 else np.zeros((len(f), len(phi)))
         return (f / nn) * phi if nn > 0.0 else np.zeros_like(phi)
 
     def _decision(self, x):

@@ -117,7 +117,8 @@ from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_vector
 from okl.kernels import RBF, check_kernel
 from okl.learners._engine import (TRANSITION, Engine, _weights, aggregate_predict, aggregate_rounds,  # noqa: F401
                                   engine_learn, engine_predict, engine_rows)
-from okl.learners.base import Arr, Learner, Seq, StateSpec, _event_state, make, register
+from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, _event_state, make, register
+from okl.learners.state import MAX_CLASSES
 from okl.losses import get_loss
 from okl.scaling import check_scale
 
@@ -236,7 +237,7 @@ class Auto(Learner):
     True
     """
 
-    _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_")
+    _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_", "n_outputs_")
     _divergence_hint = "nothing: every member diverged; pass members with smaller steps"
 
     def __init__(self, *, budget: int = 100, loss="hinge", kernel=None, members=None,
@@ -311,6 +312,9 @@ class Auto(Learner):
         if not pool:
             raise ValueError("auto: no member can learn with this kernel and loss")
         _share_directions(pool)
+        if self.n_outputs_:
+            for member in pool:
+                member._set_outputs([1.0] * self.n_outputs_)
         self._pool = pool
         n = len(pool)
         self.member_index_ = keep
@@ -319,6 +323,51 @@ class Auto(Learner):
         self.agg_ = np.array([0.0, 0.0, np.inf, -np.inf])
         self.members_blob_ = None
         self.member_sizes_ = None
+
+    # ---- K outputs (okl.learners.multiclass.MultiClass) -------------------------------------
+
+    def _set_outputs(self, signs) -> None:
+        """K one-vs-rest outputs (see :meth:`Learner._set_outputs`): every member's model becomes
+        K rows (``signs``: copies or mirrors of what it learned, for a binary learner turned
+        multi-class), and the aggregation pays each member the mean of its K clipped hinge
+        losses, which for two mirrored outputs is the binary loss it paid so far: the weights
+        carry on unchanged. Labels are class indices from now on; the calibration of the binary
+        decisions is dropped (the multi-class model has its own)."""
+        if self.n_outputs_:
+            raise ValueError("the learner has K outputs already")
+        if self.task != "classification":
+            raise ValueError("K outputs need a classification loss")
+        if self.started_:
+            for member in self.pool_:
+                member._set_outputs(signs)
+            self._stale()
+        if self.dim_ is not None and not self.started_:  # the window's labels -1/+1 as class indices
+            pos = [o for o, s in enumerate(signs) if s > 0]
+            neg = [o for o, s in enumerate(signs) if s < 0]
+            self.warmup_y_ = np.where(self.warmup_y_ > 0, pos[0] if pos else 0, neg[0] if neg else 0).astype(float)
+        self.calibration_ = None
+        self.n_outputs_ = len(signs)
+
+    def _grow_outputs(self, K: int) -> None:
+        if self.started_:
+            for member in self.pool_:
+                member._grow_outputs(K)
+            self._stale()
+        self.n_outputs_ = int(K)
+
+    def _drop_last_output(self) -> None:
+        if self.started_:
+            for member in self.pool_:
+                member._drop_last_output()
+            self._stale()
+        self.n_outputs_ -= 1
+
+    def _stale(self) -> None:
+        ev = _event_state(self)
+        if ev.buf is not None:
+            ev.buf.sync()
+            ev.buf.stale = True
+        ev.cache = None
 
     @property
     def pool_(self) -> list[Learner]:
@@ -359,12 +408,13 @@ class Auto(Learner):
         eng.stale = True  # the members now hold the state; the layout is rebuilt from them
         for j in np.flatnonzero(eng.todo):
             member = self._pool[j]
+            f = float(eng.d[j]) if not eng.K else eng.d[j * eng.K:(j + 1) * eng.K].copy()
             try:
                 with np.errstate(all="ignore"), one_blas_thread():
                     if eng.todo[j] == TRANSITION:
-                        member._transition(x, y, float(eng.d[j]), member.n_seen_)
+                        member._transition(x, y, f, member.n_seen_)
                     else:
-                        member._update_round(x, y, float(eng.d[j]))
+                        member._update_round(x, y, f)
             except (ValueError, FloatingPointError, ArithmeticError, np.linalg.LinAlgError):
                 self.alive_[j] = 0.0
             member.n_seen_ += 1
@@ -389,7 +439,7 @@ class Auto(Learner):
         ok, f = engine_predict(eng.F, eng.I, eng.R, eng.S, x, MAX_ABS_FEATURE, eng.classification)
         if not ok:
             self._check_values(x)
-        return f, eng
+        return (f if not eng.K else eng.p.copy()), eng
 
     def _event_learn(self, x, y, z, ev):
         eng = self._engine(ev)
@@ -400,10 +450,12 @@ class Auto(Learner):
                                 eng.todo)
         if not ok:
             self._check_values(x)
+        if eng.K:
+            f = eng.p.copy()
         if n:
             self._python_steps(eng, x, y)
             if not self.alive_.any():
-                return np.nan  # the last member failed in its Python step
+                return f * np.nan  # the last member failed in its Python step
         return f
 
     def _decision(self, x):
@@ -421,12 +473,14 @@ class Auto(Learner):
 
     def _process(self, X, y):
         n = X.shape[0]
-        out = np.empty(n)
+        nout = max(self.n_outputs_, 1)
+        out = np.empty((n, self.n_outputs_) if self.n_outputs_ else n)
+        rows = out.reshape(n, nout)  # the engine writes the mixture's outputs row by row
         classification = self.task == "classification"
         for s in range(0, n, self.chunk_size):
             e = min(s + self.chunk_size, n)
             eng = self._engine()
-            D = np.full((e - s, len(self._pool)), np.nan)
+            D = np.full((e - s, len(self._pool) * nout), np.nan)
             for j in eng.py:  # members outside the engine: their own block path
                 if self.alive_[j] > 0.0:
                     D[:, j] = self._member_block(self._pool[j], X[s:e], y[s:e])
@@ -434,7 +488,7 @@ class Auto(Learner):
             while r < e - s:
                 eng = self._engine()
                 r, k = engine_rows(eng.F, eng.I, eng.R, eng.S, X[s:e], y[s:e], r, MAX_ABS_FEATURE, classification, D,
-                                   out[s:e], eng.todo)
+                                   rows[s:e], eng.todo)
                 if k:
                     eng.d[:] = D[r - 1]
                     self._python_steps(eng, X[s + r - 1], y[s + r - 1])
@@ -485,7 +539,8 @@ class Auto(Learner):
                 "L_": Arr(("n",), low=0.0), "alive_": Arr(("n",), low=0.0, high=1.0),
                 "agg_": Arr((4,), finite=False),
                 "members_blob_": Arr(("blob",), dtype=np.int64, optional=True),
-                "member_sizes_": Arr(("n",), dtype=np.int64, low=1, optional=True)},
+                "member_sizes_": Arr(("n",), dtype=np.int64, low=1, optional=True),
+                "n_outputs_": Num(int, 0, MAX_CLASSES)},
             rules=((lambda m: m._pool is not None or m._unpack(), "members_blob_",
                     "does not hold valid model files of the members"),))
 

@@ -112,6 +112,14 @@ class Learner(EventPath, ModelFiles):
     scale_spread_: np.ndarray | None = None
     #: the online calibration of the decisions (:mod:`okl.calibration`; None for regression)
     calibration_: np.ndarray | None = None
+    #: outputs: 0 = one (labels -1/+1 or targets); K >= 1 = K one-vs-rest outputs over class
+    #: indices, learned inside ``auto``'s engine (:mod:`okl.learners._engine`; set by
+    #: :class:`okl.learners.multiclass.MultiClass` through :meth:`_set_outputs`)
+    n_outputs_: int = 0
+    #: the state arrays that carry one row per output when ``n_outputs_`` >= 1, with the sign a
+    #: mirrored output takes (-1: a weight, the opposite class's is -w; +1: a per-coordinate
+    #: statistic such as AdaGrad's sums, the same for both); learners with K-output support set it
+    _output_attrs: ClassVar[dict[str, float]] = {}
 
     # ---- hyperparameters -------------------------------------------------------------------
 
@@ -146,7 +154,8 @@ class Learner(EventPath, ModelFiles):
             self.n_seen_ = 0
             self.target_sum_ = 0.0
             self.scale_center_ = self.scale_spread_ = None
-            self.calibration_ = calibration.new_state(1) if self.task == "classification" else None
+            self.calibration_ = calibration.new_state(1) if self.task == "classification" and not self.n_outputs_ \
+                else None
             self.kernel_ = None if self._chooses_width() else getattr(self, "kernel", None)
             if self._uses_window():
                 self.started_ = False
@@ -157,6 +166,45 @@ class Learner(EventPath, ModelFiles):
                 self.warmup_X_ = self.warmup_y_ = None
                 self._start(int(dim))
             self.dim_ = int(dim)
+
+    def _out_shape(self, *shape):
+        """A per-output state array's declared shape: ``shape``, with a leading K in K-output mode."""
+        return (self.n_outputs_, *shape) if self.n_outputs_ else shape
+
+    def _set_outputs(self, signs) -> None:
+        """Turn a started one-output learner into len(signs) outputs: output o is the learned
+        model times ``signs[o]`` (+1: a copy, -1: its mirror, the one-vs-rest model of the other
+        label; an unstarted model's weights are 0, so any signs give a fresh K-output model).
+        Only learners with ``_output_attrs`` take it, and only in ``auto``'s engine."""
+        if not self._output_attrs:
+            raise ValueError(f"{self.name or type(self).__name__} has no K-output form")
+        if self.n_outputs_:
+            raise ValueError("the learner has K outputs already")
+        for attr, mirror in self._output_attrs.items():
+            a = getattr(self, attr, None)
+            if a is not None:
+                setattr(self, attr, np.stack([a * s if mirror < 0 else a.copy() for s in signs]))
+        self.n_outputs_ = len(signs)
+        self.calibration_ = None  # the K outputs' probabilities are the multi-class model's
+        _drop_event_cache(self)
+
+    def _grow_outputs(self, K: int) -> None:
+        """Add outputs up to K, each with zero weights (a class seen for the first time)."""
+        for attr in self._output_attrs:
+            a = getattr(self, attr, None)
+            if a is not None:
+                setattr(self, attr, np.concatenate([a, np.zeros((K - a.shape[0],) + a.shape[1:])]))
+        self.n_outputs_ = int(K)
+        _drop_event_cache(self)
+
+    def _drop_last_output(self) -> None:
+        """Undo :meth:`_grow_outputs` by one output (a new class whose first event was refused)."""
+        for attr in self._output_attrs:
+            a = getattr(self, attr, None)
+            if a is not None:
+                setattr(self, attr, np.ascontiguousarray(a[:-1]))
+        self.n_outputs_ -= 1
+        _drop_event_cache(self)
 
     def _chooses_width(self) -> bool:
         """True when the learner takes a kernel and none was given: it then fixes a Gaussian width
@@ -204,6 +252,9 @@ class Learner(EventPath, ModelFiles):
         """Decision during the width window: the running mean of the labels/targets seen so far
         (the majority vote for labels -1/+1; 0, i.e. +1, before any label)."""
         n = self.n_seen_
+        if self.n_outputs_:  # K outputs: each class's running mean of its -1/+1 targets
+            counts = np.bincount(self.warmup_y_[:n].astype(np.int64), minlength=self.n_outputs_)[:self.n_outputs_]
+            return (2.0 * counts - n) / n if n else np.zeros(self.n_outputs_)
         if self._centers_targets():
             return self._target_mean()  # the buffer holds residuals from that mean
         return float(self.warmup_y_[:n].sum() / n) if n else 0.0
@@ -272,7 +323,7 @@ class Learner(EventPath, ModelFiles):
         """Test-then-train over validated rows (shared by ``learn_one`` and ``run``)."""
         _drop_event_cache(self)
         n = X.shape[0]
-        out = np.empty(n)
+        out = self._new_decisions(n)
         mu = None
         if self._centers_targets() and n:
             mu, sums = self._running_target_means(y)
@@ -296,9 +347,20 @@ class Learner(EventPath, ModelFiles):
                 self.target_sum_ = float(sums[-1])
             first = self.n_seen_
             self.n_seen_ += n - i
-            if not np.isfinite(out[i:]).all():
-                self._non_finite(first + int(np.flatnonzero(~np.isfinite(out[i:]))[0]))
+            self._check_finite(out[i:], first)
         return out
+
+    def _new_decisions(self, n: int) -> np.ndarray:
+        """An empty array for the decisions of n rounds: (n,), or (n, K) with K outputs."""
+        return np.empty((n, self.n_outputs_) if self.n_outputs_ else n)
+
+    def _check_finite(self, out: np.ndarray, first: int) -> None:
+        """Raise :meth:`_non_finite` for the first round (``first`` + row) of ``out`` whose
+        decision (any output) is not finite."""
+        ok = np.isfinite(out)
+        if not ok.all():
+            bad = ~ok.reshape(len(out), -1).all(axis=1)
+            self._non_finite(first + int(np.flatnonzero(bad)[0]))
 
     #: the hyperparameter(s) to lower when decisions become non-finite (named in the error)
     _divergence_hint: ClassVar[str] = "eta (the step size)"

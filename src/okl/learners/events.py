@@ -113,7 +113,7 @@ class EventPath:
         decisions equal to a learn_one loop, bit for bit (what ``okl stream`` uses, so a resumed
         stream prints exactly the uninterrupted predictions)."""
         n = X.shape[0]
-        out = np.empty(n)
+        out = self._new_decisions(n)
         _drop_event_cache(self)
         # the running means of the whole block at once: row i's is the same whichever path learns
         # it (learn_one adds the same targets in the same order)
@@ -139,9 +139,7 @@ class EventPath:
                 if k:
                     first = self.n_seen_
                     self.n_seen_ += k
-                    done = out[i:i + k]
-                    if not np.isfinite(done).all():
-                        self._non_finite(first + int(np.flatnonzero(~np.isfinite(done))[0]))
+                    self._check_finite(out[i:i + k], first)
                     i += k
                     continue
             out[i] = self._learn_event(X[i], y[i])
@@ -160,7 +158,7 @@ class EventPath:
         """Decision value f(x) of the current model (0 before the first example)."""
         x, checked = self._event_row(x)
         if self.dim_ is None:
-            return 0.0
+            return np.zeros(self.n_outputs_) if self.n_outputs_ else 0.0
         if self.started_:
             ev = _event_state(self)
             xs = self._scaled_row(x, commit=False)
@@ -172,7 +170,10 @@ class EventPath:
             self._check_values(x)
         if not self.started_:
             return self._warmup_decision()
-        f = float(self._decision(xs))
+        f = self._decision(xs)
+        if self.n_outputs_:
+            return f
+        f = float(f)
         return f + self._target_mean() if self._centers_targets() else f
 
     def learn_one(self, x, y) -> "Learner":
@@ -183,7 +184,9 @@ class EventPath:
     def _learn_event(self, x, y) -> float:
         """learn_one returning the decision made before learning (the round's prediction)."""
         x, checked = self._event_row(x)
-        if type(y) not in _FLOATS or not (y == 1.0 or y == -1.0 or (
+        if self.n_outputs_:
+            y = self._class_index(y)
+        elif type(y) not in _FLOATS or not (y == 1.0 or y == -1.0 or (
                 self._event_loss().task != "classification" and math.isfinite(y))):
             y = check_target(y, self.task)
         else:
@@ -209,7 +212,7 @@ class EventPath:
                 f = self._event_learn(xs, y, z, ev)
             if f is not None:
                 self.n_seen_ += 1
-                if not math.isfinite(f):
+                if not np.isfinite(f).all():
                     self._non_finite(self.n_seen_ - 1)
                 return f
         if not checked:
@@ -218,8 +221,18 @@ class EventPath:
         _drop_event_cache(self)
         if (self._event_heavy() if self.started_ else self.n_seen_ >= WIDTH_WINDOW - 1):
             with one_blas_thread():
-                return float(self._advance(x[None, :], np.array([y]))[0])
-        return float(self._advance(x[None, :], np.array([y]))[0])
+                f = self._advance(x[None, :], np.array([y]))[0]
+        else:
+            f = self._advance(x[None, :], np.array([y]))[0]
+        return f if self.n_outputs_ else float(f)
+
+    def _class_index(self, y) -> float:
+        """A K-output learner's label: the class index 0..K-1 (as a float)."""
+        if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, float, np.integer, np.floating)) \
+                or not float(y).is_integer() or not 0 <= y < self.n_outputs_:
+            raise ValueError(f"label {y!r}: a learner with {self.n_outputs_} outputs takes class indices "
+                             f"0..{self.n_outputs_ - 1}")
+        return float(y)
 
     def _event_heavy(self) -> bool:
         """Whether the next round may run matrix factorisations (then BLAS is held to one thread
@@ -234,13 +247,14 @@ class EventPath:
         if self.dim_ is None:
             return np.zeros(X.shape[0])
         if not self.started_:
-            return np.full(X.shape[0], self._warmup_decision())
-        out = np.empty(X.shape[0])
+            return np.tile(self._warmup_decision(), (X.shape[0], 1)) if self.n_outputs_ else \
+                np.full(X.shape[0], self._warmup_decision())
+        out = self._new_decisions(X.shape[0])
         ev = _event_state(self)
         ev.cache = None  # the features below may reuse the cached features' work space
         for i, x in enumerate(self._scaled_rows(X, commit=False)):
             r = self._event_features(x, ev)
-            out[i] = r[0] if r is not None else float(self._decision(x))
+            out[i] = r[0] if r is not None else self._decision(x)
         if self._centers_targets():
             out += self._target_mean()
         return out

@@ -39,7 +39,8 @@ from okl._compiled import dot, jit, linear_round, loss_derivative, ogd_step, row
 from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_positive
 from okl._vecmath import sincos_scaled_into
 from okl.kernels import check_kernel
-from okl.learners.base import Arr, Learner, StateSpec, register
+from okl.learners.base import Arr, Learner, Num, StateSpec, register
+from okl.learners.state import MAX_CLASSES
 from okl.learners.events import EventWork
 from okl.losses import get_loss
 from okl.scaling import check_scale
@@ -180,7 +181,8 @@ class FOGD(Learner):
     True
     """
 
-    _state_attrs = ("U_", "w_")
+    _state_attrs = ("U_", "w_", "n_outputs_")
+    _output_attrs = {"w_": -1.0}
 
     def __init__(self, *, budget: int = 100, n_components: int | None = None, eta: float | None = None,
                  loss="hinge", kernel=None, center_targets: bool = True, scale: str | None = "auto",
@@ -212,7 +214,8 @@ class FOGD(Learner):
 
     def _state_spec(self):
         D = self.n_components_
-        return StateSpec(fields={"U_": Arr((D, "dim")), "w_": Arr((2 * D,))})
+        return StateSpec(fields={"U_": Arr((D, "dim")), "w_": Arr(self._out_shape(2 * D)),
+                                 "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
     def _start(self, dim):
         self.U_ = self.kernel_.sample_frequencies(self.n_components_, dim, self._rng)

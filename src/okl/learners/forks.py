@@ -92,15 +92,18 @@ and O(s_p s_m^2) for pinv(Phi_pm); transition O(B^2 D + B^2 s_p + s_p^3).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from okl._compiled import dot, jit, loss_derivative
+from okl._compiled import class_steps, dot, jit, loss_derivative
 from okl._validation import check_bool, check_choice, check_int, check_positive, check_real
 from okl.features.sketched import sketched_map
 from okl.kernels import check_kernel
 from okl.learners._sketched import DEFAULT_HORIZON  # noqa: F401  (public name, kept here)
 from okl.learners._sketched import SKETCH_STATE_ATTRS, SketchedLearner, update_round_due
 from okl.learners.base import Arr, Num, register
+from okl.learners.state import MAX_CLASSES
 from okl.linalg.inverse import matvec, symmetric_rank_one_apply
 from okl.linalg.inverse import matvec as _matvec  # noqa: F401  (the old name)
 from okl.linalg.sketch import IncrementalSketch
@@ -154,6 +157,41 @@ def ons_code_step(z, w, Ainv, step, eps, C, u):
         # Sherman-Morrison with a = A^{-1} g~ = step u, 1 + g~^T A^{-1} g~ = 1 + step^2 zu
         for i in range(k):
             u[i] *= step
+        symmetric_rank_one_apply(Ainv, u, 1.0 + s2 * zu)
+
+
+@jit
+def ons_shared_step(z, W, Ainv, steps, eps, C, u):
+    """The code's ONS step (:func:`okl.learners.forks.ons_code_step`) for K outputs with one
+    preconditioner: u = A^{-1} z once; every output o with step_o != 0 takes v_o = w_o + step_o u,
+    w_o = v_o - h(z^T v_o) / (z^T u + eps) u; then A <- A + s^2 z z^T with s^2 the mean of step_o^2
+    over those outputs (one Sherman-Morrison update: O(k^2 + K k) a round, not O(K k^2)). Under the
+    hinge loss every active output has step^2 = eta^2, the update each would make alone."""
+    k = z.shape[0]
+    matvec(Ainv, z, u)
+    zu = dot(z, u)
+    den = zu + eps
+    s2 = 0.0
+    na = 0
+    for o in range(W.shape[0]):
+        st = steps[o]
+        if st == 0.0:
+            continue
+        na += 1
+        s2 += st * st
+        w = W[o]
+        for i in range(k):
+            w[i] += st * u[i]
+        hz = h_bound(dot(z, w), C)
+        if hz != 0.0 and den > 0.0:
+            coef = hz / den
+            for i in range(k):
+                w[i] -= coef * u[i]
+    if na > 0 and s2 > 0.0:
+        s2 /= na
+        r = math.sqrt(s2)
+        for i in range(k):
+            u[i] *= r
         symmetric_rank_one_apply(Ainv, u, 1.0 + s2 * zu)
 
 
@@ -294,7 +332,8 @@ class FORKS(SketchedLearner):
     True
     """
 
-    _state_attrs = ("SV_", "alpha_", "m_", "U_", "s_", "V_", "Q_", "landmarks_", "w_", "Ainv_",
+    _output_attrs = {"alpha_": -1.0, "w_": -1.0}
+    _state_attrs = ("n_outputs_", "SV_", "alpha_", "m_", "U_", "s_", "V_", "Q_", "landmarks_", "w_", "Ainv_",
                     "transition_round_", "counter_", "update_rounds_", "discarded_") + SKETCH_STATE_ATTRS
 
     @classmethod
@@ -342,7 +381,7 @@ class FORKS(SketchedLearner):
         sp = self.s_p_
         spec = self._sketch_spec(self.k_, U_=Arr((sp, "k"), optional=True), s_=Arr(("k",), low=0.0, optional=True),
                                  V_=Arr((sp, "k"), optional=True), Ainv_=Arr(("k", "k"), optional=True),
-                                 discarded_=Num(float, 0.0))
+                                 discarded_=Num(float, 0.0), n_outputs_=Num(int, 0, MAX_CLASSES))
         spec.groups = ((*spec.groups[0], "U_", "s_", "V_", "Ainv_"),)
         return spec
 
@@ -360,7 +399,8 @@ class FORKS(SketchedLearner):
 
     def _reset_weights(self, w0=None) -> None:
         k = self.Q_.shape[1]
-        self.w_ = np.zeros(k) if w0 is None else np.ascontiguousarray(w0, dtype=float)
+        shape = (self.n_outputs_, k) if self.n_outputs_ else (k,)
+        self.w_ = np.zeros(shape) if w0 is None else np.ascontiguousarray(w0, dtype=float)
         self.Ainv_ = np.eye(k) / self.ons_alpha_
 
     @property
@@ -384,7 +424,11 @@ class FORKS(SketchedLearner):
     def _first_step(self, phi, y, eps):
         """The ONS step of a transition / update round, on the new features with the fresh w, A."""
         u = np.empty_like(phi)
-        if self.ons == "paper":
+        if self.n_outputs_:  # K outputs (auto's engine, code ONS): one shared preconditioner
+            steps = np.empty(self.n_outputs_)
+            class_steps(self.loss_.kind, self.w_ @ phi, int(y), -self.eta, steps)
+            ons_shared_step(phi, self.w_, self.Ainv_, steps, eps, self.C, u)
+        elif self.ons == "paper":
             f = ons_paper_predict(phi, self.w_, self.Ainv_, self.C, u)
             ons_paper_learn(phi, self.w_, self.Ainv_, self.eta * self.loss_.derivative(f, y), u)
         else:
@@ -444,7 +488,7 @@ class FORKS(SketchedLearner):
             # change of coordinates (least squares on the landmarks): w_new = P w_old keeps the
             # predictions there and A_new^-1 = P A_old^-1 P^T carries the ONS metric along
             P = self._transfer_matrix(Q_old)
-            self.w_ = np.ascontiguousarray(P @ self.w_)
+            self.w_ = np.ascontiguousarray(P @ self.w_ if not self.n_outputs_ else self.w_ @ P.T)
             Ainv = P @ self.Ainv_ @ P.T
             self.Ainv_ = np.ascontiguousarray(0.5 * (Ainv + Ainv.T))  # exactly symmetric (matvec)
         else:

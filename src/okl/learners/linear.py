@@ -17,7 +17,8 @@ from __future__ import annotations
 import numpy as np
 
 from okl._validation import check_bool, check_positive
-from okl.learners.base import Arr, Learner, StateSpec, register
+from okl.learners.base import Arr, Learner, Num, StateSpec, register
+from okl.learners.state import MAX_CLASSES
 from okl.learners.fogd import ogd_rounds
 from okl.losses import get_loss
 from okl.scaling import check_scale
@@ -47,7 +48,8 @@ class LinearOGD(Learner):
     26.8
     """
 
-    _state_attrs = ("w_",)
+    _state_attrs = ("w_", "n_outputs_")
+    _output_attrs = {"w_": -1.0}
 
     def __init__(self, *, eta: float = 0.2, loss="hinge", center_targets: bool = True,
                  scale: str | None = "auto", random_state: int | None = None):
@@ -58,7 +60,7 @@ class LinearOGD(Learner):
         self.random_state = random_state
 
     def _state_spec(self):
-        return StateSpec(fields={"w_": Arr((self.dim_ + 1,))})
+        return StateSpec(fields={"w_": Arr(self._out_shape(self.dim_ + 1)), "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
     def _start(self, dim):
         self.w_ = np.zeros(dim + 1)

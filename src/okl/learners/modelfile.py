@@ -295,6 +295,8 @@ class ModelFiles:
             raise StateError("state", "must map each attribute to its entry")
         started = state.get("started_", {}).get("value") is True
         expected = {*_BASE_STATE, *(target._state_attrs if started else ())}
+        if "n_outputs_" in expected and "n_outputs_" not in state:
+            state = {**state, "n_outputs_": {"value": 0}}  # a file from before K outputs: one output
         if set(state) != expected:
             raise ModelFileError(
                 f"{path}: state attributes {sorted(state)} do not match "

@@ -71,14 +71,14 @@ from typing import Any
 import numpy as np
 
 from okl._jit import jit
+from okl._threads import one_blas_thread
 from okl._validation import check_matrix
 from okl.learners.base import Learner, ModelFileError, make
+from okl.learners.state import MAX_CLASSES
 from okl.learners.trace import Trace
 
 #: the format name and version written in ``multiclass.json``
 FORMAT, VERSION = "okl-multiclass", 1
-#: most classes a model file may declare (a forged count is refused before any head is read)
-MAX_CLASSES = 100_000
 _EPOCH = (1980, 1, 1, 0, 0, 0)
 
 
@@ -166,6 +166,14 @@ def _head_seed(random_state, k: int) -> int | None:
     return int(np.random.SeedSequence([int(random_state), int(k)]).generate_state(1)[0])
 
 
+def _has_k_outputs(learner: Learner) -> bool:
+    """Whether ``learner`` learns K classes as K outputs of one model: ``auto`` whose members all
+    run in its engine (:mod:`okl.learners._engine`)."""
+    return getattr(learner, "name", "") == "auto" and all(
+        name in ("nogd", "fogd", "linear") or (name == "forks" and params.get("ons", "code") == "code")
+        for name, _, params in learner.member_specs())
+
+
 def _copy(learner: Learner) -> Learner:
     """An exact, independent copy of a learner, through its model file (the path every state takes)."""
     with tempfile.TemporaryDirectory() as tmp:
@@ -209,6 +217,9 @@ class MultiClass:
         self._index: dict = {}
         self.heads_: list[Learner] = []
         self.signs_: list[float] = []
+        #: native: one learner with K outputs (``auto`` over engine members); else one head per class
+        self.core_: Learner | None = make(learner, **self.params, random_state=random_state) \
+            if _has_k_outputs(template) else None
         self.n_seen_ = 0
         self.temperature_ = np.array(TEMPERATURE_START)
         if classes is not None:
@@ -222,12 +233,23 @@ class MultiClass:
 
     # ---- heads ------------------------------------------------------------------------------
 
+    @property
+    def native(self) -> bool:
+        """Whether the K classes are K outputs of one learner (one feature map) rather than heads."""
+        return self.core_ is not None
+
     def _new_head(self, k: int) -> Learner:
         return make(self.learner, **self.params, random_state=_head_seed(self.random_state, k))
 
     def _add(self, label, head: Learner | None = None, sign: float = 1.0) -> None:
         self._index[label] = len(self.classes_)
         self.classes_.append(label)
+        if self.core_ is not None:
+            if self.core_.n_outputs_ == 0:
+                self.core_._set_outputs([1.0])
+            elif self.core_.n_outputs_ < len(self.classes_):
+                self.core_._grow_outputs(len(self.classes_))
+            return
         self.heads_.append(head if head is not None else self._new_head(len(self.heads_)))
         self.signs_.append(sign)
 
@@ -239,6 +261,14 @@ class MultiClass:
         as None was never seen: it gets no head (the other label's head is the learner)."""
         params = {k: v for k, v in learner.get_params().items() if k != "random_state"}
         out = cls(learner.name, params, random_state=random_state)
+        if out.core_ is not None:  # K outputs: the learner's model and its mirror become outputs
+            labels = [(_plain_label(v), s) for v, s in ((negative, -1.0), (positive, 1.0)) if v is not None]
+            learner._set_outputs([s for _, s in labels])
+            out.core_ = learner
+            for label, _ in labels:
+                out._add(label)
+            out.n_seen_ = learner.n_seen_
+            return out
         if negative is not None:
             out._add(_plain_label(negative), _copy(learner) if positive is not None else learner, -1.0)
         if positive is not None:
@@ -267,6 +297,8 @@ class MultiClass:
 
     @property
     def dim_(self) -> int | None:
+        if self.core_ is not None:
+            return self.core_.dim_
         dims = [h.dim_ for h in self.heads_ if h.dim_ is not None]
         return dims[0] if dims else None
 
@@ -291,6 +323,19 @@ class MultiClass:
                 raise ValueError(f"label {label!r} is not one of the classes {self.classes_!r}")
             self._add(label)
             k = len(self.classes_) - 1
+        if self.core_ is not None:
+            before = self.core_.n_seen_
+            try:
+                margins = np.array(self.core_._learn_round(x, float(k)), dtype=float)
+            except Exception:
+                if added and self.core_.n_seen_ == before:
+                    self._remove_last()  # x was refused before anything was learned
+                raise
+            if added:
+                margins[k] = -np.inf
+            temperature_update(self.temperature_, margins[None, :], np.array([float(k)]))
+            self.n_seen_ += 1
+            return margins
         learned = 0
         margins = np.full(len(self.heads_), -np.inf)
         try:
@@ -310,6 +355,9 @@ class MultiClass:
     def _remove_last(self) -> None:
         label = self.classes_.pop()
         del self._index[label]
+        if self.core_ is not None:
+            self.core_._drop_last_output()
+            return
         self.heads_.pop()
         self.signs_.pop()
 
@@ -344,6 +392,8 @@ class MultiClass:
                 starts.append(i)
             y[i] = k
         n_old = len(self.classes_)
+        if self.core_ is not None:
+            return self._learn_block_native(X, y, list(index)[n_old:], starts[n_old:], trace, exact)
         for label in list(index)[n_old:]:
             self._add(label)
         seconds = 0.0
@@ -364,7 +414,41 @@ class MultiClass:
             return Trace(D, y, seconds, "classification", None, {"classes": list(self.classes_)})
         return D
 
+    def _learn_block_native(self, X, y, new_labels, new_starts, trace: bool, exact: bool):
+        """The rows through the K-output learner, the block cut where a new class first appears
+        (its output is added there, as one event at a time adds it: the decisions do not depend
+        on how a stream is cut into blocks)."""
+        n = X.shape[0]
+        D = np.full((n, len(self.classes_) + len(new_labels)), -np.inf)
+        first_rows = [(len(self.classes_) + c, start) for c, start in enumerate(new_starts)]
+        cuts = list(new_starts) + [n]
+        t0 = time.perf_counter()
+        s = 0
+        core = self.core_
+        for c, e in enumerate(cuts):
+            if e > s:
+                core._ensure_started(X.shape[1])
+                if exact:
+                    out = core._learn_events(X[s:e], y[s:e])
+                else:
+                    with one_blas_thread():
+                        out = core._advance(X[s:e], y[s:e])
+                D[s:e, :out.shape[1]] = out
+                s = e
+            if c < len(new_labels):
+                self._add(new_labels[c])
+        for k, start in first_rows:
+            D[start, k] = -np.inf  # a class did not exist before its first example
+        seconds = time.perf_counter() - t0
+        temperature_update(self.temperature_, D, y)
+        self.n_seen_ += n
+        if trace:
+            return Trace(D, y, seconds, "classification", None, {"classes": list(self.classes_)})
+        return D
+
     def end_width_window(self) -> "MultiClass":
+        if self.core_ is not None:
+            self.core_.end_width_window()
         for head in self.heads_:
             head.end_width_window()
         return self
@@ -374,6 +458,8 @@ class MultiClass:
     def decision_many(self, X) -> np.ndarray:
         """The (n, K) margins s_k f_k(x) under the current heads (no change of state)."""
         X = check_matrix(X, self.dim_)
+        if self.core_ is not None:
+            return self.core_.predict_many(X) if self.core_.n_outputs_ else np.zeros((X.shape[0], 0))
         D = np.zeros((X.shape[0], self.n_classes_))
         for k, (head, sign) in enumerate(zip(self.heads_, self.signs_)):
             D[:, k] = sign * head.predict_many(X) if head.dim_ is not None else 0.0
@@ -381,6 +467,8 @@ class MultiClass:
 
     def decision_one(self, x) -> np.ndarray:
         """The K margins s_k f_k(x) (a head not started yet gives 0)."""
+        if self.core_ is not None:
+            return np.array(self.core_.predict_one(x), dtype=float) if self.core_.n_outputs_ else np.zeros(0)
         return np.array([s * h.predict_one(x) if h.dim_ is not None else 0.0
                          for h, s in zip(self.heads_, self.signs_)])
 
@@ -405,6 +493,8 @@ class MultiClass:
 
     @property
     def started_(self) -> bool:
+        if self.core_ is not None:
+            return bool(self.classes_) and self.core_.started_
         return bool(self.heads_) and all(h.started_ for h in self.heads_)
 
     def _first_counted_round(self) -> None:
@@ -416,7 +506,8 @@ class MultiClass:
     def all_diagnostics(self) -> dict[str, Any]:
         """The number of classes, plus the first head's width and input scale (every head
         started at the first row chooses the same: its window holds the same rows)."""
-        first = self.heads_[0].all_diagnostics() if self.heads_ else {}
+        first = self.core_.all_diagnostics() if self.core_ is not None and self.core_.dim_ is not None else (
+            self.heads_[0].all_diagnostics() if self.heads_ else {})
         return {**first, **self.diagnostics()}
 
     # ---- model files ------------------------------------------------------------------------
@@ -428,17 +519,20 @@ class MultiClass:
                 raise ValueError(f"class label {label!r} cannot be saved: model files hold str, int, float "
                                  "or bool labels")
         meta = {"format": FORMAT, "version": VERSION, "learner": self.learner, "params_keys": sorted(self.params),
-                "classes": list(self.classes_), "signs": list(self.signs_), "fixed": self.fixed,
+                "classes": list(self.classes_),
+                "signs": list(self.signs_) if self.core_ is None else [1.0] * len(self.classes_), "fixed": self.fixed,
                 "n_seen": int(self.n_seen_), "random_state": self.random_state,
-                "temperature": [float(v) for v in self.temperature_]}
+                "temperature": [float(v) for v in self.temperature_], "native": self.core_ is not None}
         # fixed entry times: the same state gives the same bytes (okl stream's resumed checkpoints)
         with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
             zf.writestr(zipfile.ZipInfo("multiclass.json", _EPOCH), json.dumps(meta))
-            for k, head in enumerate(self.heads_):
-                p = os.path.join(tmp, f"head{k}.npz")
-                head.save(p)
+            models = [("core", self.core_)] if self.core_ is not None else [
+                (f"head{k}", head) for k, head in enumerate(self.heads_)]
+            for name, model in models:
+                p = os.path.join(tmp, f"{name}.npz")
+                model.save(p)
                 with open(p, "rb") as fh:
-                    zf.writestr(zipfile.ZipInfo(f"head{k}.npz", _EPOCH), fh.read())
+                    zf.writestr(zipfile.ZipInfo(f"{name}.npz", _EPOCH), fh.read())
 
     @classmethod
     def load(cls, path) -> "MultiClass":
@@ -480,15 +574,24 @@ class MultiClass:
             if not (isinstance(temp, list) and len(temp) == 2 and all(isinstance(v, (int, float)) for v in temp)
                     and A_MIN <= temp[0] <= A_MAX and 1.0 <= temp[1] < math.inf):
                 raise bad(f"temperature must be [a, H] with a in [{A_MIN}, {A_MAX}] and H >= 1 finite")
+            native = meta.get("native", False)
+            if not isinstance(native, bool):
+                raise bad("native must be true or false")
             heads = []
-            for k in range(len(classes)):
+            for name in ["core"] if native else [f"head{k}" for k in range(len(classes))]:
                 try:
-                    zf.extract(f"head{k}.npz", tmp)
+                    zf.extract(f"{name}.npz", tmp)
                 except KeyError:
-                    raise bad(f"head{k}.npz is missing") from None
-                heads.append(Learner.load(os.path.join(tmp, f"head{k}.npz")))
+                    raise bad(f"{name}.npz is missing") from None
+                heads.append(Learner.load(os.path.join(tmp, f"{name}.npz")))
         name = meta.get("learner")
-        if not heads:
+        core = heads.pop() if native else None
+        if native:
+            if core.name != name or core.n_outputs_ != len(classes) or not _has_k_outputs(core):
+                raise bad(f"core.npz must be a {name!r} learner with {len(classes)} outputs, got a "
+                          f"{core.name!r} with {core.n_outputs_}")
+            params = {k: v for k, v in core.get_params().items() if k != "random_state"}
+        elif not heads:
             if not isinstance(name, str):
                 raise bad("learner must be a registered learner name")
             params = {}
@@ -504,6 +607,13 @@ class MultiClass:
         except ValueError as exc:
             raise bad(str(exc)) from None
         out.fixed = bool(meta.get("fixed"))
+        if native != (out.core_ is not None):
+            raise bad(f"native is {str(native).lower()}, but a {name!r} learner with these parameters "
+                      f"{'has' if out.core_ is not None else 'has no'} a K-output form")
+        if native:
+            out.core_ = core
+            for label in classes:
+                out._add(label)
         for label, head, sign in zip(classes, heads, signs):
             out._add(label, head, float(sign))
         out.n_seen_ = n_seen

@@ -36,12 +36,13 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from okl._compiled import (dot, jit, kernel_features, kernel_features_rows, linear_round, loss_derivative,
+from okl._compiled import (class_steps, dot, jit, kernel_features, kernel_features_rows, linear_round, loss_derivative,
                            ogd_step, sub_scaled)
 from okl._validation import MAX_ABS_FEATURE, check_bool, check_choice, check_int, check_positive
 from okl.kernels import check_kernel
 from okl.linalg.svd import PINV_RTOL
 from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state, register
+from okl.learners.state import MAX_CLASSES
 from okl.learners.events import EventWork
 from okl.learners.fogd import ogd_rounds
 from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
@@ -171,7 +172,8 @@ class NOGD(Learner):
     (1000, 2)
     """
 
-    _state_attrs = ("SV_", "alpha_", "m_", "M_", "w_", "G_", "transition_round_")
+    _state_attrs = ("SV_", "alpha_", "m_", "M_", "w_", "G_", "transition_round_", "n_outputs_")
+    _output_attrs = {"alpha_": -1.0, "w_": -1.0, "G_": 1.0}
 
     def __init__(self, *, budget: int = 100, k: int | None = None, eta: float = 0.2,
                  stage2: str | None = None, lr: float = 1.0, loss="hinge", kernel=None,
@@ -213,10 +215,10 @@ class NOGD(Learner):
         B, last = self.budget, self.n_seen_ - 1
         stage2 = ("M_", "w_", "G_", "transition_round_")
         return StateSpec(sizes={"k": (0, self.k_)}, groups=(stage2,), fields={
-            "SV_": Arr((B, "dim")), "alpha_": Arr((B,)), "m_": Num(int, 0, (B, "n_seen")),
-            "M_": Arr(("k", B), optional=True), "w_": Arr(("k",), optional=True),
-            "G_": Arr(("k",), low=0.0, optional=True),
-            "transition_round_": Num(int, 0, last, optional=True)})
+            "SV_": Arr((B, "dim")), "alpha_": Arr(self._out_shape(B)), "m_": Num(int, 0, (B, "n_seen")),
+            "M_": Arr(("k", B), optional=True), "w_": Arr(self._out_shape("k"), optional=True),
+            "G_": Arr(self._out_shape("k"), low=0.0, optional=True),
+            "transition_round_": Num(int, 0, last, optional=True), "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
     def _start(self, dim):
         self.SV_ = np.zeros((self.budget, dim))
@@ -294,10 +296,19 @@ class NOGD(Learner):
 
     def _transition(self, x, y, f, round_index):
         M, root = top_eigen_map(self.kernel_(self.SV_, self.SV_), self.k_)
-        self.M_, self.w_ = M, root @ self.alpha_
+        self.M_, self.w_ = M, root @ self.alpha_ if not self.n_outputs_ else self.alpha_ @ root.T
         self.transition_round_ = round_index
         self.G_ = np.zeros_like(self.w_)
         z = np.ascontiguousarray(self._features(x[None, :])[0])
+        if self.n_outputs_:  # K outputs (auto's engine): each takes its own step
+            g = np.empty(self.n_outputs_)
+            class_steps(self.loss_.kind, np.asarray(f, dtype=float), int(y), 1.0, g)
+            for o in range(self.n_outputs_):
+                if self.stage2_ == "ogd":
+                    sub_scaled(self.w_[o], ogd_step(self.eta * g[o], z, self.loss_.kind), z)
+                elif g[o] != 0.0:
+                    adagrad_step(z, g[o], self.w_[o], self.G_[o], self.lr)
+            return
         g = self.loss_.derivative(f, y)
         if self.stage2_ == "ogd":
             sub_scaled(self.w_, ogd_step(self.eta * g, z, self.loss_.kind), z)

@@ -15,6 +15,8 @@ from okl.losses import Loss, get_loss
 
 MODEL_FORMAT = "okl-model"
 MODEL_FORMAT_VERSION = 1
+#: most classes (outputs) a model may hold (a forged count is refused before any array is read)
+MAX_CLASSES = 100_000
 
 
 class ModelFileError(ValueError):
@@ -150,9 +152,12 @@ def _base_spec(learner: "Learner") -> StateSpec:
     total = {"target_sum_": Num(float)}
     # the online calibration of a classifier's decisions (okl.calibration): one row per output
     total["calibration_"] = Arr(("_outputs", calibration.N_STATE), optional=True)
-    calib = ((lambda m: (m.calibration_ is None) == (m.task != "classification")
+    calib = ((lambda m: (m.calibration_ is None) == (m.task != "classification" or bool(m.n_outputs_))
               and (m.calibration_ is None or calibration.state_ok(m.calibration_)), "calibration_",
-              "must be a valid calibration state (okl.calibration) for a classifier, None otherwise"),)
+              "must be a valid calibration state (okl.calibration) for a one-output classifier, None otherwise"),
+             (lambda m: not m.n_outputs_ or m.warmup_y_ is None or bool(
+                 ((m.warmup_y_ >= 0) & (m.warmup_y_ < m.n_outputs_) & (m.warmup_y_ == np.round(m.warmup_y_))).all()),
+              "warmup_y_", "must hold class indices 0..K-1 in a learner with K outputs"))
     if not learner.started_:
         return StateSpec(fields={"warmup_X_": Arr((WIDTH_WINDOW, "dim")), "warmup_y_": Arr((WIDTH_WINDOW,)),
                                  **total, "scale_center_": Arr(("dim",), optional=True),
