@@ -1,5 +1,6 @@
 """okl.learners.multiclass: K classes as K binary heads, exact per-event / block / file paths."""
 
+import json
 import math
 import zipfile
 
@@ -12,6 +13,7 @@ from river import metrics as river_metrics
 
 import okl
 from okl.learners.multiclass import MultiClass, softmax, temperature_update
+from okl.learners.state import StateError
 from okl.river import OKLRiverClassifier
 
 
@@ -225,3 +227,208 @@ def test_okl_run_on_a_multiclass_file(tmp_path, capsys):
              for line in out.splitlines() if line.startswith("| nogd") or line.startswith("| linear")}
     # measured 24.33 and 35.33: one pass over 150 rows, the first 50 inside the width window
     assert rates["nogd"] < 35 and rates["linear"] < 50
+
+
+# ---- auto: K outputs of one learner (okl.learners._engine) -------------------------------------
+
+
+def _native_stream(n=700, seed=7):
+    """Four classes in bands, the last one first seen at row 300 (a class appearing mid-stream)."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 3))
+    labels = np.array(["a", "b", "c", "d"])[np.minimum((X[:, 0] + X[:, 1]) * 2, 3).astype(int)]
+    labels[:300][labels[:300] == "d"] = "c"
+    return X, labels
+
+
+def _native(**params):
+    # small budget and horizon: transitions and FORKS update rounds come within the stream
+    return MultiClass("auto", {"budget": 15, "horizon": 300, **params}, random_state=2)
+
+
+def test_auto_learns_k_classes_as_k_outputs_of_one_learner_on_every_path():
+    X, labels = _native_stream()
+    model = _native()
+    assert model.native and not model.heads_
+    trace = model.run(X, labels)
+    core = model.core_
+    assert core.n_outputs_ == 4 and model.classes_[3] == "d"
+    # every member holds K rows of weights over one feature map
+    for member in core.pool_:
+        rows = member.w_ if member.w_ is not None else member.alpha_
+        assert member.n_outputs_ == 4 and rows.shape[0] == 4
+    assert {m.diagnostics().get("stage") for m in core.pool_ if m.name in ("nogd", "forks")} == {2}
+    assert sum(m.diagnostics().get("update_rounds", 0) for m in core.pool_) > 0
+    # learn_one (after predict_one, reusing its features), and blocks cut anywhere (okl stream's
+    # exact path), give the same decisions bit for bit, the new class's margin -inf at its first row
+    loop = _native()
+    rows = []
+    for x, label in zip(X, labels):
+        loop.decision_one(x)
+        m = loop._learn_event(x, label)
+        rows.append(np.concatenate([m, np.full(4 - len(m), -np.inf)]))
+    np.testing.assert_array_equal(np.array(rows), trace.decisions)
+    cut = _native()
+    parts = [cut._learn_rounds(X[s:e], labels[s:e]) for s, e in ((0, 37), (37, 300), (300, 301), (301, 700))]
+    D = np.vstack([np.pad(p, ((0, 0), (0, 4 - p.shape[1])), constant_values=-np.inf) for p in parts])
+    np.testing.assert_array_equal(D, trace.decisions)
+    assert np.isneginf(trace.decisions[300, 3]) and np.isneginf(trace.decisions[:300, 3]).all()
+    y = np.array([model.classes_.index(v) for v in labels])
+    assert (np.argmax(trace.decisions[50:], axis=1) == y[50:]).mean() > 0.8  # measured 0.88
+
+
+def test_k_output_member_decisions_are_the_map_times_k_weight_rows():
+    X, labels = _native_stream(400)
+    model = MultiClass("auto", {"budget": 15, "members": [["nogd", 1.0, {}], ["fogd", 1.0, {"eta": 1.0}]]},
+                       random_state=0)
+    model.run(X, labels)
+    nogd, fogd = model.core_.pool_
+    x = X[5]
+    xs = model.core_._scaled_row(x, commit=False)
+    z_nogd = nogd.kernel_(xs[None, :], nogd.SV_)[0] @ nogd.M_.T
+    proj = fogd.U_ @ xs
+    z_fogd = np.concatenate([np.cos(proj), np.sin(proj)]) / math.sqrt(proj.shape[0])
+    f = np.vstack([nogd.w_ @ z_nogd, fogd.w_ @ z_fogd])
+    w = model.core_.weights()
+    expected = w @ np.clip(f, -1.0, 1.0)  # the mixture of the clipped outputs
+    np.testing.assert_allclose(model.decision_one(x), expected, rtol=0, atol=1e-10)
+
+
+def test_shared_ons_step_against_numpy_and_the_one_output_step():
+    from okl.learners.forks import ons_code_step, ons_shared_step
+
+    rng = np.random.default_rng(0)
+    k, K, C, eps = 6, 3, 1.0, 1e-4
+    z = rng.normal(size=k)
+    A = np.eye(k) * 0.5 + 0.1 * np.outer(z, z)
+    Ainv = np.linalg.inv(A)
+    W = rng.normal(size=(K, k)) * 0.3
+    steps = np.array([0.2, 0.0, -0.2])
+    W1, Ainv1 = W.copy(), Ainv.copy()
+    ons_shared_step(z, W1, Ainv1, steps, eps, C, np.empty(k))
+    u = Ainv @ z
+    for o in range(K):
+        if steps[o] == 0.0:
+            np.testing.assert_array_equal(W1[o], W[o])  # an output without a step is untouched
+            continue
+        v = W[o] + steps[o] * u
+        zv = z @ v
+        h = np.sign(zv) * max(abs(zv) - C, 0.0)
+        np.testing.assert_allclose(W1[o], v - h / (z @ u + eps) * u, rtol=1e-12, atol=1e-14)
+    s2 = np.mean(steps[steps != 0] ** 2)
+    np.testing.assert_allclose(Ainv1, np.linalg.inv(A + s2 * np.outer(z, z)), rtol=1e-10, atol=1e-12)
+    # one output: exactly the one-output ONS step
+    w2, Ainv2 = W[0].copy(), Ainv.copy()
+    ons_code_step(z, w2, Ainv2, 0.2, eps, C, np.empty(k))
+    W3, Ainv3 = W[:1].copy(), Ainv.copy()
+    ons_shared_step(z, W3, Ainv3, np.array([0.2]), eps, C, np.empty(k))
+    np.testing.assert_array_equal(W3[0], w2)
+    np.testing.assert_array_equal(Ainv3, Ainv2)
+
+
+def test_mirrored_outputs_pay_the_binary_aggregation_loss():
+    from okl.learners._engine import aggregate_outputs_round, aggregate_round
+
+    rng = np.random.default_rng(1)
+    N = 5
+    state = [np.abs(rng.normal(size=N)), np.ones(N), np.array([0.7, 12.0, np.inf, -np.inf])]
+    two = [a.copy() for a in state]
+    for _ in range(20):
+        d, y = rng.normal(size=N) * 2, rng.choice([-1.0, 1.0])
+        work = [np.empty(N), np.empty(N), np.empty(N)]
+        p = aggregate_round(d, y, *state, True, *work)
+        mirrored = np.column_stack([-d, d]).ravel()  # class 0 = label -1, class 1 = label +1
+        q = np.empty(2)
+        aggregate_outputs_round(mirrored, 1.0 if y > 0 else 0.0, *two, True, np.empty(N), np.empty(2 * N),
+                                np.empty(N), 2, True, q)
+        np.testing.assert_allclose(q, [-p, p], rtol=1e-12, atol=1e-15)
+        for a, b in zip(state, two):
+            np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+
+
+def test_auto_from_binary_becomes_two_mirrored_outputs():
+    X, labels = _native_stream(400)
+    two = np.where(np.isin(labels, ["a", "b"]), "a", "c")
+    y = np.where(two == "c", 1.0, -1.0)
+    binary, twin = (okl.make("auto", budget=15, random_state=0) for _ in range(2))
+    binary.run(X[:200], y[:200])
+    twin.run(X[:200], y[:200])
+    weights = binary.weights()
+    model = MultiClass.from_binary(binary, "a", "c")
+    assert model.native and model.core_ is binary and binary.n_outputs_ == 2
+    np.testing.assert_array_equal(binary.weights(), weights)
+    for x in X[200:210]:
+        f = twin.predict_one(x)
+        np.testing.assert_allclose(model.decision_one(x), [-f, f], rtol=0, atol=1e-15)
+    model.learn_many(X[200:], list(labels[200:]))  # "b" and "d" join as outputs 3 and 4
+    assert model.classes_ == ["a", "c", "b", "d"] and binary.n_outputs_ == 4
+
+
+def test_native_model_file_refuses_a_core_with_the_wrong_outputs(tmp_path):
+    X, labels = _native_stream(200)
+    model = _native()
+    model.run(X, labels)
+    path = tmp_path / "m.zip"
+    model.save(path)
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(path) as src, zipfile.ZipFile(bad, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == "multiclass.json":  # a class more than the core has outputs
+                meta = json.loads(data)
+                meta["classes"].append("e")
+                meta["signs"].append(1.0)
+                data = json.dumps(meta).encode()
+            dst.writestr(item, data)
+    with pytest.raises(okl.ModelFileError, match="with 4 outputs"):
+        MultiClass.load(bad)
+    core = model.core_
+    core.warmup_y_ = None
+    core.check_state()
+    member = core.pool_[0]
+    member.alpha_ = member.alpha_[:2]  # a K-output state array with the wrong number of rows
+    with pytest.raises(StateError, match="alpha_"):
+        member.check_state()
+
+
+@pytest.mark.parametrize("name, params", [("nogd", {"budget": 15, "lr": 3.0}), ("forks", {"budget": 15, "horizon": 300}),
+                                          ("fogd", {"budget": 10}), ("linear", {"eta": 0.5})])
+def test_single_learners_learn_k_outputs_as_a_one_member_pool(tmp_path, name, params):
+    X, labels = _native_stream(500)
+    model = MultiClass(name, params, random_state=4)
+    assert model.native
+    (member, width, own), = model.core_.member_specs()
+    assert member == name and width == (None if name == "linear" else 1.0)
+    trace = model.run(X[:300], labels[:300])
+    m = model.core_.pool_[0]
+    assert m.n_outputs_ == 3 and all(getattr(m, k) == v for k, v in params.items())
+    # the one member's outputs, clipped to the margin, are the decisions (weight 1)
+    xs = model.core_._scaled_row(X[301], commit=False)
+    if name == "linear":
+        z = np.append(xs, 1.0)
+    elif name == "fogd":
+        p = m.U_ @ xs
+        z = np.concatenate([np.cos(p), np.sin(p)]) / math.sqrt(p.shape[0])
+    else:
+        z = m._features(xs[None, :])[0]  # kappa(x, landmarks) times the map, in NumPy
+    np.testing.assert_allclose(model.decision_one(X[301]), np.clip(m.w_ @ z, -1, 1), rtol=0, atol=1e-12)
+    path = tmp_path / "m.zip"
+    model.save(path)
+    back = MultiClass.load(path)
+    assert back.learner == name and back.get_params() == model.get_params() and back.native
+    np.testing.assert_array_equal(model.run(X[300:], labels[300:]).decisions, back.run(X[300:], labels[300:]).decisions)
+    y = np.array([model.classes_.index(v) for v in labels[:300]])
+    assert (np.argmax(trace.decisions[50:], axis=1) == y[50:]).mean() > 0.6
+
+
+def test_a_binary_single_learner_turned_multiclass_keeps_heads(tmp_path):
+    X, labels = _native_stream(200)
+    binary = okl.make("nogd", budget=10, random_state=0)
+    binary.run(X[:100], np.where(labels[:100] == "a", -1.0, 1.0))
+    model = MultiClass.from_binary(binary, "a", "b")
+    assert not model.native and len(model.heads_) == 2
+    model.learn_many(X[100:], list(labels[100:]))
+    model.save(tmp_path / "m.zip")
+    back = MultiClass.load(tmp_path / "m.zip")
+    assert not back.native and len(back.heads_) == len(model.classes_)
+    np.testing.assert_array_equal(back.decision_many(X[:5]), model.decision_many(X[:5]))

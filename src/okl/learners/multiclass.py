@@ -73,7 +73,7 @@ import numpy as np
 from okl._jit import jit
 from okl._threads import one_blas_thread
 from okl._validation import check_matrix
-from okl.learners.base import Learner, ModelFileError, make
+from okl.learners.base import Learner, ModelFileError, learner_class, make
 from okl.learners.state import MAX_CLASSES
 from okl.learners.trace import Trace
 
@@ -166,12 +166,52 @@ def _head_seed(random_state, k: int) -> int | None:
     return int(np.random.SeedSequence([int(random_state), int(k)]).generate_state(1)[0])
 
 
+def _engine_member(name: str, params: dict) -> bool:
+    """Whether learner ``name`` with ``params`` runs in auto's engine, where K outputs live."""
+    return name in ("nogd", "fogd", "linear") or (name == "forks" and params.get("ons", "code") == "code")
+
+
 def _has_k_outputs(learner: Learner) -> bool:
     """Whether ``learner`` learns K classes as K outputs of one model: ``auto`` whose members all
-    run in its engine (:mod:`okl.learners._engine`)."""
-    return getattr(learner, "name", "") == "auto" and all(
-        name in ("nogd", "fogd", "linear") or (name == "forks" and params.get("ons", "code") == "code")
-        for name, _, params in learner.member_specs())
+    run in its engine (:mod:`okl.learners._engine`), or one of those members alone."""
+    if getattr(learner, "name", "") == "auto":
+        return all(_engine_member(name, params) for name, _, params in learner.member_specs())
+    return _engine_member(getattr(learner, "name", ""), learner.get_params())
+
+
+#: the hyperparameters auto takes itself and passes on to a member (the rest are the member's own)
+_AUTO_OWN = ("budget", "loss", "kernel", "horizon", "scale")
+
+
+def _k_output_core(learner: Learner, random_state) -> Learner:
+    """The K-output learner of :class:`MultiClass`: ``auto`` itself, or a single learner as the
+    one member of an ``auto`` pool (the engine holds the K outputs; with one member the mixture is
+    that member's clipped outputs, so its argmax is the member's, ties at the clip aside). Its
+    hyperparameters are the learner's: the pool's width is chosen by the same rule from the same
+    rows, the input scaled by the same rule, the member keeps its budget, loss and steps."""
+    params = {k: v for k, v in learner.get_params().items() if k != "random_state"}
+    if learner.name == "auto":
+        return make("auto", **params, random_state=random_state)
+    own = {k: params.pop(k) for k in _AUTO_OWN if k in params}
+    params.pop("center_targets", None)
+    width = 1.0 if "kernel" in learner._param_names() else None
+    if width is None:
+        own.pop("kernel", None)
+    if "budget" in own:
+        params["budget"] = own["budget"]
+    return make("auto", **own, members=[[learner.name, width, params]], random_state=random_state)
+
+
+def _learner_params(core: Learner, name: str) -> dict:
+    """The hyperparameters of learner ``name`` that made the K-output ``core`` (its inverse)."""
+    params = {k: v for k, v in core.get_params().items() if k != "random_state"}
+    if name == "auto":
+        return params
+    (member, _, own), = core.member_specs()
+    if member != name:
+        raise ValueError(f"the core's member is {member!r}, not {name!r}")
+    accepted = learner_class(name)._param_names()
+    return {**{k: params[k] for k in _AUTO_OWN if k in accepted}, **own}
 
 
 def _copy(learner: Learner) -> Learner:
@@ -218,8 +258,7 @@ class MultiClass:
         self.heads_: list[Learner] = []
         self.signs_: list[float] = []
         #: native: one learner with K outputs (``auto`` over engine members); else one head per class
-        self.core_: Learner | None = make(learner, **self.params, random_state=random_state) \
-            if _has_k_outputs(template) else None
+        self.core_: Learner | None = _k_output_core(template, random_state) if _has_k_outputs(template) else None
         self.n_seen_ = 0
         self.temperature_ = np.array(TEMPERATURE_START)
         if classes is not None:
@@ -261,6 +300,8 @@ class MultiClass:
         as None was never seen: it gets no head (the other label's head is the learner)."""
         params = {k: v for k, v in learner.get_params().items() if k != "random_state"}
         out = cls(learner.name, params, random_state=random_state)
+        if learner.name != "auto":
+            out.core_ = None  # a single learner's state is its own, not a pool's: heads
         if out.core_ is not None:  # K outputs: the learner's model and its mirror become outputs
             labels = [(_plain_label(v), s) for v, s in ((negative, -1.0), (positive, 1.0)) if v is not None]
             learner._set_outputs([s for _, s in labels])
@@ -587,10 +628,13 @@ class MultiClass:
         name = meta.get("learner")
         core = heads.pop() if native else None
         if native:
-            if core.name != name or core.n_outputs_ != len(classes) or not _has_k_outputs(core):
-                raise bad(f"core.npz must be a {name!r} learner with {len(classes)} outputs, got a "
+            if core.name != "auto" or core.n_outputs_ != len(classes) or not _has_k_outputs(core):
+                raise bad(f"core.npz must be an auto learner with {len(classes)} outputs, got a "
                           f"{core.name!r} with {core.n_outputs_}")
-            params = {k: v for k, v in core.get_params().items() if k != "random_state"}
+            try:
+                params = _learner_params(core, name)
+            except (ValueError, TypeError) as exc:
+                raise bad(f"core.npz does not hold a {name!r} learner ({exc})") from None
         elif not heads:
             if not isinstance(name, str):
                 raise bad("learner must be a registered learner name")
@@ -607,9 +651,10 @@ class MultiClass:
         except ValueError as exc:
             raise bad(str(exc)) from None
         out.fixed = bool(meta.get("fixed"))
-        if native != (out.core_ is not None):
-            raise bad(f"native is {str(native).lower()}, but a {name!r} learner with these parameters "
-                      f"{'has' if out.core_ is not None else 'has no'} a K-output form")
+        if native and out.core_ is None:
+            raise bad(f"native is true, but a {name!r} learner with these parameters has no K-output form")
+        if not native:
+            out.core_ = None  # heads (a single learner turned multi-class by from_binary, or no K-output form)
         if native:
             out.core_ = core
             for label in classes:
