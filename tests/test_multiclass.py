@@ -52,9 +52,9 @@ def test_run_equals_the_learn_one_loop_as_classes_appear():
 def test_from_binary_keeps_everything_learned():
     X, labels = _stream(300, seed=1)
     two = np.where(labels == "a", "a", "b")
-    binary = okl.make("fogd", random_state=0)
+    binary = okl.make("linear", random_state=0)  # heads (a linear learner has no kernel to share)
     binary.run(X[:100], np.where(two[:100] == "b", 1.0, -1.0))
-    twin = okl.make("fogd", random_state=0)
+    twin = okl.make("linear", random_state=0)
     twin.run(X[:100], np.where(two[:100] == "b", 1.0, -1.0))
     model = MultiClass.from_binary(binary, "a", "b")
     f = twin.predict_one(X[100])
@@ -402,7 +402,6 @@ def test_single_learners_learn_k_outputs_as_a_one_member_pool(tmp_path, name, pa
     trace = model.run(X[:300], labels[:300])
     m = model.core_.pool_[0]
     assert m.n_outputs_ == 3 and all(getattr(m, k) == v for k, v in params.items())
-    # the one member's outputs, clipped to the margin, are the decisions (weight 1)
     xs = model.core_._scaled_row(X[301], commit=False)
     if name == "linear":
         z = np.append(xs, 1.0)
@@ -411,7 +410,7 @@ def test_single_learners_learn_k_outputs_as_a_one_member_pool(tmp_path, name, pa
         z = np.concatenate([np.cos(p), np.sin(p)]) / math.sqrt(p.shape[0])
     else:
         z = m._features(xs[None, :])[0]  # kappa(x, landmarks) times the map, in NumPy
-    np.testing.assert_allclose(model.decision_one(X[301]), np.clip(m.w_ @ z, -1, 1), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(model.decision_one(X[301]), m.w_ @ z, rtol=0, atol=1e-12)  # the member's own
     path = tmp_path / "m.zip"
     model.save(path)
     back = MultiClass.load(path)
@@ -421,9 +420,28 @@ def test_single_learners_learn_k_outputs_as_a_one_member_pool(tmp_path, name, pa
     assert (np.argmax(trace.decisions[50:], axis=1) == y[50:]).mean() > 0.6
 
 
-def test_a_binary_single_learner_turned_multiclass_keeps_heads(tmp_path):
+@pytest.mark.parametrize("rows", [30, 100])  # inside its width window, and past its transition
+def test_a_binary_kernel_learner_turned_multiclass_becomes_a_one_member_pool(tmp_path, rows):
+    X, labels = _native_stream(300)
+    y = np.where(labels == "a", -1.0, 1.0)
+    binary, twin = (okl.make("nogd", budget=10, random_state=0) for _ in range(2))
+    binary.run(X[:rows], y[:rows])
+    twin.run(X[:rows], y[:rows])
+    model = MultiClass.from_binary(binary, "a", "b")
+    assert model.native and model.core_.n_outputs_ == 2 and model.n_seen_ == rows
+    for x in X[rows:rows + 5]:
+        f = twin.predict_one(x)
+        # past the window the member's own outputs (not clipped), inside it the labels' means
+        np.testing.assert_allclose(model.decision_one(x), [-f, f], rtol=0, atol=1e-12)
+    model.learn_many(X[rows:], list(labels[rows:]))
+    model.save(tmp_path / "m.zip")
+    back = MultiClass.load(tmp_path / "m.zip")
+    np.testing.assert_array_equal(back.decision_many(X[:5]), model.decision_many(X[:5]))
+
+
+def test_a_binary_linear_learner_turned_multiclass_keeps_heads(tmp_path):
     X, labels = _native_stream(200)
-    binary = okl.make("nogd", budget=10, random_state=0)
+    binary = okl.make("linear", random_state=0)
     binary.run(X[:100], np.where(labels[:100] == "a", -1.0, 1.0))
     model = MultiClass.from_binary(binary, "a", "b")
     assert not model.native and len(model.heads_) == 2

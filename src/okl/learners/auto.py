@@ -61,6 +61,16 @@ Aggregation (every round; no hindsight)
     round uses and stored back as effective cumulative losses Lbar (Lbar_i = -ln w_i / eta), so
     that when eta later shrinks the weights spread as AdaHedge's do.
 
+    K classes (:class:`~okl.learners.multiclass.MultiClass`): every member has K one-vs-rest
+    outputs c_ik (clipped to [-1, 1]), the mixture's outputs are f_k = sum_i w_i c_ik with one
+    weight per member, and a member pays the mean of its outputs' clipped hinge losses,
+    l_i = (1 / K) sum_k (1 - y_k c_ik) / 2 in [0, 1] (y_k = +1 for the label's class, -1 else):
+    still linear in c, so the mixture's loss is exactly sum_i w_i l_i, and a wrong argmax (some
+    k != y with f_k >= f_y) costs (1 - f_y) / 2 + (1 + f_k) / 2 >= 1 on those two outputs, at
+    least 1 / K in all: mistakes(auto) <= K sum_t l_t(mixture), bounded by K (the best member's
+    loss plus the same aggregation regret). Two mirrored outputs (a binary learner turned
+    multi-class) pay exactly the binary loss.
+
     A member whose decision becomes non-finite (its step diverged on this stream) is dropped from
     the pool from that round on (weight 0, no more updates); ``auto`` only fails if every member
     does.
@@ -237,6 +247,11 @@ class Auto(Learner):
     True
     """
 
+    #: K outputs of a one-member pool (a single learner in :class:`~okl.learners.multiclass.MultiClass`):
+    #: give the member's outputs rather than the mixture's, which clips them to [-1, 1] (several
+    #: outputs at the clip would tie for the argmax); set by MultiClass, never saved
+    _raw_member: bool = False
+
     _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_", "n_outputs_")
     _divergence_hint = "nothing: every member diverged; pass members with smaller steps"
 
@@ -362,6 +377,11 @@ class Auto(Learner):
             self._stale()
         self.n_outputs_ -= 1
 
+    def _outputs(self, eng: Engine) -> np.ndarray:
+        """The K outputs of the round just computed: the mixture's, or the one member's own
+        (``_raw_member``)."""
+        return eng.d[:eng.K].copy() if self._raw_member else eng.p.copy()
+
     def _stale(self) -> None:
         ev = _event_state(self)
         if ev.buf is not None:
@@ -439,7 +459,7 @@ class Auto(Learner):
         ok, f = engine_predict(eng.F, eng.I, eng.R, eng.S, x, MAX_ABS_FEATURE, eng.classification)
         if not ok:
             self._check_values(x)
-        return (f if not eng.K else eng.p.copy()), eng
+        return (f if not eng.K else self._outputs(eng)), eng
 
     def _event_learn(self, x, y, z, ev):
         eng = self._engine(ev)
@@ -451,7 +471,7 @@ class Auto(Learner):
         if not ok:
             self._check_values(x)
         if eng.K:
-            f = eng.p.copy()
+            f = self._outputs(eng)
         if n:
             self._python_steps(eng, x, y)
             if not self.alive_.any():
@@ -495,6 +515,8 @@ class Auto(Learner):
                 elif r < e - s:
                     check_vector(X[s + r], self.dim_)  # raises the message naming the value
                     raise ValueError(f"row {s + r} has a value beyond {MAX_ABS_FEATURE:g}")
+            if self._raw_member and self.n_outputs_:
+                out[s:e] = D[:, :nout]
         if not (self.alive_ > 0.0).any():
             out[-1] = np.nan  # every member failed: the base class reports it
         return out

@@ -75,6 +75,12 @@ At the transition and at update rounds the round's ONS step runs on the new feat
 re-initialised weights (transition: w = f phi / ||phi||^2, so the gradient is taken at f;
 update round: w = 0), in both forms.
 
+K classes (:class:`okl.learners.multiclass.MultiClass`, code ONS, in auto's engine): K weight rows
+over the one map, each taking the code's step on its one-vs-rest target with one preconditioner
+A shared by the outputs (:func:`ons_shared_step`: A grows by the mean of the active outputs'
+squared steps, eta^2 under the hinge loss, the update each output would make alone); a round
+with any nonzero derivative counts towards the update rounds.
+
 Numerics: exact double; pinv(Phi_pm) with the relative cut-off of :func:`okl.linalg.pinv`.
 
 Hyperparameters (paper 5.1 / code): B = 100 (200 for T > 10,000), s_p = 3B/4, s_m = 0.2 s_p,

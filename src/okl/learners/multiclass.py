@@ -1,32 +1,54 @@
-"""Multi-class learning: :class:`MultiClass`, K classes as K binary heads (one-vs-rest).
+"""Multi-class learning: :class:`MultiClass`, K classes as K one-vs-rest outputs.
 
-Every okl learner learns labels -1/+1; a stream with K classes (any hashable labels: strings,
-integers, -1/0/+1) is learned by one binary *head* per class: head k learns y_k = +1 when the
-label is class k, -1 otherwise, and the prediction is the class of the largest margin,
+A stream with K classes (any hashable labels: strings, integers, -1/0/+1) is learned one-vs-rest:
+output k learns y_k = +1 when the label is class k, -1 otherwise, and the prediction is the class
+of the largest margin,
 
     yhat(x) = argmax_k s_k f_k(x),
 
 (ties to the first class), the one-vs-rest reduction (Rifkin & Klautau, JMLR 2004: with well-tuned
-binary learners it is as accurate as the multi-class formulations). Each head is a full learner of
-the chosen kind (its own width window, input scale, kernel width, budget and calibration), so a
-round costs K rounds of the binary learner: O(K x its per-round cost), memory K x its memory.
-The native alternative (one feature map, K output vectors: one feature computation per round) is
-the next step for the learners whose features do not depend on the label; the kernel-expansion
-learners (KOGD, RBP, Forgetron, Projectron, BPA-S, BOGD) stay one-vs-rest.
+binary learners it is as accurate as the multi-class formulations). Two forms:
+
+K outputs of one learner (``native``: ``auto``, NOGD, FORKS with the code's ONS, FOGD, linear)
+    The learners whose features do not depend on the label hold one feature map and K rows of
+    output weights, f_k(x) = w_k^T z(x), in ``auto``'s compiled engine (:mod:`okl.learners._engine`;
+    a single learner is the one member of an ``auto`` pool, so every path -- learn_one, run,
+    okl stream's blocks, model files -- is that engine's): the features are computed once a round
+    for the K outputs, and each output takes the learner's own step on its one-vs-rest target.
+    Per member: NOGD and FORKS keep one support set in stage 1 (a point joins when any output has
+    a nonzero loss derivative; coefficients K x B) and so one landmark set and map; NOGD's AdaGrad
+    sums are per output; FORKS's ONS shares one preconditioner A over the outputs
+    (:func:`okl.learners.forks.ons_shared_step`: O(k^2 + K k) a round instead of O(K k^2)) and
+    counts a round with any nonzero derivative towards its update rounds; FOGD and linear are
+    OGD per output. ``auto`` mixes the members' K outputs with one weight per member, each member
+    paying the mean of its K clipped one-vs-rest hinge losses (module docstring of
+    :mod:`okl.learners.auto`). Cost of a round: the learner's binary round plus O(K k) for the
+    outputs (measured on ImageSegments, K = 7: docs/results/multiclass.md). Memory: K x k weights
+    per member, the map once.
+One binary head per class (every other learner: the kernel expansions KOGD, RBP, Forgetron,
+Projectron, BPA-S, BOGD, whose support sets are the label's; SkeGD; FORKS with the paper's ONS)
+    Each head is a full learner of the chosen kind (its own width window, input scale, kernel
+    width, budget and calibration), so a round costs K rounds of the binary learner: O(K x its
+    per-round cost), memory K x its memory. A binary single learner turned multi-class by
+    :meth:`from_binary` also keeps heads (its state is its own, not a pool's).
 
 Classes
     ``classes`` given: fixed, in the given order (scikit-learn's ``classes_``); a label outside
     them is a ValueError. Not given: classes grow in order of first appearance (a stream), and a
-    new class gets a new head at its first example, built from the same learner with its own
-    seed (derived from ``random_state`` and the class index), as River's ``OneVsRestClassifier``
-    starts a classifier for each new class. Before a class is first seen it cannot be predicted:
-    its margin is -inf in :meth:`run`'s decisions.
+    new class gets a new output (zero weights: it predicts 0 until it learns) or a new head (built
+    from the same learner with its own seed, derived from ``random_state`` and the class index,
+    as River's ``OneVsRestClassifier`` starts a classifier for each new class) at its first
+    example; a block is cut there, so a stream's decisions do not depend on its blocks. Before a
+    class is first seen it cannot be predicted: its margin is -inf in :meth:`run`'s decisions.
 
 From a binary learner (:meth:`from_binary`, the River adapter's third label)
-    A binary learner that learned labels {a (as -1), b (as +1)} becomes two heads with nothing
-    learned lost: head b is the learner itself (s_b = +1) and head a its copy with s_a = -1
-    (margin -f, learning the opposite targets, which is learning "a vs rest" with the copy's
-    sign flipped). s_k is the only place the sign enters.
+    A binary learner that learned labels {a (as -1), b (as +1)} becomes two classes with nothing
+    learned lost. ``auto``: two outputs, b's the learned model and a's its mirror (every weight
+    negated, AdaGrad sums copied): margins (-f, f), and the aggregation's weights carry on, since
+    a member's mean loss over two mirrored outputs is the binary loss it paid. Other learners: head
+    b is the learner itself (s_b = +1) and head a its copy with s_a = -1 (margin -f, learning the
+    opposite targets, which is learning "a vs rest" with the copy's sign flipped); s_k is the
+    only place the sign enters.
 
 Probabilities (temperature scaling, learned online)
     P(k | x) = exp(a m_k(x)) / sum_j exp(a m_j(x)) over the classes seen, m_k = s_k f_k(x) the
@@ -42,8 +64,10 @@ Probabilities (temperature scaling, learned online)
     ``predict``. Uniform over the classes seen before any margin.
 
 Model files (:meth:`save` / :meth:`load`; no pickle): one zip holding ``multiclass.json`` (the
-learner's name, the classes as JSON scalars, the signs, the round counter) and one okl model file
-per head, each checked by :meth:`okl.learners.base.Learner.load` against its own declaration.
+learner's name, the classes as JSON scalars, the signs, the round counter, ``native``) and the
+okl model file of the K-output learner (``core.npz``) or one per head (``head<k>.npz``), each
+checked by :meth:`okl.learners.base.Learner.load` against its own declaration (a K-output
+learner's per-output arrays must have K rows).
 
 >>> import numpy as np
 >>> from okl.learners.multiclass import MultiClass
@@ -185,8 +209,8 @@ _AUTO_OWN = ("budget", "loss", "kernel", "horizon", "scale")
 
 def _k_output_core(learner: Learner, random_state) -> Learner:
     """The K-output learner of :class:`MultiClass`: ``auto`` itself, or a single learner as the
-    one member of an ``auto`` pool (the engine holds the K outputs; with one member the mixture is
-    that member's clipped outputs, so its argmax is the member's, ties at the clip aside). Its
+    one member of an ``auto`` pool (the engine holds the K outputs; the pool gives the member's own
+    outputs, not the mixture's clipped ones). Its
     hyperparameters are the learner's: the pool's width is chosen by the same rule from the same
     rows, the input scaled by the same rule, the member keeps its budget, loss and steps."""
     params = {k: v for k, v in learner.get_params().items() if k != "random_state"}
@@ -199,7 +223,38 @@ def _k_output_core(learner: Learner, random_state) -> Learner:
         own.pop("kernel", None)
     if "budget" in own:
         params["budget"] = own["budget"]
-    return make("auto", **own, members=[[learner.name, width, params]], random_state=random_state)
+    core = make("auto", **own, members=[[learner.name, width, params]], random_state=random_state)
+    core._raw_member = True  # the member's own outputs (unclipped), as the learner alone gives them
+    return core
+
+
+def _core_from_binary(learner: Learner, signs: list[float], random_state) -> Learner | None:
+    """The K-output learner continuing a binary single learner (``signs``: its outputs' signs, see
+    :meth:`Learner._set_outputs`): the learner becomes the one member of a pool that takes over its
+    input scale and kernel, nothing learned lost; still inside its window, a fresh pool holding its
+    buffered rows. None when it cannot (no kernel: the linear learner keeps heads)."""
+    core = _k_output_core(learner, random_state)
+    if learner.dim_ is None:
+        return None
+    if not learner.started_:
+        core._ensure_started(learner.dim_)
+        n = learner.n_seen_
+        core.warmup_X_[:n], core.warmup_y_[:n], core.n_seen_ = learner.warmup_X_[:n], learner.warmup_y_[:n], n
+        core._set_outputs(signs)
+        return core
+    if getattr(learner, "kernel_", None) is None:
+        return None
+    core._ensure_started(learner.dim_)  # (its generator and base state; the window is replaced below)
+    core.started_, core.warmup_X_, core.warmup_y_ = True, None, None
+    core.kernel_, core.n_seen_ = learner.kernel_, learner.n_seen_
+    core.scale_center_, core.scale_spread_ = learner.scale_center_, learner.scale_spread_
+    core._pool, core.member_index_ = [learner], [0]
+    core.L_, core.alive_, core.agg_ = np.zeros(1), np.ones(1), np.array([0.0, 0.0, np.inf, -np.inf])
+    core.members_blob_ = core.member_sizes_ = None
+    # the member as auto builds it: the input scaled once, by the pool
+    learner.scale, learner.scale_center_, learner.scale_spread_ = None, None, None
+    core._set_outputs(signs)
+    return core
 
 
 def _learner_params(core: Learner, name: str) -> dict:
@@ -223,7 +278,7 @@ def _copy(learner: Learner) -> Learner:
 
 
 class MultiClass:
-    """K classes with one binary head per class (see the module docstring).
+    """K classes as K outputs of one learner, or one binary head per class (module docstring).
 
     Parameters
     ----------
@@ -234,7 +289,7 @@ class MultiClass:
     classes : sequence or None
         The classes, fixed in this order; None: grown in order of first appearance.
     random_state : int or None
-        Seeds the heads (head k: a seed derived from it and k).
+        Seeds the K-output learner, or the heads (head k: a seed derived from it and k).
     """
 
     task = "classification"
@@ -294,18 +349,21 @@ class MultiClass:
 
     @classmethod
     def from_binary(cls, learner: Learner, negative, positive, random_state: int | None = None) -> "MultiClass":
-        """Heads from a binary learner that learned ``negative`` as -1 and ``positive`` as +1:
-        head ``positive`` is the learner itself, head ``negative`` its exact copy with sign -1, so
-        both continue from everything learned; more classes join as they appear. A label given
-        as None was never seen: it gets no head (the other label's head is the learner)."""
+        """Two classes from a binary learner that learned ``negative`` as -1 and ``positive`` as +1,
+        both continuing from everything learned; more classes join as they appear. K outputs
+        (``auto``, and NOGD / FORKS / FOGD as the one member of a pool, :func:`_core_from_binary`):
+        ``positive``'s output is the learned model, ``negative``'s its mirror. Heads (every other
+        learner): head ``positive`` is the learner itself, head ``negative`` its exact copy with
+        sign -1. A label given as None was never seen: it gets no output or head."""
         params = {k: v for k, v in learner.get_params().items() if k != "random_state"}
         out = cls(learner.name, params, random_state=random_state)
-        if learner.name != "auto":
-            out.core_ = None  # a single learner's state is its own, not a pool's: heads
-        if out.core_ is not None:  # K outputs: the learner's model and its mirror become outputs
-            labels = [(_plain_label(v), s) for v, s in ((negative, -1.0), (positive, 1.0)) if v is not None]
+        labels = [(_plain_label(v), s) for v, s in ((negative, -1.0), (positive, 1.0)) if v is not None]
+        if out.core_ is not None and learner.name != "auto" and learner.dim_ is not None:
+            out.core_ = _core_from_binary(learner, [s for _, s in labels], random_state)
+        elif out.core_ is not None:
             learner._set_outputs([s for _, s in labels])
             out.core_ = learner
+        if out.core_ is not None:  # K outputs: the learner's model and its mirror become outputs
             for label, _ in labels:
                 out._add(label)
             out.n_seen_ = learner.n_seen_
@@ -547,8 +605,19 @@ class MultiClass:
     def all_diagnostics(self) -> dict[str, Any]:
         """The number of classes, plus the first head's width and input scale (every head
         started at the first row chooses the same: its window holds the same rows)."""
-        first = self.core_.all_diagnostics() if self.core_ is not None and self.core_.dim_ is not None else (
-            self.heads_[0].all_diagnostics() if self.heads_ else {})
+        if self.core_ is not None:
+            first = self.core_.all_diagnostics() if self.core_.dim_ is not None else {}
+            if self.learner != "auto" and first:  # the one member's own counts, not the pool's weights
+                first = {k: v for k, v in first.items()
+                         if not k.startswith("weight[") and k not in ("carried_by", "members", "members_alive",
+                                                                        "aggregation_rate")}
+                if "kernel" not in learner_class(self.learner)._param_names():
+                    first.pop("sigma", None)
+                    first.pop("width_rule", None)
+                if self.core_.started_:
+                    first.update(self.core_.pool_[0].diagnostics())
+        else:
+            first = self.heads_[0].all_diagnostics() if self.heads_ else {}
         return {**first, **self.diagnostics()}
 
     # ---- model files ------------------------------------------------------------------------
@@ -656,6 +725,7 @@ class MultiClass:
         if not native:
             out.core_ = None  # heads (a single learner turned multi-class by from_binary, or no K-output form)
         if native:
+            core._raw_member = name != "auto"
             out.core_ = core
             for label in classes:
                 out._add(label)
