@@ -94,15 +94,14 @@ except ImportError as exc:  # pragma: no cover
     raise ImportError("okl.river needs the river package: pip install river") from exc
 
 from okl._adapters import build_core
-from okl._compiled import row_ok
 from okl.kernels import WIDTH_WINDOW
+from okl.learners._engine import load_compiled
 from okl.learners.base import Learner, learner_class
 from okl.learners.multiclass import MultiClass
 
-# The first compiled call of a process initialises Numba's runtime and loads its cache (0.11 s
-# measured, against ~70 us for a whole event afterwards): made here, when the adapter is imported,
-# so that a live stream's first event does not stall for it.
-row_ok(np.zeros(1), 1.0)
+# The compiled engine (auto's and the K-output learners') is loaded when the adapter is imported,
+# not at a live stream's first event (okl.learners._engine.load_compiled).
+load_compiled()
 
 
 def _sort_keys(keys: list) -> list:

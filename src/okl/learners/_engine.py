@@ -594,6 +594,17 @@ def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo):
     return n, 0
 
 
+def load_compiled() -> None:
+    """Load the entry points' machine code (Numba's cache; its runtime on the first call of a
+    process) by running them on an empty pool: the first event of a stream then does not wait
+    for it (measured on this machine: 0.16 s, against ~0.1 ms for a whole event afterwards)."""
+    F, I, R = np.zeros(1), np.zeros((0, I_COLS), dtype=np.int64), np.zeros((0, R_COLS))
+    S, x, todo = np.zeros(state_size(0, 1)), np.zeros(1), np.zeros(0, dtype=np.int64)
+    engine_predict(F, I, R, S, x, 1.0, True)
+    engine_learn(F, I, R, S, x, 1.0, 1.0, False, True, todo)
+    engine_rows(F, I, R, S, x[None, :], np.ones(1), 0, 1.0, True, np.zeros((1, 0)), np.zeros((1, 1)), todo)
+
+
 # ---------------------------------------------------------------------------------------------
 # the layout (Python; rebuilt only when a member's arrays were replaced: a transition or an
 # update round, a load)
