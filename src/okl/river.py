@@ -40,12 +40,13 @@ for keys (features) that appear over the stream:
 ``"spam"``/``"ham"``) are learned in order of appearance, the first as -1 and the second as +1
 (paired with a label of the first kind, a label takes the other sign). **More classes**: a third
 distinct label (e.g. -1, 0 and +1 together, or River's ``ImageSegments``) switches the classifier
-to one binary head per class (:class:`okl.learners.multiclass.MultiClass`, one-vs-rest: K x the
-binary learner's cost per event): the binary learner becomes the heads of its two labels (the
-negative one as its exact mirror, so nothing learned is lost) and each later class gets a new
-head at its first event; ``predict_one`` is the class of the largest margin,
+to K one-vs-rest outputs (:class:`okl.learners.multiclass.MultiClass`: over one feature map for
+``auto``, NOGD, FORKS, FOGD, about the binary learner's cost per event; one binary head per class,
+K x that cost, for the other learners): the binary learner becomes the outputs of its two labels
+(the negative one as its exact mirror, so nothing learned is lost) and each later class gets a new
+output at its first event; ``predict_one`` is the class of the largest margin,
 ``predict_proba_one`` the margins' softmax at an online-learned temperature (its argmax is
-``predict_one``), ``classes`` the labels in the heads' order.
+``predict_one``), ``classes`` the labels in the outputs' order.
 ``predict_one`` returns the positive label when f(x) >= 0, and ``None`` before the first learned
 event (River's convention); ``predict_proba_one`` is ``{False: 0.5, True: 0.5}`` then (River's
 binary convention) and afterwards the calibrated P(+1) = sigmoid(a_s f(x)) of
@@ -378,7 +379,7 @@ class _OKLRiverEstimator:
 
 class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
     """River classifier running a registered okl learner (see the module docstring): two classes,
-    or more with one head per class.
+    or K classes as K one-vs-rest outputs.
 
     Parameters
     ----------
@@ -474,8 +475,8 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
     # ---- River API --------------------------------------------------------------------------
 
     def _to_multiclass(self) -> None:
-        """A third label: from now on one head per class (:class:`okl.learners.multiclass.MultiClass`);
-        the binary learner becomes the heads of its two labels (the negative one as its exact
+        """A third label: from now on K outputs (:class:`okl.learners.multiclass.MultiClass`);
+        the binary learner becomes the outputs of its two labels (the negative one as its exact
         mirror), so nothing learned is lost, and the events buffered in the width window keep their
         labels (a rebuild replays them)."""
         neg, pos = self._label(-1.0), self._label(1.0)
@@ -490,7 +491,7 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
         return list(self.model.classes_) if self._multi else list(self.labels)
 
     def _switching(self, learn) -> None:
-        """Switch to one head per class and ``learn()``; a refused event leaves the binary
+        """Switch to K outputs and ``learn()``; a refused event leaves the binary
         classifier as it was."""
         saved = (self.model, self._window, self._multi)
         self._to_multiclass()

@@ -15,8 +15,9 @@ learners that accept them (``params`` holds any other hyperparameter and must be
   f >= 0 to ``classes_[1]`` and f < 0 to ``classes_[0]`` (okl's rule everywhere: a tie f = 0 goes
   to the positive class, where scikit-learn's linear models would pick ``classes_[0]``).
 * Two classes: ``classes_`` (sorted, any labels) maps ``classes_[0]`` to -1 and ``classes_[1]``
-  to +1. More than two: ``learner_`` is a :class:`okl.learners.multiclass.MultiClass` with one
-  binary head per class of ``classes_`` (one-vs-rest: K x the binary learner's cost per row),
+  to +1. More than two: ``learner_`` is a :class:`okl.learners.multiclass.MultiClass`, one-vs-rest
+  over ``classes_`` (K outputs over one feature map for ``auto``, NOGD, FORKS, FOGD, linear; one
+  binary head per class, K x the binary learner's cost per row, for the others),
   ``decision_function`` gives the (n, K) margins and ``predict`` the class of the largest.
 * ``predict_proba(X)`` at every loss: f(x) through the learner's online calibration
   (:mod:`okl.calibration`: a two-slope Platt sigmoid learned test-then-train from the decisions
@@ -223,7 +224,7 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         return self.classes_.shape[0] > 2
 
     def _build_for_classes(self, n_rows: int | None):
-        """The binary core learner, or with more than two classes one head per class
+        """The binary core learner, or with more than two classes its K-class form
         (:class:`okl.learners.multiclass.MultiClass`, classes in ``classes_`` order)."""
         core = self._build(n_rows)
         if not self._multi:

@@ -30,7 +30,7 @@ def engine_us(families):
         I[:, RHO] = 10 ** 9
         N = len(names)
         S[N:2 * N] = [1.0 if n in families else 0.0 for n in names]  # alive
-        D, out = np.full((len(Y), N), np.nan), np.empty(len(Y))
+        D, out = np.full((len(Y), N), np.nan), np.empty((len(Y), 1))
         t0 = time.perf_counter()
         r, _ = engine_rows(F, I, eng.R, S, Xs, Y, 0, MAX_ABS_FEATURE, True, D, out, eng.todo.copy())
         assert r == len(Y)

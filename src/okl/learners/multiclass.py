@@ -29,8 +29,8 @@ One binary head per class (every other learner: the kernel expansions KOGD, RBP,
 Projectron, BPA-S, BOGD, whose support sets are the label's; SkeGD; FORKS with the paper's ONS)
     Each head is a full learner of the chosen kind (its own width window, input scale, kernel
     width, budget and calibration), so a round costs K rounds of the binary learner: O(K x its
-    per-round cost), memory K x its memory. A binary single learner turned multi-class by
-    :meth:`from_binary` also keeps heads (its state is its own, not a pool's).
+    per-round cost), memory K x its memory. A binary linear learner turned multi-class by
+    :meth:`from_binary` keeps heads too (:func:`_core_from_binary`).
 
 Classes
     ``classes`` given: fixed, in the given order (scikit-learn's ``classes_``); a label outside
