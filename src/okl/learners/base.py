@@ -393,20 +393,6 @@ class Learner(EventPath, ModelFiles):
 
     # ---- probabilities (okl.calibration): learned from every learning path's decisions --------
 
-    def learn_one(self, x, y) -> "Learner":
-        """One online round with example ``x`` and label/target ``y`` (the per-event path,
-        :meth:`_learn_event`); a classifier's calibration learns the round's decision."""
-        self._learn_round(x, y)
-        return self
-
-    def _learn_round(self, x, y) -> float:
-        """learn_one returning the round's decision (before learning); ``okl stream`` uses it."""
-        was_started = self.started_
-        f = self._learn_event(x, y)
-        if was_started and self.calibration_ is not None:
-            calibration.update_one(self.calibration_, f, float(y))
-        return f
-
     def _learn_rounds(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """:meth:`_learn_events` (a learn_one loop over a validated block, in compiled loops) with
         the calibration; ``okl stream`` uses it."""

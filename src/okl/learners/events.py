@@ -8,6 +8,7 @@ import weakref
 
 import numpy as np
 
+import okl.calibration as calibration
 from okl._compiled import row_ok as _row_ok
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
@@ -18,12 +19,14 @@ from okl.losses import Loss, get_loss
 
 class _EventState:
     """A learner's per-event cache and work space (:meth:`Learner.predict_one`): kept outside the
-    learner, so it is never saved, pickled or copied and never shows in ``vars(learner)``."""
+    learner, so it is never saved, pickled or copied and never shows in ``vars(learner)``.
+    ``fast``: its :class:`okl.learners._fastpath.FastPlan` (None: not built yet; False: none in
+    the current state)."""
 
-    __slots__ = ("cache", "buf", "loss")
+    __slots__ = ("cache", "buf", "loss", "fast")
 
     def __init__(self):
-        self.cache = self.buf = self.loss = None
+        self.cache = self.buf = self.loss = self.fast = None
 
 
 class EventWork:
@@ -49,12 +52,17 @@ def _event_state(learner) -> _EventState:
 
 
 def _drop_event_cache(learner) -> None:
-    """Forget the features cached by predict_one (the state is about to change)."""
+    """Forget the features cached by predict_one and the fast plan (the state is about to change,
+    and its arrays may be replaced)."""
     ev = _EVENTS.get(id(learner))
     if ev is not None:
-        ev.cache = None
-_FLOATS = (float, np.float64)
+        ev.cache = ev.fast = None
 
+
+_FLOATS = (float, np.float64)
+#: the codes of a fast plan's learn call (okl.learners._fastpath.event_learn) for "nothing learned
+#: yet": a refused row or label (the generic path takes the event), an update round to run
+BAD_ROW, BAD_LABEL, UPDATE_DUE = -1, -2, -3
 
 
 class EventPath:
@@ -156,6 +164,21 @@ class EventPath:
 
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example)."""
+        ev = _EVENTS.get(id(self))
+        fp = ev.fast if ev is not None else None
+        if fp is None:
+            fp = self._fast_plan()
+        if fp and type(x) is np.ndarray:
+            try:
+                f = fp.predict(x, self.n_seen_)
+            except TypeError:  # not a float64, C-contiguous, 1-D array: the generic path
+                f = math.nan
+            if f - f == 0.0:
+                return f + self._target_mean() if fp.center else f
+        return self._predict_event(x)
+
+    def _predict_event(self, x) -> float:
+        """predict_one through the generic hooks (any input, any state)."""
         x, checked = self._event_row(x)
         if self.dim_ is None:
             return np.zeros(self.n_outputs_) if self.n_outputs_ else 0.0
@@ -176,9 +199,85 @@ class EventPath:
         f = float(f)
         return f + self._target_mean() if self._centers_targets() else f
 
+    # ---- the fast plan (okl.learners._fastpath) ---------------------------------------------
+
+    def _fast_spec(self) -> dict | None:
+        """What this learner's compiled per-event calls compute in its current state
+        (:class:`okl.learners._fastpath.FastPlan`), or None: the generic hooks only. Keys:
+        ``map`` "kernel" (``LT``: the landmarks transposed, ``P``: the projection, ``kernel``:
+        its spec) or "fourier" (``UT``: the frequencies transposed); ``w`` the weights; ``step``
+        "ogd" / "adagrad" / "ons" with ``eta``, ``lr``, ``C``, ``shrink`` and ``A`` (AdaGrad sums
+        or the ONS inverse); ``rho`` and ``margin`` for update rounds (then ``counter_`` and
+        ``_update_round(x, y, f)`` are the learner's)."""
+        return None
+
+    def _fast_plan(self):
+        """Build this learner's fast plan for its current state and keep it in its event state
+        (False: none now; dropped with the event cache)."""
+        ev = _event_state(self)
+        plan = None
+        if self.started_ and not self.n_outputs_:
+            spec = self._fast_spec()
+            if spec is not None:
+                from okl.learners._fastpath import build
+                plan = build(self, spec)
+        ev.fast = plan or False
+        return ev.fast
+
+    def _learn_round(self, x, y) -> float:
+        """learn_one returning the round's decision (before learning); a classifier's calibration
+        learns it. The fast plan's one compiled call when it takes the event, else
+        :meth:`_learn_event`; ``okl stream`` uses it."""
+        ev = _EVENTS.get(id(self))
+        fp = ev.fast if ev is not None else None
+        if fp is None:
+            fp = self._fast_plan()
+        if fp and type(y) in _FLOATS and type(x) is np.ndarray:
+            n = self.n_seen_
+            mu = (self.target_sum_ / n if n else 0.0) if fp.center else 0.0
+            try:
+                f, c = fp.learn(x, y - mu if fp.center else y, n, self.counter_ if fp.counts else 0)
+            except TypeError:  # not a float64, C-contiguous, 1-D array
+                c = BAD_ROW
+            if c >= 0 and f - f == 0.0:
+                self.n_seen_ = n + 1
+                if fp.counts:
+                    self.counter_ = c
+                if fp.center:
+                    self.target_sum_ += y
+                    return f + mu
+                return f
+            if c != BAD_ROW and c != BAD_LABEL:
+                return self._fast_round_end(fp, y, mu, f, c)
+        was_started = self.started_
+        f = self._learn_event(x, y)
+        if was_started and self.calibration_ is not None:
+            calibration.update_one(self.calibration_, f, float(y))
+        return f
+
+    def _fast_round_end(self, fp, y, mu, f, c) -> float:
+        """The rest of a fast round that needs Python: an update round (``c`` = UPDATE_DUE; the
+        row's scaled form is in the plan), or a decision that is not finite (raises)."""
+        if c == UPDATE_DUE:
+            self.counter_ = fp.counter
+            _drop_event_cache(self)  # the map and the weights are replaced
+            with one_blas_thread():
+                self._update_round(fp.xs.copy(), y - mu if fp.center else y, f)
+        elif fp.counts:
+            self.counter_ = c
+        self.n_seen_ += 1
+        if fp.center:
+            self.target_sum_ += y
+            f += mu
+        if not math.isfinite(f):
+            self._non_finite(self.n_seen_ - 1)
+        if c == UPDATE_DUE and self.calibration_ is not None:
+            calibration.update_one(self.calibration_, f, float(y))
+        return f
+
     def learn_one(self, x, y) -> "Learner":
-        """One online round with example ``x`` and label/target ``y``."""
-        self._learn_event(x, y)
+        """One online round with example ``x`` and label/target ``y`` (:meth:`_learn_round`)."""
+        self._learn_round(x, y)
         return self
 
     def _learn_event(self, x, y) -> float:

@@ -281,6 +281,12 @@ class NOGD(Learner):
             self._check_values(x)
         return f
 
+    def _fast_spec(self):
+        if self.M_ is None:
+            return None
+        return dict(map="kernel", LT=self.SV_.T, P=self.M_.T, kernel=self.kernel_.spec(), w=self.w_, A=self.G_,
+                    step=self.stage2_, eta=self.eta, lr=self.lr)
+
     def _event_block(self, X, y, out):
         if self.M_ is None:
             return 0
