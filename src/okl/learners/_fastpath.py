@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 
 import numba as nb
 import numpy as np
@@ -41,7 +42,7 @@ from numba import types
 
 from okl._compiled import dot, kernel_row_t, loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled
 from okl._validation import MAX_ABS_FEATURE
-from okl.calibration import GAMMA, _step as calibration_step
+from okl.calibration import GAMMA, N_STATE, _step as calibration_step
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.events import BAD_LABEL, BAD_ROW, UPDATE_DUE
@@ -59,14 +60,14 @@ NO_SCALE, SYMLOG, RANGE = 0, 1, 2
 
 # header slots of F
 (MAP, STEP, DIM, M, K, KKIND, KA, KB, KC, SCALE, LOSS, CLASSIFY, CAL, ETA, LR, CB, SHRINK, SKETCH, RHO, MARGIN,
- SEEN, COUNTER, PENDING, O_A, O_P, O_CEN, O_SPR, O_XS, O_XL, O_KB, O_Z, O_U) = range(32)
-HEADER = 32
+ SEEN, FVAL, COUNTER, PENDING, O_W, O_G, O_SPR, O_CAL, O_A, O_P, O_CEN, O_XS, O_XL, O_KB, O_Z, O_U) = range(36)
+HEADER = 36
+_MAXF = 1.7976931348623157e308
 
 _F = types.Array(types.float64, 1, "C")
-_F2 = types.Array(types.float64, 2, "C")
+# explicit signatures: any other row (a list, a strided or 2-D array, another dtype) is refused by
+# the dispatcher with a TypeError and takes the generic path
 _ROWS = (_F, types.Array(types.float64, 1, "C", readonly=True))
-# explicit signatures: any other input (a list, a strided or 2-D array, another dtype) is refused
-# by the dispatcher with a TypeError and takes the generic path
 _jit = nb.njit(cache=True, fastmath=False, nogil=True)
 
 
@@ -84,17 +85,23 @@ def _same_row(x, c):
 
 
 @_jit
-def _scale(F, x, spread, commit, xs):
-    """xs = the row as the model sees it (:func:`okl.scaling.scale_row` with the stored centres
-    and ``spread``; x itself without a scale)."""
+def _scale(F, x, commit, xs):
+    """xs = the row as the model sees it (:func:`okl.scaling.scale_row` with the learner's centres
+    and spreads; x itself without a scale); ``commit`` stores the spreads x fixes."""
     d = x.shape[0]
     rule = F[SCALE]
     if rule == NO_SCALE:
         for j in range(d):
             xs[j] = x[j]
         return
-    o = int(F[O_CEN])
-    scale_row(x, F[o:o + d], spread, commit, rule == SYMLOG, xs)
+    oc, os_ = int(F[O_CEN]), int(F[O_SPR])
+    scale_row(x, F[oc:oc + d], F[os_:os_ + d], commit, rule == SYMLOG, xs)
+    if commit and F[PENDING] > 0.0:
+        pending = 0
+        for j in range(d):
+            if F[os_ + j] == 0.0:
+                pending += 1
+        F[PENDING] = pending
 
 
 @_jit
@@ -115,30 +122,32 @@ def _features(F, xs, w, z):
     return dot(w, z)
 
 
-@_jit_for([types.float64(_F, _F, X, types.int64) for X in _ROWS])
-def event_predict(F, w, x, n):
+@_jit_for([types.float64(_F, X, types.int64) for X in _ROWS])
+def event_predict(F, x, n):
     """predict_one's decision w^T z(x) for the row x in round n (NaN, nothing computed, when x
-    has the wrong width or a value beyond the checks); keeps x, its scaled form and features."""
+    has the wrong width or a value beyond the checks); keeps x, its scaled form, its features and
+    the decision for :func:`event_learn`."""
     d = int(F[DIM])
     if x.shape[0] != d or not row_ok(x, MAX_ABS_FEATURE):
         return np.nan
-    oxs, oxl, oz = int(F[O_XS]), int(F[O_XL]), int(F[O_Z])
+    k = int(F[K])
+    oxs, oxl, oz, ow = int(F[O_XS]), int(F[O_XL]), int(F[O_Z]), int(F[O_W])
     xs = F[oxs:oxs + d]
-    _scale(F, x, F[int(F[O_SPR]):int(F[O_SPR]) + d], False, xs)
-    f = _features(F, xs, w, F[oz:oz + int(F[K])])
-    xl = F[oxl:oxl + d]
+    _scale(F, x, False, xs)
+    f = _features(F, xs, F[ow:ow + k], F[oz:oz + k])
     for j in range(d):
-        xl[j] = x[j]
+        F[oxl + j] = x[j]
     F[SEEN] = n
+    F[FVAL] = f
     return f
 
 
-@_jit_for([types.Tuple((types.float64, types.int64))(_F, _F, _F2, _F, _F2, X, types.float64, types.int64,
-                                                     types.int64) for X in _ROWS])
-def event_learn(F, w, A, spread, cal, x, y, n, counter):
+@_jit_for([types.Tuple((types.float64, types.int64))(_F, X, types.float64, types.int64, types.int64)
+           for X in _ROWS])
+def event_learn(F, x, y, n, counter):
     """learn_one's round n on row x with label / target y (the residual under target centring):
-    f = w^T z(x) before learning, then the step (A: the AdaGrad sums as one row, or the ONS
-    inverse), the calibration's step (classification), and returns (f, counter). Returns
+    f = w^T z(x) before learning (predict_one's, when it ran on this row in this round), then the
+    step, the calibration's step (classification), and returns (f, counter). Returns
     (NaN, BAD_ROW / BAD_LABEL) with nothing changed when x or y fails the checks, and
     (f, UPDATE_DUE) before learning on a sketched learner's update round (the counter in
     F[COUNTER], the scaled row in the work space)."""
@@ -148,28 +157,22 @@ def event_learn(F, w, A, spread, cal, x, y, n, counter):
     if F[CLASSIFY] != 0.0:
         if not (y == 1.0 or y == -1.0):
             return np.nan, BAD_LABEL
-    elif not abs(y) <= 1.7976931348623157e308:
+    elif not abs(y) <= _MAXF:
         return np.nan, BAD_LABEL
-    oxs, oxl, oz, ospr = int(F[O_XS]), int(F[O_XL]), int(F[O_Z]), int(F[O_SPR])
     k = int(F[K])
-    xs, z = F[oxs:oxs + d], F[oz:oz + k]
+    oxs, oxl, oz, ow = int(F[O_XS]), int(F[O_XL]), int(F[O_Z]), int(F[O_W])
+    xs, z, w = F[oxs:oxs + d], F[oz:oz + k], F[ow:ow + k]
     cached = F[SEEN] == n and _same_row(x, F[oxl:oxl + d])
     F[SEEN] = -1.0
-    if not cached:
+    if cached:  # the features and decision of predict_one (nothing was learned since)
+        f = F[FVAL]
+        if F[PENDING] > 0.0:
+            _scale(F, x, True, xs)  # a spread this row fixes is stored (the features stay)
+    else:
         if not row_ok(x, MAX_ABS_FEATURE):
             return np.nan, BAD_ROW
-        _scale(F, x, spread, True, xs)
-        _features(F, xs, w, z)
-    elif F[PENDING] > 0.0:
-        _scale(F, x, spread, True, xs)  # a spread this row fixes is stored (the features stay)
-    if F[PENDING] > 0.0:  # the copy predict_one reads follows the stored spreads
-        pending = 0
-        for j in range(d):
-            F[ospr + j] = spread[j]
-            if spread[j] == 0.0:
-                pending += 1
-        F[PENDING] = pending
-    f = dot(w, z)
+        _scale(F, x, True, xs)
+        f = _features(F, xs, w, z)
     lkind = int(F[LOSS])
     g = loss_derivative(lkind, f, y)
     if F[SKETCH] != 0.0:
@@ -183,36 +186,45 @@ def event_learn(F, w, A, spread, cal, x, y, n, counter):
             w[j] *= shrink
     if g != 0.0:
         step = F[STEP]
+        og = int(F[O_G])
         if step == OGD:
             sub_scaled(w, ogd_step(F[ETA] * g, z, lkind), z)
         elif step == ADAGRAD:
-            adagrad_step(z, g, w, A[0], F[LR])
+            adagrad_step(z, g, w, F[og:og + k], F[LR])
         else:
             ou = int(F[O_U])
-            ons_code_step(z, w, A, -F[ETA] * g, CODE_PROJECTION_EPS, F[CB], F[ou:ou + k])
-    if F[CAL] != 0.0 and abs(f) <= 1.7976931348623157e308:
-        calibration_step(cal[0], f, y > 0.0, GAMMA)
+            ons_code_step(z, w, F[og:og + k * k].reshape((k, k)), -F[ETA] * g, CODE_PROJECTION_EPS, F[CB],
+                          F[ou:ou + k])
+    if F[CAL] != 0.0 and abs(f) <= _MAXF:
+        oc = int(F[O_CAL])
+        calibration_step(F[oc:oc + N_STATE], f, y > 0.0, GAMMA)
     return f, counter
 
 
-_DUMMY2 = np.zeros((1, 1))
+#: id -> buffer of every live plan (a learner's arrays that are views of one are its own)
+_BUFFERS: "weakref.WeakValueDictionary[int, np.ndarray]" = weakref.WeakValueDictionary()
+
+
+def _own(a) -> bool:
+    """Whether a state array can move into a plan's buffer: float64, C-contiguous, writable, and
+    not a view of someone else's memory (``auto``'s engine lays its members out in its own)."""
+    return isinstance(a, np.ndarray) and a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable \
+        and (a.base is None or _BUFFERS.get(id(a.base)) is a.base)
 
 
 class FastPlan:
-    """A started learner's compiled per-event calls, bound to its current arrays (see the module
-    docstring): ``predict(x, n) -> f`` and ``learn(x, y, n, counter) -> (f, code)``; ``center``
-    and ``counts`` say whether the caller centres targets and keeps ``counter_``."""
+    """A started learner's compiled per-event calls (see the module docstring): ``predict(x, n)
+    -> f`` and ``learn(x, y, n, counter) -> (f, code)``; ``center`` and ``counts`` say whether
+    the caller centres targets and keeps ``counter_``.
+
+    Building it moves the learner's mutable state arrays (weights, step state, input spreads,
+    calibration) into the buffer: the learner's attributes become views of it (same values, same
+    shapes, saved and pickled as before), so the calls take two arrays, not six."""
 
     __slots__ = ("F", "predict", "learn", "center", "counts", "d")
 
-    def __init__(self, learner, spec: dict):
+    def __init__(self, learner, spec: dict, moved: dict):
         d = learner.dim_
-        w = spec["w"]
-        A = spec.get("A")
-        A = _DUMMY2 if A is None else (A if A.ndim == 2 else A.reshape(1, -1))
-        spread = learner.scale_spread_
-        cal = learner.calibration_
-        classify = learner._event_loss().task == "classification"
         lay, size = {}, HEADER
 
         def put(name, n):
@@ -231,10 +243,10 @@ class FastPlan:
             m, k = UT.shape[1], 2 * UT.shape[1]
             put("A", d * m)
             lay["P"] = 0
-        for name, n in (("CEN", d), ("SPR", d), ("XS", d), ("XL", d), ("KB", m), ("Z", k), ("U", k)):
+        for name, n in (("W", k), ("G", 0 if moved["A"] is None else moved["A"].size), ("CEN", d),
+                        ("SPR", d), ("CAL", N_STATE), ("XS", d), ("XL", d), ("KB", m), ("Z", k), ("U", k)):
             put(name, n)
         F = np.zeros(size)
-        rule = learner._scale_rule() if spread is not None else None
         if kind == KERNEL_MAP:
             F[lay["A"]:lay["A"] + d * m] = LT.ravel()
             F[lay["P"]:lay["P"] + m * k] = P.ravel()
@@ -242,26 +254,38 @@ class FastPlan:
         else:
             F[lay["A"]:lay["A"] + d * m] = UT.ravel()
             kk, ka, kb, kc = 0, 0.0, 0.0, 0.0
+        spread, cal = moved["scale_spread_"], moved["calibration_"]
+        rule = learner._scale_rule() if spread is not None else None
         if spread is not None:
             F[lay["CEN"]:lay["CEN"] + d] = learner.scale_center_
-            F[lay["SPR"]:lay["SPR"] + d] = spread
+        task = learner._event_loss().task
         head = {MAP: kind, STEP: STEPS[spec["step"]], DIM: d, M: m, K: k, KKIND: kk, KA: ka, KB: kb, KC: kc,
                 SCALE: NO_SCALE if rule is None else (SYMLOG if rule == "symlog" else RANGE),
-                LOSS: learner._event_loss().kind, CLASSIFY: classify, CAL: classify and cal is not None,
+                LOSS: learner._event_loss().kind, CLASSIFY: task == "classification",
+                CAL: task == "classification" and cal is not None,
                 ETA: spec.get("eta", 0.0), LR: spec.get("lr", 0.0), CB: spec.get("C", 0.0),
                 SHRINK: spec.get("shrink", 1.0), SKETCH: "rho" in spec, RHO: spec.get("rho", 1),
-                MARGIN: spec.get("margin", False), SEEN: -1.0, COUNTER: 0.0,
+                MARGIN: spec.get("margin", False), SEEN: -1.0, FVAL: 0.0, COUNTER: 0.0,
                 PENDING: 0 if spread is None else int(np.count_nonzero(spread == 0.0)),
-                O_A: lay["A"], O_P: lay["P"], O_CEN: lay["CEN"], O_SPR: lay["SPR"], O_XS: lay["XS"],
-                O_XL: lay["XL"], O_KB: lay["KB"], O_Z: lay["Z"], O_U: lay["U"]}
+                **{slot: lay[name] for slot, name in ((O_W, "W"), (O_G, "G"), (O_SPR, "SPR"), (O_CAL, "CAL"),
+                                                      (O_A, "A"), (O_P, "P"), (O_CEN, "CEN"), (O_XS, "XS"),
+                                                      (O_XL, "XL"), (O_KB, "KB"), (O_Z, "Z"), (O_U, "U"))}}
         for slot, value in head.items():
             F[slot] = float(value)
+        # the learner's state moves in: its attributes become views of F
+        for key, attr, slot in (("w", spec["w"], "W"), ("A", spec.get("A"), "G"),
+                                ("scale_spread_", "scale_spread_", "SPR"), ("calibration_", "calibration_", "CAL")):
+            a = moved[key]
+            if a is not None and attr is not None:
+                view = F[lay[slot]:lay[slot] + a.size].reshape(a.shape)
+                view[...] = a
+                setattr(learner, attr, view)
+        _BUFFERS[id(F)] = F
         self.F, self.d = F, d
         self.center = learner._centers_targets()
         self.counts = "rho" in spec
-        self.predict = functools.partial(event_predict, F, w)
-        self.learn = functools.partial(event_learn, F, w, A, F if spread is None else spread,
-                                       cal if F[CAL] else _DUMMY2)
+        self.predict = functools.partial(event_predict, F)
+        self.learn = functools.partial(event_learn, F)
 
     @property
     def xs(self) -> np.ndarray:
@@ -275,17 +299,19 @@ class FastPlan:
         return int(self.F[COUNTER])
 
 
-def _usable(a) -> bool:
-    """Whether a state array can be bound to the compiled calls (float64, C-contiguous, writable:
-    the calls' signatures; anything else keeps the learner on the generic path)."""
-    return a is None or (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.flags.c_contiguous
-                         and a.flags.writeable)
-
-
 def build(learner, spec: dict | None) -> FastPlan | None:
-    """The learner's :class:`FastPlan` for its ``_fast_spec()``, or None (no spec, or state arrays
-    the compiled calls cannot take)."""
-    if spec is None or not all(_usable(a) for a in (spec["w"], spec.get("A"), learner.scale_spread_,
-                                                     learner.calibration_)) or spec["w"].ndim != 1:
+    """The learner's :class:`FastPlan` for its ``_fast_spec()``, or None: no spec, or state arrays
+    that cannot move into a buffer (see :func:`_own`; the learner keeps the generic path)."""
+    if spec is None:
         return None
-    return FastPlan(learner, spec)
+    moved = {"w": getattr(learner, spec["w"]), "A": getattr(learner, spec["A"]) if spec.get("A") else None,
+             "scale_spread_": learner.scale_spread_, "calibration_": learner.calibration_}
+    if learner._event_loss().task != "classification":
+        moved["calibration_"] = None
+    if not all(a is None or _own(a) for a in moved.values()):
+        return None
+    k = spec["P"].shape[1] if spec["map"] == "kernel" else 2 * spec["UT"].shape[1]
+    A, cal = moved["A"], moved["calibration_"]
+    shapes_ok = moved["w"] is not None and moved["w"].shape == (k,) and (cal is None or cal.shape == (1, N_STATE)) \
+        and (spec["step"] == "ogd" or A is not None and A.shape == ((k, k) if spec["step"] == "ons" else (k,)))
+    return FastPlan(learner, spec, moved) if shapes_ok else None

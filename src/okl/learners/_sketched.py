@@ -267,7 +267,7 @@ class SketchedLearner(Learner):
     def _fast_spec(self):
         if not self._event_ready():
             return None
-        return dict(map="kernel", LT=self.landmarks_.T, P=self.Q_, kernel=self.kernel_.spec(), w=self.w_,
+        return dict(map="kernel", LT=self.landmarks_.T, P=self.Q_, kernel=self.kernel_.spec(), w="w_",
                     rho=self.rho_, margin=self.update_counter == "margin_errors", **self._fast_step())
 
     def _fast_step(self) -> dict:

@@ -205,10 +205,11 @@ class EventPath:
         """What this learner's compiled per-event calls compute in its current state
         (:class:`okl.learners._fastpath.FastPlan`), or None: the generic hooks only. Keys:
         ``map`` "kernel" (``LT``: the landmarks transposed, ``P``: the projection, ``kernel``:
-        its spec) or "fourier" (``UT``: the frequencies transposed); ``w`` the weights; ``step``
-        "ogd" / "adagrad" / "ons" with ``eta``, ``lr``, ``C``, ``shrink`` and ``A`` (AdaGrad sums
-        or the ONS inverse); ``rho`` and ``margin`` for update rounds (then ``counter_`` and
-        ``_update_round(x, y, f)`` are the learner's)."""
+        its spec) or "fourier" (``UT``: the frequencies transposed); ``w`` the name of the weight
+        vector; ``step`` "ogd" / "adagrad" / "ons" with ``eta``, ``lr``, ``C``, ``shrink`` and ``A``
+        (the name of the AdaGrad sums or of the ONS inverse); ``rho`` and ``margin`` for update
+        rounds (then ``counter_`` and ``_update_round(x, y, f)`` are the learner's). The plan
+        copies the map and moves the named arrays into its buffer (they become views of it)."""
         return None
 
     def _fast_plan(self):
@@ -224,6 +225,28 @@ class EventPath:
         ev.fast = plan or False
         return ev.fast
 
+    def learn_one(self, x, y) -> "Learner":
+        """One online round with example ``x`` and label/target ``y`` (:meth:`_learn_round`; the
+        common case of a plan without target centring inline: it is the hot path of a stream)."""
+        ev = _EVENTS.get(id(self))
+        fp = ev.fast if ev is not None else None
+        if fp and not fp.center and type(y) in _FLOATS and type(x) is np.ndarray:
+            n = self.n_seen_
+            try:
+                f, c = fp.learn(x, y, n, self.counter_ if fp.counts else 0)
+            except TypeError:  # not a float64, C-contiguous, 1-D array
+                c = BAD_ROW
+            if c >= 0 and f - f == 0.0:
+                self.n_seen_ = n + 1
+                if fp.counts:
+                    self.counter_ = c
+                return self
+            if c != BAD_ROW and c != BAD_LABEL:
+                self._fast_round_end(fp, y, 0.0, f, c)
+                return self
+        self._learn_round(x, y)
+        return self
+
     def _learn_round(self, x, y) -> float:
         """learn_one returning the round's decision (before learning); a classifier's calibration
         learns it. The fast plan's one compiled call when it takes the event, else
@@ -237,7 +260,7 @@ class EventPath:
             mu = (self.target_sum_ / n if n else 0.0) if fp.center else 0.0
             try:
                 f, c = fp.learn(x, y - mu if fp.center else y, n, self.counter_ if fp.counts else 0)
-            except TypeError:  # not a float64, C-contiguous, 1-D array
+            except TypeError:
                 c = BAD_ROW
             if c >= 0 and f - f == 0.0:
                 self.n_seen_ = n + 1
@@ -274,11 +297,6 @@ class EventPath:
         if c == UPDATE_DUE and self.calibration_ is not None:
             calibration.update_one(self.calibration_, f, float(y))
         return f
-
-    def learn_one(self, x, y) -> "Learner":
-        """One online round with example ``x`` and label/target ``y`` (:meth:`_learn_round`)."""
-        self._learn_round(x, y)
-        return self
 
     def _learn_event(self, x, y) -> float:
         """learn_one returning the decision made before learning (the round's prediction)."""

@@ -446,7 +446,7 @@ class FORKS(SketchedLearner):
         return self.Q_ is not None and self.ons != "paper"
 
     def _fast_step(self):
-        return dict(step="ons", A=self.Ainv_, eta=self.eta, C=self.C)
+        return dict(step="ons", A="Ainv_", eta=self.eta, C=self.C)
 
     def _decision(self, x):
         f = super()._decision(x)

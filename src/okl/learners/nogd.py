@@ -284,7 +284,7 @@ class NOGD(Learner):
     def _fast_spec(self):
         if self.M_ is None:
             return None
-        return dict(map="kernel", LT=self.SV_.T, P=self.M_.T, kernel=self.kernel_.spec(), w=self.w_, A=self.G_,
+        return dict(map="kernel", LT=self.SV_.T, P=self.M_.T, kernel=self.kernel_.spec(), w="w_", A="G_",
                     step=self.stage2_, eta=self.eta, lr=self.lr)
 
     def _event_block(self, X, y, out):

@@ -311,7 +311,7 @@ class SkeGD(SketchedLearner):
             self.counter_ += int(count_active_rounds(self.loss_.kind, decisions, y, end))
 
     def _fast_step(self):
-        return dict(step=self.stage2_, A=self.G_, eta=self.eta, lr=self.lr, shrink=1.0 - self.eta * self.lam)
+        return dict(step=self.stage2_, A="G_", eta=self.eta, lr=self.lr, shrink=1.0 - self.eta * self.lam)
 
     def _sketched_rounds(self, Z, Y, out, round0):
         if self.stage2_ == "adagrad":
