@@ -44,24 +44,26 @@ from okl._compiled import dot, kernel_row_t, loss_derivative, ogd_step, row_ok, 
 from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
 from okl.learners._sketched import update_round_due
+from okl.learners.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE
 from okl.learners.fogd import _fourier_from_projections, _project_t
-from okl.learners.events import BAD_LABEL, BAD_ROW, UPDATE_DUE
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
+from okl.learners.kogd import expansion_decision
 from okl.learners.nogd import adagrad_step
 from okl.scaling import scale_row
 
 # feature maps and steps (``_fast_spec``'s "map" and "step")
-KERNEL_MAP, FOURIER_MAP = 0, 1
+KERNEL_MAP, FOURIER_MAP, EXPANSION = 0, 1, 2
 OGD, ADAGRAD, ONS = 0, 1, 2
-MAPS = {"kernel": KERNEL_MAP, "fourier": FOURIER_MAP}
+MAPS = {"kernel": KERNEL_MAP, "fourier": FOURIER_MAP, "expansion": EXPANSION}
 STEPS = {"ogd": OGD, "adagrad": ADAGRAD, "ons": ONS}
 # input scales
 NO_SCALE, SYMLOG, RANGE = 0, 1, 2
 
 # header slots of F
 (MAP, STEP, DIM, M, K, KKIND, KA, KB, KC, SCALE, LOSS, CLASSIFY, CAL, ETA, LR, CB, SHRINK, SKETCH, RHO, MARGIN,
- SEEN, FVAL, COUNTER, PENDING, O_W, O_G, O_SPR, O_CAL, O_A, O_P, O_CEN, O_XS, O_XL, O_KB, O_Z, O_U) = range(36)
-HEADER = 36
+ SEEN, FVAL, COUNTER, PENDING, O_W, O_G, O_SV, O_SPR, O_CAL, O_A, O_P, O_CEN, O_XS, O_XL, O_KB, O_Z,
+ O_U) = range(37)
+HEADER = 37
 _MAXF = 1.7976931348623157e308
 
 _F = types.Array(types.float64, 1, "C")
@@ -105,36 +107,40 @@ def _scale(F, x, commit, xs):
 
 
 @_jit
-def _features(F, xs, w, z):
-    """The features z of the scaled row xs; returns w^T z."""
+def _decide(F, xs):
+    """f(xs) for the scaled row: the kernel expansion's sum, or w^T z with the features z."""
     d = xs.shape[0]
-    m = int(F[M])
-    if F[MAP] == KERNEL_MAP:
-        k = int(F[K])
-        oa, op, okb = int(F[O_A]), int(F[O_P]), int(F[O_KB])
+    m, k = int(F[M]), int(F[K])
+    oa, okb, ow, oz = int(F[O_A]), int(F[O_KB]), int(F[O_W]), int(F[O_Z])
+    kind = F[MAP]
+    if kind == EXPANSION:
+        osv = int(F[O_SV])
+        return expansion_decision(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + m * d].reshape((m, d)),
+                                  F[ow:ow + m], int(F[COUNTER]), xs)
+    z = F[oz:oz + k]
+    if kind == KERNEL_MAP:
+        op = int(F[O_P])
         kb = F[okb:okb + m]
         kernel_row_t(int(F[KKIND]), F[KA], F[KB], F[KC], F[oa:oa + d * m].reshape((d, m)), m, xs, kb)
         rows_axpy(F[op:op + m * k].reshape((m, k)), kb, z)
     else:
-        oa, okb = int(F[O_A]), int(F[O_KB])
         _project_t(F[oa:oa + d * m].reshape((d, m)), xs, F[okb:okb + m])
         _fourier_from_projections(F[okb:okb + m], 1.0 / math.sqrt(m), z)
-    return dot(w, z)
+    return dot(F[ow:ow + k], z)
 
 
 @_jit_for([types.float64(_F, X, types.int64) for X in _ROWS])
 def event_predict(F, x, n):
-    """predict_one's decision w^T z(x) for the row x in round n (NaN, nothing computed, when x
-    has the wrong width or a value beyond the checks); keeps x, its scaled form, its features and
-    the decision for :func:`event_learn`."""
+    """predict_one's decision for the row x in round n (NaN, nothing computed, when x has the
+    wrong width or a value beyond the checks); keeps x, its scaled form, its features and the
+    decision for :func:`event_learn`."""
     d = int(F[DIM])
     if x.shape[0] != d or not row_ok(x, MAX_ABS_FEATURE):
         return np.nan
-    k = int(F[K])
-    oxs, oxl, oz, ow = int(F[O_XS]), int(F[O_XL]), int(F[O_Z]), int(F[O_W])
+    oxs, oxl = int(F[O_XS]), int(F[O_XL])
     xs = F[oxs:oxs + d]
     _scale(F, x, False, xs)
-    f = _features(F, xs, F[ow:ow + k], F[oz:oz + k])
+    f = _decide(F, xs)
     for j in range(d):
         F[oxl + j] = x[j]
     F[SEEN] = n
@@ -142,15 +148,15 @@ def event_predict(F, x, n):
     return f
 
 
-@_jit_for([types.Tuple((types.float64, types.int64))(_F, X, types.float64, types.int64, types.int64)
-           for X in _ROWS])
-def event_learn(F, x, y, n, counter):
+@_jit_for([types.Tuple((types.float64, types.int64))(_F, X, types.float64, types.int64) for X in _ROWS])
+def event_learn(F, x, y, n):
     """learn_one's round n on row x with label / target y (the residual under target centring):
-    f = w^T z(x) before learning (predict_one's, when it ran on this row in this round), then the
-    step, the calibration's step (classification), and returns (f, counter). Returns
-    (NaN, BAD_ROW / BAD_LABEL) with nothing changed when x or y fails the checks, and
-    (f, UPDATE_DUE) before learning on a sketched learner's update round (the counter in
-    F[COUNTER], the scaled row in the work space)."""
+    f before learning (predict_one's, when it ran on this row in this round), the step and the
+    calibration's step (classification); returns (f, counter), the counter being the learner's
+    (F[COUNTER]: the support vectors of the expansion, the update-round counter of the sketched
+    maps). Returns (NaN, BAD_ROW / BAD_LABEL) with nothing changed when x or y fails the checks,
+    and (f, UPDATE_DUE / TRANSITION_DUE) before learning when the learner's Python takes the round
+    (the scaled row is then in the work space)."""
     d = int(F[DIM])
     if x.shape[0] != d:
         return np.nan, BAD_ROW
@@ -159,12 +165,11 @@ def event_learn(F, x, y, n, counter):
             return np.nan, BAD_LABEL
     elif not abs(y) <= _MAXF:
         return np.nan, BAD_LABEL
-    k = int(F[K])
-    oxs, oxl, oz, ow = int(F[O_XS]), int(F[O_XL]), int(F[O_Z]), int(F[O_W])
-    xs, z, w = F[oxs:oxs + d], F[oz:oz + k], F[ow:ow + k]
+    oxs, oxl = int(F[O_XS]), int(F[O_XL])
+    xs = F[oxs:oxs + d]
     cached = F[SEEN] == n and _same_row(x, F[oxl:oxl + d])
     F[SEEN] = -1.0
-    if cached:  # the features and decision of predict_one (nothing was learned since)
+    if cached:  # the decision (and features) of predict_one: nothing was learned since
         f = F[FVAL]
         if F[PENDING] > 0.0:
             _scale(F, x, True, xs)  # a spread this row fixes is stored (the features stay)
@@ -172,29 +177,44 @@ def event_learn(F, x, y, n, counter):
         if not row_ok(x, MAX_ABS_FEATURE):
             return np.nan, BAD_ROW
         _scale(F, x, True, xs)
-        f = _features(F, xs, w, z)
+        f = _decide(F, xs)
     lkind = int(F[LOSS])
     g = loss_derivative(lkind, f, y)
-    if F[SKETCH] != 0.0:
-        due, counter = update_round_due(g, counter, n, int(F[RHO]), F[MARGIN] != 0.0)
-        if due:
+    counter = int(F[COUNTER])
+    k, ow = int(F[K]), int(F[O_W])
+    w = F[ow:ow + k]
+    if F[MAP] == EXPANSION:  # okl.learners.kogd.expansion_rounds (no decay, stopping when full)
+        if g != 0.0:
+            if counter >= int(F[M]):
+                return f, TRANSITION_DUE
+            osv = int(F[O_SV]) + counter * d
+            for j in range(d):
+                F[osv + j] = xs[j]
+            w[counter] = -F[ETA] * g
+            counter += 1
             F[COUNTER] = counter
-            return f, UPDATE_DUE
-    shrink = F[SHRINK]
-    if shrink != 1.0:
-        for j in range(k):
-            w[j] *= shrink
-    if g != 0.0:
-        step = F[STEP]
-        og = int(F[O_G])
-        if step == OGD:
-            sub_scaled(w, ogd_step(F[ETA] * g, z, lkind), z)
-        elif step == ADAGRAD:
-            adagrad_step(z, g, w, F[og:og + k], F[LR])
-        else:
-            ou = int(F[O_U])
-            ons_code_step(z, w, F[og:og + k * k].reshape((k, k)), -F[ETA] * g, CODE_PROJECTION_EPS, F[CB],
-                          F[ou:ou + k])
+    else:
+        if F[SKETCH] != 0.0:
+            due, counter = update_round_due(g, counter, n, int(F[RHO]), F[MARGIN] != 0.0)
+            F[COUNTER] = counter
+            if due:
+                return f, UPDATE_DUE
+        shrink = F[SHRINK]
+        if shrink != 1.0:
+            for j in range(k):
+                w[j] *= shrink
+        if g != 0.0:
+            step = F[STEP]
+            og, oz = int(F[O_G]), int(F[O_Z])
+            z = F[oz:oz + k]
+            if step == OGD:
+                sub_scaled(w, ogd_step(F[ETA] * g, z, lkind), z)
+            elif step == ADAGRAD:
+                adagrad_step(z, g, w, F[og:og + k], F[LR])
+            else:
+                ou = int(F[O_U])
+                ons_code_step(z, w, F[og:og + k * k].reshape((k, k)), -F[ETA] * g, CODE_PROJECTION_EPS, F[CB],
+                              F[ou:ou + k])
     if F[CAL] != 0.0 and abs(f) <= _MAXF:
         oc = int(F[O_CAL])
         calibration_step(F[oc:oc + N_STATE], f, y > 0.0, GAMMA)
@@ -214,17 +234,20 @@ def _own(a) -> bool:
 
 class FastPlan:
     """A started learner's compiled per-event calls (see the module docstring): ``predict(x, n)
-    -> f`` and ``learn(x, y, n, counter) -> (f, code)``; ``center`` and ``counts`` say whether
-    the caller centres targets and keeps ``counter_``.
+    -> f`` and ``learn(x, y, n) -> (f, code)``. ``center``: the caller centres targets;
+    ``counts``: the name of the learner's counter that ``code`` >= 0 is (``m_``, ``counter_``),
+    or None.
 
-    Building it moves the learner's mutable state arrays (weights, step state, input spreads,
-    calibration) into the buffer: the learner's attributes become views of it (same values, same
-    shapes, saved and pickled as before), so the calls take two arrays, not six."""
+    Building it moves the learner's mutable state arrays (weights or coefficients, support
+    vectors, step state, input spreads, calibration) into the buffer: the learner's attributes
+    become views of it (the same values and shapes, saved and pickled as before), so each call
+    takes two arrays."""
 
     __slots__ = ("F", "predict", "learn", "center", "counts", "d")
 
-    def __init__(self, learner, spec: dict, moved: dict):
+    def __init__(self, learner, spec: dict, moved: dict, m: int, k: int):
         d = learner.dim_
+        kind = MAPS[spec["map"]]
         lay, size = {}, HEADER
 
         def put(name, n):
@@ -232,70 +255,63 @@ class FastPlan:
             lay[name] = size
             size += int(n)
 
-        kind = MAPS[spec["map"]]
-        if kind == KERNEL_MAP:
-            LT, P = spec["LT"], spec["P"]
-            m, k = P.shape
-            put("A", d * m)
-            put("P", m * k)
-        else:
-            UT = spec["UT"]
-            m, k = UT.shape[1], 2 * UT.shape[1]
-            put("A", d * m)
-            lay["P"] = 0
-        for name, n in (("W", k), ("G", 0 if moved["A"] is None else moved["A"].size), ("CEN", d),
-                        ("SPR", d), ("CAL", N_STATE), ("XS", d), ("XL", d), ("KB", m), ("Z", k), ("U", k)):
+        A = moved["A"]
+        for name, n in (("W", k), ("G", 0 if A is None else A.size), ("SV", m * d if kind == EXPANSION else 0),
+                        ("A", d * m if kind != EXPANSION else 0), ("P", m * k if kind == KERNEL_MAP else 0),
+                        ("CEN", d), ("SPR", d), ("CAL", N_STATE), ("XS", d), ("XL", d), ("KB", m), ("Z", k),
+                        ("U", k)):
             put(name, n)
         F = np.zeros(size)
         if kind == KERNEL_MAP:
-            F[lay["A"]:lay["A"] + d * m] = LT.ravel()
-            F[lay["P"]:lay["P"] + m * k] = P.ravel()
-            kk, ka, kb, kc = spec["kernel"]
-        else:
-            F[lay["A"]:lay["A"] + d * m] = UT.ravel()
-            kk, ka, kb, kc = 0, 0.0, 0.0, 0.0
+            F[lay["A"]:lay["A"] + d * m] = spec["LT"].ravel()
+            F[lay["P"]:lay["P"] + m * k] = spec["P"].ravel()
+        elif kind == FOURIER_MAP:
+            F[lay["A"]:lay["A"] + d * m] = spec["UT"].ravel()
+        kk, ka, kb, kc = spec.get("kernel", (0, 0.0, 0.0, 0.0))
         spread, cal = moved["scale_spread_"], moved["calibration_"]
         rule = learner._scale_rule() if spread is not None else None
         if spread is not None:
             F[lay["CEN"]:lay["CEN"] + d] = learner.scale_center_
-        task = learner._event_loss().task
-        head = {MAP: kind, STEP: STEPS[spec["step"]], DIM: d, M: m, K: k, KKIND: kk, KA: ka, KB: kb, KC: kc,
-                SCALE: NO_SCALE if rule is None else (SYMLOG if rule == "symlog" else RANGE),
-                LOSS: learner._event_loss().kind, CLASSIFY: task == "classification",
-                CAL: task == "classification" and cal is not None,
+        loss = learner._event_loss()
+        counts = spec.get("counts")
+        head = {MAP: kind, STEP: STEPS[spec.get("step", "ogd")], DIM: d, M: m, K: k, KKIND: kk, KA: ka, KB: kb,
+                KC: kc, SCALE: NO_SCALE if rule is None else (SYMLOG if rule == "symlog" else RANGE),
+                LOSS: loss.kind, CLASSIFY: loss.task == "classification", CAL: cal is not None,
                 ETA: spec.get("eta", 0.0), LR: spec.get("lr", 0.0), CB: spec.get("C", 0.0),
                 SHRINK: spec.get("shrink", 1.0), SKETCH: "rho" in spec, RHO: spec.get("rho", 1),
-                MARGIN: spec.get("margin", False), SEEN: -1.0, FVAL: 0.0, COUNTER: 0.0,
+                MARGIN: spec.get("margin", False), SEEN: -1.0, FVAL: 0.0,
+                COUNTER: getattr(learner, counts) if counts else 0,
                 PENDING: 0 if spread is None else int(np.count_nonzero(spread == 0.0)),
-                **{slot: lay[name] for slot, name in ((O_W, "W"), (O_G, "G"), (O_SPR, "SPR"), (O_CAL, "CAL"),
-                                                      (O_A, "A"), (O_P, "P"), (O_CEN, "CEN"), (O_XS, "XS"),
-                                                      (O_XL, "XL"), (O_KB, "KB"), (O_Z, "Z"), (O_U, "U"))}}
+                **{slot: lay[name] for slot, name in (
+                    (O_W, "W"), (O_G, "G"), (O_SV, "SV"), (O_SPR, "SPR"), (O_CAL, "CAL"), (O_A, "A"),
+                    (O_P, "P"), (O_CEN, "CEN"), (O_XS, "XS"), (O_XL, "XL"), (O_KB, "KB"), (O_Z, "Z"),
+                    (O_U, "U"))}}
         for slot, value in head.items():
             F[slot] = float(value)
         # the learner's state moves in: its attributes become views of F
-        for key, attr, slot in (("w", spec["w"], "W"), ("A", spec.get("A"), "G"),
-                                ("scale_spread_", "scale_spread_", "SPR"), ("calibration_", "calibration_", "CAL")):
+        for key, slot in (("w", "W"), ("A", "G"), ("SV", "SV"), ("scale_spread_", "SPR"), ("calibration_", "CAL")):
             a = moved[key]
-            if a is not None and attr is not None:
+            if a is not None:
                 view = F[lay[slot]:lay[slot] + a.size].reshape(a.shape)
                 view[...] = a
-                setattr(learner, attr, view)
+                setattr(learner, spec.get(key, key), view)
         _BUFFERS[id(F)] = F
         self.F, self.d = F, d
         self.center = learner._centers_targets()
-        self.counts = "rho" in spec
+        self.counts = counts
         self.predict = functools.partial(event_predict, F)
         self.learn = functools.partial(event_learn, F)
 
     @property
     def xs(self) -> np.ndarray:
-        """The scaled row of the last call (what the learner's Python update round takes)."""
+        """The scaled row of the last call (what the learner's Python transition or update round
+        takes)."""
         o = int(self.F[O_XS])
         return self.F[o:o + self.d]
 
     @property
     def counter(self) -> int:
-        """The update-round counter after a round that returned UPDATE_DUE."""
+        """The learner's counter (``counts``) as the last call left it."""
         return int(self.F[COUNTER])
 
 
@@ -304,14 +320,20 @@ def build(learner, spec: dict | None) -> FastPlan | None:
     that cannot move into a buffer (see :func:`_own`; the learner keeps the generic path)."""
     if spec is None:
         return None
-    moved = {"w": getattr(learner, spec["w"]), "A": getattr(learner, spec["A"]) if spec.get("A") else None,
-             "scale_spread_": learner.scale_spread_, "calibration_": learner.calibration_}
-    if learner._event_loss().task != "classification":
-        moved["calibration_"] = None
+    classify = learner._event_loss().task == "classification"
+    moved = {key: getattr(learner, spec[key]) if spec.get(key) else None for key in ("w", "A", "SV")}
+    moved.update(scale_spread_=learner.scale_spread_, calibration_=learner.calibration_ if classify else None)
     if not all(a is None or _own(a) for a in moved.values()):
         return None
-    k = spec["P"].shape[1] if spec["map"] == "kernel" else 2 * spec["UT"].shape[1]
-    A, cal = moved["A"], moved["calibration_"]
-    shapes_ok = moved["w"] is not None and moved["w"].shape == (k,) and (cal is None or cal.shape == (1, N_STATE)) \
-        and (spec["step"] == "ogd" or A is not None and A.shape == ((k, k) if spec["step"] == "ons" else (k,)))
-    return FastPlan(learner, spec, moved) if shapes_ok else None
+    d, w, A, cal = learner.dim_, moved["w"], moved["A"], moved["calibration_"]
+    if spec["map"] == "expansion":
+        m = k = spec["budget"]
+        ok = moved["SV"] is not None and moved["SV"].shape == (m, d) and w is not None and w.shape == (m,)
+    else:
+        m, k = spec["P"].shape if spec["map"] == "kernel" else (spec["UT"].shape[1], 2 * spec["UT"].shape[1])
+        step = spec["step"]
+        ok = w is not None and w.shape == (k,) and (
+            step == "ogd" or A is not None and A.shape == ((k, k) if step == "ons" else (k,)))
+    ok = ok and (cal is None or cal.shape == (1, N_STATE)) and (
+        moved["scale_spread_"] is None or moved["scale_spread_"].shape == (d,))
+    return FastPlan(learner, spec, moved, m, k) if ok else None

@@ -265,10 +265,14 @@ class SketchedLearner(Learner):
         return float(w.out[0])
 
     def _fast_spec(self):
+        if self.Q_ is None:  # stage 1: the kernel expansion until the transition
+            return dict(map="expansion", SV="SV_", w="alpha_", counts="m_", budget=self.budget,
+                        kernel=self.kernel_.spec(), eta=self.eta)
         if not self._event_ready():
             return None
         return dict(map="kernel", LT=self.landmarks_.T, P=self.Q_, kernel=self.kernel_.spec(), w="w_",
-                    rho=self.rho_, margin=self.update_counter == "margin_errors", **self._fast_step())
+                    counts="counter_", rho=self.rho_, margin=self.update_counter == "margin_errors",
+                    **self._fast_step())
 
     def _fast_step(self) -> dict:
         """The stage-2 step of :meth:`_fast_spec` (``step``, its constants and ``A``)."""

@@ -60,9 +60,11 @@ def _drop_event_cache(learner) -> None:
 
 
 _FLOATS = (float, np.float64)
+_NDARRAY = np.ndarray
 #: the codes of a fast plan's learn call (okl.learners._fastpath.event_learn) for "nothing learned
-#: yet": a refused row or label (the generic path takes the event), an update round to run
-BAD_ROW, BAD_LABEL, UPDATE_DUE = -1, -2, -3
+#: yet": a refused row or label (the generic path takes the event), an update round or the
+#: transition to run in Python
+BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE = -1, -2, -3, -4
 
 
 class EventPath:
@@ -163,22 +165,24 @@ class EventPath:
         return ev.loss[1]
 
     def predict_one(self, x) -> float:
-        """Decision value f(x) of the current model (0 before the first example)."""
+        """Decision value f(x) of the current model (0 before the first example): the fast plan's
+        one compiled call when it takes the row, else :meth:`_predict_event`."""
         ev = _EVENTS.get(id(self))
-        fp = ev.fast if ev is not None else None
-        if fp is None:
-            fp = self._fast_plan()
-        if fp and type(x) is np.ndarray:
+        if ev is not None and ev.fast and type(x) is _NDARRAY:
+            fp = ev.fast
             try:
                 f = fp.predict(x, self.n_seen_)
-            except TypeError:  # not a float64, C-contiguous, 1-D array: the generic path
+            except TypeError:  # not a float64, C-contiguous, 1-D array
                 f = math.nan
             if f - f == 0.0:
                 return f + self._target_mean() if fp.center else f
         return self._predict_event(x)
 
     def _predict_event(self, x) -> float:
-        """predict_one through the generic hooks (any input, any state)."""
+        """predict_one through the generic hooks (any input, any state; a fast plan is built
+        first when none was tried in this state)."""
+        if _event_state(self).fast is None and type(x) is _NDARRAY and self._fast_plan():
+            return self.predict_one(x)
         x, checked = self._event_row(x)
         if self.dim_ is None:
             return np.zeros(self.n_outputs_) if self.n_outputs_ else 0.0
@@ -226,24 +230,7 @@ class EventPath:
         return ev.fast
 
     def learn_one(self, x, y) -> "Learner":
-        """One online round with example ``x`` and label/target ``y`` (:meth:`_learn_round`; the
-        common case of a plan without target centring inline: it is the hot path of a stream)."""
-        ev = _EVENTS.get(id(self))
-        fp = ev.fast if ev is not None else None
-        if fp and not fp.center and type(y) in _FLOATS and type(x) is np.ndarray:
-            n = self.n_seen_
-            try:
-                f, c = fp.learn(x, y, n, self.counter_ if fp.counts else 0)
-            except TypeError:  # not a float64, C-contiguous, 1-D array
-                c = BAD_ROW
-            if c >= 0 and f - f == 0.0:
-                self.n_seen_ = n + 1
-                if fp.counts:
-                    self.counter_ = c
-                return self
-            if c != BAD_ROW and c != BAD_LABEL:
-                self._fast_round_end(fp, y, 0.0, f, c)
-                return self
+        """One online round with example ``x`` and label/target ``y`` (:meth:`_learn_round`)."""
         self._learn_round(x, y)
         return self
 
@@ -255,46 +242,54 @@ class EventPath:
         fp = ev.fast if ev is not None else None
         if fp is None:
             fp = self._fast_plan()
-        if fp and type(y) in _FLOATS and type(x) is np.ndarray:
+        if fp and type(x) is _NDARRAY and type(y) in _FLOATS:
             n = self.n_seen_
             mu = (self.target_sum_ / n if n else 0.0) if fp.center else 0.0
+            r = y - mu if fp.center else y
             try:
-                f, c = fp.learn(x, y - mu if fp.center else y, n, self.counter_ if fp.counts else 0)
-            except TypeError:
+                f, c = fp.learn(x, r, n)
+            except TypeError:  # not a float64, C-contiguous, 1-D array
                 c = BAD_ROW
             if c >= 0 and f - f == 0.0:
                 self.n_seen_ = n + 1
-                if fp.counts:
-                    self.counter_ = c
+                if fp.counts is not None:
+                    setattr(self, fp.counts, c)
                 if fp.center:
                     self.target_sum_ += y
                     return f + mu
                 return f
             if c != BAD_ROW and c != BAD_LABEL:
-                return self._fast_round_end(fp, y, mu, f, c)
+                return self._fast_round_end(fp, y, r, mu, f, c)
         was_started = self.started_
         f = self._learn_event(x, y)
         if was_started and self.calibration_ is not None:
             calibration.update_one(self.calibration_, f, float(y))
         return f
 
-    def _fast_round_end(self, fp, y, mu, f, c) -> float:
-        """The rest of a fast round that needs Python: an update round (``c`` = UPDATE_DUE; the
-        row's scaled form is in the plan), or a decision that is not finite (raises)."""
-        if c == UPDATE_DUE:
-            self.counter_ = fp.counter
+    def _fast_round_end(self, fp, y, r, mu, f, c) -> float:
+        """The rest of a fast round that needs Python: the transition or an update round (``c``;
+        the row's scaled form is in the plan; ``r`` the label or residual it learns), or a
+        decision that is not finite (raises)."""
+        n = self.n_seen_
+        python_step = c == UPDATE_DUE or c == TRANSITION_DUE
+        if python_step:
+            if fp.counts is not None:
+                setattr(self, fp.counts, fp.counter)
             _drop_event_cache(self)  # the map and the weights are replaced
             with one_blas_thread():
-                self._update_round(fp.xs.copy(), y - mu if fp.center else y, f)
-        elif fp.counts:
-            self.counter_ = c
-        self.n_seen_ += 1
+                if c == UPDATE_DUE:
+                    self._update_round(fp.xs.copy(), r, f)
+                else:
+                    self._transition(fp.xs.copy(), r, f, n)
+        elif fp.counts is not None:
+            setattr(self, fp.counts, c)
+        self.n_seen_ = n + 1
         if fp.center:
             self.target_sum_ += y
             f += mu
         if not math.isfinite(f):
-            self._non_finite(self.n_seen_ - 1)
-        if c == UPDATE_DUE and self.calibration_ is not None:
+            self._non_finite(n)
+        if python_step and self.calibration_ is not None:
             calibration.update_one(self.calibration_, f, float(y))
         return f
 
