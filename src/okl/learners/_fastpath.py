@@ -1,33 +1,41 @@
 """The lean per-event path of NOGD, FOGD, SkeGD and FORKS: one compiled call per method.
 
-Why: a single learner's round in ``run()`` costs 1.2-2.4 us on codrna; ``predict_one`` +
-``learn_one`` through the generic hooks cost 9-12 us, almost all of it Python (the row's bytes as
-a cache key, a one-row scaling call, dictionary lookups, work-space checks, a separate
-calibration call). Here everything a started learner does with one row is one compiled call:
+Why (issue 24): a single learner's round in ``run()`` costs 1.2-2.7 us on codrna; ``predict_one``
++ ``learn_one`` through the generic hooks cost 9-12 us, almost all of it Python (the row's bytes
+as a cache key, a one-row scaling call, dictionary lookups, work-space checks, a separate
+calibration call, and the whole generic ``_advance`` in stage 1). Here everything a started
+learner does with one row is one compiled call per method:
 
 * :func:`event_predict` -- check the row, map it through the input scale
-  (:func:`okl.scaling.scale_row`, the arithmetic ``run()`` applies), its features and the
-  decision w^T z; it keeps a copy of the row and the round index ``n_seen`` next to the features;
+  (:func:`okl.scaling.scale_row`, the arithmetic ``run()`` applies), the decision (the kernel
+  expansion of stage 1, or the features z and w^T z of stage 2); it keeps a copy of the row, the
+  round index ``n_seen`` and the decision next to the features;
 * :func:`event_learn` -- the same for the row unless it is the row just predicted in the same
-  round (then the features are reused), then the learner's step, the update-round test of the
+  round (a bitwise comparison with the copy: then nothing is computed again), then the learner's
+  step (a support vector, or OGD / AdaGrad / the code's ONS), the update-round test of the
   sketched learners and the calibration's step. It returns (f, code): code >= 0 is a finished
-  round (the update-round counter), a negative code means nothing was learned yet (a refused row
-  or label: the generic path takes over and raises its message) or an update round is due (the
-  learner's Python ``_update_round`` runs it).
+  round (the learner's counter: ``m_`` in stage 1, ``counter_`` of the sketched learners); a
+  negative code means nothing was learned yet: a refused row or label (the generic path takes
+  the event and raises its message), or a transition / update round, which the learner's Python
+  runs (:meth:`okl.learners.events.EventPath._learn_round`).
 
-Every array the calls read besides the learner's own mutable state (its weights, the AdaGrad sums
-or the ONS inverse, the input spreads and the calibration) lives in one float buffer ``F``: a
-header of sizes, constants and offsets (the slots below), copies of the map (landmarks or
-frequencies transposed, the projection) and the work space. :class:`FastPlan` builds it from a
-learner's ``_fast_spec()``; it is kept in the learner's event state (never saved or pickled) and
-dropped with the event cache whenever a path other than these two calls changes the state (its
-copies of the map and the identities of the state arrays are then stale).
+Each call takes two arrays (a Numba dispatch costs ~45 ns per array argument): the row and one
+float buffer ``F`` holding a header of sizes, constants and offsets (the slots below), copies of
+the fixed parts of the map (landmarks or frequencies transposed, the projection, the input
+centres), the work space, and the learner's mutable state: building a :class:`FastPlan` moves
+the weights (or coefficients and support vectors), the AdaGrad sums or ONS inverse, the input
+spreads and the calibration into ``F`` and makes the learner's attributes views of it. Their
+values, shapes, model files and pickles are those of before; the plan itself lives in the
+learner's event state (never saved or pickled), and every path other than these two calls that
+changes the state (``run``, the generic path, a transition or update round, ``load``,
+``check_state``, outputs) drops it first, so a plan never holds a stale map.
 
-The arithmetic is that of the learners' own compiled loops, called in the same order (kernel row
+The arithmetic is that of the learners' own compiled code, called in the same order (kernel row
 :func:`okl._compiled.kernel_row_t`, projection :func:`okl._compiled.rows_axpy`, Fourier
-:func:`okl.learners.fogd._project_t`, steps :func:`okl.learners.nogd.adagrad_step`,
-:func:`okl.learners.forks.ons_code_step`, ...), so decisions equal the generic per-event path's bit
-for bit, and run()'s within rounding.
+:func:`okl.learners.fogd._project_t`, expansion :func:`okl.learners.kogd.expansion_decision`,
+steps :func:`okl.learners.nogd.adagrad_step`, :func:`okl.learners.forks.ons_code_step`, ...), so
+decisions equal the generic per-event path's bit for bit, and run()'s within rounding (run()
+computes stage-2 features of a block with BLAS).
 """
 
 from __future__ import annotations
@@ -171,8 +179,11 @@ def event_learn(F, x, y, n):
     F[SEEN] = -1.0
     if cached:  # the decision (and features) of predict_one: nothing was learned since
         f = F[FVAL]
-        if F[PENDING] > 0.0:
-            _scale(F, x, True, xs)  # a spread this row fixes is stored (the features stay)
+        pending = F[PENDING]
+        if pending > 0.0:
+            _scale(F, x, True, xs)
+            if F[PENDING] != pending:  # x fixed a spread: learn the row as run() maps it
+                f = _decide(F, xs)
     else:
         if not row_ok(x, MAX_ABS_FEATURE):
             return np.nan, BAD_ROW
@@ -227,9 +238,10 @@ _BUFFERS: "weakref.WeakValueDictionary[int, np.ndarray]" = weakref.WeakValueDict
 
 def _own(a) -> bool:
     """Whether a state array can move into a plan's buffer: float64, C-contiguous, writable, and
-    not a view of someone else's memory (``auto``'s engine lays its members out in its own)."""
+    not a view of another live array (``auto``'s engine lays its members' arrays out in its own
+    buffer and relies on sharing that memory), unless that array is a plan's buffer."""
     return isinstance(a, np.ndarray) and a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable \
-        and (a.base is None or _BUFFERS.get(id(a.base)) is a.base)
+        and (not isinstance(a.base, np.ndarray) or _BUFFERS.get(id(a.base)) is a.base)
 
 
 class FastPlan:

@@ -72,14 +72,23 @@ class EventPath:
 
     # ---- per-event path ------------------------------------------------------------------
     #
-    # predict_one / learn_one do the arithmetic of a round once: a learner with the hooks
-    # ``_event_features(x, ev) -> (f, z) | None`` and ``_event_learn(x, y, z, ev) -> f | None`` computes the
-    # features z of x in predict_one (one compiled call), and the learn_one that follows for the
-    # same x (same bytes) in the same state (same n_seen_, nothing learned in between) learns from
-    # them without computing them again. The cache lives outside the learner (:class:`_EventState`:
-    # never saved, pickled or copied); every learning round, load, clone and check_state drops it.
-    # The common input (a float64, 1-D, C-contiguous ndarray of the learner's dimension) is
-    # checked for finiteness and magnitude inside the compiled call; anything else goes through
+    # The fast plan (issue 24, :mod:`okl.learners._fastpath`): a learner with ``_fast_spec()``
+    # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, in both stages) gets, once started, a plan
+    # kept in its event state: predict_one is then one compiled call (row check, input scale,
+    # features, decision) and learn_one one more (the step and the calibration on predict_one's
+    # features when x and n_seen_ are those of the last prediction), on the common input: a
+    # float64, 1-D, C-contiguous ndarray of the learner's width and a float label (anything else,
+    # a refused value, target centring's bookkeeping and the learner's Python transitions and
+    # update rounds go through the code below). Every path that changes the state otherwise drops
+    # the plan with the event cache.
+    #
+    # The generic hooks: ``_event_features(x, ev) -> (f, z) | None`` and ``_event_learn(x, y, z,
+    # ev) -> f | None`` compute the features z of x in predict_one (one compiled call), and the
+    # learn_one that follows for the same x (same bytes) in the same state (same n_seen_, nothing
+    # learned in between) learns from them without computing them again. The cache lives outside
+    # the learner (:class:`_EventState`: never saved, pickled or copied); every learning round,
+    # load, clone and check_state drops it. The common input is checked for finiteness and
+    # magnitude inside the compiled call; anything else goes through
     # :func:`okl._validation.check_vector`.
 
     def _event_row(self, x) -> tuple[np.ndarray, bool]:
