@@ -40,7 +40,6 @@ computes stage-2 features of a block with BLAS).
 
 from __future__ import annotations
 
-import functools
 import math
 import weakref
 
@@ -75,9 +74,10 @@ HEADER = 37
 _MAXF = 1.7976931348623157e308
 
 _F = types.Array(types.float64, 1, "C")
-# explicit signatures: any other row (a list, a strided or 2-D array, another dtype) is refused by
-# the dispatcher with a TypeError and takes the generic path
-_ROWS = (_F, types.Array(types.float64, 1, "C", readonly=True))
+# one explicit signature per call (a second one costs every call ~60 ns of dispatch): the row typed
+# read-only, which writable rows convert to; any other row (a list, a strided or 2-D array,
+# another dtype) is refused by the dispatcher with a TypeError and takes the generic path
+_ROW = types.Array(types.float64, 1, "C", readonly=True)
 _jit = nb.njit(cache=True, fastmath=False, nogil=True)
 
 
@@ -137,7 +137,7 @@ def _decide(F, xs):
     return dot(F[ow:ow + k], z)
 
 
-@_jit_for([types.float64(_F, X, types.int64) for X in _ROWS])
+@_jit_for([types.float64(_F, _ROW, types.int64)])
 def event_predict(F, x, n):
     """predict_one's decision for the row x in round n (NaN, nothing computed, when x has the
     wrong width or a value beyond the checks); keeps x, its scaled form, its features and the
@@ -156,7 +156,7 @@ def event_predict(F, x, n):
     return f
 
 
-@_jit_for([types.Tuple((types.float64, types.int64))(_F, X, types.float64, types.int64) for X in _ROWS])
+@_jit_for([types.Tuple((types.float64, types.int64))(_F, _ROW, types.float64, types.int64)])
 def event_learn(F, x, y, n):
     """learn_one's round n on row x with label / target y (the residual under target centring):
     f before learning (predict_one's, when it ran on this row in this round), the step and the
@@ -245,8 +245,8 @@ def _own(a) -> bool:
 
 
 class FastPlan:
-    """A started learner's compiled per-event calls (see the module docstring): ``predict(x, n)
-    -> f`` and ``learn(x, y, n) -> (f, code)``. ``center``: the caller centres targets;
+    """A started learner's compiled per-event state (see the module docstring), for
+    ``event_predict(F, x, n) -> f`` and ``event_learn(F, x, y, n) -> (f, code)``. ``center``: the caller centres targets;
     ``counts``: the name of the learner's counter that ``code`` >= 0 is (``m_``, ``counter_``),
     or None.
 
@@ -255,7 +255,7 @@ class FastPlan:
     become views of it (the same values and shapes, saved and pickled as before), so each call
     takes two arrays."""
 
-    __slots__ = ("F", "predict", "learn", "center", "counts", "d")
+    __slots__ = ("F", "center", "counts", "d")
 
     def __init__(self, learner, spec: dict, moved: dict, m: int, k: int):
         d = learner.dim_
@@ -311,8 +311,6 @@ class FastPlan:
         self.F, self.d = F, d
         self.center = learner._centers_targets()
         self.counts = counts
-        self.predict = functools.partial(event_predict, F)
-        self.learn = functools.partial(event_learn, F)
 
     @property
     def xs(self) -> np.ndarray:

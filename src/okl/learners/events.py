@@ -65,6 +65,9 @@ _NDARRAY = np.ndarray
 #: yet": a refused row or label (the generic path takes the event), an update round or the
 #: transition to run in Python
 BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE = -1, -2, -3, -4
+#: okl.learners._fastpath's event_predict / event_learn, imported with the first plan (that
+#: module imports the learners)
+_FAST_PREDICT = _FAST_LEARN = None
 
 
 class EventPath:
@@ -180,7 +183,7 @@ class EventPath:
         if ev is not None and ev.fast and type(x) is _NDARRAY:
             fp = ev.fast
             try:
-                f = fp.predict(x, self.n_seen_)
+                f = _FAST_PREDICT(fp.F, x, self.n_seen_)
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 f = math.nan
             if f - f == 0.0:
@@ -233,7 +236,9 @@ class EventPath:
         if self.started_ and not self.n_outputs_:
             spec = self._fast_spec()
             if spec is not None:
-                from okl.learners._fastpath import build
+                global _FAST_PREDICT, _FAST_LEARN
+                from okl.learners._fastpath import build, event_learn, event_predict
+                _FAST_PREDICT, _FAST_LEARN = event_predict, event_learn
                 plan = build(self, spec)
         ev.fast = plan or False
         return ev.fast
@@ -256,7 +261,7 @@ class EventPath:
             mu = (self.target_sum_ / n if n else 0.0) if fp.center else 0.0
             r = y - mu if fp.center else y
             try:
-                f, c = fp.learn(x, r, n)
+                f, c = _FAST_LEARN(fp.F, x, r, n)
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 c = BAD_ROW
             if c >= 0 and f - f == 0.0:
