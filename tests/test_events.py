@@ -155,9 +155,8 @@ def test_width_window_per_event(rows):
 # ---- the fast plan (issue 24: okl.learners._fastpath) -----------------------------------------
 
 def _plan(learner):
-    from okl.learners.events import _EVENTS
-    ev = _EVENTS.get(id(learner))
-    return None if ev is None else ev.fast
+    from okl.learners.events import _PLANS
+    return _PLANS.get(id(learner))
 
 
 @pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd"))

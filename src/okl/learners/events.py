@@ -19,14 +19,12 @@ from okl.losses import Loss, get_loss
 
 class _EventState:
     """A learner's per-event cache and work space (:meth:`Learner.predict_one`): kept outside the
-    learner, so it is never saved, pickled or copied and never shows in ``vars(learner)``.
-    ``fast``: its :class:`okl.learners._fastpath.FastPlan` (None: not built yet; False: none in
-    the current state)."""
+    learner, so it is never saved, pickled or copied and never shows in ``vars(learner)``."""
 
-    __slots__ = ("cache", "buf", "loss", "fast")
+    __slots__ = ("cache", "buf", "loss")
 
     def __init__(self):
-        self.cache = self.buf = self.loss = self.fast = None
+        self.cache = self.buf = self.loss = None
 
 
 class EventWork:
@@ -41,13 +39,21 @@ class EventWork:
 
 #: id(learner) -> its _EventState (removed when the learner is collected)
 _EVENTS: dict[int, _EventState] = {}
+#: id(learner) -> its fast plan (:class:`okl.learners._fastpath.FastPlan`), or False: none in the
+#: current state; no entry: not tried yet (one lookup on the hot path; kept like _EVENTS)
+_PLANS: dict[int, object] = {}
+
+
+def _forget(key: int) -> None:
+    _EVENTS.pop(key, None)
+    _PLANS.pop(key, None)
 
 
 def _event_state(learner) -> _EventState:
     ev = _EVENTS.get(id(learner))
     if ev is None:
         ev = _EVENTS[id(learner)] = _EventState()
-        weakref.finalize(learner, _EVENTS.pop, id(learner), None)
+        weakref.finalize(learner, _forget, id(learner))
     return ev
 
 
@@ -56,7 +62,8 @@ def _drop_event_cache(learner) -> None:
     and its arrays may be replaced)."""
     ev = _EVENTS.get(id(learner))
     if ev is not None:
-        ev.cache = ev.fast = None
+        ev.cache = None
+    _PLANS.pop(id(learner), None)
 
 
 _FLOATS = (float, np.float64)
@@ -179,9 +186,8 @@ class EventPath:
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example): the fast plan's
         one compiled call when it takes the row, else :meth:`_predict_event`."""
-        ev = _EVENTS.get(id(self))
-        if ev is not None and ev.fast and type(x) is _NDARRAY:
-            fp = ev.fast
+        fp = _PLANS.get(id(self))
+        if fp and type(x) is _NDARRAY:
             try:
                 f = _FAST_PREDICT(fp.F, x, self.n_seen_)
             except TypeError:  # not a float64, C-contiguous, 1-D array
@@ -193,7 +199,7 @@ class EventPath:
     def _predict_event(self, x) -> float:
         """predict_one through the generic hooks (any input, any state; a fast plan is built
         first when none was tried in this state)."""
-        if _event_state(self).fast is None and type(x) is _NDARRAY and self._fast_plan():
+        if id(self) not in _PLANS and type(x) is _NDARRAY and self._fast_plan():
             return self.predict_one(x)
         x, checked = self._event_row(x)
         if self.dim_ is None:
@@ -229,9 +235,9 @@ class EventPath:
         return None
 
     def _fast_plan(self):
-        """Build this learner's fast plan for its current state and keep it in its event state
+        """Build this learner's fast plan for its current state and keep it in :data:`_PLANS`
         (False: none now; dropped with the event cache)."""
-        ev = _event_state(self)
+        _event_state(self)  # (removes the plan with the learner)
         plan = None
         if self.started_ and not self.n_outputs_:
             spec = self._fast_spec()
@@ -240,8 +246,8 @@ class EventPath:
                 from okl.learners._fastpath import build, event_learn, event_predict
                 _FAST_PREDICT, _FAST_LEARN = event_predict, event_learn
                 plan = build(self, spec)
-        ev.fast = plan or False
-        return ev.fast
+        _PLANS[id(self)] = plan = plan or False
+        return plan
 
     def learn_one(self, x, y) -> "Learner":
         """One online round with example ``x`` and label/target ``y`` (:meth:`_learn_round`)."""
@@ -252,8 +258,7 @@ class EventPath:
         """learn_one returning the round's decision (before learning); a classifier's calibration
         learns it. The fast plan's one compiled call when it takes the event, else
         :meth:`_learn_event`; ``okl stream`` uses it."""
-        ev = _EVENTS.get(id(self))
-        fp = ev.fast if ev is not None else None
+        fp = _PLANS.get(id(self))
         if fp is None:
             fp = self._fast_plan()
         if fp and type(x) is _NDARRAY and type(y) in _FLOATS:
