@@ -160,9 +160,9 @@ def event_predict(F, x, n):
 def event_learn(F, x, y, n):
     """learn_one's round n on row x with label / target y (the residual under target centring):
     f before learning (predict_one's, when it ran on this row in this round), the step and the
-    calibration's step (classification); returns (f, counter), the counter being the learner's
-    (F[COUNTER]: the support vectors of the expansion, the update-round counter of the sketched
-    maps). Returns (NaN, BAD_ROW / BAD_LABEL) with nothing changed when x or y fails the checks,
+    calibration's step (classification); returns (f, code): code 0, or the learner's counter + 1
+    when the round changed it (F[COUNTER]: the support vectors of the expansion, the update-round
+    counter of the sketched maps). Returns (NaN, BAD_ROW / BAD_LABEL) with nothing changed when x or y fails the checks,
     and (f, UPDATE_DUE / TRANSITION_DUE) before learning when the learner's Python takes the round
     (the scaled row is then in the work space)."""
     d = int(F[DIM])
@@ -191,7 +191,7 @@ def event_learn(F, x, y, n):
         f = _decide(F, xs)
     lkind = int(F[LOSS])
     g = loss_derivative(lkind, f, y)
-    counter = int(F[COUNTER])
+    counter = before = int(F[COUNTER])
     k, ow = int(F[K]), int(F[O_W])
     w = F[ow:ow + k]
     if F[MAP] == EXPANSION:  # okl.learners.kogd.expansion_rounds (no decay, stopping when full)
@@ -229,7 +229,7 @@ def event_learn(F, x, y, n):
     if F[CAL] != 0.0 and abs(f) <= _MAXF:
         oc = int(F[O_CAL])
         calibration_step(F[oc:oc + N_STATE], f, y > 0.0, GAMMA)
-    return f, counter
+    return f, (counter + 1 if counter != before else 0)
 
 
 #: id -> buffer of every live plan (a learner's arrays that are views of one are its own)
@@ -247,7 +247,7 @@ def _own(a) -> bool:
 class FastPlan:
     """A started learner's compiled per-event state (see the module docstring), for
     ``event_predict(F, x, n) -> f`` and ``event_learn(F, x, y, n) -> (f, code)``. ``center``: the caller centres targets;
-    ``counts``: the name of the learner's counter that ``code`` >= 0 is (``m_``, ``counter_``),
+    ``counts``: the name of the learner's counter that ``code`` - 1 is when > 0 (``m_``, ``counter_``),
     or None.
 
     Building it moves the learner's mutable state arrays (weights or coefficients, support

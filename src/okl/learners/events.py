@@ -263,17 +263,21 @@ class EventPath:
             fp = self._fast_plan()
         if fp and type(x) is _NDARRAY and type(y) in _FLOATS:
             n = self.n_seen_
-            mu = (self.target_sum_ / n if n else 0.0) if fp.center else 0.0
-            r = y - mu if fp.center else y
+            center = fp.center
+            if center:  # the model learns the residual from the running mean (_centers_targets)
+                mu = self.target_sum_ / n if n else 0.0
+                r = y - mu
+            else:
+                mu, r = 0.0, y
             try:
                 f, c = _FAST_LEARN(fp.F, x, r, n)
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 c = BAD_ROW
             if c >= 0 and f - f == 0.0:
                 self.n_seen_ = n + 1
-                if fp.counts is not None:
-                    setattr(self, fp.counts, c)
-                if fp.center:
+                if c:  # the learner's counter changed (okl.learners._fastpath.event_learn)
+                    setattr(self, fp.counts, c - 1)
+                if center:
                     self.target_sum_ += y
                     return f + mu
                 return f
@@ -300,8 +304,8 @@ class EventPath:
                     self._update_round(fp.xs.copy(), r, f)
                 else:
                     self._transition(fp.xs.copy(), r, f, n)
-        elif fp.counts is not None:
-            setattr(self, fp.counts, c)
+        elif c:
+            setattr(self, fp.counts, c - 1)
         self.n_seen_ = n + 1
         if fp.center:
             self.target_sum_ += y
