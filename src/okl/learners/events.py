@@ -40,8 +40,21 @@ class EventWork:
 #: id(learner) -> its _EventState (removed when the learner is collected)
 _EVENTS: dict[int, _EventState] = {}
 #: id(learner) -> its fast plan (:class:`okl.learners._fastpath.FastPlan`), or False: none in the
-#: current state; no entry: not tried yet (one lookup on the hot path; kept like _EVENTS)
+#: current state, or _NEVER: none for its class; no entry: not tried yet (one lookup on the hot
+#: path; kept like _EVENTS)
 _PLANS: dict[int, object] = {}
+
+
+class _Never:
+    """A learner whose class has no ``_fast_spec``: kept across state changes (falsy)."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return False
+
+
+_NEVER = _Never()
 
 
 def _forget(key: int) -> None:
@@ -63,7 +76,8 @@ def _drop_event_cache(learner) -> None:
     ev = _EVENTS.get(id(learner))
     if ev is not None:
         ev.cache = None
-    _PLANS.pop(id(learner), None)
+    if _PLANS.get(id(learner)) is not _NEVER:
+        _PLANS.pop(id(learner), None)
 
 
 _FLOATS = (float, np.float64)
@@ -84,7 +98,7 @@ class EventPath:
     #
     # The fast plan (issue 24, :mod:`okl.learners._fastpath`): a learner with ``_fast_spec()``
     # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, in both stages) gets, once started, a plan
-    # kept in its event state: predict_one is then one compiled call (row check, input scale,
+    # kept outside it (:data:`_PLANS`): predict_one is then one compiled call (row check, input scale,
     # features, decision) and learn_one one more (the step and the calibration on predict_one's
     # features when x and n_seen_ are those of the last prediction), on the common input: a
     # float64, 1-D, C-contiguous ndarray of the learner's width and a float label (anything else,
@@ -238,6 +252,9 @@ class EventPath:
         """Build this learner's fast plan for its current state and keep it in :data:`_PLANS`
         (False: none now; dropped with the event cache)."""
         _event_state(self)  # (removes the plan with the learner)
+        if type(self)._fast_spec is EventPath._fast_spec:
+            _PLANS[id(self)] = _NEVER
+            return _NEVER
         plan = None
         if self.started_ and not self.n_outputs_:
             spec = self._fast_spec()
