@@ -137,13 +137,11 @@ def _decide(F, xs):
     return dot(F[ow:ow + k], z)
 
 
-@_jit_for([types.float64(_F, _ROW, types.int64)])
-def event_predict(F, x, n):
-    """predict_one's decision for the row x in round n (NaN, nothing computed, when x has the
-    wrong width or a value beyond the checks); keeps x, its scaled form, its features and the
-    decision for :func:`event_learn`."""
-    d = int(F[DIM])
-    if x.shape[0] != d or not row_ok(x, MAX_ABS_FEATURE):
+@_jit
+def _predict(F, x, n):
+    """:func:`event_predict` on a row of the learner's width."""
+    d = x.shape[0]
+    if not row_ok(x, MAX_ABS_FEATURE):
         return np.nan
     oxs, oxl = int(F[O_XS]), int(F[O_XL])
     xs = F[oxs:oxs + d]
@@ -156,18 +154,10 @@ def event_predict(F, x, n):
     return f
 
 
-@_jit_for([types.Tuple((types.float64, types.int64))(_F, _ROW, types.float64, types.int64)])
-def event_learn(F, x, y, n):
-    """learn_one's round n on row x with label / target y (the residual under target centring):
-    f before learning (predict_one's, when it ran on this row in this round), the step and the
-    calibration's step (classification); returns (f, code): code 0, or the learner's counter + 1
-    when the round changed it (F[COUNTER]: the support vectors of the expansion, the update-round
-    counter of the sketched maps). Returns (NaN, BAD_ROW / BAD_LABEL) with nothing changed when x or y fails the checks,
-    and (f, UPDATE_DUE / TRANSITION_DUE) before learning when the learner's Python takes the round
-    (the scaled row is then in the work space)."""
-    d = int(F[DIM])
-    if x.shape[0] != d:
-        return np.nan, BAD_ROW
+@_jit
+def _learn(F, x, y, n):
+    """:func:`event_learn` on a row of the learner's width."""
+    d = x.shape[0]
     if F[CLASSIFY] != 0.0:
         if not (y == 1.0 or y == -1.0):
             return np.nan, BAD_LABEL
@@ -230,6 +220,31 @@ def event_learn(F, x, y, n):
         oc = int(F[O_CAL])
         calibration_step(F[oc:oc + N_STATE], f, y > 0.0, GAMMA)
     return f, (counter + 1 if counter != before else 0)
+
+
+@_jit_for([types.float64(_F, _ROW, types.int64)])
+def event_predict(F, x, n):
+    """predict_one's decision for the row x in round n (NaN, nothing computed, when x has the
+    wrong width or a value beyond the checks); keeps x, its scaled form, its features and the
+    decision for :func:`event_learn`. (Both entry points are small and call their bodies: a
+    large compiled entry costs every call ~40 ns more.)"""
+    if x.shape[0] != int(F[DIM]):
+        return np.nan
+    return _predict(F, x, n)
+
+
+@_jit_for([types.Tuple((types.float64, types.int64))(_F, _ROW, types.float64, types.int64)])
+def event_learn(F, x, y, n):
+    """learn_one's round n on row x with label / target y (the residual under target centring):
+    f before learning (predict_one's, when it ran on this row in this round), the step and the
+    calibration's step (classification); returns (f, code): code 0, or the learner's counter + 1
+    when the round changed it (F[COUNTER]: the support vectors of the expansion, the update-round
+    counter of the sketched maps). Returns (NaN, BAD_ROW / BAD_LABEL) with nothing changed when x
+    or y fails the checks, and (f, UPDATE_DUE / TRANSITION_DUE) before learning when the
+    learner's Python takes the round (the scaled row is then in the work space)."""
+    if x.shape[0] != int(F[DIM]):
+        return np.nan, BAD_ROW
+    return _learn(F, x, y, n)
 
 
 #: id -> buffer of every live plan (a learner's arrays that are views of one are its own)
