@@ -261,9 +261,9 @@ def _own(a) -> bool:
 
 class FastPlan:
     """A started learner's compiled per-event state (see the module docstring), for
-    ``event_predict(F, x, n) -> f`` and ``event_learn(F, x, y, n) -> (f, code)``. ``center``: the caller centres targets;
-    ``counts``: the name of the learner's counter that ``code`` - 1 is when > 0 (``m_``, ``counter_``),
-    or None.
+    ``event_predict(F, x, n) -> f`` and ``event_learn(F, x, y, n) -> (f, code)``. ``center``: the
+    caller centres targets; ``counts``: the name of the learner's counter that ``code`` - 1 is
+    when > 0 (``m_``, ``counter_``), or None.
 
     Building it moves the learner's mutable state arrays (weights or coefficients, support
     vectors, step state, input spreads, calibration) into the buffer: the learner's attributes
