@@ -261,3 +261,20 @@ def test_fast_plan_leaves_auto_members_in_the_engine(rows):
     assert ref.predict_one(X[401]) == before
     ref.learn_one(X[401], y[401])
     assert ref.predict_one(X[402]) == m.predict_one(X[402])
+
+
+@pytest.mark.parametrize("name", ("nogd", "fogd"))
+def test_fast_plan_in_the_width_window(name, rows):
+    """The window's rows are buffered by the plan too (their decision: the running label mean);
+    end_width_window inside it drops the plan."""
+    X, y = rows
+    a, b = okl.make(name, budget=30, random_state=0), okl.make(name, budget=30, random_state=0)
+    got = per_instance_decisions(a, X[:20], y[:20])
+    assert _plan(a) and not a.started_
+    np.testing.assert_array_equal(got, b.run(X[:20], y[:20]).decisions)
+    np.testing.assert_array_equal(a.warmup_X_, b.warmup_X_)
+    a.end_width_window()
+    b.end_width_window()
+    assert a.predict_one(X[20]) == b.predict_one(X[20])
+    np.testing.assert_array_equal(per_instance_decisions(a, X[20:200], y[20:200]),
+                                  per_instance_decisions(b, X[20:200], y[20:200]))

@@ -51,17 +51,19 @@ from okl._compiled import dot, kernel_row_t, loss_derivative, ogd_step, row_ok, 
 from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
 from okl.learners._sketched import update_round_due
-from okl.learners.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE
+from okl.kernels import WIDTH_WINDOW
+from okl.learners.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
 from okl.learners.kogd import expansion_decision
 from okl.learners.nogd import adagrad_step
 from okl.scaling import scale_row
 
-# feature maps and steps (``_fast_spec``'s "map" and "step")
-KERNEL_MAP, FOURIER_MAP, EXPANSION = 0, 1, 2
+# feature maps and steps (``_fast_spec``'s "map" and "step"; WINDOW: the rows buffered in the width
+# window, predicted by the running label mean)
+KERNEL_MAP, FOURIER_MAP, EXPANSION, WINDOW = 0, 1, 2, 3
 OGD, ADAGRAD, ONS = 0, 1, 2
-MAPS = {"kernel": KERNEL_MAP, "fourier": FOURIER_MAP, "expansion": EXPANSION}
+MAPS = {"kernel": KERNEL_MAP, "fourier": FOURIER_MAP, "expansion": EXPANSION, "window": WINDOW}
 STEPS = {"ogd": OGD, "adagrad": ADAGRAD, "ons": ONS}
 # input scales
 NO_SCALE, SYMLOG, RANGE = 0, 1, 2
@@ -138,11 +140,27 @@ def _decide(F, xs):
 
 
 @_jit
+def _window_decision(F, n):
+    """The width window's decision (:meth:`okl.learners.base.Learner._warmup_decision`): the mean
+    of the n labels buffered (exact in any order: they are -1 / +1), 0 under target centring
+    (the caller adds the running mean)."""
+    if F[CLASSIFY] == 0.0 or n == 0:
+        return 0.0
+    ow = int(F[O_W])
+    s = 0.0
+    for i in range(n):
+        s += F[ow + i]
+    return s / n
+
+
+@_jit
 def _predict(F, x, n):
     """:func:`event_predict` on a row of the learner's width."""
     d = x.shape[0]
     if not row_ok(x, MAX_ABS_FEATURE):
         return np.nan
+    if F[MAP] == WINDOW:
+        return _window_decision(F, n)
     oxs, oxl = int(F[O_XS]), int(F[O_XL])
     xs = F[oxs:oxs + d]
     _scale(F, x, False, xs)
@@ -163,6 +181,15 @@ def _learn(F, x, y, n):
             return np.nan, BAD_LABEL
     elif not abs(y) <= _MAXF:
         return np.nan, BAD_LABEL
+    if F[MAP] == WINDOW:  # Learner._advance inside the window: the row and label are buffered
+        if not row_ok(x, MAX_ABS_FEATURE) or n >= int(F[M]):
+            return np.nan, BAD_ROW
+        f = _window_decision(F, n)
+        osv = int(F[O_SV]) + n * d
+        for j in range(d):
+            F[osv + j] = x[j]
+        F[int(F[O_W]) + n] = y
+        return f, (WINDOW_DONE if n + 1 == int(F[M]) else 0)
     oxs, oxl = int(F[O_XS]), int(F[O_XL])
     xs = F[oxs:oxs + d]
     cached = F[SEEN] == n and _same_row(x, F[oxl:oxl + d])
@@ -283,8 +310,9 @@ class FastPlan:
             size += int(n)
 
         A = moved["A"]
-        for name, n in (("W", k), ("G", 0 if A is None else A.size), ("SV", m * d if kind == EXPANSION else 0),
-                        ("A", d * m if kind != EXPANSION else 0), ("P", m * k if kind == KERNEL_MAP else 0),
+        linear = kind in (KERNEL_MAP, FOURIER_MAP)
+        for name, n in (("W", k), ("G", 0 if A is None else A.size), ("SV", 0 if linear else m * d),
+                        ("A", d * m if linear else 0), ("P", m * k if kind == KERNEL_MAP else 0),
                         ("CEN", d), ("SPR", d), ("CAL", N_STATE), ("XS", d), ("XL", d), ("KB", m), ("Z", k),
                         ("U", k)):
             put(name, n)
@@ -351,8 +379,8 @@ def build(learner, spec: dict | None) -> FastPlan | None:
     if not all(a is None or _own(a) for a in moved.values()):
         return None
     d, w, A, cal = learner.dim_, moved["w"], moved["A"], moved["calibration_"]
-    if spec["map"] == "expansion":
-        m = k = spec["budget"]
+    if spec["map"] in ("expansion", "window"):
+        m = k = spec["budget"] if spec["map"] == "expansion" else WIDTH_WINDOW
         ok = moved["SV"] is not None and moved["SV"].shape == (m, d) and w is not None and w.shape == (m,)
     else:
         m, k = spec["P"].shape if spec["map"] == "kernel" else (spec["UT"].shape[1], 2 * spec["UT"].shape[1])

@@ -317,6 +317,7 @@ class Learner(EventPath, ModelFiles):
         """Fix the width now from the rows buffered so far, when a finite batch (a scikit-learn
         ``fit``) ended inside the width window; nothing happens otherwise."""
         if self.dim_ is not None and not self.started_ and self.n_seen_ > 0:
+            _drop_event_cache(self)
             self.warmup_X_ = self.warmup_X_[: self.n_seen_]
             self.warmup_y_ = self.warmup_y_[: self.n_seen_]
             self._finish_warmup()

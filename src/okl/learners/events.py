@@ -84,8 +84,8 @@ _FLOATS = (float, np.float64)
 _NDARRAY = np.ndarray
 #: the codes of a fast plan's learn call (okl.learners._fastpath.event_learn) for "nothing learned
 #: yet": a refused row or label (the generic path takes the event), an update round or the
-#: transition to run in Python
-BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE = -1, -2, -3, -4
+#: transition to run in Python; and "the width window is full" (its last row is buffered)
+BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE, WINDOW_DONE = -1, -2, -3, -4, -5
 #: okl.learners._fastpath's event_predict / event_learn, imported with the first plan (that
 #: module imports the learners)
 _FAST_PREDICT = _FAST_LEARN = None
@@ -255,14 +255,21 @@ class EventPath:
         if type(self)._fast_spec is EventPath._fast_spec:
             _PLANS[id(self)] = _NEVER
             return _NEVER
-        plan = None
-        if self.started_ and not self.n_outputs_:
+        spec = plan = None
+        if self.n_outputs_:
+            pass
+        elif self.started_:
             spec = self._fast_spec()
-            if spec is not None:
-                global _FAST_PREDICT, _FAST_LEARN
-                from okl.learners._fastpath import build, event_learn, event_predict
-                _FAST_PREDICT, _FAST_LEARN = event_predict, event_learn
-                plan = build(self, spec)
+        elif self.dim_ is not None and getattr(self, "warmup_X_", None) is not None and (
+                self._event_loss().task == "classification" or self._centers_targets()):
+            # the width window: rows and labels buffered, predicted by their running mean (exact
+            # here: labels -1 / +1, or the targets' running mean added by the caller)
+            spec = {"map": "window", "SV": "warmup_X_", "w": "warmup_y_"}
+        if spec is not None:
+            global _FAST_PREDICT, _FAST_LEARN
+            from okl.learners._fastpath import build, event_learn, event_predict
+            _FAST_PREDICT, _FAST_LEARN = event_predict, event_learn
+            plan = build(self, spec)
         _PLANS[id(self)] = plan = plan or False
         return plan
 
@@ -311,6 +318,15 @@ class EventPath:
         the row's scaled form is in the plan; ``r`` the label or residual it learns), or a
         decision that is not finite (raises)."""
         n = self.n_seen_
+        if c == WINDOW_DONE:  # Learner._advance: the buffered rows fix the scale and the width
+            self.n_seen_ = n + 1
+            if fp.center:
+                self.target_sum_ += y
+                f += mu
+            _drop_event_cache(self)
+            with one_blas_thread():
+                self._finish_warmup()
+            return f
         python_step = c == UPDATE_DUE or c == TRANSITION_DUE
         if python_step:
             if fp.counts is not None:
