@@ -3,8 +3,9 @@
 Why (issue 24): a single learner's round in ``run()`` costs 1.2-2.7 us on codrna; ``predict_one``
 + ``learn_one`` through the generic hooks cost 9-12 us, almost all of it Python (the row's bytes
 as a cache key, a one-row scaling call, dictionary lookups, work-space checks, a separate
-calibration call, and the whole generic ``_advance`` in stage 1). Here everything a started
-learner does with one row is one compiled call per method:
+calibration call, and the whole generic ``_advance`` in stage 1 and the width window). Here
+everything these learners do with one row is one compiled call per method, from the second row
+on (the width window's rows too: buffered, predicted by the running label mean):
 
 * :func:`event_predict` -- check the row, map it through the input scale
   (:func:`okl.scaling.scale_row`, the arithmetic ``run()`` applies), the decision (the kernel

@@ -97,7 +97,7 @@ class EventPath:
     # ---- per-event path ------------------------------------------------------------------
     #
     # The fast plan (issue 24, :mod:`okl.learners._fastpath`): a learner with ``_fast_spec()``
-    # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, in both stages) gets, once started, a plan
+    # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, in the width window and both stages) gets a plan
     # kept outside it (:data:`_PLANS`): predict_one is then one compiled call (row check, input scale,
     # features, decision) and learn_one one more (the step and the calibration on predict_one's
     # features when x and n_seen_ are those of the last prediction), on the common input: a
