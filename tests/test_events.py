@@ -150,3 +150,131 @@ def test_width_window_per_event(rows):
     m2 = okl.make("nogd", budget=30, random_state=0)
     np.testing.assert_array_equal(m2._learn_events(X, y), per_instance_decisions(okl.make("nogd", budget=30, random_state=0), X, y))
     np.testing.assert_array_equal(m2.learn_one(X[0], y[0]).n_seen_, N + 1)
+
+
+# ---- the fast plan (issue 24: okl.learners._fastpath) -----------------------------------------
+
+def _plan(learner):
+    from okl.learners.events import _PLANS
+    return _PLANS.get(id(learner))
+
+
+@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd"))
+def test_fast_plan_takes_the_common_case_in_both_stages(name, rows):
+    X, y = rows
+    m = okl.make(name, **_params(name))
+    m.run(X[:60], y[:60])  # started, stage 1 (NOGD / FORKS / SkeGD)
+    m.predict_one(X[60])
+    assert _plan(m), "stage 1: no fast plan"
+    m.run(X[60:400], y[60:400])
+    assert m.diagnostics().get("stage", 2) == 2
+    m.predict_one(X[400])
+    plan = _plan(m)
+    assert plan, "stage 2: no fast plan"
+    # the learner's weights live in the plan's buffer (views; saved and pickled as arrays)
+    assert m.w_.base is plan.F
+    copy = pickle.loads(pickle.dumps(m))
+    assert np.array_equal(copy.w_, m.w_)
+    m.learn_one(X[400], y[400])
+    copy.learn_one(X[400], y[400])
+    assert m.predict_one(X[401]) == copy.predict_one(X[401])
+    assert copy.w_.base is _plan(copy).F is not plan.F  # its own plan
+
+
+@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd"))
+def test_fast_plan_other_inputs_give_the_same_answer(name, rows):
+    X, y = rows
+    m = okl.make(name, **_params(name))
+    m.run(X[:400], y[:400])
+    want = m.predict_one(X[400])
+    ro = X[400].copy()
+    ro.setflags(write=False)
+    assert m.predict_one(ro) == want  # read-only rows take the plan too
+    assert m.predict_one(list(X[400])) == want
+    assert m.predict_one(X[400].astype(np.float32).astype(float)) == m.predict_one(X[400].astype(np.float32))
+    a, b = okl.make(name, **_params(name)), okl.make(name, **_params(name))
+    a.run(X[:400], y[:400])
+    b.run(X[:400], y[:400])
+    for t in range(400, 460):  # integer labels and list rows (generic path) learn the same rounds
+        a.learn_one(X[t], float(y[t]))
+        b.learn_one(list(X[t]), int(y[t]))
+    np.testing.assert_array_equal(a.predict_many(X[:30]), b.predict_many(X[:30]))
+    assert a.n_seen_ == b.n_seen_ == 460
+
+
+def test_fast_plan_fixes_pending_spreads_as_run():
+    """A feature constant in the width window has a pending spread: the row that first changes it
+    fixes it (predict_one maps it to +-1 without storing, learn_one stores it), as run() does."""
+    rng = np.random.default_rng(5)
+    X = rng.random((500, 4))
+    X[:150, 2] = 0.25  # fixed by row 150
+    X[:300, 3] = 0.0   # fixed by row 300 (after the transition)
+    y = np.where(X[:, 0] + X[:, 1] > 1.0, 1.0, -1.0)
+    for name in ("nogd", "fogd", "forks", "skegd"):
+        kw = {"budget": 20, "random_state": 0, **({"rho": 60} if name in ("forks", "skegd") else {})}
+        ref = okl.make(name, **kw)
+        want = ref.run(X, y).decisions
+        m = okl.make(name, **kw)
+        got = per_instance_decisions(m, X, y)
+        assert_close(want, got, f"{name}: pending spreads per event vs run")
+        np.testing.assert_array_equal(m.scale_spread_, ref.scale_spread_)
+        # the generic path learns the same model, bit for bit (predict_one maps the fixing rows
+        # 150 and 300 to exactly +-1, run() and learn_one to their stored spread: ~1 ulp apart)
+        alone = okl.make(name, **kw)
+        gen = np.array([alone._learn_event(X[t], y[t]) for t in range(len(y))])
+        keep = np.ones(len(y), bool)
+        keep[[150, 300]] = False
+        np.testing.assert_array_equal(got[keep], gen[keep])
+        np.testing.assert_array_equal(m.predict_many(X[:50]), alone.predict_many(X[:50]))
+
+
+@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd"))
+def test_fast_plan_regression_centres_targets_as_run(name):
+    rng = np.random.default_rng(6)
+    X = rng.random((400, 3))
+    y = 0.5 + 0.3 * np.sin(4 * X[:, 0]) + 0.1 * X[:, 1]
+    kw = {"budget": 20, "loss": "squared", "random_state": 0, **({"rho": 60} if name in ("forks", "skegd") else {})}
+    want = okl.make(name, **kw).run(X, y).decisions
+    m = okl.make(name, **kw)
+    got = per_instance_decisions(m, X, y)
+    assert _plan(m) and _plan(m).center
+    assert_close(want, got, f"{name}: regression per event vs run")
+    with pytest.raises(ValueError):
+        m.learn_one(X[0], float("nan"))
+    assert m.n_seen_ == len(y)
+
+
+def test_fast_plan_leaves_auto_members_in_the_engine(rows):
+    """auto's members hold views of its engine's buffer: a member's own predict_one must not move
+    them (the plan refuses arrays that are views of someone else's memory)."""
+    X, y = rows
+    m = okl.make("auto", **_params("auto"))
+    m.run(X[:400], y[:400])
+    member = next(p for p in m.pool_ if p.name == "nogd" and p.M_ is not None)
+    w = member.w_
+    member.predict_one(X[400])
+    assert member.w_ is w and not _plan(member)
+    before = m.predict_one(X[401])
+    m.learn_one(X[401], y[401])
+    ref = okl.make("auto", **_params("auto"))
+    ref.run(X[:400], y[:400])
+    assert ref.predict_one(X[401]) == before
+    ref.learn_one(X[401], y[401])
+    assert ref.predict_one(X[402]) == m.predict_one(X[402])
+
+
+@pytest.mark.parametrize("name", ("nogd", "fogd"))
+def test_fast_plan_in_the_width_window(name, rows):
+    """The window's rows are buffered by the plan too (their decision: the running label mean);
+    end_width_window inside it drops the plan."""
+    X, y = rows
+    a, b = okl.make(name, budget=30, random_state=0), okl.make(name, budget=30, random_state=0)
+    got = per_instance_decisions(a, X[:20], y[:20])
+    assert _plan(a) and not a.started_
+    np.testing.assert_array_equal(got, b.run(X[:20], y[:20]).decisions)
+    np.testing.assert_array_equal(a.warmup_X_, b.warmup_X_)
+    a.end_width_window()
+    b.end_width_window()
+    assert a.predict_one(X[20]) == b.predict_one(X[20])
+    np.testing.assert_array_equal(per_instance_decisions(a, X[20:200], y[20:200]),
+                                  per_instance_decisions(b, X[20:200], y[20:200]))

@@ -121,6 +121,31 @@ _SYMLOG_NORM = 1.0 / np.log1p(1.0 / KNEE)  # so that z = +-1 (one window range) 
 
 
 @jit
+def scale_row(x, center, spread, commit, symlog, out):
+    """out[j] = phi((x[j] - center[j]) / spread[j]) for one row whose values were checked (the
+    arithmetic of :func:`scale_rows`, which calls it row by row; the per-event path of
+    :mod:`okl.learners._fastpath` calls it on single rows, so both give the same bits)."""
+    for j in range(x.shape[0]):
+        v = x[j] - center[j]
+        s = spread[j]
+        if s == 0.0:
+            if v == 0.0:
+                out[j] = 0.0
+                continue
+            if commit:
+                spread[j] = abs(v)
+                s = spread[j]
+            else:
+                out[j] = 1.0 if v > 0.0 else -1.0
+                continue
+        z = v / s
+        if symlog:
+            out[j] = np.log1p(abs(z) / KNEE) * _SYMLOG_NORM * (1.0 if z >= 0.0 else -1.0)
+        else:
+            out[j] = min(max(z, -CLIP), 1.0 + CLIP)
+
+
+@jit
 def scale_rows(X, center, spread, commit, bound, symlog, out):
     """out[i, j] = phi((X[i, j] - center[j]) / spread[j]) over the rows of X, after checking each
     row's values (finite, at most ``bound`` in magnitude); phi(z) = sign(z) ln(1 + |z| / KNEE) /
@@ -134,25 +159,8 @@ def scale_rows(X, center, spread, commit, bound, symlog, out):
         for j in range(d):
             if not abs(X[i, j]) <= bound:
                 return i
-        for j in range(d):
-            v = X[i, j] - center[j]
-            s = spread[j]
-            if s == 0.0:
-                if v == 0.0:
-                    out[i, j] = 0.0
-                    continue
-                if commit:
-                    spread[j] = abs(v)
-                    s = spread[j]
-                else:
-                    out[i, j] = 1.0 if v > 0.0 else -1.0
-                    continue
-            z = v / s
-            if symlog:
-                out[i, j] = np.log1p(abs(z) / KNEE) * _SYMLOG_NORM * (1.0 if z >= 0.0 else -1.0)
-            else:
-                out[i, j] = min(max(z, -CLIP), 1.0 + CLIP)
+        scale_row(X[i], center, spread, commit, symlog, out[i])
     return n
 
 
-__all__ = ["CLIP", "KNEE", "SCALE_RULES", "check_scale", "scale_rule", "window_scale", "scale_rows"]
+__all__ = ["CLIP", "KNEE", "SCALE_RULES", "check_scale", "scale_rule", "window_scale", "scale_row", "scale_rows"]

@@ -42,7 +42,7 @@ import numpy as np
 from okl._compiled import jit, kernel_features, kernel_features_rows
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_int
-from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state
+from okl.learners.base import Arr, Learner, Num, StateSpec, _drop_event_cache, _event_state
 from okl.learners.events import EventWork
 from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
 from okl.linalg.sketch import IncrementalSketch
@@ -259,9 +259,24 @@ class SketchedLearner(Learner):
         j, counter = self._sketched_rounds(Z, w.Y, w.out, self.n_seen_)
         self.counter_ = int(counter)
         if j == 0:
+            _drop_event_cache(self)  # the map and the weights are replaced
             with one_blas_thread():
                 self._update_round(x, y, w.out[0])
         return float(w.out[0])
+
+    def _fast_spec(self):
+        if self.Q_ is None:  # stage 1: the kernel expansion until the transition
+            return dict(map="expansion", SV="SV_", w="alpha_", counts="m_", budget=self.budget,
+                        kernel=self.kernel_.spec(), eta=self.eta)
+        if not self._event_ready():
+            return None
+        return dict(map="kernel", LT=self.landmarks_.T, P=self.Q_, kernel=self.kernel_.spec(), w="w_",
+                    counts="counter_", rho=self.rho_, margin=self.update_counter == "margin_errors",
+                    **self._fast_step())
+
+    def _fast_step(self) -> dict:
+        """The stage-2 step of :meth:`_fast_spec` (``step``, its constants and ``A``)."""
+        raise NotImplementedError
 
     def _event_block(self, X, y, out):
         if not self._event_ready():
@@ -275,6 +290,7 @@ class SketchedLearner(Learner):
         self.counter_ = int(counter)
         if j == r:
             return r
+        _drop_event_cache(self)
         with one_blas_thread():  # an update round: the map changes after row j
             self._update_round(X[j], y[j], out[j])
         return j + 1

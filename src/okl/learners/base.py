@@ -38,7 +38,10 @@ the bytes of x and ``n_seen_``, dropped by every change of state; ``ev``, the le
 and cache, is kept outside the learner: never saved, pickled or copied), ``_event_learn(x, y, z, ev)
 -> f | None`` learns the row from them (or computes them), ``_event_block(X, y, out) -> rows done``
 runs the same per-row arithmetic over a block (``okl stream``); NOGD, SkeGD, FORKS (code ONS) and
-FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``).
+FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``). Those four
+also have ``_fast_spec()`` (issue 24): in the common case predict_one and learn_one are then one
+compiled call each (:mod:`okl.learners._fastpath`; the plan is kept in the event state and moves
+the learner's mutable arrays into its buffer, so they are views of it).
 ``predict_many`` / ``learn_many`` are River's mini-batch methods (test-then-train inside the batch).
 
 Declaring the state (model files are untrusted input)
@@ -314,6 +317,7 @@ class Learner(EventPath, ModelFiles):
         """Fix the width now from the rows buffered so far, when a finite batch (a scikit-learn
         ``fit``) ended inside the width window; nothing happens otherwise."""
         if self.dim_ is not None and not self.started_ and self.n_seen_ > 0:
+            _drop_event_cache(self)
             self.warmup_X_ = self.warmup_X_[: self.n_seen_]
             self.warmup_y_ = self.warmup_y_[: self.n_seen_]
             self._finish_warmup()
@@ -392,20 +396,6 @@ class Learner(EventPath, ModelFiles):
                      self.all_diagnostics())
 
     # ---- probabilities (okl.calibration): learned from every learning path's decisions --------
-
-    def learn_one(self, x, y) -> "Learner":
-        """One online round with example ``x`` and label/target ``y`` (the per-event path,
-        :meth:`_learn_event`); a classifier's calibration learns the round's decision."""
-        self._learn_round(x, y)
-        return self
-
-    def _learn_round(self, x, y) -> float:
-        """learn_one returning the round's decision (before learning); ``okl stream`` uses it."""
-        was_started = self.started_
-        f = self._learn_event(x, y)
-        if was_started and self.calibration_ is not None:
-            calibration.update_one(self.calibration_, f, float(y))
-        return f
 
     def _learn_rounds(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """:meth:`_learn_events` (a learn_one loop over a validated block, in compiled loops) with

@@ -8,6 +8,7 @@ import weakref
 
 import numpy as np
 
+import okl.calibration as calibration
 from okl._compiled import row_ok as _row_ok
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
@@ -38,23 +39,56 @@ class EventWork:
 
 #: id(learner) -> its _EventState (removed when the learner is collected)
 _EVENTS: dict[int, _EventState] = {}
+#: id(learner) -> its fast plan (:class:`okl.learners._fastpath.FastPlan`), or False: none in the
+#: current state, or _NEVER: none for its class; no entry: not tried yet (one lookup on the hot
+#: path; kept like _EVENTS)
+_PLANS: dict[int, object] = {}
+
+
+class _Never:
+    """A learner whose class has no ``_fast_spec``: kept across state changes (falsy)."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return False
+
+
+_NEVER = _Never()
+
+
+def _forget(key: int) -> None:
+    _EVENTS.pop(key, None)
+    _PLANS.pop(key, None)
 
 
 def _event_state(learner) -> _EventState:
     ev = _EVENTS.get(id(learner))
     if ev is None:
         ev = _EVENTS[id(learner)] = _EventState()
-        weakref.finalize(learner, _EVENTS.pop, id(learner), None)
+        weakref.finalize(learner, _forget, id(learner))
     return ev
 
 
 def _drop_event_cache(learner) -> None:
-    """Forget the features cached by predict_one (the state is about to change)."""
+    """Forget the features cached by predict_one and the fast plan (the state is about to change,
+    and its arrays may be replaced)."""
     ev = _EVENTS.get(id(learner))
     if ev is not None:
         ev.cache = None
-_FLOATS = (float, np.float64)
+    if _PLANS.get(id(learner)) is not _NEVER:
+        _PLANS.pop(id(learner), None)
 
+
+_FLOATS = (float, np.float64)
+_NDARRAY = np.ndarray
+#: the codes of a fast plan's learn call (okl.learners._fastpath.event_learn) for "nothing learned
+#: yet": a refused row or label (the generic path takes the event), an update round or the
+#: transition to run in Python; and "the width window is full" (its last row is buffered)
+BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE, WINDOW_DONE = -1, -2, -3, -4, -5
+#: okl.learners._fastpath's event_predict / event_learn, imported with the first plan (that
+#: module imports the learners)
+_FAST_PREDICT = _FAST_LEARN = None
 
 
 class EventPath:
@@ -62,14 +96,23 @@ class EventPath:
 
     # ---- per-event path ------------------------------------------------------------------
     #
-    # predict_one / learn_one do the arithmetic of a round once: a learner with the hooks
-    # ``_event_features(x, ev) -> (f, z) | None`` and ``_event_learn(x, y, z, ev) -> f | None`` computes the
-    # features z of x in predict_one (one compiled call), and the learn_one that follows for the
-    # same x (same bytes) in the same state (same n_seen_, nothing learned in between) learns from
-    # them without computing them again. The cache lives outside the learner (:class:`_EventState`:
-    # never saved, pickled or copied); every learning round, load, clone and check_state drops it.
-    # The common input (a float64, 1-D, C-contiguous ndarray of the learner's dimension) is
-    # checked for finiteness and magnitude inside the compiled call; anything else goes through
+    # The fast plan (issue 24, :mod:`okl.learners._fastpath`): a learner with ``_fast_spec()``
+    # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, in the width window and both stages) gets a plan
+    # kept outside it (:data:`_PLANS`): predict_one is then one compiled call (row check, input scale,
+    # features, decision) and learn_one one more (the step and the calibration on predict_one's
+    # features when x and n_seen_ are those of the last prediction), on the common input: a
+    # float64, 1-D, C-contiguous ndarray of the learner's width and a float label (anything else,
+    # a refused value, target centring's bookkeeping and the learner's Python transitions and
+    # update rounds go through the code below). Every path that changes the state otherwise drops
+    # the plan with the event cache.
+    #
+    # The generic hooks: ``_event_features(x, ev) -> (f, z) | None`` and ``_event_learn(x, y, z,
+    # ev) -> f | None`` compute the features z of x in predict_one (one compiled call), and the
+    # learn_one that follows for the same x (same bytes) in the same state (same n_seen_, nothing
+    # learned in between) learns from them without computing them again. The cache lives outside
+    # the learner (:class:`_EventState`: never saved, pickled or copied); every learning round,
+    # load, clone and check_state drops it. The common input is checked for finiteness and
+    # magnitude inside the compiled call; anything else goes through
     # :func:`okl._validation.check_vector`.
 
     def _event_row(self, x) -> tuple[np.ndarray, bool]:
@@ -155,7 +198,23 @@ class EventPath:
         return ev.loss[1]
 
     def predict_one(self, x) -> float:
-        """Decision value f(x) of the current model (0 before the first example)."""
+        """Decision value f(x) of the current model (0 before the first example): the fast plan's
+        one compiled call when it takes the row, else :meth:`_predict_event`."""
+        fp = _PLANS.get(id(self))
+        if fp and type(x) is _NDARRAY:
+            try:
+                f = _FAST_PREDICT(fp.F, x, self.n_seen_)
+            except TypeError:  # not a float64, C-contiguous, 1-D array
+                f = math.nan
+            if f - f == 0.0:
+                return f + self._target_mean() if fp.center else f
+        return self._predict_event(x)
+
+    def _predict_event(self, x) -> float:
+        """predict_one through the generic hooks (any input, any state; a fast plan is built
+        first when none was tried in this state)."""
+        if id(self) not in _PLANS and type(x) is _NDARRAY and self._fast_plan():
+            return self.predict_one(x)
         x, checked = self._event_row(x)
         if self.dim_ is None:
             return np.zeros(self.n_outputs_) if self.n_outputs_ else 0.0
@@ -176,10 +235,119 @@ class EventPath:
         f = float(f)
         return f + self._target_mean() if self._centers_targets() else f
 
+    # ---- the fast plan (okl.learners._fastpath) ---------------------------------------------
+
+    def _fast_spec(self) -> dict | None:
+        """What this learner's compiled per-event calls compute in its current state
+        (:class:`okl.learners._fastpath.FastPlan`), or None: the generic hooks only. Keys:
+        ``map`` "kernel" (``LT``: the landmarks transposed, ``P``: the projection, ``kernel``:
+        its spec) or "fourier" (``UT``: the frequencies transposed); ``w`` the name of the weight
+        vector; ``step`` "ogd" / "adagrad" / "ons" with ``eta``, ``lr``, ``C``, ``shrink`` and ``A``
+        (the name of the AdaGrad sums or of the ONS inverse); ``rho`` and ``margin`` for update
+        rounds (then ``counter_`` and ``_update_round(x, y, f)`` are the learner's). The plan
+        copies the map and moves the named arrays into its buffer (they become views of it)."""
+        return None
+
+    def _fast_plan(self):
+        """Build this learner's fast plan for its current state and keep it in :data:`_PLANS`
+        (False: none now; dropped with the event cache)."""
+        _event_state(self)  # (removes the plan with the learner)
+        if type(self)._fast_spec is EventPath._fast_spec:
+            _PLANS[id(self)] = _NEVER
+            return _NEVER
+        spec = plan = None
+        if self.n_outputs_:
+            pass
+        elif self.started_:
+            spec = self._fast_spec()
+        elif self.dim_ is not None and getattr(self, "warmup_X_", None) is not None and (
+                self._event_loss().task == "classification" or self._centers_targets()):
+            # the width window: rows and labels buffered, predicted by their running mean (exact
+            # here: labels -1 / +1, or the targets' running mean added by the caller)
+            spec = {"map": "window", "SV": "warmup_X_", "w": "warmup_y_"}
+        if spec is not None:
+            global _FAST_PREDICT, _FAST_LEARN
+            from okl.learners._fastpath import build, event_learn, event_predict
+            _FAST_PREDICT, _FAST_LEARN = event_predict, event_learn
+            plan = build(self, spec)
+        _PLANS[id(self)] = plan = plan or False
+        return plan
+
     def learn_one(self, x, y) -> "Learner":
-        """One online round with example ``x`` and label/target ``y``."""
-        self._learn_event(x, y)
+        """One online round with example ``x`` and label/target ``y`` (:meth:`_learn_round`)."""
+        self._learn_round(x, y)
         return self
+
+    def _learn_round(self, x, y) -> float:
+        """learn_one returning the round's decision (before learning); a classifier's calibration
+        learns it. The fast plan's one compiled call when it takes the event, else
+        :meth:`_learn_event`; ``okl stream`` uses it."""
+        fp = _PLANS.get(id(self))
+        if fp is None:
+            fp = self._fast_plan()
+        if fp and type(x) is _NDARRAY and type(y) in _FLOATS:
+            n = self.n_seen_
+            center = fp.center
+            if center:  # the model learns the residual from the running mean (_centers_targets)
+                mu = self.target_sum_ / n if n else 0.0
+                r = y - mu
+            else:
+                mu, r = 0.0, y
+            try:
+                f, c = _FAST_LEARN(fp.F, x, r, n)
+            except TypeError:  # not a float64, C-contiguous, 1-D array
+                c = BAD_ROW
+            if c >= 0 and f - f == 0.0:
+                self.n_seen_ = n + 1
+                if c:  # the learner's counter changed (okl.learners._fastpath.event_learn)
+                    setattr(self, fp.counts, c - 1)
+                if center:
+                    self.target_sum_ += y
+                    return f + mu
+                return f
+            if c != BAD_ROW and c != BAD_LABEL:
+                return self._fast_round_end(fp, y, r, mu, f, c)
+        was_started = self.started_
+        f = self._learn_event(x, y)
+        if was_started and self.calibration_ is not None:
+            calibration.update_one(self.calibration_, f, float(y))
+        return f
+
+    def _fast_round_end(self, fp, y, r, mu, f, c) -> float:
+        """The rest of a fast round that needs Python: the transition or an update round (``c``;
+        the row's scaled form is in the plan; ``r`` the label or residual it learns), or a
+        decision that is not finite (raises)."""
+        n = self.n_seen_
+        if c == WINDOW_DONE:  # Learner._advance: the buffered rows fix the scale and the width
+            self.n_seen_ = n + 1
+            if fp.center:
+                self.target_sum_ += y
+                f += mu
+            _drop_event_cache(self)
+            with one_blas_thread():
+                self._finish_warmup()
+            return f
+        python_step = c == UPDATE_DUE or c == TRANSITION_DUE
+        if python_step:
+            if fp.counts is not None:
+                setattr(self, fp.counts, fp.counter)
+            _drop_event_cache(self)  # the map and the weights are replaced
+            with one_blas_thread():
+                if c == UPDATE_DUE:
+                    self._update_round(fp.xs.copy(), r, f)
+                else:
+                    self._transition(fp.xs.copy(), r, f, n)
+        elif c:
+            setattr(self, fp.counts, c - 1)
+        self.n_seen_ = n + 1
+        if fp.center:
+            self.target_sum_ += y
+            f += mu
+        if not math.isfinite(f):
+            self._non_finite(n)
+        if python_step and self.calibration_ is not None:
+            calibration.update_one(self.calibration_, f, float(y))
+        return f
 
     def _learn_event(self, x, y) -> float:
         """learn_one returning the decision made before learning (the round's prediction)."""

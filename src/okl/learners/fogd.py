@@ -246,6 +246,9 @@ class FOGD(Learner):
             z = self._event_features(x, ev)[1]
         return fogd_event_learn(z, y, self.w_, self.eta_, self._event_plan(ev).lkind)
 
+    def _fast_spec(self):
+        return dict(map="fourier", UT=self.U_.T, w="w_", step="ogd", eta=self.eta_)
+
     def _event_block(self, X, y, out):
         # fogd_rounds computes each row's features alone: the per-event arithmetic already
         fogd_rounds(X, y, self.U_, self.w_, self.eta_, self._event_loss().kind, out)

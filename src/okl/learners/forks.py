@@ -445,6 +445,9 @@ class FORKS(SketchedLearner):
     def _event_ready(self) -> bool:
         return self.Q_ is not None and self.ons != "paper"
 
+    def _fast_step(self):
+        return dict(step="ons", A="Ainv_", eta=self.eta, C=self.C)
+
     def _decision(self, x):
         f = super()._decision(x)
         if self.Q_ is not None and self.ons == "paper":

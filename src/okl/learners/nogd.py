@@ -281,6 +281,13 @@ class NOGD(Learner):
             self._check_values(x)
         return f
 
+    def _fast_spec(self):
+        if self.M_ is None:  # stage 1: the kernel expansion until the transition
+            return dict(map="expansion", SV="SV_", w="alpha_", counts="m_", budget=self.budget,
+                        kernel=self.kernel_.spec(), eta=self.eta)
+        return dict(map="kernel", LT=self.SV_.T, P=self.M_.T, kernel=self.kernel_.spec(), w="w_", A="G_",
+                    step=self.stage2_, eta=self.eta, lr=self.lr)
+
     def _event_block(self, X, y, out):
         if self.M_ is None:
             return 0

@@ -1,0 +1,393 @@
+"""The lean per-event path of NOGD, FOGD, SkeGD and FORKS: one compiled call per method.
+
+Why (issue 24): a single learner's round in ``run()`` costs 1.2-2.7 us on codrna; ``predict_one``
++ ``learn_one`` through the generic hooks cost 9-12 us, almost all of it Python (the row's bytes
+as a cache key, a one-row scaling call, dictionary lookups, work-space checks, a separate
+calibration call, and the whole generic ``_advance`` in stage 1 and the width window). Here
+everything these learners do with one row is one compiled call per method, from the second row
+on (the width window's rows too: buffered, predicted by the running label mean):
+
+* :func:`event_predict` -- check the row, map it through the input scale
+  (:func:`okl.scaling.scale_row`, the arithmetic ``run()`` applies), the decision (the kernel
+  expansion of stage 1, or the features z and w^T z of stage 2); it keeps a copy of the row, the
+  round index ``n_seen`` and the decision next to the features;
+* :func:`event_learn` -- the same for the row unless it is the row just predicted in the same
+  round (a bitwise comparison with the copy: then nothing is computed again), then the learner's
+  step (a support vector, or OGD / AdaGrad / the code's ONS), the update-round test of the
+  sketched learners and the calibration's step. It returns (f, code): code >= 0 is a finished
+  round (the learner's counter: ``m_`` in stage 1, ``counter_`` of the sketched learners); a
+  negative code means nothing was learned yet: a refused row or label (the generic path takes
+  the event and raises its message), or a transition / update round, which the learner's Python
+  runs (:meth:`okl.learners.events.EventPath._learn_round`).
+
+Each call takes two arrays (a Numba dispatch costs ~45 ns per array argument): the row and one
+float buffer ``F`` holding a header of sizes, constants and offsets (the slots below), copies of
+the fixed parts of the map (landmarks or frequencies transposed, the projection, the input
+centres), the work space, and the learner's mutable state: building a :class:`FastPlan` moves
+the weights (or coefficients and support vectors), the AdaGrad sums or ONS inverse, the input
+spreads and the calibration into ``F`` and makes the learner's attributes views of it. Their
+values, shapes, model files and pickles are those of before; the plan itself lives in the
+learner's event state (never saved or pickled), and every path other than these two calls that
+changes the state (``run``, the generic path, a transition or update round, ``load``,
+``check_state``, outputs) drops it first, so a plan never holds a stale map.
+
+The arithmetic is that of the learners' own compiled code, called in the same order (kernel row
+:func:`okl._compiled.kernel_row_t`, projection :func:`okl._compiled.rows_axpy`, Fourier
+:func:`okl.learners.fogd._project_t`, expansion :func:`okl.learners.kogd.expansion_decision`,
+steps :func:`okl.learners.nogd.adagrad_step`, :func:`okl.learners.forks.ons_code_step`, ...), so
+decisions equal the generic per-event path's bit for bit, and run()'s within rounding (run()
+computes stage-2 features of a block with BLAS).
+"""
+
+from __future__ import annotations
+
+import math
+import weakref
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from okl._compiled import dot, kernel_row_t, loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled
+from okl._validation import MAX_ABS_FEATURE
+from okl.calibration import GAMMA, N_STATE, _step as calibration_step
+from okl.learners._sketched import update_round_due
+from okl.kernels import WIDTH_WINDOW
+from okl.learners.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE
+from okl.learners.fogd import _fourier_from_projections, _project_t
+from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
+from okl.learners.kogd import expansion_decision
+from okl.learners.nogd import adagrad_step
+from okl.scaling import scale_row
+
+# feature maps and steps (``_fast_spec``'s "map" and "step"; WINDOW: the rows buffered in the width
+# window, predicted by the running label mean)
+KERNEL_MAP, FOURIER_MAP, EXPANSION, WINDOW = 0, 1, 2, 3
+OGD, ADAGRAD, ONS = 0, 1, 2
+MAPS = {"kernel": KERNEL_MAP, "fourier": FOURIER_MAP, "expansion": EXPANSION, "window": WINDOW}
+STEPS = {"ogd": OGD, "adagrad": ADAGRAD, "ons": ONS}
+# input scales
+NO_SCALE, SYMLOG, RANGE = 0, 1, 2
+
+# header slots of F
+(MAP, STEP, DIM, M, K, KKIND, KA, KB, KC, SCALE, LOSS, CLASSIFY, CAL, ETA, LR, CB, SHRINK, SKETCH, RHO, MARGIN,
+ SEEN, FVAL, COUNTER, PENDING, O_W, O_G, O_SV, O_SPR, O_CAL, O_A, O_P, O_CEN, O_XS, O_XL, O_KB, O_Z,
+ O_U) = range(37)
+HEADER = 37
+_MAXF = 1.7976931348623157e308
+
+_F = types.Array(types.float64, 1, "C")
+# one explicit signature per call (a second one costs every call ~60 ns of dispatch): the row typed
+# read-only, which writable rows convert to; any other row (a list, a strided or 2-D array,
+# another dtype) is refused by the dispatcher with a TypeError and takes the generic path
+_ROW = types.Array(types.float64, 1, "C", readonly=True)
+_jit = nb.njit(cache=True, fastmath=False, nogil=True)
+
+
+def _jit_for(sigs):
+    return nb.njit(sigs, cache=True, fastmath=False, nogil=True)
+
+
+@_jit
+def _same_row(x, c):
+    """x equals the stored copy c entry by entry, the sign of zeros included."""
+    for j in range(x.shape[0]):
+        if x[j] != c[j] or math.copysign(1.0, x[j]) != math.copysign(1.0, c[j]):
+            return False
+    return True
+
+
+@_jit
+def _scale(F, x, commit, xs):
+    """xs = the row as the model sees it (:func:`okl.scaling.scale_row` with the learner's centres
+    and spreads; x itself without a scale); ``commit`` stores the spreads x fixes."""
+    d = x.shape[0]
+    rule = F[SCALE]
+    if rule == NO_SCALE:
+        for j in range(d):
+            xs[j] = x[j]
+        return
+    oc, os_ = int(F[O_CEN]), int(F[O_SPR])
+    scale_row(x, F[oc:oc + d], F[os_:os_ + d], commit, rule == SYMLOG, xs)
+    if commit and F[PENDING] > 0.0:
+        pending = 0
+        for j in range(d):
+            if F[os_ + j] == 0.0:
+                pending += 1
+        F[PENDING] = pending
+
+
+@_jit
+def _decide(F, xs):
+    """f(xs) for the scaled row: the kernel expansion's sum, or w^T z with the features z."""
+    d = xs.shape[0]
+    m, k = int(F[M]), int(F[K])
+    oa, okb, ow, oz = int(F[O_A]), int(F[O_KB]), int(F[O_W]), int(F[O_Z])
+    kind = F[MAP]
+    if kind == EXPANSION:
+        osv = int(F[O_SV])
+        return expansion_decision(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + m * d].reshape((m, d)),
+                                  F[ow:ow + m], int(F[COUNTER]), xs)
+    z = F[oz:oz + k]
+    if kind == KERNEL_MAP:
+        op = int(F[O_P])
+        kb = F[okb:okb + m]
+        kernel_row_t(int(F[KKIND]), F[KA], F[KB], F[KC], F[oa:oa + d * m].reshape((d, m)), m, xs, kb)
+        rows_axpy(F[op:op + m * k].reshape((m, k)), kb, z)
+    else:
+        _project_t(F[oa:oa + d * m].reshape((d, m)), xs, F[okb:okb + m])
+        _fourier_from_projections(F[okb:okb + m], 1.0 / math.sqrt(m), z)
+    return dot(F[ow:ow + k], z)
+
+
+@_jit
+def _window_decision(F, n):
+    """The width window's decision (:meth:`okl.learners.base.Learner._warmup_decision`): the mean
+    of the n labels buffered (exact in any order: they are -1 / +1), 0 under target centring
+    (the caller adds the running mean)."""
+    if F[CLASSIFY] == 0.0 or n == 0:
+        return 0.0
+    ow = int(F[O_W])
+    s = 0.0
+    for i in range(n):
+        s += F[ow + i]
+    return s / n
+
+
+@_jit
+def _predict(F, x, n):
+    """:func:`event_predict` on a row of the learner's width."""
+    d = x.shape[0]
+    if not row_ok(x, MAX_ABS_FEATURE):
+        return np.nan
+    if F[MAP] == WINDOW:
+        return _window_decision(F, n)
+    oxs, oxl = int(F[O_XS]), int(F[O_XL])
+    xs = F[oxs:oxs + d]
+    _scale(F, x, False, xs)
+    f = _decide(F, xs)
+    for j in range(d):
+        F[oxl + j] = x[j]
+    F[SEEN] = n
+    F[FVAL] = f
+    return f
+
+
+@_jit
+def _learn(F, x, y, n):
+    """:func:`event_learn` on a row of the learner's width."""
+    d = x.shape[0]
+    if F[CLASSIFY] != 0.0:
+        if not (y == 1.0 or y == -1.0):
+            return np.nan, BAD_LABEL
+    elif not abs(y) <= _MAXF:
+        return np.nan, BAD_LABEL
+    if F[MAP] == WINDOW:  # Learner._advance inside the window: the row and label are buffered
+        if not row_ok(x, MAX_ABS_FEATURE) or n >= int(F[M]):
+            return np.nan, BAD_ROW
+        f = _window_decision(F, n)
+        osv = int(F[O_SV]) + n * d
+        for j in range(d):
+            F[osv + j] = x[j]
+        F[int(F[O_W]) + n] = y
+        return f, (WINDOW_DONE if n + 1 == int(F[M]) else 0)
+    oxs, oxl = int(F[O_XS]), int(F[O_XL])
+    xs = F[oxs:oxs + d]
+    cached = F[SEEN] == n and _same_row(x, F[oxl:oxl + d])
+    F[SEEN] = -1.0
+    if cached:  # the decision (and features) of predict_one: nothing was learned since
+        f = F[FVAL]
+        pending = F[PENDING]
+        if pending > 0.0:
+            _scale(F, x, True, xs)
+            if F[PENDING] != pending:  # x fixed a spread: learn the row as run() maps it
+                f = _decide(F, xs)
+    else:
+        if not row_ok(x, MAX_ABS_FEATURE):
+            return np.nan, BAD_ROW
+        _scale(F, x, True, xs)
+        f = _decide(F, xs)
+    lkind = int(F[LOSS])
+    g = loss_derivative(lkind, f, y)
+    counter = before = int(F[COUNTER])
+    k, ow = int(F[K]), int(F[O_W])
+    w = F[ow:ow + k]
+    if F[MAP] == EXPANSION:  # okl.learners.kogd.expansion_rounds (no decay, stopping when full)
+        if g != 0.0:
+            if counter >= int(F[M]):
+                return f, TRANSITION_DUE
+            osv = int(F[O_SV]) + counter * d
+            for j in range(d):
+                F[osv + j] = xs[j]
+            w[counter] = -F[ETA] * g
+            counter += 1
+            F[COUNTER] = counter
+    else:
+        if F[SKETCH] != 0.0:
+            due, counter = update_round_due(g, counter, n, int(F[RHO]), F[MARGIN] != 0.0)
+            F[COUNTER] = counter
+            if due:
+                return f, UPDATE_DUE
+        shrink = F[SHRINK]
+        if shrink != 1.0:
+            for j in range(k):
+                w[j] *= shrink
+        if g != 0.0:
+            step = F[STEP]
+            og, oz = int(F[O_G]), int(F[O_Z])
+            z = F[oz:oz + k]
+            if step == OGD:
+                sub_scaled(w, ogd_step(F[ETA] * g, z, lkind), z)
+            elif step == ADAGRAD:
+                adagrad_step(z, g, w, F[og:og + k], F[LR])
+            else:
+                ou = int(F[O_U])
+                ons_code_step(z, w, F[og:og + k * k].reshape((k, k)), -F[ETA] * g, CODE_PROJECTION_EPS, F[CB],
+                              F[ou:ou + k])
+    if F[CAL] != 0.0 and abs(f) <= _MAXF:
+        oc = int(F[O_CAL])
+        calibration_step(F[oc:oc + N_STATE], f, y > 0.0, GAMMA)
+    return f, (counter + 1 if counter != before else 0)
+
+
+@_jit_for([types.float64(_F, _ROW, types.int64)])
+def event_predict(F, x, n):
+    """predict_one's decision for the row x in round n (NaN, nothing computed, when x has the
+    wrong width or a value beyond the checks); keeps x, its scaled form, its features and the
+    decision for :func:`event_learn`. (Both entry points are small and call their bodies: a
+    large compiled entry costs every call ~40 ns more.)"""
+    if x.shape[0] != int(F[DIM]):
+        return np.nan
+    return _predict(F, x, n)
+
+
+@_jit_for([types.Tuple((types.float64, types.int64))(_F, _ROW, types.float64, types.int64)])
+def event_learn(F, x, y, n):
+    """learn_one's round n on row x with label / target y (the residual under target centring):
+    f before learning (predict_one's, when it ran on this row in this round), the step and the
+    calibration's step (classification); returns (f, code): code 0, or the learner's counter + 1
+    when the round changed it (F[COUNTER]: the support vectors of the expansion, the update-round
+    counter of the sketched maps). Returns (NaN, BAD_ROW / BAD_LABEL) with nothing changed when x
+    or y fails the checks, and (f, UPDATE_DUE / TRANSITION_DUE) before learning when the
+    learner's Python takes the round (the scaled row is then in the work space)."""
+    if x.shape[0] != int(F[DIM]):
+        return np.nan, BAD_ROW
+    return _learn(F, x, y, n)
+
+
+#: id -> buffer of every live plan (a learner's arrays that are views of one are its own)
+_BUFFERS: "weakref.WeakValueDictionary[int, np.ndarray]" = weakref.WeakValueDictionary()
+
+
+def _own(a) -> bool:
+    """Whether a state array can move into a plan's buffer: float64, C-contiguous, writable, and
+    not a view of another live array (``auto``'s engine lays its members' arrays out in its own
+    buffer and relies on sharing that memory), unless that array is a plan's buffer."""
+    return isinstance(a, np.ndarray) and a.dtype == np.float64 and a.flags.c_contiguous and a.flags.writeable \
+        and (not isinstance(a.base, np.ndarray) or _BUFFERS.get(id(a.base)) is a.base)
+
+
+class FastPlan:
+    """A started learner's compiled per-event state (see the module docstring), for
+    ``event_predict(F, x, n) -> f`` and ``event_learn(F, x, y, n) -> (f, code)``. ``center``: the
+    caller centres targets; ``counts``: the name of the learner's counter that ``code`` - 1 is
+    when > 0 (``m_``, ``counter_``), or None.
+
+    Building it moves the learner's mutable state arrays (weights or coefficients, support
+    vectors, step state, input spreads, calibration) into the buffer: the learner's attributes
+    become views of it (the same values and shapes, saved and pickled as before), so each call
+    takes two arrays."""
+
+    __slots__ = ("F", "center", "counts", "d")
+
+    def __init__(self, learner, spec: dict, moved: dict, m: int, k: int):
+        d = learner.dim_
+        kind = MAPS[spec["map"]]
+        lay, size = {}, HEADER
+
+        def put(name, n):
+            nonlocal size
+            lay[name] = size
+            size += int(n)
+
+        A = moved["A"]
+        linear = kind in (KERNEL_MAP, FOURIER_MAP)
+        for name, n in (("W", k), ("G", 0 if A is None else A.size), ("SV", 0 if linear else m * d),
+                        ("A", d * m if linear else 0), ("P", m * k if kind == KERNEL_MAP else 0),
+                        ("CEN", d), ("SPR", d), ("CAL", N_STATE), ("XS", d), ("XL", d), ("KB", m), ("Z", k),
+                        ("U", k)):
+            put(name, n)
+        F = np.zeros(size)
+        if kind == KERNEL_MAP:
+            F[lay["A"]:lay["A"] + d * m] = spec["LT"].ravel()
+            F[lay["P"]:lay["P"] + m * k] = spec["P"].ravel()
+        elif kind == FOURIER_MAP:
+            F[lay["A"]:lay["A"] + d * m] = spec["UT"].ravel()
+        kk, ka, kb, kc = spec.get("kernel", (0, 0.0, 0.0, 0.0))
+        spread, cal = moved["scale_spread_"], moved["calibration_"]
+        rule = learner._scale_rule() if spread is not None else None
+        if spread is not None:
+            F[lay["CEN"]:lay["CEN"] + d] = learner.scale_center_
+        loss = learner._event_loss()
+        counts = spec.get("counts")
+        head = {MAP: kind, STEP: STEPS[spec.get("step", "ogd")], DIM: d, M: m, K: k, KKIND: kk, KA: ka, KB: kb,
+                KC: kc, SCALE: NO_SCALE if rule is None else (SYMLOG if rule == "symlog" else RANGE),
+                LOSS: loss.kind, CLASSIFY: loss.task == "classification", CAL: cal is not None,
+                ETA: spec.get("eta", 0.0), LR: spec.get("lr", 0.0), CB: spec.get("C", 0.0),
+                SHRINK: spec.get("shrink", 1.0), SKETCH: "rho" in spec, RHO: spec.get("rho", 1),
+                MARGIN: spec.get("margin", False), SEEN: -1.0, FVAL: 0.0,
+                COUNTER: getattr(learner, counts) if counts else 0,
+                PENDING: 0 if spread is None else int(np.count_nonzero(spread == 0.0)),
+                **{slot: lay[name] for slot, name in (
+                    (O_W, "W"), (O_G, "G"), (O_SV, "SV"), (O_SPR, "SPR"), (O_CAL, "CAL"), (O_A, "A"),
+                    (O_P, "P"), (O_CEN, "CEN"), (O_XS, "XS"), (O_XL, "XL"), (O_KB, "KB"), (O_Z, "Z"),
+                    (O_U, "U"))}}
+        for slot, value in head.items():
+            F[slot] = float(value)
+        # the learner's state moves in: its attributes become views of F
+        for key, slot in (("w", "W"), ("A", "G"), ("SV", "SV"), ("scale_spread_", "SPR"), ("calibration_", "CAL")):
+            a = moved[key]
+            if a is not None:
+                view = F[lay[slot]:lay[slot] + a.size].reshape(a.shape)
+                view[...] = a
+                setattr(learner, spec.get(key, key), view)
+        _BUFFERS[id(F)] = F
+        self.F, self.d = F, d
+        self.center = learner._centers_targets()
+        self.counts = counts
+
+    @property
+    def xs(self) -> np.ndarray:
+        """The scaled row of the last call (what the learner's Python transition or update round
+        takes)."""
+        o = int(self.F[O_XS])
+        return self.F[o:o + self.d]
+
+    @property
+    def counter(self) -> int:
+        """The learner's counter (``counts``) as the last call left it."""
+        return int(self.F[COUNTER])
+
+
+def build(learner, spec: dict | None) -> FastPlan | None:
+    """The learner's :class:`FastPlan` for its ``_fast_spec()``, or None: no spec, or state arrays
+    that cannot move into a buffer (see :func:`_own`; the learner keeps the generic path)."""
+    if spec is None:
+        return None
+    classify = learner._event_loss().task == "classification"
+    moved = {key: getattr(learner, spec[key]) if spec.get(key) else None for key in ("w", "A", "SV")}
+    moved.update(scale_spread_=learner.scale_spread_, calibration_=learner.calibration_ if classify else None)
+    if not all(a is None or _own(a) for a in moved.values()):
+        return None
+    d, w, A, cal = learner.dim_, moved["w"], moved["A"], moved["calibration_"]
+    if spec["map"] in ("expansion", "window"):
+        m = k = spec["budget"] if spec["map"] == "expansion" else WIDTH_WINDOW
+        ok = moved["SV"] is not None and moved["SV"].shape == (m, d) and w is not None and w.shape == (m,)
+    else:
+        m, k = spec["P"].shape if spec["map"] == "kernel" else (spec["UT"].shape[1], 2 * spec["UT"].shape[1])
+        step = spec["step"]
+        ok = w is not None and w.shape == (k,) and (
+            step == "ogd" or A is not None and A.shape == ((k, k) if step == "ons" else (k,)))
+    ok = ok and (cal is None or cal.shape == (1, N_STATE)) and (
+        moved["scale_spread_"] is None or moved["scale_spread_"].shape == (d,))
+    return FastPlan(learner, spec, moved, m, k) if ok else None
