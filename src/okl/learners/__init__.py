@@ -11,6 +11,7 @@ from okl.learners.kons import BKons, ConKons, ProsNKons
 from okl.learners.forks import FORKS
 from okl.learners.auto import Auto
 from okl.learners.multiclass import MultiClass
+from okl.learners import _fastpath  # noqa: F401  (installs the single learners' per-event fast path)
 
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",

@@ -53,7 +53,7 @@ from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
 from okl.learners._sketched import update_round_due
 from okl.kernels import WIDTH_WINDOW
-from okl.learners.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE
+from okl.learners.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, install_fast_path
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
 from okl.learners.kogd import expansion_decision
@@ -391,3 +391,6 @@ def build(learner, spec: dict | None) -> FastPlan | None:
     ok = ok and (cal is None or cal.shape == (1, N_STATE)) and (
         moved["scale_spread_"] is None or moved["scale_spread_"].shape == (d,))
     return FastPlan(learner, spec, moved, m, k) if ok else None
+
+
+install_fast_path(build, event_predict, event_learn)

@@ -86,9 +86,16 @@ _NDARRAY = np.ndarray
 #: yet": a refused row or label (the generic path takes the event), an update round or the
 #: transition to run in Python; and "the width window is full" (its last row is buffered)
 BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE, WINDOW_DONE = -1, -2, -3, -4, -5
-#: okl.learners._fastpath's event_predict / event_learn, imported with the first plan (that
-#: module imports the learners)
-_FAST_PREDICT = _FAST_LEARN = None
+#: okl.learners._fastpath's build / event_predict / event_learn, installed by that module when the
+#: okl.learners package is imported (:func:`install_fast_path`; it imports the learners, which
+#: import this module: installed rather than imported here, so no import cycle)
+_FAST_BUILD = _FAST_PREDICT = _FAST_LEARN = None
+
+
+def install_fast_path(build, predict, learn) -> None:
+    """Install the fast plan's builder and its two compiled calls (okl.learners._fastpath)."""
+    global _FAST_BUILD, _FAST_PREDICT, _FAST_LEARN
+    _FAST_BUILD, _FAST_PREDICT, _FAST_LEARN = build, predict, learn
 
 
 class EventPath:
@@ -265,11 +272,8 @@ class EventPath:
             # the width window: rows and labels buffered, predicted by their running mean (exact
             # here: labels -1 / +1, or the targets' running mean added by the caller)
             spec = {"map": "window", "SV": "warmup_X_", "w": "warmup_y_"}
-        if spec is not None:
-            global _FAST_PREDICT, _FAST_LEARN
-            from okl.learners._fastpath import build, event_learn, event_predict
-            _FAST_PREDICT, _FAST_LEARN = event_predict, event_learn
-            plan = build(self, spec)
+        if spec is not None and _FAST_BUILD is not None:
+            plan = _FAST_BUILD(self, spec)
         _PLANS[id(self)] = plan = plan or False
         return plan
 
