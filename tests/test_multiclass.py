@@ -208,7 +208,7 @@ def test_data_files_with_more_than_two_classes(tmp_path):
     data = load_file(tmp_path / "iris.csv")
     assert data.task == "classification" and data.classes == ["setosa", "versicolor", "virginica"]
     np.testing.assert_array_equal(data.y, y)
-    assert "3 classes ('setosa', 'versicolor', 'virginica'): one binary head per class" in data.description
+    assert "3 classes ('setosa', 'versicolor', 'virginica'): one-vs-rest" in data.description
     _iris_csv(tmp_path / "num.csv", numeric=True)
     assert load_file(tmp_path / "num.csv").task == "regression"  # numbers: a target unless told
     told = load_file(tmp_path / "num.csv", task="classification")
@@ -221,7 +221,7 @@ def test_okl_run_on_a_multiclass_file(tmp_path, capsys):
     assert main(["run", "--dataset", str(tmp_path / "iris.csv"), "--learners", "nogd,linear", "--runs", "2",
                  "--quiet"]) == 0
     out = capsys.readouterr().out
-    assert "classification, 3 classes (one binary head per class)" in out
+    assert "classification, 3 classes (one-vs-rest: K outputs over one feature map" in out
     assert "majority-class rate: 66.67 %" in out  # three classes of 50
     rates = {line.split("|")[1].strip(): float(line.split("|")[2].split("±")[0])
              for line in out.splitlines() if line.startswith("| nogd") or line.startswith("| linear")}

@@ -386,8 +386,8 @@ def test_regression_stream_resumes_exactly_with_the_running_mean(tmp_path, data_
 
 
 def test_a_stream_with_more_classes_turns_multiclass_and_resumes_exactly(tmp_path):
-    """Labels -1 / +1 first, then 0: the binary learner continues as the heads of -1 and +1, a
-    head joins for 0; the outputs equal okl.MultiClass.from_binary on the same rows, and a stop at
+    """Labels -1 / +1 first, then 0: the binary learner continues as the outputs of -1 and +1, an
+    output joins for 0; the outputs equal okl.MultiClass.from_binary on the same rows, and a stop at
     a bad line with a checkpoint resumes to the same predictions and the same model bytes."""
     rng = np.random.default_rng(0)
     X = rng.random((300, 2))
@@ -400,6 +400,9 @@ def test_a_stream_with_more_classes_turns_multiclass_and_resumes_exactly(tmp_pat
     path.write_text("".join(rows))
     status, reference, _ = _run(argv[:-5] + ["--quiet"])
     assert status == 0
+    status, _, err = _run(argv[:-5])
+    assert status == 0 and "label 0: more than two classes; one-vs-rest from here on (okl.MultiClass: K outputs " \
+        "over one feature map); the outputs of -1 and +1 continue the learner" in err
     s = int(np.flatnonzero(y == 0.0)[0])  # the first third label (row 61)
     binary = okl.make("nogd", budget=20, random_state=0)
     ref_f = list(binary.run(X[:s], y[:s]).decisions)

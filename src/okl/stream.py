@@ -22,9 +22,10 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     checked); ``--header`` skips the first line. Blank lines and lines starting with ``#`` are not
     events; a UTF-8 byte-order mark opening the stream is skipped. Classification labels are
     -1/+1, or ``--positive-label V`` maps V to +1 and every other label to -1; otherwise the first
-    label that is neither turns the stream multi-class (said on stderr): one binary head per class
-    from there on (:class:`okl.learners.multiclass.MultiClass`; the binary learner continues as
-    the heads of -1 / +1 if it learned them), the second output column is then the largest margin
+    label that is neither turns the stream multi-class (said on stderr): one-vs-rest from there
+    on (:class:`okl.learners.multiclass.MultiClass`: K outputs over one feature map for auto,
+    NOGD, FORKS, FOGD and linear, one binary head per class for the others; the binary learner
+    continues as the classes -1 / +1 if it learned them), the second output column is then the largest margin
     and the third the predicted class (``?`` before any). Features are read as
     given: a stream has no "whole dataset" to take a [0, 1] range from, so without ``--sigma`` the
     learner fixes a per-feature scale (:mod:`okl.scaling`) and its Gaussian width
@@ -181,17 +182,19 @@ class StreamRunner:
         return label
 
     def _to_multiclass(self, label: float, where: str) -> None:
-        """A label that is neither -1 nor +1 (and no --positive-label): from here on one binary
-        head per class (:class:`okl.learners.multiclass.MultiClass`); the binary learner becomes
-        the heads of the labels -1 / +1 it has learned (none of it is lost)."""
+        """A label that is neither -1 nor +1 (and no --positive-label): from here on one-vs-rest
+        (:class:`okl.learners.multiclass.MultiClass`); the binary learner becomes the outputs (or
+        heads) of the labels -1 / +1 it has learned (none of it is lost)."""
         seen = self.pos.labels_seen
         self.learner = MultiClass.from_binary(self.learner, -1.0 if seen & 1 else None, 1.0 if seen & 2 else None,
                                               random_state=self.learner.get_params().get("random_state"))
         self.multi = True
         if not self.quiet:
             kept = " and ".join(v for bit, v in ((1, "-1"), (2, "+1")) if seen & bit)
-            self.err.write(f"okl stream: {where}: label {label:g}: more than two classes; one binary head per "
-                           f"class from here on (okl.MultiClass){'; the heads of ' + kept + ' continue the learner' if kept else ''}\n")
+            form, part = (("K outputs over one feature map", "outputs") if self.learner.native
+                          else ("one binary head per class", "heads"))
+            self.err.write(f"okl stream: {where}: label {label:g}: more than two classes; one-vs-rest from here on "
+                           f"(okl.MultiClass: {form}){f'; the {part} of ' + kept + ' continue the learner' if kept else ''}\n")
 
     def _classes_of(self, margins: np.ndarray) -> np.ndarray:
         """The predicted class per row of (n, K) margins (NaN where no class is known yet; a

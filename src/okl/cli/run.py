@@ -76,7 +76,8 @@ def cmd_run(args) -> int:
                              float(s.metric.std()), "" if authors is None else float(authors.mean()),
                              float(s.seconds.mean())])
     metric = "mean squared loss" if task == "regression" else "mistake rate %"
-    shown_task = f"classification, {classes} classes (one binary head per class)" if classes else task
+    shown_task = (f"classification, {classes} classes (one-vs-rest: K outputs over one feature map for auto, nogd, "
+                  "forks, fogd and linear, one binary head per class for the others)") if classes else task
     print(f"dataset {args.dataset}: T = {n}, d = {first_X.shape[1]}, {shown_task}; stream {stream.spec}, "
           f"{args.runs} runs (seeds 0..{args.runs - 1}); every round counted")
     if args.dataset != base or stream.kind == "adversarial":

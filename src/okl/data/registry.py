@@ -496,7 +496,7 @@ def _user_labels(path: str, labels: list, linenos: list[int], task: str | None):
             y = np.array([index[v] for v in values], dtype=float)
             shown = ", ".join(fmt(v) for v in distinct[:8]) + (", ..." if len(distinct) > 8 else "")
             classes = [int(v) if numeric and float(v).is_integer() else v for v in distinct]
-            return y, task, f"{len(distinct)} classes ({shown}): one binary head per class", classes
+            return y, task, f"{len(distinct)} classes ({shown}): one-vs-rest", classes
         neg, pos = distinct
         y = np.where(np.asarray(values, dtype=object) == pos, 1.0, -1.0)
         return y, task, f"labels {fmt(neg)} -> -1, {fmt(pos)} -> +1", None

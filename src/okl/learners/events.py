@@ -86,9 +86,10 @@ _NDARRAY = np.ndarray
 #: yet": a refused row or label (the generic path takes the event), an update round or the
 #: transition to run in Python; and "the width window is full" (its last row is buffered)
 BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE, WINDOW_DONE = -1, -2, -3, -4, -5
-#: okl.learners._fastpath's build / event_predict / event_learn, installed by that module when the
-#: okl.learners package is imported (:func:`install_fast_path`; it imports the learners, which
-#: import this module: installed rather than imported here, so no import cycle)
+#: okl.learners._fastpath's build / event_predict / event_learn, installed by that module
+#: (:func:`install_fast_path`): the builder when the okl.learners package is imported, the two
+#: compiled calls with the first plan. (It imports the learners, which import this module:
+#: installed rather than imported here, so no import cycle.)
 _FAST_BUILD = _FAST_PREDICT = _FAST_LEARN = None
 
 
