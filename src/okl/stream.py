@@ -24,9 +24,9 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     -1/+1, or ``--positive-label V`` maps V to +1 and every other label to -1; otherwise the first
     label that is neither turns the stream multi-class (said on stderr): one-vs-rest from there
     on (:class:`okl.learners.multiclass.MultiClass`: K outputs over one feature map for auto,
-    NOGD, FORKS, FOGD and linear, one binary head per class for the others; the binary learner
-    continues as the classes -1 / +1 if it learned them), the second output column is then the largest margin
-    and the third the predicted class (``?`` before any). Features are read as
+    NOGD, FORKS and FOGD, one binary head per class for the others; the binary learner continues
+    as the classes -1 / +1 if it learned them), the second output column is then the largest
+    margin and the third the predicted class (``?`` before any). Features are read as
     given: a stream has no "whole dataset" to take a [0, 1] range from, so without ``--sigma`` the
     learner fixes a per-feature scale (:mod:`okl.scaling`) and its Gaussian width
     (``okl.kernels.scale_sigma`` on the scaled rows) from the first 50 events, predicting their
