@@ -44,7 +44,7 @@ from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_int
 from okl.learners.base import Arr, Learner, Num, StateSpec, _drop_event_cache, _event_state
 from okl.learners.events import EventWork
-from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
+from okl.learners.kogd import DONE, expansion_decision, expansion_fast_spec, expansion_rounds
 from okl.linalg.sketch import IncrementalSketch
 
 #: horizon assumed when neither ``rho`` nor ``horizon`` is given (rho = theta x 10,000; 3000 at
@@ -266,8 +266,7 @@ class SketchedLearner(Learner):
 
     def _fast_spec(self):
         if self.Q_ is None:  # stage 1: the kernel expansion until the transition
-            return dict(map="expansion", SV="SV_", w="alpha_", counts="m_", budget=self.budget,
-                        kernel=self.kernel_.spec(), eta=self.eta)
+            return expansion_fast_spec(self)
         if not self._event_ready():
             return None
         return dict(map="kernel", LT=self.landmarks_.T, P=self.Q_, kernel=self.kernel_.spec(), w="w_",

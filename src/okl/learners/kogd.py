@@ -59,6 +59,14 @@ def expansion_rounds(kind, a, b, c, lkind, eta, decay, X, Y, out, i0, SV, alpha,
     return DONE, n, m
 
 
+def expansion_fast_spec(learner) -> dict:
+    """The fast plan's spec (:meth:`okl.learners.events.EventPath._fast_spec`) of a two-stage
+    learner's stage 1 (NOGD, SkeGD, FORKS): the kernel expansion of :func:`expansion_rounds` over
+    its support vectors ``SV_`` and coefficients ``alpha_`` (``m_`` of them, at most ``budget``)."""
+    return dict(map="expansion", SV="SV_", w="alpha_", counts="m_", budget=learner.budget,
+                kernel=learner.kernel_.spec(), eta=learner.eta)
+
+
 @jit
 def expansion_decision(kind, a, b, c, SV, alpha, m, x):
     f = 0.0

@@ -45,7 +45,7 @@ from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state, regist
 from okl.learners.state import MAX_CLASSES
 from okl.learners.events import EventWork
 from okl.learners.fogd import ogd_rounds
-from okl.learners.kogd import DONE, expansion_decision, expansion_rounds
+from okl.learners.kogd import DONE, expansion_decision, expansion_fast_spec, expansion_rounds
 from okl.losses import get_loss
 from okl.scaling import check_scale
 
@@ -283,8 +283,7 @@ class NOGD(Learner):
 
     def _fast_spec(self):
         if self.M_ is None:  # stage 1: the kernel expansion until the transition
-            return dict(map="expansion", SV="SV_", w="alpha_", counts="m_", budget=self.budget,
-                        kernel=self.kernel_.spec(), eta=self.eta)
+            return expansion_fast_spec(self)
         return dict(map="kernel", LT=self.SV_.T, P=self.M_.T, kernel=self.kernel_.spec(), w="w_", A="G_",
                     step=self.stage2_, eta=self.eta, lr=self.lr)
 
