@@ -181,7 +181,7 @@ def test_fast_plan_takes_the_common_case_in_both_stages(name, rows):
     assert copy.w_.base is _plan(copy).F is not plan.F  # its own plan
 
 
-@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd"))
+@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd", "auto"))
 def test_fast_plan_other_inputs_give_the_same_answer(name, rows):
     X, y = rows
     m = okl.make(name, **_params(name))
@@ -210,35 +210,49 @@ def test_fast_plan_fixes_pending_spreads_as_run():
     X[:150, 2] = 0.25  # fixed by row 150
     X[:300, 3] = 0.0   # fixed by row 300 (after the transition)
     y = np.where(X[:, 0] + X[:, 1] > 1.0, 1.0, -1.0)
-    for name in ("nogd", "fogd", "forks", "skegd"):
-        kw = {"budget": 20, "random_state": 0, **({"rho": 60} if name in ("forks", "skegd") else {})}
+    for name in ("nogd", "fogd", "forks", "skegd", "auto"):
+        kw = {"budget": 20, "random_state": 0, **({"rho": 60} if name in ("forks", "skegd") else {}),
+              **({"horizon": 200} if name == "auto" else {})}
         ref = okl.make(name, **kw)
         want = ref.run(X, y).decisions
         m = okl.make(name, **kw)
         got = per_instance_decisions(m, X, y)
+        plan = _plan(m)
+        assert plan and m.scale_spread_.base is (plan.T if name == "auto" else plan.F), name
         assert_close(want, got, f"{name}: pending spreads per event vs run")
         np.testing.assert_array_equal(m.scale_spread_, ref.scale_spread_)
+        keep = np.ones(len(y), bool)
+        keep[[150, 300]] = False
+        if name == "auto":  # one engine: every round run() learns alike is equal, bit for bit
+            np.testing.assert_array_equal(got[keep], want[keep])
+            np.testing.assert_array_equal(m.calibration_, ref.calibration_)
+        # rows that are not arrays take the generic path: the row that fixes a spread is learned
+        # as run() maps it there too (predict_one's features are not reused)
+        lists = okl.make(name, **kw)
+        slow = np.array([(lists.predict_one(list(X[t])), lists.learn_one(list(X[t]), y[t]))[0] for t in range(len(y))])
+        np.testing.assert_array_equal(slow, got)
         # the generic path learns the same model, bit for bit (predict_one maps the fixing rows
         # 150 and 300 to exactly +-1, run() and learn_one to their stored spread: ~1 ulp apart)
         alone = okl.make(name, **kw)
         gen = np.array([alone._learn_event(X[t], y[t]) for t in range(len(y))])
-        keep = np.ones(len(y), bool)
-        keep[[150, 300]] = False
         np.testing.assert_array_equal(got[keep], gen[keep])
         np.testing.assert_array_equal(m.predict_many(X[:50]), alone.predict_many(X[:50]))
 
 
-@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd"))
+@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd", "auto"))
 def test_fast_plan_regression_centres_targets_as_run(name):
     rng = np.random.default_rng(6)
     X = rng.random((400, 3))
     y = 0.5 + 0.3 * np.sin(4 * X[:, 0]) + 0.1 * X[:, 1]
-    kw = {"budget": 20, "loss": "squared", "random_state": 0, **({"rho": 60} if name in ("forks", "skegd") else {})}
+    kw = {"budget": 20, "loss": "squared", "random_state": 0, **({"rho": 60} if name in ("forks", "skegd") else {}),
+          **({"horizon": 200} if name == "auto" else {})}
     want = okl.make(name, **kw).run(X, y).decisions
     m = okl.make(name, **kw)
     got = per_instance_decisions(m, X, y)
     assert _plan(m) and _plan(m).center
     assert_close(want, got, f"{name}: regression per event vs run")
+    if name == "auto":
+        np.testing.assert_array_equal(want, got)
     with pytest.raises(ValueError):
         m.learn_one(X[0], float("nan"))
     assert m.n_seen_ == len(y)
@@ -261,6 +275,56 @@ def test_fast_plan_leaves_auto_members_in_the_engine(rows):
     assert ref.predict_one(X[401]) == before
     ref.learn_one(X[401], y[401])
     assert ref.predict_one(X[402]) == m.predict_one(X[402])
+
+
+def test_auto_fast_plan_runs_the_engine_and_holds_its_state_in_views(rows):
+    """auto's plan: its engine's arrays and a tail holding the input scale and the calibration
+    (auto's own attributes become views of it); the Python steps of members (transitions, FORKS's
+    update rounds) drop it, and the next event builds it on the new engine."""
+    from okl.learners._fastpath import AutoPlan
+    from okl.learners.events import _event_state
+
+    X, y = rows
+    m = okl.make("auto", **_params("auto"))
+    m.run(X[:60], y[:60])  # started; members in stage 1
+    m.predict_one(X[60])
+    plan = _plan(m)
+    assert isinstance(plan, AutoPlan) and plan.eng is _event_state(m).buf
+    assert m.calibration_.base is plan.T and m.scale_spread_ is None  # (a kernel given: no input scale)
+    engines = set()
+    for t in range(60, 400):
+        m.predict_one(X[t])
+        m.learn_one(X[t], y[t])
+        if _plan(m):
+            engines.add(id(_plan(m).eng))
+    assert len(engines) > 3  # rebuilt after the members' transitions and update rounds
+    copy = pickle.loads(pickle.dumps(m))
+    np.testing.assert_array_equal(copy.calibration_, m.calibration_)
+    ref = okl.make("auto", **_params("auto"))
+    ref.run(X[:400], y[:400])
+    for t in range(400, 460):
+        assert m.predict_one(X[t]) == copy.predict_one(X[t]) == ref.predict_one(X[t])
+        m.learn_one(X[t], y[t])
+        copy.learn_one(X[t], y[t])
+        ref.learn_one(list(X[t]), int(y[t]))
+    np.testing.assert_array_equal(m.predict_proba_many(X[:30]), ref.predict_proba_many(X[:30]))
+    np.testing.assert_array_equal(m.calibration_, ref.calibration_)
+    # K outputs (class indices; a binary learner turned into two mirrored outputs): the same
+    # plan, equal to the generic path and to run(), bit for bit
+    k = np.where(y > 0, 0.0, 1.0)
+    fast, slow, batch = (okl.make("auto", **_params("auto")) for _ in range(3))
+    for a in (fast, slow, batch):
+        a.run(X[:60], y[:60])
+        a._set_outputs([1.0, -1.0])
+    got = np.array([(fast.predict_one(X[t]), fast._learn_round(X[t], k[t]))[1] for t in range(60, 400)])
+    assert isinstance(_plan(fast), AutoPlan) and _plan(fast).K == 2 and got.shape == (340, 2)
+    gen = np.array([(slow.predict_one(list(X[t])), slow._learn_round(list(X[t]), int(k[t])))[1] for t in range(60, 400)])
+    np.testing.assert_array_equal(got, gen)
+    np.testing.assert_array_equal(got, batch._learn_events(X[60:400], k[60:400]))  # (MultiClass's block path)
+    np.testing.assert_array_equal(fast.predict_one(X[400]), fast.predict_many(X[400:401])[0])
+    with pytest.raises(ValueError, match="class indices"):
+        fast.learn_one(X[400], 2.0)
+    assert fast.n_seen_ == 400
 
 
 @pytest.mark.parametrize("name", ("nogd", "fogd"))

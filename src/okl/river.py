@@ -95,14 +95,20 @@ except ImportError as exc:  # pragma: no cover
     raise ImportError("okl.river needs the river package: pip install river") from exc
 
 from okl._adapters import build_core
+from okl._threads import one_blas_thread
 from okl.kernels import WIDTH_WINDOW
 from okl.learners._engine import load_compiled
+from okl.learners._fastpath import compiled_auto_entries
 from okl.learners.base import Learner, learner_class
 from okl.learners.multiclass import MultiClass
 
-# The compiled engine (auto's and the K-output learners') is loaded when the adapter is imported,
-# not at a live stream's first event (okl.learners._engine.load_compiled).
+# The compiled engine (auto's and the K-output learners'), auto's per-event calls and the BLAS
+# thread controller (okl._threads; ~0.1 s to inspect the loaded libraries) are loaded when the
+# adapter is imported, not at a live stream's first event or transition.
 load_compiled()
+compiled_auto_entries()
+with one_blas_thread():
+    pass
 
 
 def _sort_keys(keys: list) -> list:

@@ -97,11 +97,13 @@ Shared work (what the members share, and what that changes)
 Cost: one round of ``auto`` is one round of every member plus an O(N) aggregation, all in one
 compiled call per event (:mod:`okl.learners._engine`: predict_one one call for every member's
 features and the mixture, learn_one one call for every member's step and the weights, on the
-features predict_one left); transitions and FORKS's update rounds run in the members' own Python.
-``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so per-event
-decisions equal run()'s bit for bit. N = 14 members by default; on codrna (d = 8, B = 100) a
-round in stage 2 costs about 16 us: NOGD 6, FORKS 6 (3 ONS steps on 100 x 100 inverses), FOGD 4,
-linear and aggregation 1 (docs/results/per-event-speed.md). Memory is the members' (bounded by
+features predict_one left; the row check, input scale and calibration's step in the same calls,
+:class:`okl.learners._fastpath.AutoPlan`); transitions and FORKS's update rounds run in the
+members' own Python. ``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic,
+so per-event decisions equal run()'s bit for bit. N = 14 members by default; on codrna (d = 8,
+B = 100) a round in stage 2 costs about 11-12 us in run() (NOGD, FORKS with 3 ONS steps on
+100 x 100 inverses, FOGD, linear and the aggregation) and an event about 16 us (the kernel maps'
+features one row a pass over the map, against four in run(); docs/results/per-event-speed.md). Memory is the members' (bounded by
 the budget) plus O(N) and one block of N decisions. benchmarks/auto.py measures the rounds per
 second beside each member's, benchmarks/events.py per event beside River's models.
 
@@ -127,7 +129,10 @@ from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_vector
 from okl.kernels import RBF, check_kernel
 from okl.learners._engine import (TRANSITION, Engine, _weights, aggregate_predict, aggregate_rounds,  # noqa: F401
                                   engine_learn, engine_predict, engine_rows)
+import okl.calibration as calibration
+from okl.learners._fastpath import build_auto
 from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, _event_state, make, register
+from okl.learners.events import _FLOATS, _NDARRAY, _PLANS, BAD_ROW, _drop_event_cache
 from okl.learners.state import MAX_CLASSES
 from okl.losses import get_loss
 from okl.scaling import check_scale
@@ -387,7 +392,7 @@ class Auto(Learner):
         if ev.buf is not None:
             ev.buf.sync()
             ev.buf.stale = True
-        ev.cache = None
+        _drop_event_cache(self)
 
     @property
     def pool_(self) -> list[Learner]:
@@ -407,6 +412,7 @@ class Auto(Learner):
         ev = ev or _event_state(self)
         eng = ev.buf
         if eng is None or eng.stale or eng.pool is not self._pool or eng.L is not self.L_:
+            _drop_event_cache(self)  # (a fast plan holds the engine's arrays)
             eng = ev.buf = Engine(self.pool_, self.dim_, self.L_, self.alive_, self.agg_)  # (pool_ syncs first)
             self.L_, self.alive_, self.agg_ = eng.L, eng.alive, eng.agg  # views of the engine's state
         return eng
@@ -426,6 +432,7 @@ class Auto(Learner):
         with label y; their decisions are in ``eng.d``."""
         eng.sync()
         eng.stale = True  # the members now hold the state; the layout is rebuilt from them
+        _drop_event_cache(self)
         for j in np.flatnonzero(eng.todo):
             member = self._pool[j]
             f = float(eng.d[j]) if not eng.K else eng.d[j * eng.K:(j + 1) * eng.K].copy()
@@ -450,6 +457,64 @@ class Auto(Learner):
                     eng.d[j] = self._pool[j]._decision(x)
             else:
                 eng.d[j] = self._member_block(self._pool[j], x[None, :], np.array([y]))[0]
+
+    # ---- per event: the engine's two calls behind the row check and input scale -------------
+    #
+    # The fast plan (okl.learners._fastpath.AutoPlan): on the common input (a float64, 1-D,
+    # C-contiguous row and a float label) once the pool started (every member in the engine; one
+    # output or K), predict_one is one compiled call (row check, input scale, every member's features
+    # and the mixture) and learn_one one more (the aggregation round, every member's step and the
+    # calibration's step on predict_one's features); the rest goes through the generic hooks
+    # below, which run the same engine. The plan is dropped with the event cache whenever the
+    # engine is rebuilt or the state changes otherwise.
+
+    def _fast_plan(self):
+        ev = _event_state(self)
+        plan = build_auto(self, self._engine(ev)) if self.started_ and self.dim_ is not None else None
+        _PLANS[id(self)] = plan = plan or False
+        return plan
+
+    def predict_one(self, x):
+        plan = _PLANS.get(id(self))
+        if plan and type(x) is _NDARRAY:
+            try:
+                f = plan.predict(plan.F, plan.I, plan.R, plan.S, plan.T, x, self.n_seen_)
+            except TypeError:  # not a float64, C-contiguous, 1-D array
+                f = math.nan
+            if f - f == 0.0:
+                if plan.K:
+                    return self._outputs(plan.eng)
+                return f + self._target_mean() if plan.center else f
+        return self._predict_event(x)
+
+    def _learn_round(self, x, y):
+        plan = _PLANS.get(id(self))
+        if plan is None:
+            plan = self._fast_plan()
+        if plan and type(x) is _NDARRAY and type(y) in _FLOATS:
+            n = self.n_seen_
+            mu = (self.target_sum_ / n if n else 0.0) if plan.center else 0.0
+            try:
+                f, k = plan.learn(plan.F, plan.I, plan.R, plan.S, plan.T, x, y - mu, n, plan.todo)
+            except TypeError:  # not a float64, C-contiguous, 1-D array
+                k = BAD_ROW
+            if k >= 0:  # learned (else nothing changed: the generic path takes the event and says why)
+                if plan.K:
+                    f = self._outputs(plan.eng)
+                if k:  # members' transitions / update rounds (the calibration's step after them)
+                    self._python_steps(plan.eng, plan.xs.copy(), y - mu)
+                    if not self.alive_.any():
+                        f = f * math.nan
+                    elif self.calibration_ is not None and f - f == 0.0:
+                        calibration.update_one(self.calibration_, f, y)
+                if plan.center:
+                    self.target_sum_ += y
+                    f += mu
+                self.n_seen_ = n + 1
+                if not (np.isfinite(f).all() if plan.K else f - f == 0.0):
+                    self._non_finite(n)
+                return f
+        return super()._learn_round(x, y)
 
     def _event_features(self, x, ev):
         eng = self._engine(ev)

@@ -373,7 +373,12 @@ class EventPath:
                     z = cache[2]
             # the row as the model sees it (its values checked; a spread it fixes is stored: the
             # generic path below scales it again to the same values)
+            spread = self.scale_spread_
+            pending = z is not None and spread is not None and not spread.all()
+            before = spread.copy() if pending else None
             xs = self._scaled_row(x, commit=True)
+            if pending and not np.array_equal(before, spread):
+                z = None  # x fixed a spread: its features are computed again, as run() maps it
             # (_event_learn checks the values of x when it computes its features)
             if self._centers_targets(ev):
                 mu = self._target_mean()
