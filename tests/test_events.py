@@ -25,6 +25,8 @@ def rows(data_dir):
 
 
 def _params(name):
+    if name == "linear":
+        return {"random_state": 0}
     # small budgets and a short update cycle: stage 2 and (sketched) update rounds within N rows
     kw = dict(budget=30, kernel=okl.RBF(sigma=0.25), random_state=0)
     if name in ("forks", "skegd"):
@@ -159,7 +161,7 @@ def _plan(learner):
     return _PLANS.get(id(learner))
 
 
-@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd"))
+@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd", "linear"))
 def test_fast_plan_takes_the_common_case_in_both_stages(name, rows):
     X, y = rows
     m = okl.make(name, **_params(name))
@@ -181,7 +183,7 @@ def test_fast_plan_takes_the_common_case_in_both_stages(name, rows):
     assert copy.w_.base is _plan(copy).F is not plan.F  # its own plan
 
 
-@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd", "auto"))
+@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd", "linear", "auto"))
 def test_fast_plan_other_inputs_give_the_same_answer(name, rows):
     X, y = rows
     m = okl.make(name, **_params(name))
@@ -210,9 +212,9 @@ def test_fast_plan_fixes_pending_spreads_as_run():
     X[:150, 2] = 0.25  # fixed by row 150
     X[:300, 3] = 0.0   # fixed by row 300 (after the transition)
     y = np.where(X[:, 0] + X[:, 1] > 1.0, 1.0, -1.0)
-    for name in ("nogd", "fogd", "forks", "skegd", "auto"):
+    for name in ("nogd", "fogd", "forks", "skegd", "linear", "auto"):
         kw = {"budget": 20, "random_state": 0, **({"rho": 60} if name in ("forks", "skegd") else {}),
-              **({"horizon": 200} if name == "auto" else {})}
+              **({"horizon": 200} if name == "auto" else {})} if name != "linear" else {}
         ref = okl.make(name, **kw)
         want = ref.run(X, y).decisions
         m = okl.make(name, **kw)
@@ -223,9 +225,10 @@ def test_fast_plan_fixes_pending_spreads_as_run():
         np.testing.assert_array_equal(m.scale_spread_, ref.scale_spread_)
         keep = np.ones(len(y), bool)
         keep[[150, 300]] = False
-        if name == "auto":  # one engine: every round run() learns alike is equal, bit for bit
+        if name in ("auto", "linear"):  # the same arithmetic: every round run() learns alike is equal
             np.testing.assert_array_equal(got[keep], want[keep])
             np.testing.assert_array_equal(m.calibration_, ref.calibration_)
+            np.testing.assert_array_equal(m.w_ if name == "linear" else m.L_, ref.w_ if name == "linear" else ref.L_)
         # rows that are not arrays take the generic path: the row that fixes a spread is learned
         # as run() maps it there too (predict_one's features are not reused)
         lists = okl.make(name, **kw)
@@ -239,19 +242,21 @@ def test_fast_plan_fixes_pending_spreads_as_run():
         np.testing.assert_array_equal(m.predict_many(X[:50]), alone.predict_many(X[:50]))
 
 
-@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd", "auto"))
+@pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd", "linear", "auto"))
 def test_fast_plan_regression_centres_targets_as_run(name):
     rng = np.random.default_rng(6)
     X = rng.random((400, 3))
     y = 0.5 + 0.3 * np.sin(4 * X[:, 0]) + 0.1 * X[:, 1]
     kw = {"budget": 20, "loss": "squared", "random_state": 0, **({"rho": 60} if name in ("forks", "skegd") else {}),
           **({"horizon": 200} if name == "auto" else {})}
+    if name == "linear":
+        kw = {"loss": "squared"}
     want = okl.make(name, **kw).run(X, y).decisions
     m = okl.make(name, **kw)
     got = per_instance_decisions(m, X, y)
     assert _plan(m) and _plan(m).center
     assert_close(want, got, f"{name}: regression per event vs run")
-    if name == "auto":
+    if name in ("auto", "linear"):
         np.testing.assert_array_equal(want, got)
     with pytest.raises(ValueError):
         m.learn_one(X[0], float("nan"))

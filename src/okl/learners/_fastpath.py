@@ -1,4 +1,5 @@
-"""The lean per-event path of NOGD, FOGD, SkeGD, FORKS and ``auto``: one compiled call per method.
+"""The lean per-event path of NOGD, FOGD, SkeGD, FORKS, the linear learner and ``auto``: one
+compiled call per method.
 
 Why (issue 24): a single learner's round in ``run()`` costs 1.2-2.7 us on codrna; ``predict_one``
 + ``learn_one`` through the generic hooks cost 9-12 us, almost all of it Python (the row's bytes
@@ -70,9 +71,10 @@ from okl.scaling import scale_row
 
 # feature maps and steps (``_fast_spec``'s "map" and "step"; WINDOW: the rows buffered in the width
 # window, predicted by the running label mean)
-KERNEL_MAP, FOURIER_MAP, EXPANSION, WINDOW = 0, 1, 2, 3
+KERNEL_MAP, FOURIER_MAP, EXPANSION, WINDOW, LINEAR_MAP = 0, 1, 2, 3, 4
 OGD, ADAGRAD, ONS = 0, 1, 2
-MAPS = {"kernel": KERNEL_MAP, "fourier": FOURIER_MAP, "expansion": EXPANSION, "window": WINDOW}
+MAPS = {"kernel": KERNEL_MAP, "fourier": FOURIER_MAP, "expansion": EXPANSION, "window": WINDOW,
+        "linear": LINEAR_MAP}
 STEPS = {"ogd": OGD, "adagrad": ADAGRAD, "ons": ONS}
 # input scales
 NO_SCALE, SYMLOG, RANGE = 0, 1, 2
@@ -137,7 +139,11 @@ def _decide(F, xs):
         return expansion_decision(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + m * d].reshape((m, d)),
                                   F[ow:ow + m], int(F[COUNTER]), xs)
     z = F[oz:oz + k]
-    if kind == KERNEL_MAP:
+    if kind == LINEAR_MAP:  # z = [x, 1] (okl.learners.linear)
+        for j in range(d):
+            z[j] = xs[j]
+        z[d] = 1.0
+    elif kind == KERNEL_MAP:
         op = int(F[O_P])
         kb = F[okb:okb + m]
         kernel_row_t(int(F[KKIND]), F[KA], F[KB], F[KC], F[oa:oa + d * m].reshape((d, m)), m, xs, kb)
@@ -488,7 +494,12 @@ def build(learner, spec: dict | None) -> FastPlan | None:
         m = k = spec["budget"] if spec["map"] == "expansion" else WIDTH_WINDOW
         ok = moved["SV"] is not None and moved["SV"].shape == (m, d) and w is not None and w.shape == (m,)
     else:
-        m, k = spec["P"].shape if spec["map"] == "kernel" else (spec["UT"].shape[1], 2 * spec["UT"].shape[1])
+        if spec["map"] == "kernel":
+            m, k = spec["P"].shape
+        elif spec["map"] == "fourier":
+            m, k = spec["UT"].shape[1], 2 * spec["UT"].shape[1]
+        else:  # linear: z = [x, 1]
+            m, k = 0, d + 1
         step = spec["step"]
         ok = w is not None and w.shape == (k,) and (
             step == "ogd" or A is not None and A.shape == ((k, k) if step == "ons" else (k,)))

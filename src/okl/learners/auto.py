@@ -98,14 +98,14 @@ Cost: one round of ``auto`` is one round of every member plus an O(N) aggregatio
 compiled call per event (:mod:`okl.learners._engine`: predict_one one call for every member's
 features and the mixture, learn_one one call for every member's step and the weights, on the
 features predict_one left; the row check, input scale and calibration's step in the same calls,
-:class:`okl.learners._fastpath.AutoPlan`); transitions and FORKS's update rounds run in the
-members' own Python. ``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic,
-so per-event decisions equal run()'s bit for bit. N = 14 members by default; on codrna (d = 8,
-B = 100) a round in stage 2 costs about 11-12 us in run() (NOGD, FORKS with 3 ONS steps on
-100 x 100 inverses, FOGD, linear and the aggregation) and an event about 16 us (the kernel maps'
-features one row a pass over the map, against four in run(); docs/results/per-event-speed.md). Memory is the members' (bounded by
-the budget) plus O(N) and one block of N decisions. benchmarks/auto.py measures the rounds per
-second beside each member's, benchmarks/events.py per event beside River's models.
+:class:`okl.learners._fastpath.AutoPlan`); transitions and FORKS's update rounds run in the members'
+own Python. ``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so
+per-event decisions equal run()'s bit for bit. N = 14 members by default; on codrna (d = 8, B = 100)
+a round in stage 2 costs about 11-12 us in run() (NOGD, FORKS with 3 ONS steps on 100 x 100
+inverses, FOGD, linear and the aggregation) and an event about 16 us (the kernel maps' features one
+row a pass over the map, against four in run(); docs/results/per-event-speed.md). Memory is the
+members' (bounded by the budget) plus O(N) and one block of N decisions. benchmarks/auto.py measures
+the rounds per second beside each member's, benchmarks/events.py per event beside River's models.
 
 Transparency: ``diagnostics()`` (and so ``Trace.diagnostics``) holds the final weight of every
 member (``weight[<member>]``), the member that carries the most weight (``carried_by``), the

@@ -105,7 +105,8 @@ class EventPath:
     # ---- per-event path ------------------------------------------------------------------
     #
     # The fast plan (issue 24, :mod:`okl.learners._fastpath`): a learner with ``_fast_spec()``
-    # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, in the width window and both stages) gets a plan
+    # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, the linear learner; in the width window and
+    # both stages; ``auto`` has its own, :class:`okl.learners._fastpath.AutoPlan`) gets a plan
     # kept outside it (:data:`_PLANS`): predict_one is then one compiled call (row check, input scale,
     # features, decision) and learn_one one more (the step and the calibration on predict_one's
     # features when x and n_seen_ are those of the last prediction), on the common input: a
@@ -247,13 +248,14 @@ class EventPath:
 
     def _fast_spec(self) -> dict | None:
         """What this learner's compiled per-event calls compute in its current state
-        (:class:`okl.learners._fastpath.FastPlan`), or None: the generic hooks only. Keys:
-        ``map`` "kernel" (``LT``: the landmarks transposed, ``P``: the projection, ``kernel``:
-        its spec) or "fourier" (``UT``: the frequencies transposed); ``w`` the name of the weight
-        vector; ``step`` "ogd" / "adagrad" / "ons" with ``eta``, ``lr``, ``C``, ``shrink`` and ``A``
-        (the name of the AdaGrad sums or of the ONS inverse); ``rho`` and ``margin`` for update
-        rounds (then ``counter_`` and ``_update_round(x, y, f)`` are the learner's). The plan
-        copies the map and moves the named arrays into its buffer (they become views of it)."""
+        (:class:`okl.learners._fastpath.FastPlan`), or None: the generic hooks only. Keys: ``map``
+        "kernel" (``LT``: the landmarks transposed, ``P``: the projection, ``kernel``: its spec),
+        "fourier" (``UT``: the frequencies transposed) or "linear" (z = [x, 1]); ``w`` the name of
+        the weight vector; ``step`` "ogd" / "adagrad" / "ons" with ``eta``, ``lr``, ``C``,
+        ``shrink`` and ``A`` (the name of the AdaGrad sums or of the ONS inverse); ``rho`` and
+        ``margin`` for update rounds (then ``counter_`` and ``_update_round(x, y, f)`` are the
+        learner's). The plan copies the map and moves the named arrays into its buffer (they become
+        views of it)."""
         return None
 
     def _fast_plan(self):

@@ -65,6 +65,9 @@ class LinearOGD(Learner):
     def _start(self, dim):
         self.w_ = np.zeros(dim + 1)
 
+    def _fast_spec(self):
+        return dict(map="linear", w="w_", step="ogd", eta=self.eta)
+
     def _decision(self, x):
         return float(self.w_[:-1] @ x + self.w_[-1])
 
