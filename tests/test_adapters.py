@@ -297,6 +297,30 @@ def test_river_unseen_keys_and_declared_width():
         wide.learn_one({"a": "x"}, 0.1)
 
 
+def test_river_one_pass_row_is_the_full_conversion():
+    """The common dict (known keys, finite float / numpy float / int values) takes one pass; it
+    gives the full conversion's vector, and everything else still goes through it."""
+    model = OKLRiverClassifier(learner="nogd", budget=20, sigma=1.0, seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(80):
+        a, b = rng.random(2)
+        model.learn_one({"a": a, "b": b, "c": 1.0}, a > b)
+    dim = model.dim
+    full = lambda x: model._vector(model._values(x), dim, model.columns, None)[0]  # noqa: E731
+    for x in ({"a": 0.3, "b": np.float64(0.7), "c": 2}, {"b": -1.5}, {}, {"c": 10 ** 20}):
+        np.testing.assert_array_equal(model._known_row(x, dim), full(x))
+    for x in ({"a": True}, {"a": np.float32(0.5)}, {"zzz": 1.0}, {"a": "x"}, {"a": float("nan")}, {"a": None}):
+        assert model._known_row(x, dim) is None, x
+    assert model.predict_one({"a": True, "b": 0.0}) == model.predict_one({"a": 1.0, "b": 0.0})
+    assert model.predict_one({"a": 0.9, "zzz": 5.0}) == model.predict_one({"a": 0.9})
+    n = model.model.n_seen_
+    with pytest.raises(ValueError, match="feature 'a' has a non-finite value nan"):
+        model.learn_one({"a": float("nan"), "b": 0.1}, True)
+    with pytest.raises(ValueError, match="non-numeric value 'x'"):
+        model.learn_one({"a": "x"}, True)
+    assert model.model.n_seen_ == n
+
+
 def test_sklearn_predict_proba_at_the_default_loss():
     """predict_proba on the hinge loss: its argmax is predict, it ranks as decision_function, and
     scikit-learn's probability scorers run."""

@@ -218,3 +218,51 @@ def test_fogd_projections_and_features():
             again.learn_one(x, y)
         np.testing.assert_allclose(per_event, trace.decisions, rtol=0, atol=1e-12)
         np.testing.assert_allclose(again.w_, learner.w_, rtol=0, atol=1e-12)
+
+
+def test_dot_rows_is_each_rows_dot_bit_for_bit():
+    """okl._compiled.dot_rows (K outputs on one feature vector, up to eight sums a pass) gives
+    every row's sequential dot product exactly, for any number of rows (spare sums of a pass
+    repeat the last row and are not stored)."""
+    from okl._compiled import dot, dot_rows
+
+    rng = np.random.default_rng(1)
+    for n in range(1, 20):
+        for k in (0, 1, 7, 100, 801):
+            W = rng.standard_normal((n, k)) * 10.0 ** rng.integers(-5, 6, (n, k))
+            z = rng.standard_normal(k)
+            out = np.full(n + 1, 7.0)
+            dot_rows(W, z, out[:n])
+            assert [out[o] for o in range(n)] == [dot(W[o], z) for o in range(n)], (n, k)
+            assert out[n] == 7.0
+
+
+def test_adagrad_step_vectorised_is_the_branching_form():
+    """okl.learners.nogd.adagrad_step is written branch-free (it vectorises); it must give the
+    branching form's G and w bit for bit: coordinates with g z_j = 0 (or underflowing to 0) keep
+    G_j and w_j, signed zeros included, and G_j = 0 takes no step."""
+    from okl.learners.nogd import adagrad_step
+
+    def branching(z, g, w, G, lr):
+        for j in range(w.shape[0]):
+            gj = g * z[j]
+            if gj != 0.0:
+                G[j] += gj * gj
+                if G[j] > 0.0:
+                    w[j] -= lr * gj / np.sqrt(G[j])
+
+    rng = np.random.default_rng(0)
+    for trial in range(200):
+        k = int(rng.integers(1, 130))
+        z = rng.standard_normal(k) * 10.0 ** rng.integers(-200, 3, k)
+        z[rng.random(k) < 0.2] = 0.0
+        z[rng.random(k) < 0.1] = -0.0
+        w = rng.standard_normal(k)
+        w[rng.random(k) < 0.2] = -0.0
+        G = np.abs(rng.standard_normal(k))
+        G[rng.random(k) < 0.3] = 0.0
+        g = float(rng.choice([1.0, -1.0, 1e-200, 0.3]))
+        w1, G1, w2, G2 = w.copy(), G.copy(), w.copy(), G.copy()
+        branching(z, g, w1, G1, 0.7)
+        adagrad_step(z, g, w2, G2, 0.7)
+        assert w1.tobytes() == w2.tobytes() and G1.tobytes() == G2.tobytes(), trial

@@ -105,6 +105,49 @@ def dot(u, v):
 
 
 @jit
+def dot_rows(W, z, out):
+    """out[o] = dot(W[o], z) for every row of W, bit for bit (each sum over i in order from 0.0),
+    up to eight rows a pass over z: independent sums advance together where one sum is a chain of
+    dependent additions (the K outputs of a multi-class model on one feature vector). A pass with
+    fewer rows left than sums repeats the last row in the spare sums (computed, not stored)."""
+    n, k = W.shape
+    o = 0
+    while n - o >= 5:
+        r = (o, min(o + 1, n - 1), min(o + 2, n - 1), min(o + 3, n - 1), min(o + 4, n - 1),
+             min(o + 5, n - 1), min(o + 6, n - 1), min(o + 7, n - 1))
+        a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
+        for i in range(k):
+            zi = z[i]
+            a0 += W[r[0], i] * zi
+            a1 += W[r[1], i] * zi
+            a2 += W[r[2], i] * zi
+            a3 += W[r[3], i] * zi
+            a4 += W[r[4], i] * zi
+            a5 += W[r[5], i] * zi
+            a6 += W[r[6], i] * zi
+            a7 += W[r[7], i] * zi
+        sums = (a0, a1, a2, a3, a4, a5, a6, a7)
+        for q in range(min(8, n - o)):
+            out[o + q] = sums[q]
+        o += 8
+    if n - o >= 2:
+        r1, r2, r3 = o + 1, min(o + 2, n - 1), min(o + 3, n - 1)
+        a0 = a1 = a2 = a3 = 0.0
+        for i in range(k):
+            zi = z[i]
+            a0 += W[o, i] * zi
+            a1 += W[r1, i] * zi
+            a2 += W[r2, i] * zi
+            a3 += W[r3, i] * zi
+        sums4 = (a0, a1, a2, a3)
+        for q in range(min(4, n - o)):
+            out[o + q] = sums4[q]
+        o += 4
+    if o < n:
+        out[o] = dot(W[o], z)
+
+
+@jit
 def linear_round(w, z, y, lkind, out, i):
     """The start of a linear test-then-train round: f = w.z, recorded as ``out[i]``; returns
     l'(f, y)."""

@@ -102,13 +102,6 @@ from okl.learners._fastpath import compiled_auto_entries
 from okl.learners.base import Learner, learner_class
 from okl.learners.multiclass import MultiClass
 
-# The compiled engine (auto's and the K-output learners'), auto's per-event calls and the BLAS
-# thread controller (okl._threads; ~0.1 s to inspect the loaded libraries) are loaded when the
-# adapter is imported, not at a live stream's first event or transition.
-load_compiled()
-compiled_auto_entries()
-with one_blas_thread():
-    pass
 
 
 def _sort_keys(keys: list) -> list:
@@ -225,8 +218,27 @@ class _OKLRiverEstimator:
                 v[col] = value
         return v, hashed, dropped
 
+    def _known_row(self, x: dict, dim: int) -> np.ndarray | None:
+        """x's vector on the common path, in one pass: every key has a dedicated column and every
+        value is a finite float or an int; None otherwise (the full conversion then takes x, and
+        hashes, drops or refuses what it must)."""
+        columns = self.columns
+        v = np.zeros(dim)
+        for key, value in x.items():
+            col = columns.get(key)
+            kind = type(value)
+            if col is None or col >= dim or not (
+                    (kind is float or kind is np.float64) and value - value == 0.0 or kind is int):
+                return None
+            v[col] = value
+        return v
+
     def _row(self, x: dict) -> np.ndarray | None:
         """x as the learner's input vector (None before the first learned example)."""
+        if self.model is not None and self.model.dim_ is not None:
+            v = self._known_row(x, self.model.dim_)
+            if v is not None:
+                return v
         vals = self._values(x)
         if self.model is None or self.model.dim_ is None:
             return None
@@ -242,6 +254,11 @@ class _OKLRiverEstimator:
             len(columns) if self.n_features is None and self._grew else 0)
 
     def _learn(self, x: dict, target: float) -> None:
+        if self._dedicated is not None and self.model is not None:
+            v = self._known_row(x, self._dedicated + self._hashed)
+            if v is not None:  # (no new column, nothing hashed or dropped)
+                self.model.learn_one(v, target)  # validates before changing state
+                return
         vals = self._values(x)
         if self._dedicated is None and self.n_features is not None:  # declared: fixed from the start
             self._fix_width({})
@@ -625,3 +642,26 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
 
 
 __all__ = ["OKLRiverClassifier", "OKLRiverRegressor"]
+
+
+def _load_compiled() -> None:
+    """Load, when the adapter is imported, what a live stream's first events would otherwise wait
+    for: the compiled engine and auto's per-event calls (from Numba's cache), the BLAS thread
+    controller (okl._threads: ~0.1 s to inspect the loaded libraries), and the compiled steps the
+    members' transitions, the input scale and the K-output path call from Python, by two short
+    synthetic streams (three classes, then two) at a small budget, so that every member passes
+    its transition."""
+    load_compiled()
+    compiled_auto_entries()
+    with one_blas_thread():
+        pass
+    X = np.random.default_rng(0).random((WIDTH_WINDOW + 40, 2))
+    for classes in (("a", "b", "c"), (False, True)):
+        model = OKLRiverClassifier(budget=4, seed=0)
+        for u, v in X:
+            x = {"u": float(u), "v": float(v)}
+            model.predict_proba_one(x)
+            model.learn_one(x, classes[int(u * len(classes))])
+
+
+_load_compiled()

@@ -57,8 +57,8 @@ import math
 
 import numpy as np
 
-from okl._compiled import (class_steps, dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, ogd_step,
-                           row_ok, rows_axpy, sub_scaled)
+from okl._compiled import (class_steps, dot, dot_rows, jit, kernel_features_rows, kernel_row_t, kernel_value,
+                           loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled)
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step, ons_shared_step
@@ -324,9 +324,7 @@ def _features_multi(F, I, R, j, x, own, q, pre, nk, out):
     k = I[j, K]
     _features(F, I, R, j, x, own, q, pre, True)
     z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
-    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
-    for o in range(nk):
-        out[o] = dot(W[o], z)
+    dot_rows(F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k)), z, out)
 
 
 @jit
