@@ -6,6 +6,9 @@ Part 1 is the official check's part: library defaults, ``okl.make(name, random_s
 first 4,000 rows of codrna (permutation 0), predict_one + learn_one per row against run() on the
 same rows, best of 3 in one process. Part 2 splits a stage-2 event (after 2,000 rows): the fast
 plan's two compiled calls alone, the pair through the learner's methods, and run()'s round.
+Part 3, the floor: an empty compiled call with the predict call's signature, and the decision's
+arithmetic (input scale and decision) repeated inside one compiled loop against the compiled
+predict call that does it once.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from __future__ import annotations
 import sys
 import time
 
+import numba as nb
 import numpy as np
 
 import okl
-from okl.learners._fastpath import compiled_entries
+from okl.learners._fastpath import O_XS, _F, _ROW, _decide, _scale, compiled_entries
 from okl.learners.events import _PLANS
 
 event_predict, event_learn = compiled_entries()  # the compiled calls (the module's names are their sources)
@@ -84,6 +88,39 @@ def stage2(name, warm=2000):
     return predict, calls, pair, min(t[0] for t in times), min(t[1] for t in times)
 
 
+@nb.njit([nb.float64(_F, _ROW, nb.int64)])
+def _empty(F, x, n):
+    return F[0]
+
+
+@nb.njit
+def _decisions(F, x, reps):
+    d = x.shape[0]
+    xs = F[int(F[O_XS]):int(F[O_XS]) + d]
+    s = 0.0
+    for _ in range(reps):
+        _scale(F, x, False, xs)
+        s += _decide(F, xs)
+    return s
+
+
+def floor(name, warm=2000, reps=100_000):
+    m = okl.make(name, random_state=0)
+    m.run(X[:warm], y[:warm])
+    m.predict_one(X[warm])
+    F, x, n = _PLANS[id(m)].F, X[warm + 1].copy(), m.n_seen_
+    empty = best_ns(lambda: _empty(F, x, n))
+    _decisions(F, x, 10)
+    t = min(_timed(lambda: _decisions(F, x, reps)) for _ in range(5)) / reps * 1e9
+    return empty, t, best_ns(lambda: event_predict(F, x, n))
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
 if __name__ == "__main__":
     names = sys.argv[1].split(",") if len(sys.argv) > 1 else ["nogd", "forks", "skegd", "fogd"]
     for name in names:
@@ -99,3 +136,7 @@ if __name__ == "__main__":
         print(f"{name} stage 2: compiled predict {predict / 1e3:.2f} us, predict + refused learn call "
               f"{calls / 1e3:.2f} us, predict_one + learn_one on one row {pair / 1e3:.2f} us, "
               f"per event over rows 2000-4000 {event:.2f} us, run() {run:.2f} us a round")
+    for name in names:
+        empty, inner, call = floor(name)
+        print(f"{name} floor: empty compiled call {empty:.0f} ns; the decision's arithmetic in a compiled loop "
+              f"{inner:.0f} ns, the compiled predict call {call:.0f} ns")

@@ -37,7 +37,8 @@ like F's header (auto's spreads and calibration move into it), in front of its e
 (:func:`okl.learners._engine.engine_predict` / ``engine_learn``): :func:`auto_event_predict` and
 :func:`auto_event_learn`, one compiled call per method too. Before it, auto's event went through
 the generic hooks: the row's bytes as a cache key, a one-row scaling call in each method, the
-calibration's separate call, ~8 us of Python on a ~16 us event (codrna, stage 2).
+calibration's separate call: ~8 us of Python on a 22 us event (codrna, stage 2;
+docs/results/per-event-speed.md).
 
 The arithmetic is that of the learners' own compiled code, called in the same order (kernel row
 :func:`okl._compiled.kernel_row_t`, projection :func:`okl._compiled.rows_axpy`, Fourier
