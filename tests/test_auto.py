@@ -179,6 +179,17 @@ def test_a_diverging_member_is_dropped(data_dir):
     alone = okl.make("nogd", loss="squared", budget=20, kernel=m.pool_[0].kernel_,
                      random_state=int(np.random.default_rng(0).integers(2 ** 31 - 1)))
     assert trace.mean_squared_loss < 2 * np.mean((alone.run(X[p], y[p]).decisions - y[p]) ** 2) + 0.05
+    # per event (the fast plan's compiled calls): the same rounds, the same member dropped
+    ev = okl.make("auto", loss="squared", members=members, budget=20, random_state=0)
+    f = np.array([(ev.predict_one(x), ev.learn_one(x, t))[0] for x, t in zip(X[p], y[p])])
+    np.testing.assert_array_equal(f, trace.decisions)
+    assert ev.diagnostics()["members_alive"] == 1
+    # and when the last member diverges, learn_one says so
+    gone = okl.make("auto", loss="squared", members=[("linear", None, {"eta": 50.0})], random_state=0)
+    with pytest.raises(okl.NonFiniteError, match="not finite"):
+        for x, t in zip(X[p], y[p] * 1e12):
+            gone.predict_one(x)
+            gone.learn_one(x, float(t))
 
 
 def test_custom_members_and_validation():
