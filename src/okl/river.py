@@ -103,7 +103,6 @@ from okl.learners.base import Learner, learner_class
 from okl.learners.multiclass import MultiClass
 
 
-
 def _sort_keys(keys: list) -> list:
     try:
         return sorted(keys)

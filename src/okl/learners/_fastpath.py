@@ -348,8 +348,8 @@ def auto_event_predict(F, I, R, S, T, x, n):
     """``auto``'s predict_one for the row x in round n: the row check and input scale of
     :func:`event_predict` (the learner's scale and calibration live in the tail T), then
     :func:`okl.learners._engine.engine_predict` on the scaled row; keeps x for
-    :func:`auto_event_learn`. NaN (nothing kept) when x has the wrong width or a value beyond the
-    checks, or the mixture's decision is not finite: the generic path takes the event."""
+    :func:`auto_event_learn`. NaN when x has the wrong width or a value beyond the checks (nothing
+    computed), or the mixture's decision is not finite: the generic path takes the event."""
     if x.shape[0] != int(T[DIM]):
         return np.nan
     return _auto_predict(F, I, R, S, T, x, n)

@@ -124,12 +124,12 @@ from typing import Any
 
 import numpy as np
 
+import okl.calibration as calibration
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_vector
 from okl.kernels import RBF, check_kernel
 from okl.learners._engine import (TRANSITION, Engine, _weights, aggregate_predict, aggregate_rounds,  # noqa: F401
                                   engine_learn, engine_predict, engine_rows)
-import okl.calibration as calibration
 from okl.learners._fastpath import build_auto
 from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, _event_state, make, register
 from okl.learners.events import _FLOATS, _NDARRAY, _PLANS, BAD_ROW, _drop_event_cache
