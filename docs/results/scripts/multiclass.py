@@ -90,8 +90,11 @@ def main():
         "multi / binary time | digits 5-fold acc % | s |",
         "|---|---|---|---|---|---|---|---|---|", *rows, "",
         "Bars of issue 25 (`../shared/checks/streameco.py`): ImageSegments at least 90.6 % with no wrapper and at "
-        "most 2x the binary stream's time; digits at least 95.9 %. River's OneVsRestClassifier costs K "
-        "rounds of the binary learner a round; okl's K outputs cost one feature computation a round.", "",
+        "most 2x the binary stream's time (the default learner, auto); digits at least 95.9 %. River's "
+        "OneVsRestClassifier costs K rounds of the binary learner a round; okl's K outputs cost one feature "
+        "computation a round. For the single learners an event costs a few microseconds, so the multi-class "
+        "wrapper's own Python (the label's index, the K margins, their temperature) weighs more in their "
+        "ratio (their seconds are rounded to 0.01 s).", "",
         "What K outputs change against one head per class (the form before, this script at commit ea8937f: "
         "ImageSegments auto 91.04, nogd 89.65, forks 90.17, fogd 86.40, linear 81.90; digits auto 97.05, nogd "
         "95.83, forks 96.88, fogd 95.77, linear 91.65; multi / binary time 7.8x for auto, 2.8-3.3x for the "
