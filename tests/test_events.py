@@ -347,3 +347,64 @@ def test_fast_plan_in_the_width_window(name, rows):
     assert a.predict_one(X[20]) == b.predict_one(X[20])
     np.testing.assert_array_equal(per_instance_decisions(a, X[20:200], y[20:200]),
                                   per_instance_decisions(b, X[20:200], y[20:200]))
+
+
+@pytest.mark.parametrize("name,seed", [("auto", 0), ("auto", 1), ("nogd", 2), ("forks", 3), ("linear", 4)])
+def test_random_operations_keep_the_fast_plan_and_the_generic_path_equal(name, seed):
+    """A random sequence of what a live stream does (predict then learn, learn alone, a row changed
+    in place between predict and learn, run() and learn_many blocks, a pickle or model-file round
+    trip) on arrays (the fast plan) and on lists (the generic path) gives the same decisions and
+    the same state, bit for bit, through transitions, update rounds and spreads fixed late."""
+    import tempfile
+
+    rng = np.random.default_rng(seed)
+    n = 900
+    X = rng.random((n, 4))
+    X[:120, 2] = 0.5  # a spread fixed at row 120, after the width window
+    X[:400, 3] = 0.0  # and one fixed at row 400
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] + 0.3 * X[:, 3] > 0.9, 1.0, -1.0)
+    kw = {"budget": 12, "random_state": 0}
+    if name == "auto":
+        kw["horizon"] = 150
+    elif name == "forks":
+        kw["rho"] = 30
+    elif name == "linear":
+        kw = {"random_state": 0}
+    fast, slow = okl.make(name, **kw), okl.make(name, **kw)
+    t = 0
+    while t < n:
+        op = rng.integers(0, 10)
+        if op < 6:  # predict, then learn the same row
+            a = fast.predict_one(X[t])
+            b = slow.predict_one(list(X[t]))
+            assert a == b, (t, op)
+            assert fast._learn_round(X[t], float(y[t])) == slow._learn_round(list(X[t]), float(y[t]))
+            t += 1
+        elif op == 6:  # predict one row, change the array in place, learn the new row
+            if t + 1 >= n:
+                break
+            x = X[t].copy()
+            fast.predict_one(x)
+            x[:] = X[t + 1]
+            assert fast._learn_round(x, float(y[t + 1])) == slow._learn_round(list(X[t + 1]), float(y[t + 1]))
+            X[t], y[t] = X[t + 1], y[t + 1]
+            t += 2
+        elif op == 7:  # a block through run() / learn_many on both
+            e = min(n, t + int(rng.integers(1, 40)))
+            if rng.random() < 0.5:
+                np.testing.assert_array_equal(fast.run(X[t:e], y[t:e]).decisions, slow.run(X[t:e], y[t:e]).decisions)
+            else:
+                np.testing.assert_array_equal(fast.learn_many(X[t:e], y[t:e]), slow.learn_many(X[t:e], y[t:e]))
+            t = e
+        elif op == 8:  # pickle round trip of the fast one
+            fast = pickle.loads(pickle.dumps(fast))
+        else:  # model file round trip
+            with tempfile.TemporaryDirectory() as tmp:
+                fast.save(f"{tmp}/m.npz")
+                fast = okl.Learner.load(f"{tmp}/m.npz")
+    np.testing.assert_array_equal(fast.predict_many(X[:50]), slow.predict_many(X[:50]))
+    assert fast.n_seen_ == slow.n_seen_
+    with tempfile.TemporaryDirectory() as tmp:
+        fast.save(f"{tmp}/a.npz")
+        slow.save(f"{tmp}/b.npz")
+        assert open(f"{tmp}/a.npz", "rb").read() == open(f"{tmp}/b.npz", "rb").read()
