@@ -39,7 +39,8 @@ class EventWork:
 
 #: id(learner) -> its _EventState (removed when the learner is collected)
 _EVENTS: dict[int, _EventState] = {}
-#: id(learner) -> its fast plan (:class:`okl.learners._fastpath.FastPlan`), or False: none in the
+#: id(learner) -> its fast plan (:class:`okl.learners._fastpath.FastPlan`, ``AutoPlan`` for
+#: auto), or False: none in the
 #: current state, or _NEVER: none for its class; no entry: not tried yet (one lookup on the hot
 #: path; kept like _EVENTS)
 _PLANS: dict[int, object] = {}
@@ -266,11 +267,10 @@ class EventPath:
             _PLANS[id(self)] = _NEVER
             return _NEVER
         spec = plan = None
-        if self.n_outputs_:
-            pass
-        elif self.started_:
+        # (a single learner's K outputs run in auto's engine: okl.learners.multiclass)
+        if self.started_ and not self.n_outputs_:
             spec = self._fast_spec()
-        elif self.dim_ is not None and getattr(self, "warmup_X_", None) is not None and (
+        elif not self.n_outputs_ and self.dim_ is not None and getattr(self, "warmup_X_", None) is not None and (
                 self._event_loss().task == "classification" or self._centers_targets()):
             # the width window: rows and labels buffered, predicted by their running mean (exact
             # here: labels -1 / +1, or the targets' running mean added by the caller)
