@@ -97,6 +97,15 @@ def class_steps(lkind, f, y, scale, g):
 
 
 @jit
+def copy_into(dst, src):
+    """dst[i] = src[i] (a row or column of a support set from a row). A loop rather than the
+    slice assignment ``dst[:] = src``: Numba compiles that with a formatted shape-mismatch error
+    whose string code took 3-5 s of a cold first run() (benchmarks/startup.py)."""
+    for i in range(src.shape[0]):
+        dst[i] = src[i]
+
+
+@jit
 def dot(u, v):
     s = 0.0
     for i in range(u.shape[0]):

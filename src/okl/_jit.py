@@ -1,7 +1,12 @@
 """The Numba decorators of okl's compiled code (cached on disk, IEEE arithmetic: no fastmath,
-so a loop sums in the order written and results do not depend on the machine's vector width)."""
+so a loop sums in the order written and results do not depend on the machine's vector width),
+and the one-line notice on stderr when a process compiles them (a cold cache)."""
+
+import os
+import sys
 
 import numba as nb
+from numba.core import event as _event
 
 jit = nb.njit(cache=True, fastmath=False, nogil=True)
 
@@ -10,3 +15,42 @@ jit = nb.njit(cache=True, fastmath=False, nogil=True)
 #: are exact IEEE operations: the same bits). Only for loops that never use such a quotient (a
 #: branch-free select discards it).
 jit_vector = nb.njit(cache=True, fastmath=False, nogil=True, error_model="numpy")
+
+
+class _CompileNotice(_event.Listener):
+    """Says once per process, on stderr, that okl's compiled loops are being compiled: Numba
+    fires ``numba:compile`` only on a cache miss (a loaded function fires nothing), so a warm
+    cache prints nothing. The first use on a cold cache otherwise waits seconds with nothing on
+    screen (``benchmarks/startup.py`` measures how long)."""
+
+    def __init__(self):
+        self.enabled = True
+        self.said = False
+
+    def on_start(self, event):
+        if self.said or not self.enabled:
+            return
+        dispatcher = event.data.get("dispatcher")
+        module = getattr(getattr(dispatcher, "py_func", None), "__module__", "") or ""
+        if not module.startswith("okl."):
+            return
+        self.said = True
+        where = nb.config.CACHE_DIR or "__pycache__ folders beside okl's sources"
+        cache = getattr(getattr(dispatcher, "_cache", None), "_cache_path", "")
+        if not nb.config.CACHE_DIR and not cache.startswith(os.path.dirname(os.path.dirname(__file__))):
+            where = os.path.dirname(cache)  # (sources not writable: Numba's user-wide cache)
+        where = f" in {where}"
+        print(f"okl: compiling the learners' loops for this machine, once (seconds; they are cached{where} "
+              "and later runs load them)", file=sys.stderr, flush=True)
+
+    def on_end(self, event):
+        pass
+
+
+_NOTICE = _CompileNotice()
+_event.register("numba:compile", _NOTICE)
+
+
+def compile_notice(enabled: bool) -> None:
+    """Turn the compile notice on or off for this process (the CLI's ``--quiet`` turns it off)."""
+    _NOTICE.enabled = bool(enabled)

@@ -260,6 +260,11 @@ def user_error(exc: BaseException | str) -> str:
 def run_command(func, args) -> int:
     """Run a subcommand: every user mistake is one line on stderr and exit code 2; a failed
     download or an unreadable file (OSError) exit code 1."""
+    from okl._jit import _NOTICE, compile_notice
+
+    was = _NOTICE.enabled
+    if getattr(args, "quiet", False):
+        compile_notice(False)  # --quiet: no compile notice either (restored after the command)
     try:
         check_options(args)
         return func(args)
@@ -281,6 +286,8 @@ def run_command(func, args) -> int:
         note = getattr(args, "on_interrupt", None)
         print(f"okl: interrupted{'; ' + note if note else ''}", file=sys.stderr)
         return 130
+    finally:
+        compile_notice(was)
 
 
 

@@ -136,16 +136,25 @@ def parse_svmlight_block(data: bytes, n_features: int, n_lines: int):
     return X, np.asarray(y, dtype=np.float64)
 
 
+#: files up to this size on disk are read by okl's line parser (see :func:`read_svmlight`)
+SMALL_SVMLIGHT_BYTES = 64 * 1024
+
+
 def read_svmlight(path: str | os.PathLike, n_features: int | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Read an svmlight/LIBSVM file (plain, .gz, .xz, .bz2) into a dense matrix and label vector.
 
     The fast path is scikit-learn's reader; on any failure the file is re-read line by line to
-    report the first bad line as ``file:line: problem``.
+    report the first bad line as ``file:line: problem``. A file of at most
+    :data:`SMALL_SVMLIGHT_BYTES` on disk (the bundled german) is read line by line at once:
+    importing scikit-learn costs a fresh process ~1.5 s, parsing german's 1,000 lines 0.05 s
+    (both readers give the same numbers: correctly rounded decimal parsing, tested).
     """
-    from sklearn.datasets import load_svmlight_file
-
     path = os.fspath(path)
     check_data_path(path)
+    if os.path.getsize(path) <= SMALL_SVMLIGHT_BYTES:
+        return _read_svmlight_slow(path, n_features)
+    from sklearn.datasets import load_svmlight_file
+
     try:
         opener = lzma.open if path.endswith(".xz") else (bz2.open if path.endswith(".bz2") else gzip.open
                                                           if path.endswith(".gz") else open)

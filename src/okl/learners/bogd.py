@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit, loss_derivative
+from okl._compiled import copy_into, jit, loss_derivative
 from okl._validation import check_bool, check_int, check_nonnegative, check_positive
 from okl.kernels import check_kernel
 from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
@@ -45,7 +45,7 @@ def bogd_rounds(kind, a, b, c, lkind, eta, decay, gamma, inclusive, X, Y, out, i
             scale = budget * shrink / (budget - 1.0)
             for j in range(m):
                 alpha[j] *= scale
-        ST[:, r] = x
+        copy_into(ST[:, r], x)
         alpha[r] = -eta * g
         amax = 0.0
         for j in range(m):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit, kernel_value
+from okl._compiled import copy_into, jit, kernel_value
 from okl._validation import check_int, check_positive
 from okl.kernels import check_kernel
 from okl.learners._expansion import expansion_value, _BudgetedExpansion
@@ -28,7 +28,7 @@ def bpas_rounds(kind, a, b, c, X, Y, out, ST, alpha, kself, m, budget, C, kt, la
         kxx = kernel_value(kind, a, b, c, x, x)
         tau = min(C, loss / kxx)
         if m < budget:
-            ST[:, m] = x
+            copy_into(ST[:, m], x)
             alpha[m] = y * tau
             kself[m] = kxx
             m += 1
@@ -47,7 +47,7 @@ def bpas_rounds(kind, a, b, c, X, Y, out, ST, alpha, kself, m, budget, C, kt, la
                 best = cost
                 star = r
                 star_beta = beta
-        ST[:, star] = x
+        copy_into(ST[:, star], x)
         alpha[star] = star_beta
         kself[star] = kxx
         last[0] = star

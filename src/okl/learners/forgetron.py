@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from okl._compiled import jit, kernel_value
+from okl._compiled import copy_into, jit, kernel_value
 from okl._validation import check_int
 from okl.kernels import check_kernel
 from okl.learners._expansion import expansion_value, _BudgetedExpansion
@@ -47,13 +47,13 @@ def forgetron_rounds(kind, a, b, c, X, Y, out, ST, alpha, labels, m, head, budge
             continue
         M += 1
         if m < budget:
-            ST[:, m] = x
+            copy_into(ST[:, m], x)
             alpha[m] = y
             labels[m] = y
             m += 1
             continue
         r = head
-        xr[:] = ST[:, r]
+        copy_into(xr, ST[:, r])
         # f'(x_r): the hypothesis with (x_t, y_t) added, at the oldest support vector
         fr = y * kernel_value(kind, a, b, c, x, xr) + expansion_value(kind, a, b, c, ST, alpha, m,
                                                                         xr, kt)
@@ -69,7 +69,7 @@ def forgetron_rounds(kind, a, b, c, X, Y, out, ST, alpha, labels, m, head, budge
         Q += (delta * phi) ** 2 + 2.0 * delta * phi - 2.0 * delta * phi * phi * mu
         for j in range(m):
             alpha[j] *= phi
-        ST[:, r] = x
+        copy_into(ST[:, r], x)
         alpha[r] = phi * y
         labels[r] = y
         head = (r + 1) % budget

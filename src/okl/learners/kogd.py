@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit, kernel_value, loss_derivative
+from okl._compiled import copy_into, jit, kernel_value, loss_derivative
 from okl._validation import check_bool, check_int, check_nonnegative, check_positive
 from okl.kernels import check_kernel
 from okl.learners.base import Arr, Learner, Num, StateSpec, register
@@ -53,7 +53,7 @@ def expansion_rounds(kind, a, b, c, lkind, eta, decay, X, Y, out, i0, SV, alpha,
             for j in range(m):
                 alpha[j] *= shrink
         if g != 0.0 and m < budget:
-            SV[m, :] = x
+            copy_into(SV[m], x)
             alpha[m] = -eta * g
             m += 1
     return DONE, n, m

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from okl._compiled import dot, dot_rows
 from okl._validation import check_bool, check_positive
 from okl.learners.base import Arr, Learner, Num, StateSpec, register
 from okl.learners.state import MAX_CLASSES
@@ -69,7 +70,14 @@ class LinearOGD(Learner):
         return dict(map="linear", w="w_", step="ogd", eta=self.eta)
 
     def _decision(self, x):
-        return float(self.w_[:-1] @ x + self.w_[-1])
+        # the compiled sum of the fast plan and run() (okl._compiled.dot over z = [x, 1], in
+        # order from 0.0), not BLAS: BLAS sums in an order that depends on the CPU's kernel
+        z = np.append(x, 1.0)
+        if self.w_.ndim == 2:
+            out = np.empty(self.w_.shape[0])
+            dot_rows(self.w_, z, out)
+            return out
+        return dot(self.w_, z)
 
     def _process(self, X, y):
         out = np.empty(X.shape[0])

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from okl._compiled import jit, kernel_value
+from okl._compiled import copy_into, jit, kernel_value
 from okl._validation import check_int, check_nonnegative
 from okl.kernels import check_kernel
 from okl.learners._expansion import PROJECTRON_MIN_RESIDUAL, expansion_value, _BudgetedExpansion
@@ -32,7 +32,7 @@ def projectron_rounds(kind, a, b, c, X, Y, out, ST, alpha, Kinv, m, budget, thre
         kxx = kernel_value(kind, a, b, c, x, x)
         if m == 0:
             if kxx > 0.0 and kxx > threshold2:
-                ST[:, 0] = x
+                copy_into(ST[:, 0], x)
                 alpha[0] = y
                 Kinv[0, 0] = 1.0 / kxx
                 m = 1
@@ -58,7 +58,7 @@ def projectron_rounds(kind, a, b, c, X, Y, out, ST, alpha, Kinv, m, budget, thre
                     Kinv[p, m] = -dp
                     Kinv[m, p] = -dp
                 Kinv[m, m] = inv
-                ST[:, m] = x
+                copy_into(ST[:, m], x)
                 alpha[m] = y
                 m += 1
                 counts[0] += 1

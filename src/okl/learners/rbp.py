@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from okl._compiled import jit
+from okl._compiled import copy_into, jit
 from okl._validation import check_int
 from okl.kernels import check_kernel
 from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
@@ -30,7 +30,7 @@ def rbp_rounds(kind, a, b, c, X, Y, out, i0, ST, alpha, m, budget, rand_idx, rne
                 m += 1
             else:
                 rnext += 1
-            ST[:, r] = x
+            copy_into(ST[:, r], x)
             alpha[r] = y
     return DONE, X.shape[0], m, rnext
 
