@@ -51,6 +51,15 @@ _NOTICE = _CompileNotice()
 _event.register("numba:compile", _NOTICE)
 
 
+def is_cached(dispatcher) -> bool:
+    """Whether Numba's on-disk cache holds an index for this compiled function (a warm cache);
+    False when it does not or cannot be told (Numba's cache layout is not public API: then the
+    caller treats the cache as cold)."""
+    cache_file = getattr(getattr(dispatcher, "_cache", None), "_cache_file", None)
+    index = getattr(cache_file, "_index_path", None)
+    return isinstance(index, str) and os.path.exists(index)
+
+
 def compile_notice(enabled: bool) -> None:
     """Turn the compile notice on or off for this process (the CLI's ``--quiet`` turns it off)."""
     _NOTICE.enabled = bool(enabled)

@@ -649,7 +649,14 @@ def _load_compiled() -> None:
     controller (okl._threads: ~0.1 s to inspect the loaded libraries), and the compiled steps the
     members' transitions, the input scale and the K-output path call from Python, by two short
     synthetic streams (three classes, then two) at a small budget, so that every member passes
-    its transition."""
+    its transition. Only on a warm cache: on a cold one this would compile every path (K outputs,
+    blocks) at import, 76 s measured before the first event that needs a fraction of it; the first
+    events then compile what they use (okl._jit's notice says so)."""
+    from okl._jit import is_cached
+    from okl.learners._engine import engine_learn, engine_predict, engine_rows
+
+    if not all(is_cached(f) for f in (engine_predict, engine_learn, engine_rows)):
+        return
     load_compiled()
     compiled_auto_entries()
     with one_blas_thread():
