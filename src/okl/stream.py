@@ -348,6 +348,7 @@ class StreamRunner:
                     ok &= (labels == 1.0) | (labels == -1.0)
         else:
             y = labels
+            ok &= np.abs(labels) <= MAX_ABS_FEATURE  # a huge target goes the per-line way, which refuses it
         if not ok.all():
             for r in np.flatnonzero(~ok):
                 kinds[rows[r]] = 2

@@ -491,18 +491,22 @@ class Auto(Learner):
         plan = _PLANS.get(id(self))
         if plan is None:
             plan = self._fast_plan()
-        if plan and type(x) is _NDARRAY and type(y) in _FLOATS:
+        # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
+        if plan and type(x) is _NDARRAY and type(y) in _FLOATS and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
             n = self.n_seen_
-            mu = (self.target_sum_ / n if n else 0.0) if plan.center else 0.0
+            if plan.center:  # (self._residual(y), inline: the per-event path)
+                mu, r = (self.target_sum_ / n if n else 0.0), y - (self.target_sum_ + y) / (n + 1)
+            else:
+                mu, r = 0.0, y
             try:
-                f, k = plan.learn(plan.F, plan.I, plan.R, plan.S, plan.T, x, y - mu, n, plan.todo)
+                f, k = plan.learn(plan.F, plan.I, plan.R, plan.S, plan.T, x, r, n, plan.todo)
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 k = BAD_ROW
             if k >= 0:  # learned (else nothing changed: the generic path takes the event and says why)
                 if plan.K:
                     f = self._outputs(plan.eng)
                 if k:  # members' transitions / update rounds (the calibration's step after them)
-                    self._python_steps(plan.eng, plan.xs.copy(), y - mu)
+                    self._python_steps(plan.eng, plan.xs.copy(), r)
                     if not self.alive_.any():
                         f = f * math.nan
                     elif self.calibration_ is not None and f - f == 0.0:
