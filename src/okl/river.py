@@ -496,30 +496,27 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
 
     # ---- River API --------------------------------------------------------------------------
 
-    def _to_multiclass(self) -> None:
-        """A third label: from now on K outputs (:class:`okl.learners.multiclass.MultiClass`);
-        the binary learner becomes the outputs of its two labels (the negative one as its exact
-        mirror), so nothing learned is lost, and the events buffered in the width window keep their
-        labels (a rebuild replays them)."""
-        neg, pos = self._label(-1.0), self._label(1.0)
-        self._window = [(vals, pos if t > 0 else neg) for vals, t in self._window]
-        if self.model is not None:
-            self.model = MultiClass.from_binary(self.model, neg, pos, random_state=self.seed)
-        self._multi = True
-
     @property
     def classes(self) -> list:
         """The labels learned so far (binary: in order of appearance; multi-class: the heads' order)."""
         return list(self.model.classes_) if self._multi else list(self.labels)
 
     def _switching(self, learn) -> None:
-        """Switch to K outputs and ``learn()``; a refused event leaves the binary
-        classifier as it was."""
+        """A third label: from now on K outputs, through the one switch
+        (:meth:`okl.learners.multiclass.MultiClass.from_binary`, which leaves the binary learner
+        untouched): the binary learner's two labels continue as the first two classes (the
+        negative one as its exact mirror), so nothing learned is lost, and the events buffered in
+        the width window keep their labels (a rebuild replays them); then ``learn()``. A refused
+        event puts back the binary classifier exactly as it was."""
         saved = (self.model, self._window, self._multi)
-        self._to_multiclass()
+        neg, pos = self._label(-1.0), self._label(1.0)
         try:
+            self._window = [(vals, pos if t > 0 else neg) for vals, t in self._window]
+            self._multi = True
+            if self.model is not None:
+                self.model = MultiClass.from_binary(self.model, neg, pos, random_state=self.seed)
             learn()
-        except Exception:
+        except BaseException:
             self.model, self._window, self._multi = saved
             raise
 

@@ -182,13 +182,20 @@ class StreamRunner:
         return label
 
     def _to_multiclass(self, label: float, where: str) -> None:
-        """A label that is neither -1 nor +1 (and no --positive-label): from here on one-vs-rest
-        (:class:`okl.learners.multiclass.MultiClass`); the binary learner becomes the outputs (or
-        heads) of the labels -1 / +1 it has learned (none of it is lost)."""
+        """A label that is neither -1 nor +1 (and no --positive-label): from here on one-vs-rest,
+        through the one switch (:meth:`okl.learners.multiclass.MultiClass.from_binary`): the
+        binary learner's copy becomes the outputs (or heads) of the labels -1 / +1 it has learned
+        (none of it is lost). The binary learner itself is left as it was, so when the event is
+        refused (:meth:`process_line` puts it back) the checkpoint, a resume after the line is
+        fixed and ``--skip-bad`` all continue from the state before that event."""
         seen = self.pos.labels_seen
         self.learner = MultiClass.from_binary(self.learner, -1.0 if seen & 1 else None, 1.0 if seen & 2 else None,
                                               random_state=self.learner.get_params().get("random_state"))
         self.multi = True
+
+    def _said_multiclass(self, label: float, where: str) -> None:
+        """The stderr line saying the stream turned multi-class (once its first event was learned)."""
+        seen = self.pos.labels_seen
         if not self.quiet:
             kept = " and ".join(v for bit, v in ((1, "-1"), (2, "+1")) if seen & bit)
             form, part = (("K outputs over one feature map", "outputs") if self.learner.native
@@ -219,8 +226,10 @@ class StreamRunner:
                 y = self._target(label, where)
                 f = self.learner._learn_round(x, y)  # as _learn_rows: one event at a time
             except ValueError as exc:  # the learner validates before changing any state
-                self.learner, self.multi = saved
+                self.learner, self.multi = saved  # (a switch to K classes built a new learner)
                 raise DataFormatError(f"{where}: {exc}") from None
+            if self.multi and not saved[1]:
+                self._said_multiclass(label, where)
             self.pos.labelled += 1
             if self.multi:
                 self.pos.mistakes += int(self._classes_of(f[None, :])[0] != y)  # NaN: a mistake

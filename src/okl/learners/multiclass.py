@@ -349,12 +349,21 @@ class MultiClass:
 
     @classmethod
     def from_binary(cls, learner: Learner, negative, positive, random_state: int | None = None) -> "MultiClass":
-        """Two classes from a binary learner that learned ``negative`` as -1 and ``positive`` as +1,
-        both continuing from everything learned; more classes join as they appear. K outputs
-        (``auto``, and NOGD / FORKS / FOGD as the one member of a pool, :func:`_core_from_binary`):
-        ``positive``'s output is the learned model, ``negative``'s its mirror. Heads (every other
-        learner): head ``positive`` is the learner itself, head ``negative`` its exact copy with
-        sign -1. A label given as None was never seen: it gets no output or head."""
+        """The one switch from two labels to K classes (River's third label, ``okl stream``'s first
+        label outside -1/+1, a new class in scikit-learn's ``partial_fit``): two classes from a
+        binary learner that learned ``negative`` as -1 and ``positive`` as +1, both continuing
+        from everything learned; more classes join as they appear. K outputs (``auto``, and NOGD
+        / FORKS / FOGD as the one member of a pool, :func:`_core_from_binary`): ``positive``'s
+        output is the learned model, ``negative``'s its mirror. Heads (every other learner):
+        head ``positive`` is an exact copy of the learner, head ``negative`` another with sign -1.
+        A label given as None was never seen: it gets no output or head.
+
+        ``learner`` itself is never changed (the K-output form is built from an exact copy,
+        :func:`_copy`): when the event that carries the new label is then refused (a NaN row),
+        the caller keeps the binary learner it holds, exactly as before that event, and
+        predicts, learns, saves and resumes with it. (Changing it in place left a learner with
+        K outputs already, or without its input scale, that refused every later event.)"""
+        learner = _copy(learner)
         params = {k: v for k, v in learner.get_params().items() if k != "random_state"}
         out = cls(learner.name, params, random_state=random_state)
         labels = [(_plain_label(v), s) for v, s in ((negative, -1.0), (positive, 1.0)) if v is not None]
