@@ -100,7 +100,7 @@ from okl.learners.base import Learner, accepts, make
 from okl.learners.multiclass import MultiClass
 from okl.streaming.checkpoint import (CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION,  # noqa: F401
                                       MAX_CHECKPOINT_HEADER, MAX_POSITION, CheckpointError, StreamConfig,
-                                      StreamPosition, _fsync_dir, _read_checkpoint, check_checkpoint_path,
+                                      StreamPosition, _fsync_dir, check_checkpoint_path,
                                       check_position, lock_checkpoint, read_checkpoint, write_checkpoint)
 from okl.streaming.events import (BLOCK_BYTES, POLL_SECONDS, SEGMENT_EVENTS, _label, _read_blocks,  # noqa: F401
                                   _read_lines, _skip_bytes, _Stop, check_label_column, parse_event)

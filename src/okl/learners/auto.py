@@ -117,9 +117,8 @@ byte array (``members_blob_``; each is checked against its own state declaration
 
 from __future__ import annotations
 
+import io
 import math
-import os
-import tempfile
 from typing import Any
 
 import numpy as np
@@ -639,12 +638,10 @@ class Auto(Learner):
 
     def _pack(self) -> None:
         blobs = []
-        with tempfile.TemporaryDirectory() as tmp:
-            for j, member in enumerate(self.pool_):
-                path = os.path.join(tmp, f"m{j}.npz")
-                member.save(path)
-                with open(path, "rb") as fh:
-                    blobs.append(fh.read())
+        for member in self.pool_:  # (each member's model file, in memory)
+            buffer = io.BytesIO()
+            member._write_model(buffer)
+            blobs.append(buffer.getvalue())
         self.member_sizes_ = np.array([len(b) for b in blobs], dtype=np.int64)
         # the member files, concatenated and packed into little-endian int64 words (the last one
         # zero-padded): a byte array would work as well, but int64 keeps every state array numeric
@@ -659,28 +656,24 @@ class Auto(Learner):
         data = blob.astype("<i8").tobytes()
         specs = self.member_specs()
         pool, pos = [], 0
-        with tempfile.TemporaryDirectory() as tmp:
-            for j, size in enumerate(sizes):
-                path = os.path.join(tmp, f"m{j}.npz")
-                with open(path, "wb") as fh:
-                    fh.write(data[pos:pos + int(size)])
-                pos += int(size)
-                member = Learner.load(path)
-                spec = specs[self.member_index_[j]]
-                if member.name != spec[0] or member.dim_ != self.dim_:
-                    raise ValueError(f"member {j} is a {member.name} of dimension {member.dim_}, "
-                                     f"expected {spec[0]} of dimension {self.dim_}")
-                pool.append(member)
+        for j, size in enumerate(sizes):  # (each member's model file read from memory, in place)
+            member = Learner._load_from(io.BytesIO(memoryview(data)[pos:pos + int(size)]), f"member {j}")
+            pos += int(size)
+            spec = specs[self.member_index_[j]]
+            if member.name != spec[0] or member.dim_ != self.dim_:
+                raise ValueError(f"member {j} is a {member.name} of dimension {member.dim_}, "
+                                 f"expected {spec[0]} of dimension {self.dim_}")
+            pool.append(member)
         self._pool = pool
         self.members_blob_ = self.member_sizes_ = None
         return True
 
-    def save(self, path):
+    def _write_model(self, fh):
         if self.dim_ is not None and self.started_:
             self._pack()
             try:
-                super().save(path)
+                super()._write_model(fh)
             finally:
                 self.members_blob_ = self.member_sizes_ = None
         else:
-            super().save(path)
+            super()._write_model(fh)
