@@ -21,7 +21,8 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     unlabelled line; the dimension is the first data line's field count minus one (or ``--dim``,
     checked); ``--header`` skips the first line. Blank lines and lines starting with ``#`` are not
     events; a UTF-8 byte-order mark opening the stream is skipped. Classification labels are
-    -1/+1, or ``--positive-label V`` maps V to +1 and every other label to -1; otherwise the first
+    -1/+1, or ``--positive-label V`` maps V to +1 and every other label to -1 (V must be finite;
+    a stream in which no labelled event matched V ends with a warning saying so); otherwise the first
     label that is neither turns the stream multi-class (said on stderr): one-vs-rest from there
     on (:class:`okl.learners.multiclass.MultiClass`: K outputs over one feature map for auto,
     NOGD, FORKS and FOGD, one binary head per class for the others; the binary learner continues
@@ -505,6 +506,11 @@ class StreamRunner:
             self.err.write(f"okl stream: warning: {name}:{self.pos.lines + 1}: the last line ({state['torn']} "
                            f"bytes) has no newline, so it was not learned (a torn write?); {resume}\n")
             self.err.flush()
+        if self.config.positive_label is not None and self.pos.labelled and not self.pos.labels_seen & 2:
+            self.err.write(f"okl stream: warning: --positive-label {self.config.positive_label:g} matched none of the "
+                           f"{self.pos.labelled} labelled events: every one was learned as -1 (is it the label "
+                           "the input uses?)\n")
+            self.err.flush()
         if not self.quiet:
             self.err.write(self.stats_line() + (f"; checkpoint {self.checkpoint}" if self.checkpoint
                                                 else "") + "\n")
@@ -550,6 +556,9 @@ def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None
     if args.header and args.format != "csv":
         raise ValueError("--header applies to CSV input; an svmlight stream has no header line (the first "
                          "line would be skipped as one)")
+    if args.positive_label is not None and not math.isfinite(args.positive_label):
+        raise ValueError(f"--positive-label {args.positive_label:g}: labels are finite numbers, so no event would "
+                         "match it and every event would be learned as -1")
     if args.positive_label is not None and learner.task != "classification":
         raise ValueError(f"--positive-label maps classification labels to -1/+1, but loss "
                          f"{learner.get_params().get('loss')!r} is a regression loss that learns the target "

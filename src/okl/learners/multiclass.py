@@ -33,7 +33,9 @@ Projectron, BPA-S, BOGD, whose support sets are the label's; SkeGD; FORKS with t
     :meth:`from_binary` keeps heads too (:func:`_core_from_binary`).
 
 Classes
-    ``classes`` given: fixed, in the given order (scikit-learn's ``classes_``); a label outside
+    Labels are told apart by Python equality (they are dict keys): ``True``, ``1``, ``1.0`` and
+    ``np.int64(1)`` are one class (named by the first one seen), as in River and in
+    ``numpy.unique``; ``"1"`` is another. ``classes`` given: fixed, in the given order (scikit-learn's ``classes_``); a label outside
     them is a ValueError. Not given: classes grow in order of first appearance (a stream), and a
     new class gets a new output (zero weights: it predicts 0 until it learns) or a new head (built
     from the same learner with its own seed, derived from ``random_state`` and the class index,
