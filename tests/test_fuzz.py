@@ -267,7 +267,7 @@ def test_foreign_version_and_class_rejected(model_file, tmp_path):
     with pytest.raises(ModelFileError, match="no okl model header"):
         Learner.load(tmp_path / "plain.npz")
     (tmp_path / "text.npz").write_text("not a zip file")
-    with pytest.raises(ModelFileError, match="not a readable okl model file"):
+    with pytest.raises(ModelFileError, match="text.npz: not an okl model file, or truncated"):
         Learner.load(tmp_path / "text.npz")
 
 

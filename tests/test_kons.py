@@ -136,12 +136,13 @@ def test_matches_direct_implementation_of_algorithm_1(name, data, params, embedd
     variant = "con" if name == "con-kons" else "pnk"
     if variant == "pnk":
         ref_params.setdefault("reset", "warm")  # the library default
-    # regression (the library default center_targets=True): the model learns y_t - mu_{t-1}, the
-    # residual from the running mean, and predicts mu_{t-1} plus its own decision
-    mu = np.zeros(len(y))
+    # regression (the library default center_targets=True): the model learns y_t - mu_t, the
+    # residual from the running mean including y_t, and predicts mu_{t-1} plus its own decision
+    mu, means = np.zeros(len(y)), np.zeros(len(y))
     if m.task == "regression":
-        mu[1:] = np.add.accumulate(y)[:-1] / np.arange(1, len(y))
-    ref, D = reference_kons(X, y - mu, variant=variant, budget=params.get("budget"), kernel=kernel, seed=5,
+        means = np.add.accumulate(y) / np.arange(1, len(y) + 1)
+        mu[1:] = means[:-1]
+    ref, D = reference_kons(X, y - means, variant=variant, budget=params.get("budget"), kernel=kernel, seed=5,
                             **ref_params)
     ref = ref + mu
     assert m.growth_rounds_ == D and len(D) >= 8

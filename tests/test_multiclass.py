@@ -141,7 +141,7 @@ def test_model_files_resume_exactly_and_refuse_forgeries(tmp_path):
     with pytest.raises(okl.ModelFileError, match="head0.npz is missing"):
         MultiClass.load(forged(lambda d: d.replace(b'"native": true', b'"native": false')))
     (tmp_path / "x.zip").write_bytes(b"not a zip")
-    with pytest.raises(okl.ModelFileError, match="not an okl multi-class model file"):
+    with pytest.raises(okl.ModelFileError, match="x.zip: not a zip file or truncated .*expected an okl multi-class"):
         MultiClass.load(tmp_path / "x.zip")
 
 
@@ -355,13 +355,16 @@ def test_auto_from_binary_becomes_two_mirrored_outputs():
     twin.run(X[:200], y[:200])
     weights = binary.weights()
     model = MultiClass.from_binary(binary, "a", "c")
-    assert model.native and model.core_ is binary and binary.n_outputs_ == 2
+    # the K-output learner is a copy: the binary learner is left as it was (the switch is atomic)
+    assert model.native and model.core_ is not binary and model.core_.n_outputs_ == 2 and binary.n_outputs_ == 0
     np.testing.assert_array_equal(binary.weights(), weights)
+    np.testing.assert_array_equal(model.core_.weights(), weights)
     for x in X[200:210]:
         f = twin.predict_one(x)
         np.testing.assert_allclose(model.decision_one(x), [-f, f], rtol=0, atol=1e-15)
     model.learn_many(X[200:], list(labels[200:]))  # "b" and "d" join as outputs 3 and 4
-    assert model.classes_ == ["a", "c", "b", "d"] and binary.n_outputs_ == 4
+    assert model.classes_ == ["a", "c", "b", "d"] and model.core_.n_outputs_ == 4 and binary.n_outputs_ == 0
+    assert binary.predict_one(X[0]) == twin.predict_one(X[0])
 
 
 def test_native_model_file_refuses_a_core_with_the_wrong_outputs(tmp_path):

@@ -15,7 +15,11 @@ import io
 import json
 import os
 import pickle
+import re
 import resource
+import signal
+import stat
+import struct
 import zipfile
 
 import numpy as np
@@ -67,8 +71,16 @@ def write_npz(path, arrays, meta):
     np.savez(path, __meta__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
 
 
-def probe(path, X, y):
-    """Load and use ``path`` in a forked child: None when it holds, else what went wrong."""
+def probe(path, X, y, load=None, expect=None):
+    """Load and use ``path`` in a forked child: None when it holds, else what went wrong.
+
+    The child runs under an address-space limit (what is mapped now + 768 MiB), 20 s of CPU and a
+    1 MiB file-size limit (a load that unpacked entries to disk would hit it; SIGXFSZ ignored,
+    so such a write is an OSError, a failure here). ``load``: the loader (default
+    ``Learner.load``; a loaded single learner must then predict and learn finite numbers, a
+    multi-class model give finite margins and learn). A refusal must be a ModelFileError or
+    CheckpointError on one line starting with ``path``; ``expect``: a regex it must match (a
+    load is then a failure)."""
     r, w = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
@@ -79,18 +91,30 @@ def probe(path, X, y):
             cap = vm * 1024 + (768 << 20)
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
             resource.setrlimit(resource.RLIMIT_CPU, (20, 20))
+            resource.setrlimit(resource.RLIMIT_FSIZE, (1 << 20, 1 << 20))
+            signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
             try:
-                m = Learner.load(path)
-                a = m.predict_one(X[0])
-                m.learn_one(X[1], float(y[1]))
-                b = m.predict_one(X[2])
-                m.run(X[3:40], y[3:40])
-                if not (np.isfinite(a) and np.isfinite(b)):
-                    code, msg = 3, b"loaded, then non-finite decisions"
-            except ModelFileError as exc:
+                m = (load or Learner.load)(path)
+                if expect is not None:
+                    code, msg = 6, b"loaded, but a refusal was expected"
+                elif load is None:
+                    a = m.predict_one(X[0])
+                    m.learn_one(X[1], float(y[1]))
+                    b = m.predict_one(X[2])
+                    m.run(X[3:40], y[3:40])
+                    if not (np.isfinite(a) and np.isfinite(b)):
+                        code, msg = 3, b"loaded, then non-finite decisions"
+                else:
+                    d = m.decision_many(X[:5])
+                    m.learn_one(X[5], y[5])
+                    if np.isnan(d).any() or np.isposinf(d).any():
+                        code, msg = 3, b"loaded, then non-finite margins"
+            except (ModelFileError, CheckpointError) as exc:
                 text = str(exc)
-                if not text.startswith(path) or "\n" in text:
+                if not text.startswith(str(path)) or "\n" in text or len(text) > 600:
                     code, msg = 5, f"unclear refusal: {text[:150]}".encode()
+                elif expect is not None and not re.search(expect, text):
+                    code, msg = 7, f"refusal does not say {expect!r}: {text[:200]}".encode()
         except BaseException as exc:  # noqa: BLE001
             code, msg = 4, f"{type(exc).__name__}: {str(exc)[:150]}".encode()
         os.write(w, msg[:300])
@@ -481,3 +505,185 @@ def test_a_failed_cell_is_one_line():
     tb = 'Traceback (most recent call last):\n  File "x.py", line 1, in <module>\nValueError: bad ' + "z" * 1000
     line = failure_line(tb)
     assert "\n" not in line and line.startswith("ValueError: bad") and len(line) <= 304
+
+
+# ---- multi-class model files and multi-class stream checkpoints (issue 36) --------------------
+#
+# Forged and damaged multi-class model files (:meth:`okl.MultiClass.save`) and multi-class
+# ``okl stream`` checkpoints (issue 36): each is loaded in a forked child under a memory limit
+# (address space: what is mapped now + 768 MiB) and a file-size limit (1 MiB: a load that unpacked
+# entries to disk would hit it), and must be refused with one clear line that names the file and
+# the problem, or load and then predict and learn finite numbers. Forgeries: the file cut at every
+# 10 % (and 99 %), each entry missing, duplicated, renamed to ``../x`` or made a symbolic link, an
+# entry deflated from 64 MiB or declaring 1 GiB (more than the file holds), a head or core of another
+# learner type, and huge or inconsistent counters in ``multiclass.json``. (Single-learner files:
+# above, and ../shared/checks/forge.py.) Added test time: about 10 s.
+
+MC_X = np.random.default_rng(0).random((160, 3))
+MC_LABELS = [("a", "b", "c")[int(3 * v)] for v in MC_X[:, 0]]
+
+
+def _entries(path) -> list[tuple[zipfile.ZipInfo, bytes]]:
+    with zipfile.ZipFile(path) as zf:
+        return [(info, zf.read(info)) for info in zf.infolist()]
+
+
+def _write(path, entries) -> str:
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        for info, data in entries:
+            zf.writestr(info, data)
+    return str(path)
+
+
+def _named(name: str, like: zipfile.ZipInfo | None = None) -> zipfile.ZipInfo:
+    info = zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0))
+    if like is not None:
+        info.external_attr = like.external_attr
+    return info
+
+
+def _model_bytes(learner) -> bytes:
+    buffer = io.BytesIO()
+    learner._write_model(buffer)
+    return buffer.getvalue()
+
+
+def mc_forgeries(path, tmp, learner_name):
+    """(tag, forged file, regex its refusal must match, or None: loading it may succeed)."""
+    blob = open(path, "rb").read()
+    entries = _entries(path)
+    names = [info.filename for info, _ in entries]
+    out = []
+
+    def add(tag, entries_, expect):
+        out.append((tag, _write(os.path.join(tmp, f"{tag}.zip"), entries_), expect))
+
+    for pct in (10, 20, 30, 40, 50, 60, 70, 80, 90, 99):
+        cut = os.path.join(tmp, f"cut{pct}.zip")
+        with open(cut, "wb") as fh:
+            fh.write(blob[: len(blob) * pct // 100])
+        out.append((f"cut{pct}", cut, "truncated"))
+    for k, name in enumerate(names):
+        rest = [e for e in entries if e[0].filename != name]
+        add(f"missing-{k}", rest, "missing|no multiclass.json|multiclass.json")
+        add(f"twice-{k}", entries + [(_named(name), dict((i.filename, d) for i, d in entries)[name])],
+            f"entry '{re.escape(name)}' appears twice")
+        add(f"dotdot-{k}", [(_named("../x") if i.filename == name else i, d) for i, d in entries],
+            "'../x' is not a plain file name")
+        link = _named(name)
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        add(f"symlink-{k}", [(link if i.filename == name else i, d) for i, d in entries], "symbolic link")
+        # an entry deflated from 64 MiB of zeros (64 KiB on disk; past the child's 1 MiB file limit
+        # if it were unpacked to disk)
+        bomb = os.path.join(tmp, f"bomb-{k}.zip")
+        with zipfile.ZipFile(bomb, "w") as zf:
+            for info, data in entries:
+                if info.filename != name:
+                    zf.writestr(info, data)
+            info = zipfile.ZipInfo(name, (1980, 1, 1, 0, 0, 0))
+            info.compress_type = zipfile.ZIP_DEFLATED
+            with zf.open(info, "w", force_zip64=True) as w:
+                chunk = bytes(1 << 20)
+                for _ in range(64):
+                    w.write(chunk)
+        out.append((f"bomb-{k}", bomb, f"entry '{re.escape(name)}' is compressed"))
+        # a stored entry whose directory record declares 1 GiB (more than the file holds)
+        plain = _write(os.path.join(tmp, "plain.zip"), entries)
+        raw = bytearray(open(plain, "rb").read())
+        with zipfile.ZipFile(plain) as zf:
+            pos = zf.start_dir - 1
+        for _ in range(k + 1):  # entry k's record in the file's own central directory
+            pos = raw.find(b"PK\x01\x02", pos + 1)
+        assert pos >= 0
+        raw[pos + 20:pos + 28] = struct.pack("<II", 1 << 30, 1 << 30)  # compressed, uncompressed size
+        big = os.path.join(tmp, f"declared-{k}.zip")
+        open(big, "wb").write(bytes(raw))
+        out.append((f"declared-{k}", big, "beyond the end of the file|truncated"))
+    if "multiclass.json" not in names:  # (a checkpoint: its directory only)
+        return out
+    meta_bytes = next(d for i, d in entries if i.filename == "multiclass.json")
+    meta = json.loads(meta_bytes)
+
+    def edit_meta(tag, expect, **changes):
+        m = {**meta, **changes}
+        add(tag, [(i, json.dumps(m).encode() if i.filename == "multiclass.json" else d) for i, d in entries], expect)
+
+    edit_meta("n_seen-1e40", "n_seen must be an integer", n_seen=10**40)
+    edit_meta("n_seen-float", "n_seen must be an integer", n_seen=1e40)
+    edit_meta("n_seen-negative", "n_seen must be an integer", n_seen=-1)
+    edit_meta("n_seen-small", "has learned .* events, but multiclass.json says n_seen", n_seen=1)
+    edit_meta("random_state-huge", "random_state", random_state=10**40)
+    edit_meta("temperature-inf", "temperature", temperature=[1.0, float("inf")])
+    edit_meta("classes-nan", "NaN", classes=meta["classes"][:-1] + [float("nan")])
+    edit_meta("classes-many", "equal length", classes=list(range(200_000)), signs=[1.0] * 200_000)
+    other = "kogd" if learner_name != "kogd" else "nogd"
+    edit_meta("learner-other", f"'{other}'|{other}", learner=other)
+    # a K-output core named "auto": a consistent auto learner whose pool is that one member (it
+    # loads and works); heads named "auto": refused
+    edit_meta("learner-auto", None if learner_name == "nogd" else "auto", learner="auto")
+    add("meta-garbage", [(i, b"{not json" if i.filename == "multiclass.json" else d) for i, d in entries],
+        "not valid JSON")
+    # a head / core of another learner type: a binary nogd, a regressor, an auto pool
+    first_model = next(i.filename for i, _ in entries if i.filename.endswith(".npz"))
+    for tag, alien in (("nogd", okl.make("nogd", random_state=0)), ("regressor", okl.make("fogd", loss="squared")),
+                       ("auto", okl.make("auto", random_state=0))):
+        alien.run(MC_X[:80], np.where(MC_X[:80, 1] > 0.5, 1.0, -1.0) if tag != "regressor" else MC_X[:80, 1])
+        add(f"alien-{tag}", [(i, _model_bytes(alien) if i.filename == first_model else d) for i, d in entries],
+            None if tag == learner_name else f"{re.escape(first_model)}")
+    # a damaged head: named by the user's file and the entry, not by a temporary path
+    add("head-damaged", [(i, d[: len(d) // 2] if i.filename == first_model else d) for i, d in entries],
+        f"{re.escape(first_model)}")
+    return out
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning")  # (the forgeries write them)
+@pytest.mark.parametrize("learner", ["nogd", "kogd"])  # K outputs of one learner; one head per class
+def test_forged_multiclass_files_are_refused_clearly(learner, tmp_path):
+    model = okl.MultiClass(learner, params={"budget": 20}, random_state=0)
+    model.run(MC_X[:120], MC_LABELS[:120])
+    path = str(tmp_path / "model.zip")
+    model.save(path)
+    assert probe(path, MC_X, MC_LABELS, okl.MultiClass.load) is None  # the genuine file loads
+    cases = mc_forgeries(path, str(tmp_path), learner)
+    short = [f"{tag}: {why}" for tag, f, expect in cases if (why := probe(f, MC_X, MC_LABELS, okl.MultiClass.load, expect))]
+    assert not short, "\n".join(short)
+    assert len(cases) >= 35
+
+
+@pytest.mark.filterwarnings("ignore:Duplicate name:UserWarning")
+def test_forged_multiclass_checkpoints_are_refused_clearly(tmp_path, capsys):
+    """A multi-class stream's checkpoint: the checkpoint itself forged (cut, entries missing,
+    duplicated, renamed, links, bombs), and the multi-class model inside it forged."""
+    stream = tmp_path / "s.svm"
+    stream.write_text("".join(f"{int(3 * x[0])} 1:{x[0]:.4f} 2:{x[1]:.4f} 3:{x[2]:.4f}\n" for x in MC_X[:120]))
+    ck = str(tmp_path / "ck.zip")
+    assert main(["stream", "--learner", "nogd", "--budget", "20", "--dim", "3", "--input", str(stream),
+                 "--checkpoint", ck, "--quiet"]) == 0
+    capsys.readouterr()
+    assert isinstance(read_checkpoint(ck)[0], okl.MultiClass)
+
+    def load(p):
+        return read_checkpoint(p)[0]
+
+    labels = [float(int(3 * x[0])) for x in MC_X]
+    assert probe(ck, MC_X, labels, load) is None
+    outer = tmp_path / "outer"
+    outer.mkdir()
+    cases = [(t, f, e.replace("multiclass.json", "stream.json") if e else e)
+             for t, f, e in mc_forgeries(ck, str(outer), "nogd")]
+    # the model inside: each forgery of a multi-class file, put back into the checkpoint
+    entries = _entries(ck)
+    inner = tmp_path / "inner"
+    inner.mkdir()
+    with zipfile.ZipFile(ck) as zf:
+        (inner / "model.zip").write_bytes(zf.read("model.npz"))
+    for tag, forged, expect in mc_forgeries(str(inner / "model.zip"), str(inner), "nogd"):
+        if tag.startswith(("bomb", "declared")):
+            continue  # (covered on the checkpoint itself; a bomb inside a stored entry is 1 GiB on disk)
+        data = open(forged, "rb").read()
+        cases.append((f"inner-{tag}", _write(tmp_path / f"ck-{tag}.zip",
+                                             [(i, data if i.filename == "model.npz" else d) for i, d in entries]),
+                      None if expect is None else f"model inside the checkpoint.*({expect})"))
+    short = [f"{tag}: {why}" for tag, f, expect in cases if (why := probe(f, MC_X, labels, load, expect))]
+    assert not short, "\n".join(short)
+    assert len(cases) >= 50

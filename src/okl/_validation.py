@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -233,6 +234,13 @@ def _label_message(y, what: str, task: str, numeric: bool, row: int | None = Non
 
 
 def check_target(y, task: str) -> float:
+    """One label/target (``learn_one``), checked as :func:`check_targets` checks a column: a
+    finite number, at most MAX_ABS_FEATURE in magnitude (one target of 1e300 would make every
+    later prediction overflow), -1/+1 for classification."""
     if not _is_real(y) and not (isinstance(y, np.ndarray) and y.ndim == 0):
         raise ValueError(f"y must be a number, got {y!r}")
+    value = float(y)
+    if math.isfinite(value) and abs(value) > MAX_ABS_FEATURE:
+        raise ValueError(f"target {value!r} is beyond {MAX_ABS_FEATURE:g} in magnitude, as run() refuses it "
+                         "(scale the targets, e.g. to [0, 1]); nothing was learned")
     return float(check_targets(np.array([y]), task)[0])

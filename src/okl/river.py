@@ -21,7 +21,11 @@ for keys (features) that appear over the stream:
   and ``n_hashed_values`` counts the (non-zero) values placed so. ``n_hashed=None`` (default): as many hashed
   columns as dedicated ones when a key first appeared after the first event, inside the window
   (a stream whose keys arrive over time), none when every key was in the first event (a fixed
-  schema: no extra cost per round); an int fixes the count (0: none).
+  schema: no extra cost per round); an int fixes the count (0: none). With few columns two late
+  keys often share one (3 hashed columns: one chance in 3 for two keys), so a collision is not
+  silent: ``n_hash_collisions`` counts the values hashed into a column that another key took
+  first, and the first collision raises a ``RuntimeWarning`` naming both keys (pass ``n_hashed``
+  for more hashed columns, or ``n_features`` to give later keys their own).
 * **Declared width**: ``n_features=d`` gives d dedicated columns from the start (first-seen
   order) plus ``n_hashed`` (None: 0) hashed ones; nothing is rebuilt.
 * A value with no column (every column taken and no hashed column) is dropped, counted in
@@ -38,7 +42,9 @@ for keys (features) that appear over the stream:
 **Labels** (classifier, binary): ``True``/``1``/``+1`` is the positive class (+1) and
 ``False``/``0``/``-1`` the negative one (-1), River's convention; any other two labels (e.g.
 ``"spam"``/``"ham"``) are learned in order of appearance, the first as -1 and the second as +1
-(paired with a label of the first kind, a label takes the other sign). **More classes**: a third
+(paired with a label of the first kind, a label takes the other sign). Labels are told apart by
+Python equality, as dict keys and River are: ``True``, ``1``, ``1.0`` and ``np.int64(1)`` are one
+label (the first one seen names it). **More classes**: a third
 distinct label (e.g. -1, 0 and +1 together, or River's ``ImageSegments``) switches the classifier
 to K one-vs-rest outputs (:class:`okl.learners.multiclass.MultiClass`: over one feature map for
 ``auto``, NOGD, FORKS, FOGD, about the binary learner's cost per event; one binary head per class,
@@ -143,6 +149,8 @@ class _OKLRiverEstimator:
         self.model: Learner | None = None
         self.n_ignored_values = 0
         self.n_hashed_values = 0
+        self.n_hash_collisions = 0  # values hashed into a column that another key took first
+        self._hashed_keys: dict[int, Any] = {}  # hashed column -> the first key hashed there
         self._dedicated: int | None = None  # dedicated columns once the width is fixed
         self._hashed = 0  # hashed columns once the width is fixed
         self._window: list[tuple[dict, float]] = []  # events learned while the width may grow
@@ -319,6 +327,8 @@ class _OKLRiverEstimator:
         self.model = model
         self.columns.update(new)
         self.n_hashed_values += hashed
+        if self._hashed:
+            self._note_hashed_keys(vals)
         if dropped:
             if not self.n_ignored_values:
                 key = next(k for k in vals if self._column(k, self.columns, None)[1] == 2
@@ -329,10 +339,35 @@ class _OKLRiverEstimator:
                               "or n_features to leave room", RuntimeWarning, stacklevel=3)
             self.n_ignored_values += dropped
 
+    def _note_hashed_keys(self, vals) -> None:
+        """Record which key took each hashed column first (memory: one key per hashed column); a
+        value of another key hashed into a taken column is a collision (their values add up
+        there): counted in ``n_hash_collisions``, and the first one raises a ``RuntimeWarning``
+        naming both keys and what keeps them apart."""
+        owners = self._hashed_keys
+        for key, value in vals.items():
+            col, kind = self._column(key, self.columns, None)
+            if kind != 1:
+                continue
+            first = owners.setdefault(col, key)
+            if first is key or first == key:
+                continue
+            if not self.n_hash_collisions:
+                warnings.warn(f"{type(self).__name__}: features {first!r} and {key!r} first appeared after the "
+                              f"input width was fixed and share hashed column {col - self._dedicated} of "
+                              f"{self._hashed}: their values add up there (counted in n_hash_collisions); "
+                              "pass n_hashed=k for more hashed columns, or n_features to give later keys "
+                              "their own", RuntimeWarning, stacklevel=4)
+            self.n_hash_collisions += 1
+
     # ---- mini-batches ---------------------------------------------------------------------
 
     def _frame_values(self, X) -> tuple[list, np.ndarray]:
         keys = list(X.columns)
+        if len(set(keys)) != len(keys):
+            twice = next(k for i, k in enumerate(keys) if k in keys[:i])
+            raise ValueError(f"the DataFrame has {keys.count(twice)} columns named {twice!r}: each column is one "
+                             "feature key, so one would silently replace the other; rename or drop them")
         try:
             M = X.to_numpy(dtype=np.float64, copy=True) if keys else np.zeros((len(X), 0))
         except (TypeError, ValueError):
@@ -496,30 +531,27 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
 
     # ---- River API --------------------------------------------------------------------------
 
-    def _to_multiclass(self) -> None:
-        """A third label: from now on K outputs (:class:`okl.learners.multiclass.MultiClass`);
-        the binary learner becomes the outputs of its two labels (the negative one as its exact
-        mirror), so nothing learned is lost, and the events buffered in the width window keep their
-        labels (a rebuild replays them)."""
-        neg, pos = self._label(-1.0), self._label(1.0)
-        self._window = [(vals, pos if t > 0 else neg) for vals, t in self._window]
-        if self.model is not None:
-            self.model = MultiClass.from_binary(self.model, neg, pos, random_state=self.seed)
-        self._multi = True
-
     @property
     def classes(self) -> list:
         """The labels learned so far (binary: in order of appearance; multi-class: the heads' order)."""
         return list(self.model.classes_) if self._multi else list(self.labels)
 
     def _switching(self, learn) -> None:
-        """Switch to K outputs and ``learn()``; a refused event leaves the binary
-        classifier as it was."""
+        """A third label: from now on K outputs, through the one switch
+        (:meth:`okl.learners.multiclass.MultiClass.from_binary`, which leaves the binary learner
+        untouched): the binary learner's two labels continue as the first two classes (the
+        negative one as its exact mirror), so nothing learned is lost, and the events buffered in
+        the width window keep their labels (a rebuild replays them); then ``learn()``. A refused
+        event puts back the binary classifier exactly as it was."""
         saved = (self.model, self._window, self._multi)
-        self._to_multiclass()
+        neg, pos = self._label(-1.0), self._label(1.0)
         try:
+            self._window = [(vals, pos if t > 0 else neg) for vals, t in self._window]
+            self._multi = True
+            if self.model is not None:
+                self.model = MultiClass.from_binary(self.model, neg, pos, random_state=self.seed)
             learn()
-        except Exception:
+        except BaseException:
             self.model, self._window, self._multi = saved
             raise
 

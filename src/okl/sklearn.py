@@ -22,7 +22,15 @@ learners that accept them (``params`` holds any other hyperparameter and must be
 * ``predict_proba(X)`` at every loss: f(x) through the learner's online calibration
   (:mod:`okl.calibration`: a two-slope Platt sigmoid learned test-then-train from the decisions
   of ``fit`` / ``partial_fit``, saved in the learner's model file); its argmax is ``predict``. ``partial_fit`` takes the
-  classes from ``classes=`` or, when absent, from a first batch that shows both.
+  classes from ``classes=`` or, when absent, from a first batch that shows both. Given by
+  ``classes=`` (or by ``fit``), the classes are fixed: another label is a ValueError. Taken from
+  the first batch, they grow: a later label joins ``classes_`` (after the others, in order of
+  first appearance, so ``classes_`` is then not sorted), two classes turning into K one-vs-rest
+  outputs by the same switch as River's third label and ``okl stream``'s
+  (:meth:`okl.learners.multiclass.MultiClass.from_binary`; nothing learned is lost, and a
+  refused batch leaves the model as it was).
+* Labels are told apart by Python equality (as dict keys): ``True``, ``1``, ``1.0`` and
+  ``np.int64(1)`` are one class (``numpy.unique`` and River do the same).
 * No scaler is needed in front: the learner fixes a per-feature scale from its first 50 rows
   (:mod:`okl.scaling`; ``scale=None`` in ``params`` uses the features as given).
   Sparse input is densified a block of rows at a time.
@@ -258,6 +266,7 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         self._check_binary(y)
         self._set_classes(y)
         targets = self._targets(y)
+        self.classes_grow_ = False
         self.learner_ = self._build_for_classes(X.shape[0])
         self._run(X, targets)
         self.learner_.end_width_window()  # a batch shorter than the width window: fix it now
@@ -273,11 +282,36 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         elif classes is not None and not np.array_equal(np.unique(classes), self.classes_):
             raise ValueError(f"classes={np.unique(classes).tolist()} differs from the classes of the "
                              f"first partial_fit call {self.classes_.tolist()}")
-        targets = self._targets(y)
         if first:
+            self.classes_grow_ = classes is None
+            targets = self._targets(y)
             self.learner_ = self._build_for_classes(None)
+            if self._multi:
+                self.learner_.fixed = not self.classes_grow_
+        else:
+            new = ~np.isin(y, self.classes_)
+            if new.any() and getattr(self, "classes_grow_", False):
+                self._learn_new_classes(X, y)
+                return self
+            targets = self._targets(y)
         self._run(X, targets)
         return self
+
+    def _learn_new_classes(self, X, y) -> None:
+        """A batch with labels outside ``classes_`` when the first ``partial_fit`` inferred the
+        classes (no ``classes=``): they join in order of first appearance. Two classes become K
+        through the one switch (:meth:`okl.learners.multiclass.MultiClass.from_binary`, which
+        leaves the binary learner untouched); when the batch is refused, ``learner_`` and
+        ``classes_`` stay as they were."""
+        if self._multi:
+            self._run(X, y)  # MultiClass checks every label and row before it changes anything
+        else:
+            multi = MultiClass.from_binary(self.learner_, self.classes_[0], self.classes_[1],
+                                           random_state=self._seed())
+            for s, block in _blocks(X):
+                multi.run(block, y[s:s + block.shape[0]])
+            self.learner_ = multi
+        self.classes_ = np.asarray(self.learner_.classes_)
 
     def decision_function(self, X) -> np.ndarray:
         """f(x) per row: > 0 leans to ``classes_[1]``, < 0 to ``classes_[0]``; with more than two

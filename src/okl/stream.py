@@ -21,7 +21,8 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     unlabelled line; the dimension is the first data line's field count minus one (or ``--dim``,
     checked); ``--header`` skips the first line. Blank lines and lines starting with ``#`` are not
     events; a UTF-8 byte-order mark opening the stream is skipped. Classification labels are
-    -1/+1, or ``--positive-label V`` maps V to +1 and every other label to -1; otherwise the first
+    -1/+1, or ``--positive-label V`` maps V to +1 and every other label to -1 (V must be finite;
+    a stream in which no labelled event matched V ends with a warning saying so); otherwise the first
     label that is neither turns the stream multi-class (said on stderr): one-vs-rest from there
     on (:class:`okl.learners.multiclass.MultiClass`: K outputs over one feature map for auto,
     NOGD, FORKS and FOGD, one binary head per class for the others; the binary learner continues
@@ -100,7 +101,7 @@ from okl.learners.base import Learner, accepts, make
 from okl.learners.multiclass import MultiClass
 from okl.streaming.checkpoint import (CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION,  # noqa: F401
                                       MAX_CHECKPOINT_HEADER, MAX_POSITION, CheckpointError, StreamConfig,
-                                      StreamPosition, _fsync_dir, _read_checkpoint, check_checkpoint_path,
+                                      StreamPosition, _fsync_dir, check_checkpoint_path,
                                       check_position, lock_checkpoint, read_checkpoint, write_checkpoint)
 from okl.streaming.events import (BLOCK_BYTES, POLL_SECONDS, SEGMENT_EVENTS, _label, _read_blocks,  # noqa: F401
                                   _read_lines, _skip_bytes, _Stop, check_label_column, parse_event)
@@ -182,13 +183,20 @@ class StreamRunner:
         return label
 
     def _to_multiclass(self, label: float, where: str) -> None:
-        """A label that is neither -1 nor +1 (and no --positive-label): from here on one-vs-rest
-        (:class:`okl.learners.multiclass.MultiClass`); the binary learner becomes the outputs (or
-        heads) of the labels -1 / +1 it has learned (none of it is lost)."""
+        """A label that is neither -1 nor +1 (and no --positive-label): from here on one-vs-rest,
+        through the one switch (:meth:`okl.learners.multiclass.MultiClass.from_binary`): the
+        binary learner's copy becomes the outputs (or heads) of the labels -1 / +1 it has learned
+        (none of it is lost). The binary learner itself is left as it was, so when the event is
+        refused (:meth:`process_line` puts it back) the checkpoint, a resume after the line is
+        fixed and ``--skip-bad`` all continue from the state before that event."""
         seen = self.pos.labels_seen
         self.learner = MultiClass.from_binary(self.learner, -1.0 if seen & 1 else None, 1.0 if seen & 2 else None,
                                               random_state=self.learner.get_params().get("random_state"))
         self.multi = True
+
+    def _said_multiclass(self, label: float, where: str) -> None:
+        """The stderr line saying the stream turned multi-class (once its first event was learned)."""
+        seen = self.pos.labels_seen
         if not self.quiet:
             kept = " and ".join(v for bit, v in ((1, "-1"), (2, "+1")) if seen & bit)
             form, part = (("K outputs over one feature map", "outputs") if self.learner.native
@@ -219,8 +227,10 @@ class StreamRunner:
                 y = self._target(label, where)
                 f = self.learner._learn_round(x, y)  # as _learn_rows: one event at a time
             except ValueError as exc:  # the learner validates before changing any state
-                self.learner, self.multi = saved
+                self.learner, self.multi = saved  # (a switch to K classes built a new learner)
                 raise DataFormatError(f"{where}: {exc}") from None
+            if self.multi and not saved[1]:
+                self._said_multiclass(label, where)
             self.pos.labelled += 1
             if self.multi:
                 self.pos.mistakes += int(self._classes_of(f[None, :])[0] != y)  # NaN: a mistake
@@ -348,6 +358,7 @@ class StreamRunner:
                     ok &= (labels == 1.0) | (labels == -1.0)
         else:
             y = labels
+            ok &= np.abs(labels) <= MAX_ABS_FEATURE  # a huge target goes the per-line way, which refuses it
         if not ok.all():
             for r in np.flatnonzero(~ok):
                 kinds[rows[r]] = 2
@@ -495,6 +506,11 @@ class StreamRunner:
             self.err.write(f"okl stream: warning: {name}:{self.pos.lines + 1}: the last line ({state['torn']} "
                            f"bytes) has no newline, so it was not learned (a torn write?); {resume}\n")
             self.err.flush()
+        if self.config.positive_label is not None and self.pos.labelled and not self.pos.labels_seen & 2:
+            self.err.write(f"okl stream: warning: --positive-label {self.config.positive_label:g} matched none of the "
+                           f"{self.pos.labelled} labelled events: every one was learned as -1 (is it the label "
+                           "the input uses?)\n")
+            self.err.flush()
         if not self.quiet:
             self.err.write(self.stats_line() + (f"; checkpoint {self.checkpoint}" if self.checkpoint
                                                 else "") + "\n")
@@ -540,6 +556,9 @@ def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None
     if args.header and args.format != "csv":
         raise ValueError("--header applies to CSV input; an svmlight stream has no header line (the first "
                          "line would be skipped as one)")
+    if args.positive_label is not None and not math.isfinite(args.positive_label):
+        raise ValueError(f"--positive-label {args.positive_label:g}: labels are finite numbers, so no event would "
+                         "match it and every event would be learned as -1")
     if args.positive_label is not None and learner.task != "classification":
         raise ValueError(f"--positive-label maps classification labels to -1/+1, but loss "
                          f"{learner.get_params().get('loss')!r} is a regression loss that learns the target "

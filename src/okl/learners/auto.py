@@ -117,9 +117,8 @@ byte array (``members_blob_``; each is checked against its own state declaration
 
 from __future__ import annotations
 
+import io
 import math
-import os
-import tempfile
 from typing import Any
 
 import numpy as np
@@ -491,18 +490,22 @@ class Auto(Learner):
         plan = _PLANS.get(id(self))
         if plan is None:
             plan = self._fast_plan()
-        if plan and type(x) is _NDARRAY and type(y) in _FLOATS:
+        # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
+        if plan and type(x) is _NDARRAY and type(y) in _FLOATS and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
             n = self.n_seen_
-            mu = (self.target_sum_ / n if n else 0.0) if plan.center else 0.0
+            if plan.center:  # (self._residual(y), inline: the per-event path)
+                mu, r = (self.target_sum_ / n if n else 0.0), y - (self.target_sum_ + y) / (n + 1)
+            else:
+                mu, r = 0.0, y
             try:
-                f, k = plan.learn(plan.F, plan.I, plan.R, plan.S, plan.T, x, y - mu, n, plan.todo)
+                f, k = plan.learn(plan.F, plan.I, plan.R, plan.S, plan.T, x, r, n, plan.todo)
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 k = BAD_ROW
             if k >= 0:  # learned (else nothing changed: the generic path takes the event and says why)
                 if plan.K:
                     f = self._outputs(plan.eng)
                 if k:  # members' transitions / update rounds (the calibration's step after them)
-                    self._python_steps(plan.eng, plan.xs.copy(), y - mu)
+                    self._python_steps(plan.eng, plan.xs.copy(), r)
                     if not self.alive_.any():
                         f = f * math.nan
                     elif self.calibration_ is not None and f - f == 0.0:
@@ -635,12 +638,10 @@ class Auto(Learner):
 
     def _pack(self) -> None:
         blobs = []
-        with tempfile.TemporaryDirectory() as tmp:
-            for j, member in enumerate(self.pool_):
-                path = os.path.join(tmp, f"m{j}.npz")
-                member.save(path)
-                with open(path, "rb") as fh:
-                    blobs.append(fh.read())
+        for member in self.pool_:  # (each member's model file, in memory)
+            buffer = io.BytesIO()
+            member._write_model(buffer)
+            blobs.append(buffer.getvalue())
         self.member_sizes_ = np.array([len(b) for b in blobs], dtype=np.int64)
         # the member files, concatenated and packed into little-endian int64 words (the last one
         # zero-padded): a byte array would work as well, but int64 keeps every state array numeric
@@ -655,28 +656,24 @@ class Auto(Learner):
         data = blob.astype("<i8").tobytes()
         specs = self.member_specs()
         pool, pos = [], 0
-        with tempfile.TemporaryDirectory() as tmp:
-            for j, size in enumerate(sizes):
-                path = os.path.join(tmp, f"m{j}.npz")
-                with open(path, "wb") as fh:
-                    fh.write(data[pos:pos + int(size)])
-                pos += int(size)
-                member = Learner.load(path)
-                spec = specs[self.member_index_[j]]
-                if member.name != spec[0] or member.dim_ != self.dim_:
-                    raise ValueError(f"member {j} is a {member.name} of dimension {member.dim_}, "
-                                     f"expected {spec[0]} of dimension {self.dim_}")
-                pool.append(member)
+        for j, size in enumerate(sizes):  # (each member's model file read from memory, in place)
+            member = Learner._load_from(io.BytesIO(memoryview(data)[pos:pos + int(size)]), f"member {j}")
+            pos += int(size)
+            spec = specs[self.member_index_[j]]
+            if member.name != spec[0] or member.dim_ != self.dim_:
+                raise ValueError(f"member {j} is a {member.name} of dimension {member.dim_}, "
+                                 f"expected {spec[0]} of dimension {self.dim_}")
+            pool.append(member)
         self._pool = pool
         self.members_blob_ = self.member_sizes_ = None
         return True
 
-    def save(self, path):
+    def _write_model(self, fh):
         if self.dim_ is not None and self.started_:
             self._pack()
             try:
-                super().save(path)
+                super()._write_model(fh)
             finally:
                 self.members_blob_ = self.member_sizes_ = None
         else:
-            super().save(path)
+            super()._write_model(fh)

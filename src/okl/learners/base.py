@@ -268,7 +268,13 @@ class Learner(EventPath, ModelFiles):
     def _centers_targets(self, ev=None) -> bool:
         """Whether this learner predicts mu_{t-1} + f_t(x_t), where mu_{t-1} is the mean of the
         targets learned so far (0 before the first), while its own model f learns the residual
-        y_t - mu_{t-1}: the ``center_targets`` hyperparameter, for regression losses only.
+        y_t - mu_t from the mean *including* y_t (:meth:`_residual`): the ``center_targets``
+        hyperparameter, for regression losses only. This is an online intercept: the intercept
+        (the running mean, exact from the first row) takes its step first, then the model takes
+        its step on what the intercept leaves. A constant target leaves every residual 0, so the
+        prediction is that constant from the first row on (learning y_1 - mu_0 = y_1 instead put
+        the whole first target into the model on top of the mean: one row of target 5 predicted
+        10 with ``auto``).
 
         Why: a kernel expansion or a Nystrom / sketched / Fourier map predicts f(x) = 0 where its
         support vectors or landmarks do not reach, and on [0, 1] targets 0 is a poor guess. The
@@ -278,7 +284,8 @@ class Learner(EventPath, ModelFiles):
         misses. Measured (library defaults, mean squared loss, plain -> centred):
         cadata in file order NOGD 0.150 -> 0.044, FORKS 0.151 -> 0.044 (running mean 0.057;
         the first B rows, the landmarks, come from one region); permutation 0: cpusmall FOGD
-        0.0044 -> 0.0027, BOGD 0.0273 -> 0.0140, parkinson NOGD 0.0280 -> 0.0269.
+        0.0044 -> 0.0027, BOGD 0.0273 -> 0.0140, parkinson NOGD 0.0280 -> 0.0269; the residual
+        from mu_t rather than mu_{t-1}: docs/results/target-centring.md.
         Classification labels are not centred (a margin loss needs labels -1/+1). ``ev``: the
         learner's event state, when the caller has it (the loss is looked up once there)."""
         return getattr(self, "center_targets", False) is True and self._event_loss(ev).task == "regression"
@@ -287,15 +294,22 @@ class Learner(EventPath, ModelFiles):
         """mu: the mean of the targets learned so far (0 before the first)."""
         return self.target_sum_ / self.n_seen_ if self.n_seen_ else 0.0
 
-    def _running_target_means(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(mu, sums) for the rows of y learned in order from the current state: mu[i] the mean
-        of the targets before row i, sums[i] their sum (sums[-1]: after every row). The sums are
-        accumulated one target at a time, as learn_one does, so run() and learn_one agree bit
-        for bit."""
+    def _residual(self, y: float) -> float:
+        """What the model learns from target y at this round under target centring: y - mu_t,
+        mu_t the mean of the targets learned so far and y (see :meth:`_centers_targets`; the
+        same float as :meth:`_running_target_means` gives for that row)."""
+        return y - (self.target_sum_ + y) / (self.n_seen_ + 1)
+
+    def _running_target_means(self, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(mu, residuals, sums) for the rows of y learned in order from the current state: mu[i]
+        the mean of the targets before row i (the offset of its prediction), residuals[i] what
+        the model learns from row i (:meth:`_residual`), sums[i] the targets' sum before row i
+        (sums[-1]: after every row). The sums are accumulated one target at a time, as learn_one
+        does, so run() and learn_one agree bit for bit."""
         sums = np.add.accumulate(np.concatenate(([self.target_sum_], y)))
-        counts = self.n_seen_ + np.arange(len(y), dtype=float)
-        mu = np.divide(sums[:-1], counts, out=np.zeros(len(y)), where=counts > 0)
-        return mu, sums
+        counts = self.n_seen_ + np.arange(len(y) + 1, dtype=float)
+        mu = np.divide(sums[:-1], counts[:-1], out=np.zeros(len(y)), where=counts[:-1] > 0)
+        return mu, y - sums[1:] / counts[1:], sums
 
     def _finish_warmup(self) -> None:
         """Fix the input scale (:func:`okl.scaling.window_scale`) and the width
@@ -331,8 +345,7 @@ class Learner(EventPath, ModelFiles):
         out = self._new_decisions(n)
         mu = None
         if self._centers_targets() and n:
-            mu, sums = self._running_target_means(y)
-            y = y - mu
+            mu, y, sums = self._running_target_means(y)
         i = 0
         if not self.started_:
             while i < n and self.n_seen_ < WIDTH_WINDOW:

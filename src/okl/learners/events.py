@@ -172,8 +172,7 @@ class EventPath:
         # it (learn_one adds the same targets in the same order)
         mu = None
         if self._centers_targets():
-            mu, sums = self._running_target_means(y)
-            residual = y - mu
+            mu, residual, sums = self._running_target_means(y)
         i = 0
         while i < n:
             if self.started_:
@@ -292,12 +291,13 @@ class EventPath:
         fp = _PLANS.get(id(self))
         if fp is None:
             fp = self._fast_plan()
-        if fp and type(x) is _NDARRAY and type(y) in _FLOATS:
+        # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
+        if fp and type(x) is _NDARRAY and type(y) in _FLOATS and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
             n = self.n_seen_
             center = fp.center
             if center:  # the model learns the residual from the running mean (_centers_targets)
                 mu = self.target_sum_ / n if n else 0.0
-                r = y - mu
+                r = y - (self.target_sum_ + y) / (n + 1)  # self._residual(y), inline: the per-event path
             else:
                 mu, r = 0.0, y
             try:
@@ -362,7 +362,7 @@ class EventPath:
         if self.n_outputs_:
             y = self._class_index(y)
         elif type(y) not in _FLOATS or not (y == 1.0 or y == -1.0 or (
-                self._event_loss().task != "classification" and math.isfinite(y))):
+                self._event_loss().task != "classification" and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE)):
             y = check_target(y, self.task)
         else:
             y = float(y)
@@ -384,7 +384,7 @@ class EventPath:
             # (_event_learn checks the values of x when it computes its features)
             if self._centers_targets(ev):
                 mu = self._target_mean()
-                f = self._event_learn(xs, y - mu, z, ev)
+                f = self._event_learn(xs, self._residual(y), z, ev)
                 if f is not None:
                     f += mu
                     self.target_sum_ += y

@@ -3,12 +3,15 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import stat
+import struct
 import weakref
 import zipfile
 import zlib
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 
@@ -49,6 +52,135 @@ def _shown(value) -> str:
     return f"{value!r} (a {type(value).__name__}, not an integer)"
 
 
+# ---- zips of model files (okl.MultiClass files, okl stream checkpoints) ---------------------
+#
+# A file that holds model files as entries of an outer zip is read in place: each entry must be
+# stored (not compressed), so its bytes are a stretch of the outer file and reading it can never
+# inflate anything; it is opened as a window onto that stretch (:class:`ZipEntryFile`), never
+# extracted to a temporary directory, and every error names the user's file and the entry.
+
+
+class ZipEntryFile(io.RawIOBase):
+    """The bytes of one stored entry of an open zip file, read in place (seekable, read-only):
+    a window onto ``[start, start + size)`` of the outer file."""
+
+    def __init__(self, fh: BinaryIO, start: int, size: int):
+        super().__init__()
+        self._fh, self._start, self._size, self._pos = fh, start, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def tell(self) -> int:
+        return self._pos
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        base = {0: 0, 1: self._pos, 2: self._size}[whence]
+        self._pos = max(0, base + offset)
+        return self._pos
+
+    def readinto(self, buffer) -> int:
+        n = max(0, min(len(buffer), self._size - self._pos))
+        if n == 0:
+            return 0
+        self._fh.seek(self._start + self._pos)
+        data = self._fh.read(n)
+        buffer[:len(data)] = data
+        self._pos += len(data)
+        if len(data) < n:
+            raise EOFError("the file ends inside this entry (truncated)")
+        return len(data)
+
+
+def _archive_size(fh: BinaryIO) -> int:
+    here = fh.tell()
+    size = fh.seek(0, 2)
+    fh.seek(here)
+    return size
+
+
+def cut_short(zf: zipfile.ZipFile) -> bool:
+    """Whether an open zip written by okl (``np.savez``, :meth:`okl.MultiClass.save`, a stream
+    checkpoint: no comment, the first entry at byte 0) was cut short: zipfile then finds the
+    directory of a zip stored inside it (a model file in a multi-class file or checkpoint, an
+    ``auto`` member's file in its blob), whose end lies before the cut, the rest read as a
+    "comment"."""
+    infos = zf.infolist()
+    return bool(zf.comment) or bool(infos and min(i.header_offset for i in infos) != 0)
+
+
+def open_model_zip(source, name: str, entries: str) -> tuple[zipfile.ZipFile, dict[str, zipfile.ZipInfo]]:
+    """Open ``source`` (a path or a binary file) as a zip of okl's own making and check its
+    directory before anything is read: not cut short (the directory found at its end must be
+    its own, not that of a model file inside it), every entry named once, a plain relative name
+    (no ``..``, no absolute path), a regular file (not a symbolic link), not encrypted, stored
+    (not compressed) and lying inside the file. ``entries`` says what the file should be (for
+    the errors). Returns the open zip and its entries by name; raises :class:`ModelFileError`
+    naming ``name`` and the problem."""
+    def bad(what: str) -> ModelFileError:
+        return ModelFileError(f"{name}: {what}")
+
+    try:
+        zf = zipfile.ZipFile(source)
+    except FileNotFoundError:
+        raise bad("no such file") from None
+    except zipfile.BadZipFile as exc:
+        raise bad(f"not a zip file or truncated (no zip directory at its end: {exc}); expected {entries}") from None
+    except (OSError, EOFError, ValueError, NotImplementedError) as exc:
+        raise bad(f"cannot be read as a zip file ({type(exc).__name__}: {str(exc)[:200]}); "
+                  f"expected {entries}") from None
+    try:
+        infos = zf.infolist()
+        size = _archive_size(zf.fp)
+        if cut_short(zf):
+            raise bad(f"truncated or damaged ({size} bytes; the zip directory at its end is not the "
+                      f"file's own); expected {entries}")
+        found: dict[str, zipfile.ZipInfo] = {}
+        for info in infos:
+            entry = info.filename
+            if entry in found:
+                raise bad(f"entry {entry!r} appears twice")
+            parts = entry.replace("\\", "/").split("/")
+            if entry.startswith(("/", "\\")) or ".." in parts or ":" in entry or len(parts) > 1:
+                raise bad(f"entry {entry!r} is not a plain file name (okl's files hold no directories)")
+            if stat.S_ISLNK(info.external_attr >> 16):
+                raise bad(f"entry {entry!r} is a symbolic link")
+            if info.flag_bits & 0x1:
+                raise bad(f"entry {entry!r} is encrypted")
+            if info.compress_type != zipfile.ZIP_STORED or info.compress_size != info.file_size:
+                raise bad(f"entry {entry!r} is compressed ({info.compress_size} bytes inflating to "
+                          f"{info.file_size}); okl stores its entries uncompressed and does not inflate them")
+            if info.header_offset + 30 + info.file_size > size:
+                raise bad(f"entry {entry!r} declares {info.file_size} bytes from byte {info.header_offset}, "
+                          f"beyond the end of the file ({size} bytes): truncated or forged")
+            found[entry] = info
+    except BaseException:
+        zf.close()
+        raise
+    return zf, found
+
+
+def zip_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> ZipEntryFile:
+    """The bytes of a stored entry checked by :func:`open_model_zip`, read in place."""
+    fh = zf.fp
+    fh.seek(info.header_offset)
+    local = fh.read(30)
+    if len(local) < 30 or local[:4] != b"PK\x03\x04":
+        raise ModelFileError(f"{name}: entry {info.filename!r}: no local header at byte {info.header_offset} "
+                             "(truncated or damaged)")
+    # (zipfile.structFileHeader: the name and extra-field lengths end its fixed 30 bytes)
+    n_name, n_extra = struct.unpack("<HH", local[26:30])
+    if fh.read(n_name) != info.orig_filename.encode("cp437" if not info.flag_bits & 0x800 else "utf-8"):
+        raise ModelFileError(f"{name}: entry {info.filename!r}: its local header names another entry")
+    start = info.header_offset + 30 + n_name + n_extra
+    if start + info.file_size > _archive_size(fh):
+        raise ModelFileError(f"{name}: entry {info.filename!r} ends beyond the end of the file (truncated)")
+    return ZipEntryFile(fh, start, info.file_size)
+
+
 class ModelFiles:
     """Saving, loading and checking the state of :class:`okl.learners.base.Learner`."""
 
@@ -61,6 +193,11 @@ class ModelFiles:
         (:func:`okl._files.write_atomically`), so a crash never leaves a half-written model under
         ``path``, and a failed write (full disk) leaves no temporary file and names ``path``.
         """
+        write_atomically(path, self._write_model)
+
+    def _write_model(self, fh: BinaryIO) -> None:
+        """The model file's bytes into an open binary file (what :meth:`save` writes atomically;
+        a :class:`okl.MultiClass` file and an ``okl stream`` checkpoint hold them as entries)."""
         from okl._version import __version__
 
         meta: dict[str, Any] = {
@@ -81,7 +218,7 @@ class ModelFiles:
                 else:
                     meta["state"][attr] = {"value": _encode_param(value)}
         arrays["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-        write_atomically(path, lambda fh: np.savez(fh, **arrays))
+        np.savez(fh, **arrays)
 
     # ---- state declaration ------------------------------------------------------------------
 
@@ -186,9 +323,20 @@ class ModelFiles:
         is read, so a file declaring more than the hyperparameters imply is refused without
         allocating it; read-only or non-contiguous arrays are copied.
         """
-        path = os.fspath(path)
+        return cls._load_from(os.fspath(path), os.fspath(path))
+
+    @classmethod
+    def _load_from(cls, source, path: str) -> "Learner":
+        """:meth:`load` from ``source``, a path or a seekable binary file (an entry of a
+        :class:`okl.MultiClass` file or of a checkpoint, :func:`zip_entry`), named ``path`` in
+        every error."""
         try:
-            with zipfile.ZipFile(path) as zf:
+            try:
+                zf = zipfile.ZipFile(source)
+            except zipfile.BadZipFile as exc:
+                raise ModelFileError(f"{path}: not an okl model file, or truncated (no zip directory at its "
+                                     f"end: {exc})") from None
+            with zf:
                 return cls._load_zip(zf, path)
         except ModelFileError:
             raise
@@ -234,6 +382,9 @@ class ModelFiles:
     def _load_zip(cls, zf: zipfile.ZipFile, path: str) -> "Learner":
         from okl._version import __version__
 
+        if cut_short(zf):
+            raise ModelFileError(f"{path}: truncated or damaged (the zip directory at its end is not the "
+                                 "file's own: a zip stored inside it)")
         members = {info.filename[:-4]: info for info in zf.infolist() if info.filename.endswith(".npy")}
         if "__meta__" not in members:
             raise ModelFileError(f"{path}: no okl model header")

@@ -33,7 +33,9 @@ Projectron, BPA-S, BOGD, whose support sets are the label's; SkeGD; FORKS with t
     :meth:`from_binary` keeps heads too (:func:`_core_from_binary`).
 
 Classes
-    ``classes`` given: fixed, in the given order (scikit-learn's ``classes_``); a label outside
+    Labels are told apart by Python equality (they are dict keys): ``True``, ``1``, ``1.0`` and
+    ``np.int64(1)`` are one class (named by the first one seen), as in River and in
+    ``numpy.unique``; ``"1"`` is another. ``classes`` given: fixed, in the given order (scikit-learn's ``classes_``); a label outside
     them is a ValueError. Not given: classes grow in order of first appearance (a stream), and a
     new class gets a new output (zero weights: it predicts 0 until it learns) or a new head (built
     from the same learner with its own seed, derived from ``random_state`` and the class index,
@@ -83,22 +85,24 @@ learner's per-output arrays must have K rows).
 
 from __future__ import annotations
 
+import io
 import json
 import math
 import numbers
 import os
-import tempfile
 import time
 import zipfile
 from typing import Any
 
 import numpy as np
 
+from okl._files import write_atomically
 from okl._jit import jit
 from okl._threads import one_blas_thread
 from okl._validation import check_matrix
 from okl.learners.base import Learner, ModelFileError, learner_class, make
-from okl.learners.state import MAX_CLASSES
+from okl.learners.modelfile import open_model_zip, zip_entry
+from okl.learners.state import MAX_CLASSES, MAX_ROUNDS
 from okl.learners.trace import Trace
 
 #: the format name and version written in ``multiclass.json``
@@ -107,11 +111,13 @@ _EPOCH = (1980, 1, 1, 0, 0, 0)
 
 
 def is_multiclass_file(path) -> bool:
-    """Whether ``path`` is a :meth:`MultiClass.save` file (a zip holding ``multiclass.json``)."""
+    """Whether ``path`` (a path or a seekable binary file) is meant as a :meth:`MultiClass.save`
+    file: a zip holding ``multiclass.json``, ``core.npz`` or ``head0.npz`` (its directory only is
+    read; :meth:`MultiClass.load` then says what is wrong with a damaged one)."""
     try:
         with zipfile.ZipFile(path) as zf:
-            return "multiclass.json" in zf.namelist()
-    except (OSError, zipfile.BadZipFile):
+            return not {"multiclass.json", "core.npz", "head0.npz"}.isdisjoint(zf.namelist())
+    except (OSError, EOFError, ValueError, zipfile.BadZipFile):
         return False
 
 
@@ -270,11 +276,11 @@ def _learner_params(core: Learner, name: str) -> dict:
 
 
 def _copy(learner: Learner) -> Learner:
-    """An exact, independent copy of a learner, through its model file (the path every state takes)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "m.npz")
-        learner.save(path)
-        return Learner.load(path)
+    """An exact, independent copy of a learner, through its model file (the path every state
+    takes), in memory."""
+    buffer = io.BytesIO()
+    learner._write_model(buffer)
+    return Learner._load_from(buffer, f"a copy of the {learner.name} learner")
 
 
 class MultiClass:
@@ -349,12 +355,21 @@ class MultiClass:
 
     @classmethod
     def from_binary(cls, learner: Learner, negative, positive, random_state: int | None = None) -> "MultiClass":
-        """Two classes from a binary learner that learned ``negative`` as -1 and ``positive`` as +1,
-        both continuing from everything learned; more classes join as they appear. K outputs
-        (``auto``, and NOGD / FORKS / FOGD as the one member of a pool, :func:`_core_from_binary`):
-        ``positive``'s output is the learned model, ``negative``'s its mirror. Heads (every other
-        learner): head ``positive`` is the learner itself, head ``negative`` its exact copy with
-        sign -1. A label given as None was never seen: it gets no output or head."""
+        """The one switch from two labels to K classes (River's third label, ``okl stream``'s first
+        label outside -1/+1, a new class in scikit-learn's ``partial_fit``): two classes from a
+        binary learner that learned ``negative`` as -1 and ``positive`` as +1, both continuing
+        from everything learned; more classes join as they appear. K outputs (``auto``, and NOGD
+        / FORKS / FOGD as the one member of a pool, :func:`_core_from_binary`): ``positive``'s
+        output is the learned model, ``negative``'s its mirror. Heads (every other learner):
+        head ``positive`` is an exact copy of the learner, head ``negative`` another with sign -1.
+        A label given as None was never seen: it gets no output or head.
+
+        ``learner`` itself is never changed (the K-output form is built from an exact copy,
+        :func:`_copy`): when the event that carries the new label is then refused (a NaN row),
+        the caller keeps the binary learner it holds, exactly as before that event, and
+        predicts, learns, saves and resumes with it. (Changing it in place left a learner with
+        K outputs already, or without its input scale, that refused every later event.)"""
+        learner = _copy(learner)
         params = {k: v for k, v in learner.get_params().items() if k != "random_state"}
         out = cls(learner.name, params, random_state=random_state)
         labels = [(_plain_label(v), s) for v, s in ((negative, -1.0), (positive, 1.0)) if v is not None]
@@ -623,7 +638,18 @@ class MultiClass:
     # ---- model files ------------------------------------------------------------------------
 
     def save(self, path) -> None:
-        """One zip: ``multiclass.json`` and one okl model file per head (no pickle)."""
+        """One zip: ``multiclass.json`` and one okl model file per head (no pickle), its entries
+        stored uncompressed (so :meth:`load` reads them in place, inflating nothing).
+
+        Written as a single-learner model file is (:func:`okl._files.write_atomically`: a
+        temporary file beside ``path``, flushed and renamed over it), so a crash or Ctrl-C
+        during the save leaves the previous file at ``path`` whole, and a failed write (a full
+        disk) leaves no temporary file and raises an ``OSError`` naming ``path``."""
+        write_atomically(path, self._write_model)
+
+    def _write_model(self, fh) -> None:
+        """The file's bytes into an open binary file (what :meth:`save` writes atomically; an
+        ``okl stream`` checkpoint holds them as its model entry)."""
         for label in self.classes_:
             if not isinstance(label, (str, int, float, bool)):
                 raise ValueError(f"class label {label!r} cannot be saved: model files hold str, int, float "
@@ -633,85 +659,135 @@ class MultiClass:
                 "signs": list(self.signs_) if self.core_ is None else [1.0] * len(self.classes_), "fixed": self.fixed,
                 "n_seen": int(self.n_seen_), "random_state": self.random_state,
                 "temperature": [float(v) for v in self.temperature_], "native": self.core_ is not None}
+        models = [("core", self.core_)] if self.core_ is not None else [
+            (f"head{k}", head) for k, head in enumerate(self.heads_)]
         # fixed entry times: the same state gives the same bytes (okl stream's resumed checkpoints)
-        with tempfile.TemporaryDirectory() as tmp, zipfile.ZipFile(path, "w", zipfile.ZIP_STORED) as zf:
+        with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as zf:
             zf.writestr(zipfile.ZipInfo("multiclass.json", _EPOCH), json.dumps(meta))
-            models = [("core", self.core_)] if self.core_ is not None else [
-                (f"head{k}", head) for k, head in enumerate(self.heads_)]
             for name, model in models:
-                p = os.path.join(tmp, f"{name}.npz")
-                model.save(p)
-                with open(p, "rb") as fh:
-                    zf.writestr(zipfile.ZipInfo(f"{name}.npz", _EPOCH), fh.read())
+                buffer = io.BytesIO()
+                model._write_model(buffer)
+                zf.writestr(zipfile.ZipInfo(f"{name}.npz", _EPOCH), buffer.getvalue())
 
     @classmethod
     def load(cls, path) -> "MultiClass":
-        """Read a :meth:`save` file; every problem is a :class:`ModelFileError` naming the file."""
-        path = os.fspath(path)
+        """Read a :meth:`save` file; every problem is a :class:`ModelFileError` naming the file.
 
+        The file is untrusted input, checked before anything in it is unpacked: its zip
+        directory (not cut short; each entry named once, a plain name, no symbolic link, stored
+        and inside the file: :func:`okl.learners.modelfile.open_model_zip`), then
+        ``multiclass.json`` (at most 16 MiB, its fields and counters), then each head or the
+        core read in place from the zip (nothing is written to a temporary directory) and
+        checked by :meth:`okl.learners.base.Learner.load` against its own declaration, under
+        the name ``FILE: head<k>.npz``."""
+        path = os.fspath(path)
+        return cls._load_from(path, path)
+
+    @classmethod
+    def _load_from(cls, source, path: str) -> "MultiClass":
+        """:meth:`load` from ``source`` (a path or a seekable binary file, e.g. the model entry
+        of an ``okl stream`` checkpoint), named ``path`` in every error."""
         def bad(what: str) -> ModelFileError:
             return ModelFileError(f"{path}: {what}")
 
-        try:
-            zf = zipfile.ZipFile(path)
-        except (OSError, zipfile.BadZipFile) as exc:
-            raise bad(f"not an okl multi-class model file ({exc})") from None
-        with zf, tempfile.TemporaryDirectory() as tmp:
-            try:
-                info = zf.getinfo("multiclass.json")
-            except KeyError:
-                raise bad("no multiclass.json: not an okl multi-class model file") from None
+        zf, entries = open_model_zip(source, path, "an okl multi-class model file (MultiClass.save)")
+        with zf:
+            info = entries.get("multiclass.json")
+            if info is None:
+                single = "__meta__.npy" in entries
+                raise bad("no multiclass.json: not an okl multi-class model file" + (
+                    " (it holds one learner: load it with okl.Learner.load)" if single else ""))
             if info.file_size > 1 << 24:
                 raise bad("multiclass.json is larger than 16 MiB")
             try:
-                meta = json.loads(zf.read(info).decode("utf-8"))
-            except (ValueError, UnicodeDecodeError) as exc:
-                raise bad(f"multiclass.json is not valid JSON ({exc})") from None
-            if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("version") != VERSION:
-                raise bad(f"multiclass.json does not declare format {FORMAT!r} version {VERSION}")
-            classes, signs = meta.get("classes"), meta.get("signs")
-            if not isinstance(classes, list) or not isinstance(signs, list) or len(classes) != len(signs) \
-                    or len(classes) > MAX_CLASSES:
-                raise bad(f"classes and signs must be lists of equal length <= {MAX_CLASSES}")
-            if any(isinstance(c, (list, dict)) or c is None for c in classes) or len(set(classes)) != len(classes):
-                raise bad("classes must be distinct str, int, float or bool labels")
-            if any(s not in (1.0, -1.0) for s in signs):
-                raise bad("signs must be +1 or -1")
-            n_seen, rs = meta.get("n_seen"), meta.get("random_state")
-            if not isinstance(n_seen, int) or n_seen < 0 or not (rs is None or isinstance(rs, int)):
-                raise bad("n_seen must be a non-negative int and random_state an int or null")
-            temp = meta.get("temperature")
-            if not (isinstance(temp, list) and len(temp) == 2 and all(isinstance(v, (int, float)) for v in temp)
-                    and A_MIN <= temp[0] <= A_MAX and 1.0 <= temp[1] < math.inf):
-                raise bad(f"temperature must be [a, H] with a in [{A_MIN}, {A_MAX}] and H >= 1 finite")
-            native = meta.get("native", False)
-            if not isinstance(native, bool):
-                raise bad("native must be true or false")
+                meta = json.loads(zip_entry(zf, info, path).read().decode("utf-8"))
+            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+                raise bad(f"multiclass.json is not valid JSON ({str(exc)[:200]})") from None
+            except (OSError, EOFError) as exc:
+                raise bad(f"multiclass.json cannot be read ({exc})") from None
+            meta, native, n_seen = cls._checked_meta(meta, bad)
+            classes, signs = meta["classes"], meta["signs"]
+            names = ["core"] if native else [f"head{k}" for k in range(len(classes))]
+            missing = [n for n in names if f"{n}.npz" not in entries]
+            if missing:
+                raise bad(f"{missing[0]}.npz is missing")
+            extra = sorted(set(entries) - {"multiclass.json"} - {f"{n}.npz" for n in names})
+            if extra:
+                raise bad(f"unexpected entry {extra[0]!r} (a file with {len(classes)} classes holds "
+                          f"multiclass.json and {', '.join(n + '.npz' for n in names[:3])}{', ...' if len(names) > 3 else ''})")
             heads = []
-            for name in ["core"] if native else [f"head{k}" for k in range(len(classes))]:
+            for name in names:
+                entry = entries[f"{name}.npz"]
                 try:
-                    zf.extract(f"{name}.npz", tmp)
-                except KeyError:
-                    raise bad(f"{name}.npz is missing") from None
-                heads.append(Learner.load(os.path.join(tmp, f"{name}.npz")))
-        name = meta.get("learner")
+                    heads.append(Learner._load_from(zip_entry(zf, entry, path), f"{path}: {name}.npz"))
+                except (OSError, EOFError) as exc:
+                    raise bad(f"{name}.npz cannot be read ({exc})") from None
+        return cls._assemble(meta, heads, native, n_seen, bad)
+
+    @staticmethod
+    def _checked_meta(meta, bad) -> tuple[dict, bool, int]:
+        """``multiclass.json``'s fields, each checked (see :meth:`load`)."""
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("version") != VERSION:
+            raise bad(f"multiclass.json does not declare format {FORMAT!r} version {VERSION}")
+        classes, signs = meta.get("classes"), meta.get("signs")
+        if not isinstance(classes, list) or not isinstance(signs, list) or len(classes) != len(signs) \
+                or len(classes) > MAX_CLASSES:
+            raise bad(f"classes and signs must be lists of equal length <= {MAX_CLASSES}")
+        if any(isinstance(c, (list, dict)) or c is None or (isinstance(c, float) and not math.isfinite(c))
+               for c in classes) or len(set(classes)) != len(classes):
+            raise bad("classes must be distinct str, int, float or bool labels (NaN and infinities are not labels)")
+        if any(s not in (1.0, -1.0) for s in signs):
+            raise bad("signs must be +1 or -1")
+        n_seen, rs = meta.get("n_seen"), meta.get("random_state")
+        if isinstance(n_seen, bool) or not isinstance(n_seen, int) or not 0 <= n_seen <= MAX_ROUNDS:
+            raise bad(f"n_seen must be an integer in [0, {MAX_ROUNDS}], got {str(n_seen)[:40]}")
+        if not (rs is None or (isinstance(rs, int) and not isinstance(rs, bool) and 0 <= rs < 1 << 63)):
+            raise bad(f"random_state must be an integer in [0, 2^63) or null, got {str(rs)[:40]}")
+        temp = meta.get("temperature")
+        if not (isinstance(temp, list) and len(temp) == 2
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in temp)
+                and A_MIN <= temp[0] <= A_MAX and 1.0 <= temp[1] < math.inf):
+            raise bad(f"temperature must be [a, H] with a in [{A_MIN}, {A_MAX}] and H >= 1 finite")
+        native = meta.get("native", False)
+        if not isinstance(native, bool):
+            raise bad("native must be true or false")
+        if not isinstance(meta.get("learner"), str):
+            raise bad("learner must be a registered learner name")
+        return meta, native, n_seen
+
+    @classmethod
+    def _assemble(cls, meta: dict, heads: list, native: bool, n_seen: int, bad) -> "MultiClass":
+        """The MultiClass of a checked ``multiclass.json`` and its loaded heads (or core), each
+        matched against the header: learner name, task, outputs, dimensions and counters."""
+        classes, signs, name, rs = meta["classes"], meta["signs"], meta["learner"], meta.get("random_state")
         core = heads.pop() if native else None
+        for k, head in enumerate([core] if native else heads):
+            entry = "core.npz" if native else f"head{k}.npz"
+            if head.task != "classification":
+                raise bad(f"{entry} holds a {head.name!r} learner with the regression loss "
+                          f"{getattr(head, 'loss', None)!r}; a multi-class model's learners classify")
+            if head.n_seen_ > n_seen or (native and head.n_seen_ != n_seen):
+                raise bad(f"{entry} has learned {head.n_seen_} events, but multiclass.json says n_seen = "
+                          f"{n_seen}{'' if native else ' in all'}")
         if native:
             if core.name != "auto" or core.n_outputs_ != len(classes) or not _has_k_outputs(core):
                 raise bad(f"core.npz must be an auto learner with {len(classes)} outputs, got a "
                           f"{core.name!r} with {core.n_outputs_}")
+            specs = core.member_specs()
+            if name != "auto" and len(specs) != 1:
+                raise bad(f"core.npz holds an auto pool of {len(specs)} members, but multiclass.json names "
+                          f"the single learner {name!r} (whose core is a pool of one member)")
             try:
                 params = _learner_params(core, name)
             except (ValueError, TypeError) as exc:
                 raise bad(f"core.npz does not hold a {name!r} learner ({exc})") from None
         elif not heads:
-            if not isinstance(name, str):
-                raise bad("learner must be a registered learner name")
             params = {}
         else:
             params = {k: v for k, v in heads[0].get_params().items() if k != "random_state"}
-            if any(h.name != heads[0].name for h in heads) or heads[0].name != name:
-                raise bad(f"the heads are not all {name!r} learners")
+            for k, h in enumerate(heads):
+                if h.name != name:
+                    raise bad(f"head{k}.npz holds a {h.name!r} learner, but multiclass.json names {name!r}")
             dims = {h.dim_ for h in heads if h.dim_ is not None}
             if len(dims) > 1:
                 raise bad(f"the heads have different input dimensions {sorted(dims)}")
@@ -732,7 +808,7 @@ class MultiClass:
         for label, head, sign in zip(classes, heads, signs):
             out._add(label, head, float(sign))
         out.n_seen_ = n_seen
-        out.temperature_ = np.array(temp, dtype=np.float64)
+        out.temperature_ = np.array(meta["temperature"], dtype=np.float64)
         return out
 
 

@@ -7,7 +7,6 @@ import io
 import json
 import math
 import os
-import shutil
 import tempfile
 import time
 import zipfile
@@ -16,6 +15,7 @@ from typing import Any
 
 from okl._files import write_atomically
 from okl.learners.base import MAX_DIM, Learner, ModelFileError
+from okl.learners.modelfile import open_model_zip, zip_entry
 from okl.learners.multiclass import MultiClass, is_multiclass_file
 
 
@@ -86,7 +86,7 @@ def write_checkpoint(path: str, learner: Learner, config: StreamConfig, position
 
     # the model goes into the zip from memory: no second temporary file on the checkpoint's disk
     buffer = io.BytesIO()
-    _save_in_memory(learner, buffer)
+    learner._write_model(buffer)  # (a Learner's or a MultiClass's model file)
     model_bytes = buffer.getvalue()
     header = {"format": CHECKPOINT_FORMAT, "format_version": CHECKPOINT_FORMAT_VERSION,
               "okl_version": __version__, "config": asdict(config), "position": asdict(position),
@@ -99,16 +99,6 @@ def write_checkpoint(path: str, learner: Learner, config: StreamConfig, position
 
     write_atomically(path, write)
     _fsync_dir(path)
-
-
-def _save_in_memory(learner: Learner, buffer) -> None:
-    """``learner.save`` into ``buffer`` through a private directory in the system's temporary
-    directory (removed at once, whatever happens)."""
-    with tempfile.TemporaryDirectory(prefix="okl-model-") as d:
-        model = os.path.join(d, "model.npz")
-        learner.save(model)
-        with open(model, "rb") as fh:
-            buffer.write(fh.read())
 
 
 def check_checkpoint_path(path: str) -> None:
@@ -154,57 +144,57 @@ def lock_checkpoint(path: str):
 
 
 def read_checkpoint(path: str) -> tuple[Learner, StreamConfig, StreamPosition]:
-    """Load a checkpoint written by :func:`write_checkpoint`; raises :class:`CheckpointError`."""
-    fd, model_tmp = tempfile.mkstemp(prefix="okl-model-", suffix=".npz")
-    os.close(fd)
+    """Load a checkpoint written by :func:`write_checkpoint`; raises :class:`CheckpointError`.
+
+    The checkpoint is untrusted input, checked before anything is unpacked: its zip directory
+    (:func:`okl.learners.modelfile.open_model_zip`: not cut short, entries named once, plain
+    names, no symbolic links, stored and inside the file), a header of at most 16 MiB, then
+    the model read in place from the zip (a single learner's model file or a
+    :class:`okl.MultiClass` file, each checked as its own ``load`` checks it; nothing is
+    written to a temporary directory), every error naming the checkpoint."""
     try:
-        return _read_checkpoint(path, model_tmp)
-    finally:
-        if os.path.exists(model_tmp):
-            os.unlink(model_tmp)
+        zf, entries = open_model_zip(path, path, "an okl stream checkpoint (stream.json and model.npz)")
+    except ModelFileError as exc:
+        raise CheckpointError(str(exc)) from None
+    with zf:
+        extra = sorted(set(entries) - {"stream.json", "model.npz"})
+        if extra:
+            raise CheckpointError(f"{path}: unexpected entry {extra[0]!r} (a checkpoint holds stream.json "
+                                  "and model.npz)")
+        for entry in ("stream.json", "model.npz"):
+            if entry not in entries:
+                raise CheckpointError(f"{path}: {entry} is missing: not an okl stream checkpoint")
+        info = entries["stream.json"]
+        if info.file_size > MAX_CHECKPOINT_HEADER:
+            raise CheckpointError(f"{path}: checkpoint header of {info.file_size} bytes "
+                                  f"(at most {MAX_CHECKPOINT_HEADER})")
+        try:
+            header = json.loads(zip_entry(zf, info, path).read().decode())
+        except (ValueError, UnicodeDecodeError, RecursionError, OSError, EOFError, ModelFileError) as exc:
+            raise CheckpointError(f"{path}: not a readable okl stream checkpoint ({str(exc)[:200]})") from None
+        if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
+            raise CheckpointError(f"{path}: not an okl stream checkpoint")
+        if header.get("format_version") != CHECKPOINT_FORMAT_VERSION:
+            raise CheckpointError(f"{path}: checkpoint format version {header.get('format_version')}, "
+                                  f"this okl reads version {CHECKPOINT_FORMAT_VERSION}")
+        try:
+            config = StreamConfig(**header["config"])
+            position = StreamPosition(**header["position"])
+        except (KeyError, TypeError) as exc:
+            raise CheckpointError(f"{path}: checkpoint header is incomplete ({str(exc)[:200]})") from None
+        name = f"{path}: model inside the checkpoint"
+        try:
+            model = zip_entry(zf, entries["model.npz"], path)
+            learner = (MultiClass._load_from(model, name) if is_multiclass_file(model)
+                       else Learner._load_from(model, name))
+        except ModelFileError as exc:
+            raise CheckpointError(str(exc)) from None
+    check_position(path, position, learner)
+    return learner, config, position
 
 
 #: largest ``stream.json`` accepted in a checkpoint
 MAX_CHECKPOINT_HEADER = 16 << 20
-
-
-def _read_checkpoint(path: str, model_tmp: str) -> tuple[Learner, StreamConfig, StreamPosition]:
-    try:
-        with zipfile.ZipFile(path) as zf:
-            info = zf.getinfo("stream.json")
-            if info.file_size > MAX_CHECKPOINT_HEADER:
-                raise CheckpointError(f"{path}: checkpoint header of {info.file_size} bytes "
-                                      f"(at most {MAX_CHECKPOINT_HEADER})")
-            header = json.loads(zf.read(info).decode())
-            model = zf.getinfo("model.npz")
-            free = shutil.disk_usage(os.path.dirname(model_tmp)).free
-            if model.file_size > free:
-                raise CheckpointError(f"{path}: the model inside declares {model.file_size} bytes, "
-                                      f"more than the {free} free on disk")
-            with zf.open(model) as src, open(model_tmp, "wb") as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-    except CheckpointError:
-        raise
-    except (OSError, KeyError, ValueError, zipfile.BadZipFile, EOFError, UnicodeDecodeError,
-            RuntimeError, NotImplementedError) as exc:
-        raise CheckpointError(f"{path}: not a readable okl stream checkpoint ({str(exc)[:200]})") from None
-    if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"{path}: not an okl stream checkpoint")
-    if header.get("format_version") != CHECKPOINT_FORMAT_VERSION:
-        raise CheckpointError(f"{path}: checkpoint format version {header.get('format_version')}, "
-                              f"this okl reads version {CHECKPOINT_FORMAT_VERSION}")
-    try:
-        config = StreamConfig(**header["config"])
-        position = StreamPosition(**header["position"])
-    except (KeyError, TypeError) as exc:
-        raise CheckpointError(f"{path}: checkpoint header is incomplete ({str(exc)[:200]})") from None
-    try:
-        learner = MultiClass.load(model_tmp) if is_multiclass_file(model_tmp) else Learner.load(model_tmp)
-    except ModelFileError as exc:
-        raise CheckpointError(f"{path}: model inside the checkpoint: "
-                              f"{str(exc).replace(model_tmp + ': ', '')}") from None
-    check_position(path, position, learner)
-    return learner, config, position
 
 
 #: largest count or byte offset a checkpoint may record
