@@ -683,11 +683,15 @@ def _load_compiled() -> None:
     synthetic streams (three classes, then two) at a small budget, so that every member passes
     its transition. Only on a warm cache: on a cold one this would compile every path (K outputs,
     blocks) at import, 76 s measured before the first event that needs a fraction of it; the first
-    events then compile what they use (okl._jit's notice says so)."""
+    events then compile what they use (okl._jit's notice says so). The K-output steps are in the
+    test too: after a first, binary stream the cache lacks them, and the preload's three-class
+    stream would compile them inside a later import."""
+    from okl._compiled import class_steps
     from okl._jit import is_cached
     from okl.learners._engine import engine_learn, engine_predict, engine_rows
+    from okl.learners.multiclass import temperature_update
 
-    if not all(is_cached(f) for f in (engine_predict, engine_learn, engine_rows)):
+    if not all(is_cached(f) for f in (engine_predict, engine_learn, engine_rows, class_steps, temperature_update)):
         return
     load_compiled()
     compiled_auto_entries()
