@@ -655,8 +655,11 @@ class Auto(Learner):
         out["carried_by"] = names[int(np.argmax(w))]
         out["members"] = len(names)
         out["members_alive"] = alive
-        if getattr(self, "_sigma_l1", None) is not None:
-            out["sigma_l1"] = float(self._sigma_l1)  # the L1 members' centre width (scale_sigma_l1)
+        specs = self.member_specs()
+        for j, i in enumerate(self.member_index_):  # the L1 members' centre width (scale_sigma_l1)
+            if specs[i][2].get("kernel") == "laplacian":
+                out["sigma_l1"] = float(self.pool_[j].kernel_.sigma / specs[i][1])
+                break
         out["aggregation_rate"] = float(math.log(alive) / self.agg_[0]) if self.agg_[0] > 0 and alive else None
         return out
 
