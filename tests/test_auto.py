@@ -133,7 +133,29 @@ def test_registered_and_default_pool():
         families = {name for name, _, _ in pool}
         assert families == {"nogd", "forks", "fogd", "linear"}
         assert {w for _, w, _ in pool if w is not None} == set(WIDTHS)
-    assert len(m.member_labels()) == 14
+        l1 = [(n, w) for n, w, p in pool if p.get("kernel") == "laplacian"]
+        assert l1 == [("fogd", w) for w in WIDTHS]  # the L1 geometry: three Laplacian FOGD widths
+    assert len(m.member_labels()) == 17
+
+
+def test_l1_members_take_the_window_mean_l1_distance(german):
+    """The Laplacian members' centre width is half the window's mean pairwise L1 distance (on the
+    scaled rows), their directions Cauchy draws shared across the three widths (4U, 2U, U); with a
+    kernel given they leave the pool."""
+    X, y = german
+    m = okl.make("auto", random_state=0)
+    m.run(X[:60], y[:60])
+    W = m._scaled_rows(np.ascontiguousarray(X[:50], dtype=float), commit=False)
+    mean_l1 = np.abs(W[:, None, :] - W[None, :, :]).sum(-1).mean()
+    lap = [mb for mb in m.pool_ if type(mb.kernel_).__name__ == "Laplacian"]
+    assert [mb.kernel_.sigma for mb in lap] == pytest.approx([mean_l1 / 2 * w for w in WIDTHS], rel=1e-12)
+    np.testing.assert_array_equal(lap[0].U_, 4.0 * lap[2].U_)
+    np.testing.assert_array_equal(lap[1].U_, 2.0 * lap[2].U_)
+    assert np.abs(lap[2].U_).max() > 20 * np.median(np.abs(lap[2].U_))  # Cauchy tails, not Gaussian
+    given = okl.make("auto", kernel=okl.RBF(sigma=1.0), random_state=0)
+    given.run(X[:60], y[:60])
+    assert len(given.pool_) == 14 and all(type(mb.kernel_).__name__ == "RBF" for mb in given.pool_
+                                          if getattr(mb, "kernel_", None) is not None)
 
 
 @pytest.fixture(scope="module")
@@ -149,14 +171,16 @@ def test_diagnostics_show_the_weights_and_width(german):
     trace = m.run(X[:400], y[:400])
     diag = trace.diagnostics
     weights = {k: v for k, v in diag.items() if k.startswith("weight[")}
-    assert len(weights) == 14 and abs(sum(weights.values()) - 1.0) < 1e-9
+    assert len(weights) == 17 and abs(sum(weights.values()) - 1.0) < 1e-9
     assert diag["carried_by"] in {k[len("weight["):-1] for k in weights}
     assert weights[f"weight[{diag['carried_by']}]"] == max(weights.values())
     assert diag["width_rule"].startswith("scale") and diag["sigma"] > 0
-    assert diag["members_alive"] == 14
+    assert diag["members_alive"] == 17
     # the members' kernels follow the chosen width
-    sigmas = sorted({mem.kernel_.sigma for mem in m.pool_ if mem.kernel_ is not None})
+    sigmas = sorted({mem.kernel_.sigma for mem in m.pool_ if type(mem.kernel_) is okl.RBF})
     np.testing.assert_allclose(sigmas, [diag["sigma"] * w for w in WIDTHS])
+    l1 = sorted({mem.kernel_.sigma for mem in m.pool_ if type(mem.kernel_) is okl.Laplacian})
+    np.testing.assert_allclose(l1, [diag["sigma_l1"] * w for w in WIDTHS])
 
 
 def test_given_kernel_sets_the_centre_width(german):
@@ -252,9 +276,10 @@ def test_engine_members_learn_as_alone_and_share_features(data_dir):
     from okl.learners._engine import SRC
     shared = [j for j in range(len(m.pool_)) if eng.I[j, SRC] != j and m.pool_[j].name != "fogd"]
     assert shared and all(m.pool_[j].name == "nogd" and m.pool_[j].lr == 3.0 for j in shared)
-    fogd = [j for j in range(len(m.pool_)) if m.pool_[j].name == "fogd"]  # one draw: 4U, 2U, U
-    assert [int(eng.I[j, SRC]) for j in fogd] == [fogd[1], fogd[2], fogd[2]]
+    fogd = [j for j in range(len(m.pool_)) if m.pool_[j].name == "fogd"]  # one draw a family: 4U, 2U, U
+    assert [int(eng.I[j, SRC]) for j in fogd] == [fogd[1], fogd[2], fogd[2], fogd[4], fogd[5], fogd[5]]
     np.testing.assert_array_equal(m.pool_[fogd[0]].U_, 4.0 * m.pool_[fogd[2]].U_)
+    np.testing.assert_array_equal(m.pool_[fogd[3]].U_, 4.0 * m.pool_[fogd[5]].U_)
     src = int(eng.I[shared[0], SRC])
     m.alive_[src] = 0.0  # the source leaves: the member reading its features must go on alone
     for t in range(400, 900):

@@ -22,8 +22,28 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     FORKS (sketch)  3 widths (second-order, its own step)     3 widths
     FOGD (random    3 widths, eta = 1 (the fast step)         3 widths, eta = 0.5 (the fast step)
     features)
+    FOGD, L1        3 L1 widths, eta = 1                      3 L1 widths, eta = 0.5
+    (Laplacian)
     linear          eta in {0.2, 1}                           eta in {0.02, 0.2}
     ==============  =======================================  =========================================
+
+    The L1 family: FOGD on the Laplacian kernel exp(-||x - x'||_1 / sigma_1) (random Fourier
+    features with Cauchy directions, :meth:`okl.kernels.Laplacian.sample_frequencies`), at the
+    widths sigma_1 x {1/2, 1, 2}, where the centre width sigma_1 = E||x - x'||_1 / 2 is chosen from
+    the same window as sigma_0 (:func:`okl.kernels.scale_sigma_l1`: the kernel is exp(-2) at the
+    mean pairwise L1 distance, as the Gaussian's sigma_0 gives exp(-2) at the root-mean-square
+    distance). Why it is in the pool: the Gaussian kernel sees the Euclidean distance, in which a
+    row that differs from another by a lot in one feature is as far as one that differs a little
+    in many; rule-structured streams (thresholds on single features, categorical codes: River's
+    Agrawal, RandomTree, Phishing; splice's one-hot nucleotides) are what the L1 distance and
+    axis-aligned structure fit. Measured with docs/results/scripts/auto_pool.py
+    (docs/results/auto-pool.md, 42 River stream configurations and 16 staged sets): Agrawal +4.6
+    / +3.8 points, RandomTree +4.0 / +9.2 (+3.5, +0.5, +1.3 on three other settings), Phishing +1.3,
+    splice 21.98 -> 11.91 % mistakes (first 20,000 rows), cpusmall -22 %, parkinson -11 %,
+    Friedman and Mv -10 % loss; nothing worse by more than 0.03 points or 0.1 %. Only when auto chooses its width (no ``kernel`` given): with a kernel
+    given the L1 members leave the pool (its width is a length of that kernel, not of the L1
+    distance). Cost: one more draw of D = 4B directions (the three widths share it, below), about
+    1.15-1.2x auto's time per event (Agrawal, through the River adapter).
 
     Why these steps: FOGD's features have ||z|| = 1, so eta = 1 is the step at which one hinge
     update moves f(x_t) by the whole margin (the passive-aggressive step: a stream that changes
@@ -81,7 +101,8 @@ Shared work (what the members share, and what that changes)
       computes the map's features once a round for both (detected from the maps themselves, so
       nothing changes: each is exactly NOGD alone; in regression the steps are stage-1 steps too,
       the maps differ and nothing is shared).
-    * The FOGD members draw their directions once: the widest member's U (sigma_0 x 2) is drawn
+    * The FOGD members draw their directions once per kernel family (Gaussian, Laplacian; the
+      Cauchy scale doubles as the Gaussian's does): the widest member's U (sigma_0 x 2) is drawn
       from its own seed and the others take U x 2 (sigma_0) and U x 4 (sigma_0 / 2), exact
       multiples, so a round computes one set of projections and sines / cosines and the two
       narrower members' features by the double angle (cos 2p = (cos p - sin p)(cos p + sin p),
@@ -100,7 +121,8 @@ features and the mixture, learn_one one call for every member's step and the wei
 features predict_one left; the row check, input scale and calibration's step in the same calls,
 :class:`okl.learners._fastpath.AutoPlan`); transitions and FORKS's update rounds run in the members'
 own Python. ``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so
-per-event decisions equal run()'s bit for bit. N = 14 members by default; on codrna (d = 8, B = 100)
+per-event decisions equal run()'s bit for bit. N = 17 members by default (14 before the L1 family, whose
+three members add about 15-20 % to an event); on codrna (d = 8, B = 100)
 a round in stage 2 costs about 11-12 us in run() (NOGD, FORKS with 3 ONS steps on 100 x 100
 inverses, FOGD, linear and the aggregation) and an event about 16 us (the kernel maps' features one
 row a pass over the map, against four in run(); docs/results/per-event-speed.md). Memory is the
@@ -126,7 +148,7 @@ import numpy as np
 import okl.calibration as calibration
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_vector
-from okl.kernels import RBF, check_kernel
+from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma_l1
 from okl.learners._engine import (TRANSITION, Engine, _weights, aggregate_predict, aggregate_rounds,  # noqa: F401
                                   engine_learn, engine_predict, engine_rows)
 from okl.learners._fastpath import build_auto
@@ -152,6 +174,8 @@ def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
         pool.append(("forks", w, {}))
     for w in WIDTHS:
         pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5}))
+    for w in WIDTHS:  # the L1 (Laplacian) geometry: width from the window's mean L1 distance
+        pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5, "kernel": "laplacian"}))
     for eta in ((0.2, 1.0) if cls else (0.02, 0.2)):
         pool.append(("linear", None, {"eta": eta}))
     return pool
@@ -283,7 +307,15 @@ class Auto(Learner):
     def member_labels(self) -> list[str]:
         return [_label(*spec) for spec in self.member_specs()]
 
-    def _member_kernel(self, width):
+    def _member_kernel(self, width, family=None):
+        """The kernel of a member at ``width`` times the centre width: auto's own kernel family, or
+        ``family="laplacian"``: a Laplacian kernel whose centre width is chosen from the same window
+        (:func:`okl.kernels.scale_sigma_l1`); None when auto was given a kernel (no L1 width then)."""
+        if family is not None:
+            if family != "laplacian":
+                raise ValueError(f"members: a member's kernel family must be 'laplacian', got {family!r}")
+            sigma1 = getattr(self, "_sigma_l1", None)
+            return None if sigma1 is None else Laplacian(sigma=float(sigma1) * width)
         base = self.kernel_
         sigma = getattr(base, "sigma", None)
         if width is None or sigma is None:
@@ -305,10 +337,18 @@ class Auto(Learner):
             kw["center_targets"] = False  # auto drives its members' own models and centres once, itself
         if accepts(name, "scale"):
             kw["scale"] = None  # auto scales the input once, for every member (okl.scaling)
+        family = kw.pop("kernel", None)
         if width is not None:
             if not accepts(name, "kernel"):
                 raise ValueError(f"members: {name} takes no kernel; give width None")
-            kw["kernel"] = self._member_kernel(width)
+            kw["kernel"] = self._member_kernel(width, family)
+            if kw["kernel"] is None:  # an L1 member with a kernel given: left out (no L1 width)
+                if self.members is not None:
+                    raise ValueError("members: an L1 (kernel='laplacian') member needs auto's width "
+                                     "chosen from the stream (kernel=None)")
+                return None
+        elif family is not None:
+            raise ValueError("members: a member with a kernel family needs a width multiplier")
         try:
             member = make(name, **kw)
         except ValueError:
@@ -320,6 +360,8 @@ class Auto(Learner):
         return member
 
     def _start(self, dim):
+        X = getattr(self, "warmup_X_", None)  # the window's rows as the members see them
+        self._sigma_l1 = scale_sigma_l1(X) if self.kernel is None and X is not None and len(X) else None
         pool, keep = [], []
         for i, (name, width, params) in enumerate(self.member_specs()):
             seed = int(self._rng.integers(2 ** 31 - 1))
@@ -616,6 +658,11 @@ class Auto(Learner):
         out["carried_by"] = names[int(np.argmax(w))]
         out["members"] = len(names)
         out["members_alive"] = alive
+        specs = self.member_specs()
+        for j, i in enumerate(self.member_index_):  # the L1 members' centre width (scale_sigma_l1)
+            if specs[i][2].get("kernel") == "laplacian":
+                out["sigma_l1"] = float(self.pool_[j].kernel_.sigma / specs[i][1])
+                break
         out["aggregation_rate"] = float(math.log(alive) / self.agg_[0]) if self.agg_[0] > 0 and alive else None
         return out
 
