@@ -13,6 +13,7 @@ decision went through BLAS and failed under the Prescott kernel on an AVX2 machi
 failed under SkylakeX on an AVX-512 one.
 """
 
+import functools
 import os
 import subprocess
 import sys
@@ -41,6 +42,7 @@ def _current_kernel() -> str:
     return next((i.get("architecture") or "" for i in threadpool_info() if i.get("internal_api") == "openblas"), "")
 
 
+@functools.lru_cache(maxsize=1)
 def _variants() -> list[tuple[str, dict]]:
     """(name, environment) of each other kernel this CPU executes (a kernel the CPU lacks dies
     with SIGILL in the probe: skipped), the first also with NumPy's dispatch at its baseline."""

@@ -146,7 +146,7 @@ def read_svmlight(path: str | os.PathLike, n_features: int | None = None) -> tup
     The fast path is scikit-learn's reader; on any failure the file is re-read line by line to
     report the first bad line as ``file:line: problem``. A file of at most
     :data:`SMALL_SVMLIGHT_BYTES` on disk (the bundled german) is read line by line at once:
-    importing scikit-learn costs a fresh process ~1.5 s, parsing german's 1,000 lines 0.05 s
+    importing scikit-learn cost a fresh process about 1.9 s here, parsing german's 1,000 lines 0.05 s
     (both readers give the same numbers: correctly rounded decimal parsing, tested).
     """
     path = os.fspath(path)
