@@ -293,8 +293,8 @@ def test_river_unseen_keys_and_declared_width():
     wide.learn_one({"b": 1.0, "a": 2.0}, 0.5)
     wide.learn_one({"a": 1.0, "d": 4.0, "c": 3.0}, 0.1)
     assert wide.columns == {"a": 0, "b": 1, "c": 2, "d": 3} and wide.n_ignored_values == 0
-    with pytest.raises(ValueError, match="non-numeric value 'x'"):
-        wide.learn_one({"a": "x"}, 0.1)
+    with pytest.raises(ValueError, match=r"non-numeric value \[1\]"):
+        wide.learn_one({"a": [1]}, 0.1)
 
 
 def test_river_one_pass_row_is_the_full_conversion():
@@ -316,8 +316,8 @@ def test_river_one_pass_row_is_the_full_conversion():
     n = model.model.n_seen_
     with pytest.raises(ValueError, match="feature 'a' has a non-finite value nan"):
         model.learn_one({"a": float("nan"), "b": 0.1}, True)
-    with pytest.raises(ValueError, match="non-numeric value 'x'"):
-        model.learn_one({"a": "x"}, True)
+    with pytest.raises(ValueError, match=r"non-numeric value \[1\]"):
+        model.learn_one({"a": [1]}, True)
     assert model.model.n_seen_ == n
 
 

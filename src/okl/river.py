@@ -33,7 +33,15 @@ for keys (features) that appear over the stream:
   parameters that keep it. Measured on River's ``synth.Mv`` behind a ``OneHotEncoder`` (which
   encodes its numeric features too, so 7 new keys arrive with every event: 21,007 keys in 3,000
   events) see ``tests/test_adapters.py``.
-* Values must be numbers (``bool`` counts as 0/1); NaN/inf or a non-numeric value is a
+* **Categorical features** are one-hot: a string value ``v`` of key ``k`` (always), and any value
+  of a key named in ``categorical`` (e.g. ``categorical=["chick", "diet"]`` for integer codes),
+  enters as the feature ``(k, v)`` with value 1 (the key itself gets no numeric column), so each
+  level is a column of its own under the rules above (levels seen in the width window get
+  dedicated columns, later ones hashed columns, or none with ``n_hashed=0``), and ``None`` for a
+  categorical key is a missing value (no level set). Integers are
+  numbers unless named: a default that also one-hot encodes small integer codes was measured and
+  is not safe (River's Agrawal -6.0 points, Planes2D +34 % MAE: docs/results/categorical.md).
+* Other values must be numbers (``bool`` counts as 0/1); NaN/inf or a non-numeric value is a
   ``ValueError`` and leaves the model unchanged. No scaler is needed in front: the learner fixes
   a per-feature scale from its first 50 events (:mod:`okl.scaling`, the default ``scale="auto"``),
   so raw features on mixed scales give the results of [0, 1]-scaled ones, and a feature that
@@ -127,6 +135,22 @@ def _count(value, what: str) -> int | None:
     return None if value is None else int(value)
 
 
+def _categorical_keys(categorical) -> frozenset:
+    """The keys named by ``categorical`` (None: none, strings are categorical anyway)."""
+    if categorical is None:
+        return frozenset()
+    if isinstance(categorical, (str, bytes)) or not hasattr(categorical, "__iter__"):
+        raise ValueError(f"categorical must be None or a list of feature keys, got {categorical!r} "
+                         f"(one key: categorical=[{categorical!r}])")
+    keys = list(categorical)
+    for k in keys:
+        try:
+            hash(k)
+        except TypeError:
+            raise ValueError(f"categorical: a feature key must be hashable, got {k!r}") from None
+    return frozenset(keys)
+
+
 class _ThirdLabel(ValueError):
     """A third distinct label reached the binary path (the classifier then learns K classes)."""
 
@@ -136,7 +160,7 @@ class _OKLRiverEstimator:
 
     def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, n_features: int | None = None, n_hashed: int | None = None,
-                 params: dict | None = None, seed: int | None = None):
+                 params: dict | None = None, seed: int | None = None, categorical=None):
         self.learner = learner
         self.budget = budget
         self.sigma = sigma
@@ -145,6 +169,8 @@ class _OKLRiverEstimator:
         self.n_hashed = n_hashed
         self.params = params
         self.seed = seed
+        self.categorical = categorical
+        self._categorical = _categorical_keys(categorical)
         self.columns: dict[Any, int] = {}
         self.model: Learner | None = None
         self.n_ignored_values = 0
@@ -190,7 +216,24 @@ class _OKLRiverEstimator:
         return value
 
     def _values(self, x: dict) -> dict:
-        return {key: self._number(key, value) for key, value in x.items()}
+        """x as {feature: float}: numbers as they are, a categorical value v of key k as the
+        feature (k, v) = 1.0 (the module docstring)."""
+        cats = self._categorical
+        out = {}
+        for key, value in x.items():
+            if isinstance(value, str) or key in cats:
+                if value is None:  # a missing level: no indicator
+                    continue
+                try:
+                    hash(value)
+                except TypeError:
+                    raise ValueError(f"categorical feature {key!r} has an unhashable value {value!r}") from None
+                if isinstance(value, float) and not math.isfinite(value):
+                    raise ValueError(f"categorical feature {key!r} has a non-finite value {value!r}")
+                out[(key, value)] = 1.0
+            else:
+                out[key] = self._number(key, value)
+        return out
 
     def _column(self, key, columns: dict, new: dict | None):
         """(column, kind) of a key: kind 0 dedicated, 1 hashed, 2 none; ``new`` (learning only)
@@ -401,7 +444,21 @@ class _OKLRiverEstimator:
                 V[:, col] = M[:, j]
         return V, hashed, dropped
 
+    def _has_categories(self, X) -> bool:
+        """Whether a frame holds categorical columns (named in ``categorical``, or not numeric)."""
+        from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
+        return any(k in self._categorical for k in X.columns) or any(
+            not (is_numeric_dtype(t) or is_bool_dtype(t)) for t in X.dtypes)
+
     def _learn_frame(self, X, targets: list) -> None:
+        if self._has_categories(X):  # one event at a time: the levels become columns as in learn_one
+            rows = X.to_dict(orient="records")
+            if len(targets) != len(rows):
+                raise ValueError(f"y has {len(targets)} entries but X has {len(rows)} rows")
+            for x, target in zip(rows, targets):
+                self._learn(x, target)
+            return
         keys, M = self._frame_values(X)
         if len(targets) != M.shape[0]:
             raise ValueError(f"y has {len(targets)} entries but X has {M.shape[0]} rows")
@@ -419,6 +476,11 @@ class _OKLRiverEstimator:
 
     def _frame_rows(self, X) -> np.ndarray | None:
         """The rows of a frame as the learner's input (None before the first learned example)."""
+        if self._has_categories(X):
+            rows = [self._row(x) for x in X.to_dict(orient="records")]
+            if self.model is None or self.model.dim_ is None:
+                return None
+            return np.array(rows).reshape(len(rows), self.model.dim_)
         keys, M = self._frame_values(X)
         if self.model is None or self.model.dim_ is None:
             return None
@@ -459,13 +521,16 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
         Further hyperparameters of the learner (e.g. ``{"horizon": 100000}`` for FORKS/SkeGD).
     seed : int or None
         ``random_state`` of the learner.
+    categorical : list of keys or None, default None
+        Keys whose values are category codes (one-hot, one column per level; e.g. integer ids).
+        String values are categorical whatever this says; None: only they are (module docstring).
     """
 
     def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, n_features: int | None = None, n_hashed: int | None = None,
-                 params: dict | None = None, seed: int | None = None):
+                 params: dict | None = None, seed: int | None = None, categorical=None):
         super().__init__(learner=learner, budget=budget, sigma=sigma, loss=loss, n_features=n_features,
-                         n_hashed=n_hashed, params=params, seed=seed)
+                         n_hashed=n_hashed, params=params, seed=seed, categorical=categorical)
         self.labels: dict[Any, float] = {}  # label -> its sign, in order of appearance
 
     # ---- labels -----------------------------------------------------------------------------

@@ -1,0 +1,86 @@
+"""Categorical features in the River adapters: string values (always) and the keys named in
+``categorical=`` enter one-hot, one column per level (okl.river's module docstring)."""
+
+import numpy as np
+import pytest
+
+pytest.importorskip("river")
+
+from okl.river import OKLRiverClassifier, OKLRiverRegressor  # noqa: E402
+
+COLOURS = ("red", "green", "blue")
+
+
+def _events(n, seed=0):
+    r = np.random.default_rng(seed)
+    for _ in range(n):
+        c = COLOURS[int(r.integers(3))]
+        u = float(r.random())
+        yield c, u, (c == "red") != (u > 0.9)
+
+
+def test_a_string_value_is_its_one_hot_indicator_exactly():
+    native, explicit = OKLRiverClassifier(seed=0), OKLRiverClassifier(seed=0)
+    right = 0
+    for t, (c, u, y) in enumerate(_events(500)):
+        a, b = {"colour": c, "u": u}, {("colour", c): 1.0, "u": u}
+        assert native.predict_one(a) == explicit.predict_one(b)
+        assert native.decision_function_one(a) == explicit.decision_function_one(b)
+        right += t >= 250 and native.predict_one(a) == y
+        native.learn_one(a, y)
+        explicit.learn_one(b, y)
+    assert native.columns == explicit.columns
+    assert sorted(k for k in native.columns if isinstance(k, tuple)) == [("colour", c) for c in sorted(COLOURS)]
+    # the label is the colour (10 % of it flipped by u): one column per level learns it
+    assert right / 250 > 0.85
+
+
+def test_named_keys_are_codes_and_none_is_a_missing_level():
+    coded = OKLRiverRegressor(seed=0, categorical=["chick"], n_hashed=0)
+    explicit = OKLRiverRegressor(seed=0, n_hashed=0)
+    r = np.random.default_rng(1)
+    for _ in range(200):
+        chick, t = int(r.integers(5)), float(r.integers(12))
+        y = 40.0 + (3 + chick) * t
+        x = {"chick": chick, "time": t}
+        e = {("chick", chick): 1.0, "time": t}
+        assert coded.predict_one(x) == explicit.predict_one(e)
+        coded.learn_one(x, y)
+        explicit.learn_one(e, y)
+    assert coded.predict_one({"chick": None, "time": 3.0}) == explicit.predict_one({"time": 3.0})
+    # with no hashed columns a level first seen after the width is fixed has no column: it predicts
+    # as if the key were absent; 2 and 2.0 are one level (Python equality)
+    assert coded.predict_one({"chick": 99, "time": 3.0}) == explicit.predict_one({"time": 3.0})
+    assert coded.predict_one({"chick": 2.0, "time": 3.0}) == explicit.predict_one({("chick", 2): 1.0, "time": 3.0})
+    assert "chick" not in coded.columns
+
+
+def test_categorical_parameter_and_values_are_checked():
+    with pytest.raises(ValueError, match=r"categorical=\['colour'\]"):
+        OKLRiverClassifier(categorical="colour")
+    with pytest.raises(ValueError, match="hashable"):
+        OKLRiverClassifier(categorical=[["a"]])
+    m = OKLRiverClassifier(seed=0, categorical=["k"])
+    with pytest.raises(ValueError, match="'k' has an unhashable value"):
+        m.learn_one({"k": [1, 2]}, True)
+    with pytest.raises(ValueError, match="'k' has a non-finite value"):
+        m.learn_one({"k": float("nan")}, True)
+    assert m.model is None  # nothing learned from a refused event
+
+
+def test_a_frame_with_a_string_column_learns_as_learn_one():
+    pd = pytest.importorskip("pandas")
+    rows = list(_events(160, seed=2))
+    X = pd.DataFrame({"colour": [c for c, _, _ in rows], "u": [u for _, u, _ in rows]})
+    y = pd.Series([lab for _, _, lab in rows])
+    many, one = OKLRiverClassifier(seed=0), OKLRiverClassifier(seed=0)
+    many.learn_many(X.iloc[:100], y.iloc[:100])
+    many.learn_many(X.iloc[100:], y.iloc[100:])
+    for (c, u, lab) in rows:
+        one.learn_one({"colour": c, "u": u}, lab)
+    probe = X.iloc[:20]
+    want = [one.predict_one(x) for x in probe.to_dict(orient="records")]
+    assert many.predict_many(probe).tolist() == want
+    np.testing.assert_allclose(many.predict_proba_many(probe)[True].to_numpy(),
+                               [one.predict_proba_one(x)[True] for x in probe.to_dict(orient="records")],
+                               rtol=0, atol=1e-12)
