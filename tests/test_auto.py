@@ -14,7 +14,7 @@ import pytest
 
 import okl
 from okl.data import permutation
-from okl.learners.auto import WIDTHS, Auto, aggregate_rounds, default_pool
+from okl.learners.auto import WIDTHS, WINDOW_WIDTH, Auto, aggregate_rounds, default_pool
 
 
 # ---- plain-Python reference of the aggregation (module docstring of okl.learners.auto) -------
@@ -131,11 +131,12 @@ def test_registered_and_default_pool():
     for task in ("classification", "regression"):
         pool = default_pool(task)
         families = {name for name, _, _ in pool}
-        assert families == {"nogd", "forks", "fogd", "linear"}
-        assert {w for _, w, _ in pool if w is not None} == set(WIDTHS)
+        assert families == {"nogd", "forks", "fogd", "linear", "window"}
+        assert {w for n, w, _ in pool if w is not None and n != "window"} == set(WIDTHS)
+        assert [(n, w) for n, w, _ in pool if n == "window"] == [("window", WINDOW_WIDTH)]  # sigma_0 / 4
         l1 = [(n, w) for n, w, p in pool if p.get("kernel") == "laplacian"]
         assert l1 == [("fogd", w) for w in WIDTHS]  # the L1 geometry: three Laplacian FOGD widths
-    assert len(m.member_labels()) == 17
+    assert len(m.member_labels()) == 18
 
 
 def test_l1_members_take_the_window_mean_l1_distance(german):
@@ -154,7 +155,7 @@ def test_l1_members_take_the_window_mean_l1_distance(german):
     assert np.abs(lap[2].U_).max() > 20 * np.median(np.abs(lap[2].U_))  # Cauchy tails, not Gaussian
     given = okl.make("auto", kernel=okl.RBF(sigma=1.0), random_state=0)
     given.run(X[:60], y[:60])
-    assert len(given.pool_) == 14 and all(type(mb.kernel_).__name__ == "RBF" for mb in given.pool_
+    assert len(given.pool_) == 15 and all(type(mb.kernel_).__name__ == "RBF" for mb in given.pool_
                                           if getattr(mb, "kernel_", None) is not None)
 
 
@@ -171,14 +172,16 @@ def test_diagnostics_show_the_weights_and_width(german):
     trace = m.run(X[:400], y[:400])
     diag = trace.diagnostics
     weights = {k: v for k, v in diag.items() if k.startswith("weight[")}
-    assert len(weights) == 17 and abs(sum(weights.values()) - 1.0) < 1e-9
+    assert len(weights) == 18 and abs(sum(weights.values()) - 1.0) < 1e-9
     assert diag["carried_by"] in {k[len("weight["):-1] for k in weights}
     assert weights[f"weight[{diag['carried_by']}]"] == max(weights.values())
     assert diag["width_rule"].startswith("scale") and diag["sigma"] > 0
-    assert diag["members_alive"] == 17
+    assert diag["members_alive"] == 18
     # the members' kernels follow the chosen width
-    sigmas = sorted({mem.kernel_.sigma for mem in m.pool_ if type(mem.kernel_) is okl.RBF})
+    sigmas = sorted({mem.kernel_.sigma for mem in m.pool_ if type(mem.kernel_) is okl.RBF and mem.name != "window"})
     np.testing.assert_allclose(sigmas, [diag["sigma"] * w for w in WIDTHS])
+    window = next(mem for mem in m.pool_ if mem.name == "window")
+    assert window.kernel_.sigma == pytest.approx(diag["sigma"] / 4, rel=1e-12) and window.budget == 500
     l1 = sorted({mem.kernel_.sigma for mem in m.pool_ if type(mem.kernel_) is okl.Laplacian})
     np.testing.assert_allclose(l1, [diag["sigma_l1"] * w for w in WIDTHS])
 
@@ -187,7 +190,7 @@ def test_given_kernel_sets_the_centre_width(german):
     X, y = german
     m = okl.make("auto", kernel=okl.RBF(sigma=3.0), random_state=0)
     m.run(X[:60], y[:60])
-    assert sorted({mem.kernel_.sigma for mem in m.pool_ if mem.kernel_ is not None}) == [1.5, 3.0, 6.0]
+    assert sorted({mem.kernel_.sigma for mem in m.pool_ if mem.kernel_ is not None}) == [0.75, 1.5, 3.0, 6.0]
 
 
 def test_a_diverging_member_is_dropped(data_dir):

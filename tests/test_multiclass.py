@@ -253,10 +253,14 @@ def test_auto_learns_k_classes_as_k_outputs_of_one_learner_on_every_path():
     trace = model.run(X, labels)
     core = model.core_
     assert core.n_outputs_ == 4 and model.classes_[3] == "d"
-    # every member holds K rows of weights over one feature map
+    # every member holds K rows of weights over one feature map; the window its rows' class indices
     for member in core.pool_:
+        assert member.n_outputs_ == 4
+        if member.name == "window":
+            assert member.m_ == 75 and set(member.Y_[:member.m_].tolist()) <= {0.0, 1.0, 2.0, 3.0}
+            continue
         rows = member.w_ if member.w_ is not None else member.alpha_
-        assert member.n_outputs_ == 4 and rows.shape[0] == 4
+        assert rows.shape[0] == 4
     assert {m.diagnostics().get("stage") for m in core.pool_ if m.name in ("nogd", "forks")} == {2}
     assert sum(m.diagnostics().get("update_rounds", 0) for m in core.pool_) > 0
     # learn_one (after predict_one, reusing its features), and blocks cut anywhere (okl stream's

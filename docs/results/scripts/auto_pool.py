@@ -42,9 +42,14 @@ def _l1fogd(task):
     return [("fogd", w, {"eta": eta, "kernel": "laplacian"}) for w in (0.5, 1.0, 2.0)]
 
 
+def _without(task, name):
+    return [list(m) for m in default_pool(task) if m[0] != name]
+
+
 VARIANTS = {
     "default": lambda task: None,
     "l1fogd": lambda task: _with(task, _l1fogd),
+    "nowindow": lambda task: _without(task, "window"),  # the pool before the window member
 }
 
 

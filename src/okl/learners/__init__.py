@@ -9,6 +9,7 @@ from okl.learners.skegd import SkeGD
 from okl.learners.budget import BOGD, BPAS, RBP, Forgetron, Projectron, ProjectronPlusPlus
 from okl.learners.kons import BKons, ConKons, ProsNKons
 from okl.learners.forks import FORKS
+from okl.learners.window import KernelWindow
 from okl.learners.auto import Auto
 from okl.learners.multiclass import MultiClass
 from okl.learners import _fastpath  # noqa: F401  (installs the single learners' per-event fast path)
@@ -16,4 +17,4 @@ from okl.learners import _fastpath  # noqa: F401  (installs the single learners'
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
            "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
-           "ProsNKons", "ConKons", "BKons", "FORKS", "MultiClass"]
+           "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "MultiClass"]

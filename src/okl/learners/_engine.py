@@ -26,6 +26,9 @@ Member types (``I[j, TYPE]``) and their per-round arithmetic, each that of the m
 * SKETCH_ONS: FORKS stage 2 with the code's ONS step; its *update rounds* go to Python;
 * FOURIER: FOGD, z = [cos Ux, sin Ux] / sqrt(D) (:func:`okl.learners.fogd.fogd_event_features`);
 * LINEAR: the linear learner, z = [x, 1], OGD;
+* WINDOW: the kernel smoother on a sliding window (:mod:`okl.learners.window`): no features, the
+  decision from the stored rows (:func:`okl.learners.window.window_decision`), learning stores the
+  row (:func:`okl.learners.window.window_store`);
 * PY: any other member; Python fills its decision column before the engine runs (it learns
   through its own path) and the engine only aggregates it.
 
@@ -63,9 +66,10 @@ from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step, ons_shared_step
 from okl.learners.nogd import nogd_step
+from okl.learners.window import window_decision, window_store
 
 # member types
-PY, EXPANSION, NYSTROM, SKETCH_ONS, FOURIER, LINEAR = 0, 1, 2, 3, 4, 5
+PY, EXPANSION, NYSTROM, SKETCH_ONS, FOURIER, LINEAR, WINDOW = 0, 1, 2, 3, 4, 5, 6
 # columns of I
 (TYPE, LOSS, SRC, OGD, M, K, BUDGET, COUNTER, RHO, MARGIN_COUNTER, NSEEN, NOUT,
  O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER) = range(21)
@@ -275,6 +279,11 @@ def _features(F, I, R, j, x, own, q, pre, features_only):
         for i in range(I[j, M]):
             f += alpha[i] * kernel_value(kind, a, b, c, SV[i], x)
         return f
+    if t == WINDOW:
+        B = I[j, BUDGET]
+        s = F[I[j, O_KB]:I[j, O_KB] + B]
+        return window_decision(int(R[j, KIND]), R[j, KA], F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B)),
+                               F[I[j, O_W]:I[j, O_W] + B], I[j, M], x, s, 0, s)
     k = I[j, K]
     z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     if own:
@@ -321,6 +330,12 @@ def _features_multi(F, I, R, j, x, own, q, pre, nk, out):
             for o in range(nk):
                 out[o] += alpha[o, i] * kv
         return
+    if t == WINDOW:
+        d = x.shape[0]
+        B = I[j, BUDGET]
+        window_decision(int(R[j, KIND]), R[j, KA], F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B)),
+                        F[I[j, O_W]:I[j, O_W] + B], I[j, M], x, F[I[j, O_KB]:I[j, O_KB] + B], nk, out)
+        return
     k = I[j, K]
     _features(F, I, R, j, x, own, q, pre, True)
     z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
@@ -334,6 +349,9 @@ def _learn_multi(F, I, R, j, x, y, f, q, nk, g):
     derivative (one support set for the K outputs), FORKS's counter counts such rounds."""
     t = I[j, TYPE]
     lkind = I[j, LOSS]
+    if t == WINDOW:
+        _window_learn(F, I, j, x, y)
+        return NOTHING
     if t == SKETCH_ONS:
         any_ = class_steps(lkind, f, y, -R[j, ETA], g)
         due, counter = update_round_due(1.0 if any_ else 0.0, I[j, COUNTER], I[j, NSEEN], I[j, RHO],
@@ -416,11 +434,26 @@ def _double_angle(zs, z):
 
 
 @jit
+def _window_learn(F, I, j, x, y):
+    """A WINDOW member stores row x with label / target (K outputs: class index) y."""
+    d = x.shape[0]
+    B = I[j, BUDGET]
+    m, pos = window_store(F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B)), F[I[j, O_W]:I[j, O_W] + B],
+                          I[j, M], I[j, COUNTER], x, y)
+    I[j, M] = m
+    I[j, COUNTER] = pos
+    I[j, NSEEN] += 1
+
+
+@jit
 def _learn(F, I, R, j, x, y, f, q):
     """Member j's step on row x with label/target y and its decision f (features in its slot q of
     F); returns what it needs from Python (NOTHING, TRANSITION or UPDATE: then nothing was
     learned)."""
     t = I[j, TYPE]
+    if t == WINDOW:
+        _window_learn(F, I, j, x, y)
+        return NOTHING
     lkind = I[j, LOSS]
     g = loss_derivative(lkind, f, y)
     if t == EXPANSION:
@@ -622,6 +655,7 @@ class Engine:
         from okl.learners.fogd import FOGD
         from okl.learners.linear import LinearOGD
         from okl.learners.nogd import NOGD
+        from okl.learners.window import KernelWindow
 
         N = len(pool)
         self.pool = pool
@@ -670,6 +704,10 @@ class Engine:
                 I[j, K] = dim + 1
                 R[j, ETA] = m.eta
                 parts += [(j, O_W, m.w_, "w_"), (j, O_Z, 4 * (dim + 1), None)]
+            elif type(m) is KernelWindow:
+                t = WINDOW
+                I[j, BUDGET], I[j, M], I[j, COUNTER] = m.budget, m.m_, m.pos_
+                parts += [(j, O_A, m.LT_, "LT_"), (j, O_W, m.Y_, "Y_"), (j, O_KB, m.budget, None)]
             I[j, TYPE] = t
         size = sum(p if isinstance(p, int) else p.size for _, _, p, _ in parts)
         self.F = F = np.zeros(max(size, 1))
@@ -714,7 +752,7 @@ class Engine:
         self.K, self.nout = (int(I[0, NOUT]), max(int(I[0, NOUT]), 1)) if N else (0, 1)
         if self.K and self.py:
             raise ValueError("K outputs need every member in the engine (NOGD, FORKS with ons='code', FOGD, "
-                             f"linear); {[pool[j].name for j in self.py]} are not")
+                             f"linear, window); {[pool[j].name for j in self.py]} are not")
         self.S = np.full(state_size(N, self.nout), np.nan)
         (self.L, self.alive, self.agg, self.d, self.w, self.c, self.loss, self.p,
          self.g) = _views(self.S, N, self.nout)
@@ -741,3 +779,5 @@ class Engine:
                 m.m_ = int(I[j, M])
             elif t == SKETCH_ONS:
                 m.counter_ = int(I[j, COUNTER])
+            elif t == WINDOW:
+                m.m_, m.pos_ = int(I[j, M]), int(I[j, COUNTER])

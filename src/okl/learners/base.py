@@ -320,7 +320,7 @@ class Learner(EventPath, ModelFiles):
             self.scale_center_, self.scale_spread_ = window_scale(self.warmup_X_, self._scale_rule())
             self.warmup_X_ = self._scaled_rows(self.warmup_X_, commit=True)
         if self._chooses_width():
-            self.kernel_ = RBF(sigma=scale_sigma(self.warmup_X_))
+            self.kernel_ = RBF(sigma=scale_sigma(self.warmup_X_) * self._width_factor)
         self._start(self.dim_)
         self.started_ = True
         seen, self.n_seen_ = self.n_seen_, 0
@@ -382,6 +382,11 @@ class Learner(EventPath, ModelFiles):
 
     #: the hyperparameter(s) to lower when decisions become non-finite (named in the error)
     _divergence_hint: ClassVar[str] = "eta (the step size)"
+    #: the width a learner that chooses its own takes, as a multiple of scale_sigma's (a smoother's
+    #: neighbourhood is narrower than a fitted function's length scale: okl.learners.window)
+    _width_factor: ClassVar[float] = 1.0
+    #: a member of ``auto`` gets this many times auto's ``budget`` (the window keeps 5 B rows)
+    _budget_scale: ClassVar[int] = 1
 
     def _non_finite(self, round_index: int) -> None:
         raise NonFiniteError(

@@ -198,7 +198,7 @@ def _head_seed(random_state, k: int) -> int | None:
 
 def _engine_member(name: str, params: dict) -> bool:
     """Whether learner ``name`` with ``params`` runs in auto's engine, where K outputs live."""
-    return name in ("nogd", "fogd", "linear") or (name == "forks" and params.get("ons", "code") == "code")
+    return name in ("nogd", "fogd", "linear", "window") or (name == "forks" and params.get("ons", "code") == "code")
 
 
 def _has_k_outputs(learner: Learner) -> bool:
@@ -224,7 +224,7 @@ def _k_output_core(learner: Learner, random_state) -> Learner:
         return make("auto", **params, random_state=random_state)
     own = {k: params.pop(k) for k in _AUTO_OWN if k in params}
     params.pop("center_targets", None)
-    width = 1.0 if "kernel" in learner._param_names() else None
+    width = learner._width_factor if "kernel" in learner._param_names() else None
     if width is None:
         own.pop("kernel", None)
     if "budget" in own:

@@ -1,0 +1,236 @@
+"""Kernel smoother on a sliding window (``window``): what a nearest-neighbour learner learns.
+
+The Nadaraya-Watson estimator (Nadaraya 1964; Watson 1964) over the last B examples of the
+stream, W_t = {(x_i, y_i)}:
+
+    f(x) = sum_{i in W_t} kappa(x_i, x) y_i / sum_{i in W_t} kappa(x_i, x),
+
+the kernel-weighted mean of the labels (-1/+1: a weighted vote in [-1, 1]) or targets of the
+stored rows; with K classes (one-vs-rest targets y_ik = +1 for the row's class, -1 otherwise)
+f_k = (2 S_k - S) / S, S_k the kernel mass of the rows of class k and S the whole mass. Learning
+stores (x_t, y_t) in place of the oldest row: nothing is fitted, so nothing can diverge, and the
+window forgets at a fixed rate, which follows a stream whose classes move (River's RandomRBFDrift:
+moving centroids, where a k-nearest-neighbour classifier on a window beats every fitted learner).
+
+Kernel: a distance kernel, Gaussian exp(-||x - x'||^2 / (2 sigma^2)) or Laplacian
+exp(-||x - x'||_1 / sigma). Its width is a neighbourhood, not the length scale of a function to
+fit: with no kernel given the learner takes :data:`WIDTH_FACTOR` = 1/4 of the width the kernel
+learners choose from the same window (:func:`okl.kernels.scale_sigma`, sigma_0: exp(-2) at the
+root-mean-square pairwise distance), so that a row's weight falls to exp(-2) at a quarter of that
+distance (measured on River's streams, docs/results/window.md: sigma_0 / 8 to sigma_0 / 4 give the
+same accuracy on RandomRBFDrift, sigma_0 / 2 loses 6 points). Numerically the weights are computed
+relative to the nearest stored row (kappa_i / kappa_nearest, the same ratio): a row far from every
+stored one is predicted by its nearest neighbours instead of underflowing to 0 / 0.
+
+Defaults: B = ``budget`` = 500 rows (five times the kernel learners' budget of 100; in ``auto``
+5 x auto's budget, as FOGD takes D = 4B directions). Per-round cost O(B d) (one kernel row over
+the window, vectorised over the rows) plus O(d) to store the row; memory O(B d). ``loss`` only
+says the task (a classification loss: labels; "squared" etc.: regression) -- nothing is
+minimised. Regression with ``center_targets`` (default) smooths the residuals from the running
+target mean (:meth:`okl.learners.base.Learner._centers_targets`).
+
+In ``auto``'s pool (:mod:`okl.learners.auto`) the window is one member, computed in its compiled
+engine (:mod:`okl.learners._engine`, by :func:`window_decision` and :func:`window_store`, the
+arithmetic of ``run()`` here), K outputs included.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from okl._compiled import jit
+from okl._validation import check_bool, check_int
+from okl._vecmath import exp_neg_scaled
+from okl.kernels import LAPLACIAN_KIND, RBF_KIND, check_kernel
+from okl.learners.base import Arr, Learner, Num, StateSpec, register
+from okl.learners.events import _drop_event_cache
+from okl.learners.state import MAX_CLASSES
+from okl.losses import get_loss
+from okl.scaling import check_scale
+
+#: the window's width as a fraction of the kernel learners' chosen width sigma_0 (module docstring)
+WIDTH_FACTOR = 0.25
+#: rows kept per unit of budget in ``auto`` (the window keeps 5 B rows)
+BUDGET_SCALE = 5
+
+
+@jit
+def window_decision(kind, a, LT, Y, m, x, s, nk, out):
+    """The smoother's decision on x over the m stored rows (their transposes LT, d x B, and labels
+    Y): one output returned (``nk`` = 0), or K = ``nk`` outputs written to ``out`` (Y holds class
+    indices); ``s`` (length >= m) is work. The weights are exp(-a (r_i - r_min)), r_i the squared
+    (Gaussian) or L1 (Laplacian) distance to row i: the kernel values divided by the nearest
+    row's, so the sum is >= 1."""
+    d = x.shape[0]
+    if m == 0:
+        for o in range(nk):
+            out[o] = 0.0
+        return 0.0
+    for j in range(m):
+        s[j] = 0.0
+    if kind == RBF_KIND:
+        for i in range(d):
+            xi = x[i]
+            row = LT[i]
+            for j in range(m):
+                t = row[j] - xi
+                s[j] += t * t
+    else:  # LAPLACIAN_KIND
+        for i in range(d):
+            xi = x[i]
+            row = LT[i]
+            for j in range(m):
+                s[j] += abs(row[j] - xi)
+    near = s[0]
+    for j in range(1, m):
+        if s[j] < near:
+            near = s[j]
+    for j in range(m):
+        s[j] -= near
+    exp_neg_scaled(s, a, m)
+    total = 0.0
+    if nk == 0:
+        num = 0.0
+        for j in range(m):
+            total += s[j]
+            num += s[j] * Y[j]
+        return num / total
+    for o in range(nk):
+        out[o] = 0.0
+    for j in range(m):
+        total += s[j]
+        out[int(Y[j])] += s[j]
+    for o in range(nk):
+        out[o] = (2.0 * out[o] - total) / total
+    return 0.0
+
+
+@jit
+def window_store(LT, Y, m, pos, x, y):
+    """Store row x with label / target y at position ``pos`` (the oldest row once the window is
+    full); returns the new (m, pos)."""
+    for i in range(x.shape[0]):
+        LT[i, pos] = x[i]
+    Y[pos] = y
+    B = Y.shape[0]
+    return min(m + 1, B), (pos + 1) % B
+
+
+@jit
+def window_rounds(kind, a, LT, Y, m, pos, X, y, nk, s, out):
+    """Test-then-train over the rows of X: each row's decision(s) into ``out`` (n, or n x K),
+    then the row stored; returns (m, pos)."""
+    for r in range(X.shape[0]):
+        if nk == 0:
+            out[r, 0] = window_decision(kind, a, LT, Y, m, X[r], s, 0, s)
+        else:
+            window_decision(kind, a, LT, Y, m, X[r], s, nk, out[r])
+        m, pos = window_store(LT, Y, m, pos, X[r], y[r])
+    return m, pos
+
+
+@register("window")
+class KernelWindow(Learner):
+    """Nadaraya-Watson kernel smoother over the last ``budget`` rows; see the module docstring.
+
+    Parameters
+    ----------
+    budget : int, default 500
+        Rows kept (the window).
+    kernel : RBF, Laplacian or None, default None
+        None: a Gaussian of width sigma_0 / 4, sigma_0 chosen from the first rows
+        (:func:`okl.kernels.scale_sigma`).
+    loss : str or Loss, default "hinge"
+        Only the task: a classification loss (labels -1/+1) or a regression loss (targets).
+    center_targets : bool, default True
+        Regression: smooth the residuals from the running target mean.
+    scale : {"auto", "symlog", "range"} or None, default "auto"
+        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`).
+    random_state : int or None
+        Unused (deterministic); accepted for a uniform interface.
+
+    >>> import okl
+    >>> X, y = okl.load_dataset("german")
+    >>> round(okl.make("window").run(X, y).mistake_rate, 1)
+    30.0
+    """
+
+    _state_attrs = ("LT_", "Y_", "m_", "pos_", "n_outputs_")
+    _width_factor = WIDTH_FACTOR
+    _budget_scale = BUDGET_SCALE
+    _divergence_hint = "nothing (the smoother fits nothing): check the targets"
+
+    def __init__(self, *, budget: int = 100 * BUDGET_SCALE, kernel=None, loss="hinge", center_targets: bool = True,
+                 scale: str | None = "auto", random_state: int | None = None):
+        self.budget = check_int("budget", budget, 1)
+        self.kernel = check_kernel(kernel)
+        if self.kernel is not None and self.kernel.spec()[0] not in (RBF_KIND, LAPLACIAN_KIND):
+            raise ValueError(f"window: kernel must be a distance kernel (RBF or Laplacian), got {self.kernel!r}")
+        self.loss = get_loss(loss).name
+        self.center_targets = check_bool("center_targets", center_targets)
+        self.scale = check_scale(scale)
+        self.random_state = random_state
+
+    def _state_spec(self):
+        B = self.budget
+        labels = Arr((B,), low=0, high=self.n_outputs_ - 1) if self.n_outputs_ else Arr((B,))
+        return StateSpec(fields={"LT_": Arr(("dim", B)), "Y_": labels, "m_": Num(int, 0, (B, "n_seen")),
+                                 "pos_": Num(int, 0, B - 1), "n_outputs_": Num(int, 0, MAX_CLASSES)})
+
+    def _start(self, dim):
+        self.LT_ = np.zeros((dim, self.budget))
+        self.Y_ = np.zeros(self.budget)
+        self.m_ = 0
+        self.pos_ = 0
+
+    def _spec(self):
+        kind, a, _, _ = self.kernel_.spec()
+        return int(kind), a
+
+    def _decision(self, x):
+        kind, a = self._spec()
+        s = np.empty(self.budget)
+        if self.n_outputs_:
+            out = np.empty(self.n_outputs_)
+            window_decision(kind, a, self.LT_, self.Y_, self.m_, x, s, self.n_outputs_, out)
+            return out
+        return window_decision(kind, a, self.LT_, self.Y_, self.m_, x, s, 0, s)
+
+    def _process(self, X, y):
+        kind, a = self._spec()
+        n = X.shape[0]
+        out = np.empty((n, max(self.n_outputs_, 1)))
+        self.m_, self.pos_ = window_rounds(kind, a, self.LT_, self.Y_, self.m_, self.pos_, X,
+                                           np.asarray(y, dtype=np.float64), self.n_outputs_, np.empty(self.budget), out)
+        return out if self.n_outputs_ else out[:, 0]
+
+    # ---- K outputs: the stored labels become class indices (only in auto's engine) ----------
+
+    def _set_outputs(self, signs) -> None:
+        """Labels -1/+1 become the indices of the outputs with those signs (a binary window turned
+        into the K-output form: output o is the stored vote times ``signs[o]``)."""
+        if self.n_outputs_:
+            raise ValueError("the learner has K outputs already")
+        signs = [float(s) for s in signs]
+        if self.Y_ is not None and self.m_:
+            index = {}
+            for sign in (-1.0, 1.0):
+                if sign not in signs:
+                    raise ValueError(f"window: no output of sign {sign:+g} among {signs}: the stored labels "
+                                     "have no class")
+                index[sign] = float(signs.index(sign))
+            self.Y_[: self.m_] = np.where(self.Y_[: self.m_] > 0.0, index[1.0], index[-1.0])
+        self.n_outputs_ = len(signs)
+        self.calibration_ = None
+        _drop_event_cache(self)
+
+    def _grow_outputs(self, K: int) -> None:
+        self.n_outputs_ = int(K)  # a new class has no stored rows: its output is -1 until it has
+        _drop_event_cache(self)
+
+    def _drop_last_output(self) -> None:
+        self.n_outputs_ -= 1
+        _drop_event_cache(self)
+
+
+__all__ = ["KernelWindow", "window_decision", "window_store", "window_rounds", "WIDTH_FACTOR", "BUDGET_SCALE"]
