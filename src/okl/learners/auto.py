@@ -56,7 +56,8 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     it fits nothing, so it cannot diverge. Measured (docs/results/window.md, the same three
     suites): RandomRBFDrift 88.91 / 87.48 -> 94.40 / 93.33 (River's KNN 92.49 / 91.08),
     ChickWeights MAE 22.65 -> 21.40; the other River streams within 0.1 points. Cost: one kernel
-    row over the window, O(5 B d) a round (Agrawal, d = 9: about 1.1x auto's time per event).
+    row over the window, O(5 B d) a round: 5.2 us at d = 9, about one FOGD member's (auto per event
+    on Agrawal 1.08-1.31x, measured on a loaded machine).
 
     Why these steps: FOGD's features have ||z|| = 1, so eta = 1 is the step at which one hinge
     update moves f(x_t) by the whole margin (the passive-aggressive step: a stream that changes
