@@ -84,3 +84,36 @@ def test_a_frame_with_a_string_column_learns_as_learn_one():
     np.testing.assert_allclose(many.predict_proba_many(probe)[True].to_numpy(),
                                [one.predict_proba_one(x)[True] for x in probe.to_dict(orient="records")],
                                rtol=0, atol=1e-12)
+
+
+def test_sklearn_categorical_columns_are_their_one_hot_columns_exactly():
+    from okl.sklearn import OKLClassifier, OKLRegressor
+
+    r = np.random.default_rng(0)
+    colour, u = r.choice(list(COLOURS), 400), r.random(400)
+    X = np.empty((400, 2), dtype=object)
+    X[:, 0], X[:, 1] = u, colour
+    y = np.where((colour == "red") != (u > 0.9), "yes", "no")
+    native = OKLClassifier(random_state=0, categorical=[1]).fit(X, y)
+    explicit = OKLClassifier(random_state=0).fit(
+        np.column_stack([u] + [colour == c for c in sorted(COLOURS)]).astype(float), y)
+    assert native.categories_ == {1: sorted(COLOURS)} and native.n_features_in_ == 2
+    np.testing.assert_array_equal(native.decision_function(X), explicit.decision_function(
+        np.column_stack([u] + [colour == c for c in sorted(COLOURS)]).astype(float)))
+    assert np.mean(native.predict(X[300:]) == y[300:]) > 0.9
+    # a level not seen when the levels were fixed enters as no level, counted when learned
+    later = X[:3].copy()
+    later[0, 1] = "purple"
+    before = native.decision_function(later)
+    assert native.n_unknown_levels_ == 0  # predict counts nothing
+    with pytest.warns(RuntimeWarning, match="not seen when the levels were fixed"):
+        native.partial_fit(later, y[:3])
+    assert native.n_unknown_levels_ == 1 and np.isfinite(before).all()
+    # integer codes, a boolean mask, a regressor; bad names and values are refused with the column
+    codes = np.column_stack([u, r.integers(0, 4, 400)])
+    reg = OKLRegressor(random_state=0, categorical=[False, True]).fit(codes, 3.0 * codes[:, 1] + u)
+    assert reg.categories_ == {1: [0.0, 1.0, 2.0, 3.0]} and reg.learner_.dim_ == 5
+    with pytest.raises(ValueError, match="column 5 is not an index"):
+        OKLClassifier(categorical=[5]).fit(X, y)
+    with pytest.raises(ValueError, match=r"row 0, column 1: 'red' is not a number|row \d+, column 1: '\w+' is not"):
+        OKLClassifier(categorical=[0]).fit(X, y)

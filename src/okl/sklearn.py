@@ -34,6 +34,13 @@ learners that accept them (``params`` holds any other hyperparameter and must be
 * No scaler is needed in front: the learner fixes a per-feature scale from its first 50 rows
   (:mod:`okl.scaling`; ``scale=None`` in ``params`` uses the features as given).
   Sparse input is densified a block of rows at a time.
+* ``categorical=[j, ...]`` (column indices or a boolean mask): those columns hold categories
+  (strings or integer codes): each level becomes a 0/1 column after the numeric columns, in
+  sorted order, as scikit-learn's ``OneHotEncoder(handle_unknown="ignore")`` in front would do;
+  the levels are fixed by ``fit`` (all of X) or the first ``partial_fit`` batch, a later unseen
+  level enters as no level (counted in ``n_unknown_levels_`` when learned, a ``RuntimeWarning``
+  the first time), ``None`` / NaN is a missing level. The levels are in ``categories_`` (column -> list).
+  Dense input only.
 
 Checks that do not apply (``check_estimator``), listed in :data:`EXPECTED_FAILED_CHECKS`
 (per adapter) and :data:`EXPECTED_FAILED_CHECKS_BY_LEARNER` (per adapter and learner; both with
@@ -56,6 +63,7 @@ learns -1/+1 labels only at construction (and at ``fit``).
 from __future__ import annotations
 
 import numbers
+import warnings
 from typing import Any
 
 import numpy as np
@@ -130,19 +138,112 @@ def _refuse_classification_only(learner) -> None:
                          "use OKLClassifier, or a learner with a regression loss")
 
 
+def _categorical_columns(categorical, d: int) -> list[int]:
+    """The column indices named by ``categorical`` (indices or a boolean mask of length d)."""
+    if isinstance(categorical, (str, bytes)) or not hasattr(categorical, "__iter__"):
+        raise ValueError(f"categorical must be None, a list of column indices or a boolean mask, got {categorical!r}")
+    cols = list(categorical)
+    if cols and all(isinstance(c, (bool, np.bool_)) for c in cols):
+        if len(cols) != d:
+            raise ValueError(f"categorical: a boolean mask needs {d} entries (one per column), got {len(cols)}")
+        return [j for j, c in enumerate(cols) if c]
+    out = []
+    for c in cols:
+        if isinstance(c, (bool, np.bool_)) or not isinstance(c, numbers.Integral) or not -d <= c < d:
+            raise ValueError(f"categorical: column {c!r} is not an index of X's {d} columns")
+        out.append(int(c) % d)
+    if len(set(out)) != len(out):
+        raise ValueError(f"categorical: a column is named twice in {categorical!r}")
+    return sorted(out)
+
+
+#: ``_input`` called without targets (prediction)
+_NO_Y = object()
+
+
+def _missing(v) -> bool:
+    return v is None or (isinstance(v, float) and v != v)
+
+
+def _levels(column) -> list:
+    """The distinct non-missing values of a column, sorted (by type name and repr when they do not
+    compare)."""
+    seen = list(dict.fromkeys(v for v in column.tolist() if not _missing(v)))
+    try:
+        return sorted(seen)
+    except TypeError:
+        return sorted(seen, key=lambda v: (type(v).__name__, repr(v)))
+
+
 class _OKLEstimator(BaseEstimator):
     _task = "classification"
     _default_loss = "hinge"
 
     def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
-                 loss: str | None = None, params: dict[str, Any] | None = None, random_state=None):
+                 loss: str | None = None, params: dict[str, Any] | None = None, random_state=None,
+                 categorical=None):
         self.learner = learner
         self.budget = budget
         self.sigma = sigma
         self.loss = loss
         self.params = params
         self.random_state = random_state
+        self.categorical = categorical
         _refuse_evolvable(learner)
+
+    # ---- input: validation and categorical columns --------------------------------------------
+
+    def _input(self, X, y=_NO_Y, reset: bool = False, **kw):
+        """``X`` (and ``y``) validated as scikit-learn does; with ``categorical`` the named columns
+        one-hot after the numeric ones (levels fixed at ``reset``, the module docstring)."""
+        learning = y is not _NO_Y
+        if self.categorical is None:
+            return validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=reset, **kw) \
+                if learning else validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
+        out = validate_data(self, X, y, dtype=None, ensure_all_finite=False, reset=reset, **kw) \
+            if learning else validate_data(self, X, dtype=None, ensure_all_finite=False, reset=reset)
+        X, y = out if learning else (out, None)
+        X = np.asarray(X, dtype=object) if X.dtype.kind not in "fiub" else X
+        cats = _categorical_columns(self.categorical, X.shape[1])
+        if reset:
+            self.categories_ = {j: _levels(X[:, j]) for j in cats}
+            self.n_unknown_levels_ = 0
+        numeric = [j for j in range(X.shape[1]) if j not in self.categories_]
+        try:
+            Z = X[:, numeric].astype(np.float64)
+        except (TypeError, ValueError):
+            for j in numeric:
+                for i, v in enumerate(X[:, j]):
+                    try:
+                        float(v)
+                    except (TypeError, ValueError):
+                        raise ValueError(f"row {i}, column {j}: {v!r} is not a number (name the column in "
+                                         "categorical= if it holds categories)") from None
+            raise
+        if Z.size and not np.isfinite(Z).all():
+            i, k = np.argwhere(~np.isfinite(Z))[0]
+            raise ValueError(f"row {i}, column {numeric[k]}: a non-finite value {Z[i, k]!r}")
+        parts, unknown = [Z], 0
+        for j, levels in self.categories_.items():
+            index = {v: k for k, v in enumerate(levels)}
+            onehot = np.zeros((X.shape[0], len(levels)))
+            for i, v in enumerate(X[:, j]):
+                if _missing(v):
+                    continue
+                k = index.get(v)
+                if k is None:
+                    unknown += 1
+                else:
+                    onehot[i, k] = 1.0
+            parts.append(onehot)
+        if unknown and learning and not reset:  # counted where the rows are learned (predict changes nothing)
+            if not self.n_unknown_levels_:
+                warnings.warn(f"{type(self).__name__}: {unknown} value(s) in categorical columns are levels not "
+                              "seen when the levels were fixed (the first fit / partial_fit); they enter as no level "
+                              "(counted in n_unknown_levels_)", RuntimeWarning, stacklevel=3)
+            self.n_unknown_levels_ += unknown
+        Z = np.hstack(parts)
+        return (Z, y) if learning else Z
 
     # ---- the core learner --------------------------------------------------------------------
 
@@ -168,7 +269,7 @@ class _OKLEstimator(BaseEstimator):
 
     def _checked(self, X):
         check_is_fitted(self, "learner_")
-        return validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=False)
+        return self._input(X)
 
     def _decisions(self, X) -> np.ndarray:
         X = self._checked(X)
@@ -206,6 +307,9 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
     params : dict or None
         Further hyperparameters of the learner (e.g. ``{"k": 20}`` for NOGD).
     random_state : int, RandomState or None
+    categorical : list of column indices, boolean mask or None, default None
+        Columns holding categories (strings or codes): each level becomes a 0/1 column after the
+        numeric ones, the levels fixed at ``fit`` / the first ``partial_fit`` (module docstring).
 
     Attributes
     ----------
@@ -262,7 +366,7 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
 
     def fit(self, X, y) -> "OKLClassifier":
         """Start from scratch and learn the rows of ``X`` once, in order (test-then-train)."""
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=True)
+        X, y = self._input(X, y, reset=True)
         self._check_binary(y)
         self._set_classes(y)
         targets = self._targets(y)
@@ -275,7 +379,7 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
     def partial_fit(self, X, y, classes=None) -> "OKLClassifier":
         """Continue the stream with the rows of ``X`` (the first call may give ``classes``)."""
         first = not hasattr(self, "learner_")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=first)
+        X, y = self._input(X, y, reset=first)
         check_classification_targets(y)
         if first:
             self._set_classes(y if classes is None else classes)
@@ -352,15 +456,15 @@ class OKLRegressor(RegressorMixin, _OKLEstimator):
     _default_loss = "squared"
 
     def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
-                 loss: str | None = None, params: dict[str, Any] | None = None, random_state=None):
+                 loss: str | None = None, params: dict[str, Any] | None = None, random_state=None,
+                 categorical=None):
         super().__init__(learner=learner, budget=budget, sigma=sigma, loss=loss, params=params,
-                         random_state=random_state)
+                         random_state=random_state, categorical=categorical)
         _refuse_classification_only(learner)
 
     def fit(self, X, y) -> "OKLRegressor":
         """Start from scratch and learn the rows of ``X`` once, in order (test-then-train)."""
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True,
-                             reset=True)
+        X, y = self._input(X, y, reset=True, y_numeric=True)
         self.learner_ = self._build(X.shape[0])
         self._run(X, np.asarray(y, dtype=np.float64))
         self.learner_.end_width_window()  # a batch shorter than the width window: fix it now
@@ -369,8 +473,7 @@ class OKLRegressor(RegressorMixin, _OKLEstimator):
     def partial_fit(self, X, y) -> "OKLRegressor":
         """Continue the stream with the rows of ``X``."""
         first = not hasattr(self, "learner_")
-        X, y = validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, y_numeric=True,
-                             reset=first)
+        X, y = self._input(X, y, reset=first, y_numeric=True)
         if first:
             self.learner_ = self._build(None)
         self._run(X, np.asarray(y, dtype=np.float64))
