@@ -42,6 +42,11 @@ def _l1fogd(task):
     return [("fogd", w, {"eta": eta, "kernel": "laplacian"}) for w in (0.5, 1.0, 2.0)]
 
 
+def _l1_budget(task, budget):
+    return [[n, w, {**p, "budget": budget} if p.get("kernel") == "laplacian" else dict(p)]
+            for n, w, p in default_pool(task)]
+
+
 def _without(task, name):
     return [list(m) for m in default_pool(task) if m[0] != name]
 
@@ -50,6 +55,8 @@ VARIANTS = {
     "default": lambda task: None,
     "l1fogd": lambda task: _with(task, _l1fogd),
     "nowindow": lambda task: _without(task, "window"),  # the pool before the window member
+    "l1d800": lambda task: _l1_budget(task, 200),  # the L1 family with D = 4 x 200 directions
+    "l1d1200": lambda task: _l1_budget(task, 300),
 }
 
 
