@@ -56,9 +56,10 @@ okl); ``fresh=all`` (or ``1``) reruns every selected cell. ``--param events=N se
 streams=a,b models=c,d budget=S`` narrow the run; ``--quick``: 300 events, seed 1, Phishing and
 TrumpApproval.
 
-Cost (2 cores): the okl cells take a few minutes for everything; River's six models most of it,
-1-3 minutes per 10,000-event stream and seed together, LED and Waveform up to their budgets (SRP
-and KNN stop there), about two hours for both seeds; the cache makes that a one-time cost.
+Cost (2 cores, beside other jobs): the okl cells take a few minutes for everything; River's six
+models most of it, 20 s (STAGGER) to 2 minutes (LED, 80 s of it SRP(10)) of their own time per
+10,000-event stream and seed together, about half an hour for the defaults (estimated from the
+first 86 River cells); the cache makes that a one-time cost.
 """
 
 from __future__ import annotations
