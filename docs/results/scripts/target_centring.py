@@ -20,10 +20,10 @@ if which in ("all", "defaults"):
                 vals.append(rec["metric"])
             out.write(json.dumps({"set": d, "learner": n, "metric": vals}) + "\n"); out.flush()
 if which in ("all", "river"):
-    streams = river_streams._streams(2000, 2000)
+    streams = river_streams._streams(1, 2000)  # stream seed 1, first 2,000 events (okl seeded 0)
     for s in ("TrumpApproval", "ChickWeights", "Friedman", "FriedmanDrift"):
-        task, events, _ = streams[s]
-        ev = events()
+        st = streams[s]
+        ev = st.make()
         for n in ("auto", "nogd", "forks", "fogd", "linear"):
-            rec = river_streams._cell("okl " + n, task, ev)
+            rec = river_streams._cell("okl " + n, st.task, ev, seed=1)
             out.write(json.dumps({"set": s, "learner": n, "metric": [rec["metric"]]}) + "\n"); out.flush()
