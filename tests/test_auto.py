@@ -181,7 +181,7 @@ def test_diagnostics_show_the_weights_and_width(german):
     sigmas = sorted({mem.kernel_.sigma for mem in m.pool_ if type(mem.kernel_) is okl.RBF and mem.name != "window"})
     np.testing.assert_allclose(sigmas, [diag["sigma"] * w for w in WIDTHS])
     window = next(mem for mem in m.pool_ if mem.name == "window")
-    assert window.kernel_.sigma == pytest.approx(diag["sigma"] / 4, rel=1e-12) and window.budget == 500
+    assert window.kernel_.sigma == pytest.approx(diag["sigma"] / 4, rel=1e-12) and window.budget == 200
     l1 = sorted({mem.kernel_.sigma for mem in m.pool_ if type(mem.kernel_) is okl.Laplacian})
     np.testing.assert_allclose(l1, [diag["sigma_l1"] * w for w in WIDTHS])
 

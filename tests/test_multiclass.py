@@ -257,7 +257,7 @@ def test_auto_learns_k_classes_as_k_outputs_of_one_learner_on_every_path():
     for member in core.pool_:
         assert member.n_outputs_ == 4
         if member.name == "window":
-            assert member.m_ == 75 and set(member.Y_[:member.m_].tolist()) <= {0.0, 1.0, 2.0, 3.0}
+            assert member.m_ == 30 and set(member.Y_[:member.m_].tolist()) <= {0.0, 1.0, 2.0, 3.0}
             continue
         rows = member.w_ if member.w_ is not None else member.alpha_
         assert rows.shape[0] == 4

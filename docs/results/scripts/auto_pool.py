@@ -47,6 +47,10 @@ def _l1_budget(task, budget):
             for n, w, p in default_pool(task)]
 
 
+def _window_rows(task, rows):
+    return [[n, w, {**p, "budget": rows} if n == "window" else dict(p)] for n, w, p in default_pool(task)]
+
+
 def _without(task, name):
     return [list(m) for m in default_pool(task) if m[0] != name]
 
@@ -55,6 +59,8 @@ VARIANTS = {
     "default": lambda task: None,
     "l1fogd": lambda task: _with(task, _l1fogd),
     "nowindow": lambda task: _without(task, "window"),  # the pool before the window member
+    "window200": lambda task: _window_rows(task, 200),  # the window member keeping 200 / 300 rows
+    "window300": lambda task: _window_rows(task, 300),
     "l1d800": lambda task: _l1_budget(task, 200),  # the L1 family with D = 4 x 200 directions
     "l1d1200": lambda task: _l1_budget(task, 300),
 }

@@ -3,8 +3,8 @@
 OKLRiverClassifier / OKLRiverRegressor, seed 0, River's predict-then-learn on riverbest.py's streams.
 
 usage: PYTHONPATH=$PWD/src python docs/results/scripts/window.py [--riverbest ../shared/checks/riverbest.py] [--speed]
---speed: instead, auto per event with and without its window member beside ARF(10), interleaved on the
-first 3,000 events of Agrawal seed 1 (riverbest.py's speed loop), three repetitions.
+--speed: instead, auto's run() on all of codrna (a fixed permutation) without the window member and
+with 200, 300 and 500 rows, best of five interleaved runs (OKL_DATA names the data directory).
 """
 import argparse
 import importlib.util
@@ -20,19 +20,27 @@ spec.loader.exec_module(rb)
 from okl.river import OKLRiverClassifier, OKLRiverRegressor  # noqa: E402
 
 if args.speed:
-    from river import forest
+    import time
 
+    import numpy as np
+
+    import okl
     from okl.learners.auto import default_pool
 
-    rb.warm_okl()
-    without = [list(m) for m in default_pool("classification") if m[0] != "window"]
-    for rep in range(3):
-        models = {"auto": OKLRiverClassifier(seed=0), "without": OKLRiverClassifier(seed=0, params={"members": without}),
-                  "ARF10": forest.ARFClassifier(n_models=10, seed=0)}
-        res = rb.interleaved(rb.make_stream("clf", "Agrawal", 1, 3000), models, rb.METRICS["clf"])
-        us = {k: 1e6 * r["seconds"] / r["events"] for k, r in res.items()}
-        print(f"rep {rep}: auto {us['auto']:.0f} us/event, without the window {us['without']:.0f} "
-              f"({us['auto'] / us['without']:.2f}x), ARF(10) {us['ARF10']:.0f} -> auto {us['ARF10'] / us['auto']:.1f}x ARF(10)")
+    X, y = okl.load_dataset("codrna")  # OKL_DATA or ~/.okl/data
+    p = np.random.default_rng(0).permutation(len(y))
+    X, y = np.ascontiguousarray(np.asarray(X, float)[p]), np.asarray(y, float)[p]
+    base = [list(m) for m in default_pool("classification") if m[0] != "window"]
+    pools = {rows: base + ([["window", 0.25, {"budget": rows}]] if rows else []) for rows in (0, 200, 300, 500)}
+    best = dict.fromkeys(pools, 0.0)
+    for _ in range(5):  # interleaved, best of five
+        for rows, members in pools.items():
+            m = okl.make("auto", members=members, random_state=0)
+            t0 = time.perf_counter()
+            m.run(X, y)
+            best[rows] = max(best[rows], len(y) / (time.perf_counter() - t0))
+    for rows, rate in best.items():
+        print(f"window rows {rows}: auto run() on codrna {rate:,.0f} rounds/s ({rate / best[0] - 1:+.1%} against no window)")
     raise SystemExit
 
 WIDTHS = (0.0625, 0.125, 0.25, 0.5)

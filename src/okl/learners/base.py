@@ -385,7 +385,7 @@ class Learner(EventPath, ModelFiles):
     #: the width a learner that chooses its own takes, as a multiple of scale_sigma's (a smoother's
     #: neighbourhood is narrower than a fitted function's length scale: okl.learners.window)
     _width_factor: ClassVar[float] = 1.0
-    #: a member of ``auto`` gets this many times auto's ``budget`` (the window keeps 5 B rows)
+    #: a member of ``auto`` gets this many times auto's ``budget`` (the window keeps 2 B rows)
     _budget_scale: ClassVar[int] = 1
 
     def _non_finite(self, round_index: int) -> None:
