@@ -56,8 +56,8 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     it fits nothing, so it cannot diverge. Measured (docs/results/window.md, the same three
     suites): RandomRBFDrift 88.91 / 87.48 -> 92.77 / 91.52 (River's KNN 92.49 / 91.08; held-out
     seed 3 +4.0), ChickWeights MAE 22.65 -> 21.40; the other River streams and staged sets within
-    0.1 points. Cost: one kernel row over the window, O(2 B d) a round: 1 % of auto's run() on
-    codrna (d = 8; 300 rows would cost 7.6 %, 500 rows 8.4 %).
+    0.1 points. Cost: one kernel row over the window, O(2 B d) a round: 1-6 % of auto's run() on
+    codrna (d = 8; 300 rows cost 7.6-9.6 %, 500 rows about 8 %).
 
     Why these steps: FOGD's features have ||z|| = 1, so eta = 1 is the step at which one hinge
     update moves f(x_t) by the whole margin (the passive-aggressive step: a stream that changes

@@ -25,8 +25,7 @@ stored one is predicted by its nearest neighbours instead of underflowing to 0 /
 Defaults: B = ``budget`` = 200 rows (twice the kernel learners' budget of 100; in ``auto``
 2 x auto's budget, as FOGD takes D = 4B directions). Why 200: on River's RandomRBFDrift the pool
 gains 3.9 / 4.0 points with 200 rows, 5.0 / 5.5 with 300 and 5.5 / 5.9 with 500, but its round
-costs 1 % of auto's run() on codrna at 200 rows and 7.6 % at 300 (the stored rows then no longer
-share the first-level cache with the other members' state; docs/results/window.md). Per-round cost
+costs 1-6 % of auto's run() on codrna at 200 rows and 7.6-9.6 % at 300 (docs/results/window.md). Per-round cost
 O(B d) (one kernel row over the window, vectorised over the rows) plus O(d) to store the row;
 memory O(B d). ``loss`` only says the task (a classification loss: labels; "squared" etc.: regression) -- nothing is
 minimised. Regression with ``center_targets`` (default) smooths the residuals from the running
