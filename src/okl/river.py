@@ -40,7 +40,8 @@ for keys (features) that appear over the stream:
   dedicated columns, later ones hashed columns, or none with ``n_hashed=0``), and ``None`` for a
   categorical key is a missing value (no level set). Integers are
   numbers unless named: a default that also one-hot encodes small integer codes was measured and
-  is not safe (River's Agrawal -6.0 points, Planes2D +34 % MAE: docs/results/categorical.md).
+  is not safe (River's Agrawal -5.6 to -8.7 points, Planes2D +19 to +23 % MAE:
+  docs/results/categorical.md).
 * Other values must be numbers (``bool`` counts as 0/1); NaN/inf or a non-numeric value is a
   ``ValueError`` and leaves the model unchanged. No scaler is needed in front: the learner fixes
   a per-feature scale from its first 50 events (:mod:`okl.scaling`, the default ``scale="auto"``),
