@@ -81,3 +81,20 @@ def test_k_classes_continue_a_binary_window_exactly():
     c = labels[300:] == "c"
     assert margins[c, 2].mean() > margins[~c, 2].mean() + 0.4
     assert np.mean(np.asarray(multi.predict_many(X[300:]))[~c] == labels[300:][~c]) > 0.9
+
+
+def test_an_auto_model_file_from_before_the_window_member_loads_and_predicts_as_saved():
+    """tests/data/auto-17-members-c6e7e54.npz: okl.make("auto", budget=4, random_state=0) after 120
+    rows of german, saved by commit c6e7e54 (17 members, before the window). The window joined the
+    end of the default pool, so the file's member indices still name its 17 members."""
+    from pathlib import Path
+
+    m = okl.learner_class("auto").load(Path(__file__).with_name("data") / "auto-17-members-c6e7e54.npz")
+    X, y = okl.load_dataset("german")
+    assert len(m.pool_) == 17 and "window" not in {mem.name for mem in m.pool_}
+    saved = [-0.7611811528180582, -0.7390754358273997, -0.9757354517094852, -0.4027189723939728,
+             -0.7728718481117791]
+    # (auto's decisions move by at most 1e-9 between BLAS kernels: README, "Same numbers")
+    np.testing.assert_allclose([m.predict_one(x) for x in X[120:125]], saved, rtol=0, atol=1e-8)
+    m.run(X[120:200], y[120:200])
+    assert m.n_seen_ == 200
