@@ -194,11 +194,10 @@ def row_ok(x, bound):
 
 
 @jit
-def kernel_row_t(kind, a, b, c, LT, m, x, out):
-    """out[j] = kappa(L[j], x) for j < m from the transposed rows LT = L^T (dim x m, C-contiguous):
-    the same arithmetic as :func:`kernel_row` (each sum runs over the coordinates in order, from
-    0.0, and exp by :func:`okl._vecmath.exp_neg_scaled`, the arithmetic of ``exp_scalar``), with
-    the m sums advanced together (vectorisable)."""
+def distances_t(kind, LT, m, x, out):
+    """out[j] = ||L[j] - x||^2 (``RBF_KIND``) or ||L[j] - x||_1 (any other kind: Laplacian) for j < m,
+    from the transposed rows LT = L^T (dim x m, C-contiguous): each sum over the coordinates in
+    order from 0.0, the m sums advanced together (vectorisable)."""
     d = x.shape[0]
     for j in range(m):
         out[j] = 0.0
@@ -209,16 +208,27 @@ def kernel_row_t(kind, a, b, c, LT, m, x, out):
             for j in range(m):
                 t = row[j] - xi
                 out[j] += t * t
+        return
+    for i in range(d):
+        xi = x[i]
+        row = LT[i]
+        for j in range(m):
+            out[j] += abs(row[j] - xi)
+
+
+@jit
+def kernel_row_t(kind, a, b, c, LT, m, x, out):
+    """out[j] = kappa(L[j], x) for j < m from the transposed rows LT = L^T (dim x m, C-contiguous):
+    the same arithmetic as :func:`kernel_row` (each sum runs over the coordinates in order, from
+    0.0, and exp by :func:`okl._vecmath.exp_neg_scaled`, the arithmetic of ``exp_scalar``), with
+    the m sums advanced together (vectorisable; the distances by :func:`distances_t`)."""
+    if kind == RBF_KIND or kind == LAPLACIAN_KIND:
+        distances_t(kind, LT, m, x, out)
         exp_neg_scaled(out, a, m)
         return
-    if kind == LAPLACIAN_KIND:
-        for i in range(d):
-            xi = x[i]
-            row = LT[i]
-            for j in range(m):
-                out[j] += abs(row[j] - xi)
-        exp_neg_scaled(out, a, m)
-        return
+    d = x.shape[0]
+    for j in range(m):
+        out[j] = 0.0
     for i in range(d):
         xi = x[i]
         row = LT[i]

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit
+from okl._compiled import distances_t, jit
 from okl._validation import check_bool, check_int
 from okl._vecmath import exp_neg_scaled
 from okl.kernels import LAPLACIAN_KIND, RBF_KIND, check_kernel
@@ -63,26 +63,11 @@ def window_decision(kind, a, LT, Y, m, x, s, nk, out):
     indices); ``s`` (length >= m) is work. The weights are exp(-a (r_i - r_min)), r_i the squared
     (Gaussian) or L1 (Laplacian) distance to row i: the kernel values divided by the nearest
     row's, so the sum is >= 1."""
-    d = x.shape[0]
     if m == 0:
         for o in range(nk):
             out[o] = 0.0
         return 0.0
-    for j in range(m):
-        s[j] = 0.0
-    if kind == RBF_KIND:
-        for i in range(d):
-            xi = x[i]
-            row = LT[i]
-            for j in range(m):
-                t = row[j] - xi
-                s[j] += t * t
-    else:  # LAPLACIAN_KIND
-        for i in range(d):
-            xi = x[i]
-            row = LT[i]
-            for j in range(m):
-                s[j] += abs(row[j] - xi)
+    distances_t(kind, LT, m, x, s)
     near = s[0]
     for j in range(1, m):
         if s[j] < near:
