@@ -98,3 +98,19 @@ def test_an_auto_model_file_from_before_the_window_member_loads_and_predicts_as_
     np.testing.assert_allclose([m.predict_one(x) for x in X[120:125]], saved, rtol=0, atol=1e-8)
     m.run(X[120:200], y[120:200])
     assert m.n_seen_ == 200
+
+
+def test_the_window_leaves_autos_pool_at_the_third_class_and_comes_back_if_it_is_refused():
+    X, y = okl.load_dataset("german")
+    binary = okl.make("auto", budget=10, random_state=0)
+    binary.run(X[:120], y[:120])
+    multi = MultiClass.from_binary(binary, -1.0, 1.0, random_state=0)
+    core = multi.core_
+    j = next(i for i, m in enumerate(core.pool_) if m.name == "window")
+    assert core.alive_[j] == 1.0  # two mirrored outputs: the binary loss, the window stays
+    core._grow_outputs(3)
+    assert core.alive_[j] == 0.0
+    core._drop_last_output()  # a refused first event of the new class: as it was
+    assert core.alive_[j] == 1.0 and core.n_outputs_ == 2
+    multi.learn_many(X[120:130], [-1.0, 1.0, 2.0, -1.0, 1.0, 2.0, 1.0, 1.0, -1.0, 2.0])
+    assert core.n_outputs_ == 3 and core.alive_[j] == 0.0
