@@ -197,11 +197,12 @@ class _OKLEstimator(BaseEstimator):
         """``X`` (and ``y``) validated as scikit-learn does; with ``categorical`` the named columns
         one-hot after the numeric ones (levels fixed at ``reset``, the module docstring)."""
         learning = y is not _NO_Y
-        if self.categorical is None:
-            return validate_data(self, X, y, accept_sparse="csr", dtype=np.float64, reset=reset, **kw) \
-                if learning else validate_data(self, X, accept_sparse="csr", dtype=np.float64, reset=reset)
-        out = validate_data(self, X, y, dtype=None, ensure_all_finite=False, reset=reset, **kw) \
-            if learning else validate_data(self, X, dtype=None, ensure_all_finite=False, reset=reset)
+        plain = self.categorical is None
+        out = validate_data(self, *((X, y) if learning else (X,)), reset=reset, **(kw if learning else {}),
+                            **(dict(accept_sparse="csr", dtype=np.float64) if plain
+                               else dict(dtype=None, ensure_all_finite=False)))
+        if plain:
+            return out
         X, y = out if learning else (out, None)
         X = np.asarray(X, dtype=object) if X.dtype.kind not in "fiub" else X
         cats = _categorical_columns(self.categorical, X.shape[1])

@@ -42,13 +42,9 @@ def _l1fogd(task):
     return [("fogd", w, {"eta": eta, "kernel": "laplacian"}) for w in (0.5, 1.0, 2.0)]
 
 
-def _l1_budget(task, budget):
-    return [[n, w, {**p, "budget": budget} if p.get("kernel") == "laplacian" else dict(p)]
-            for n, w, p in default_pool(task)]
-
-
-def _window_rows(task, rows):
-    return [[n, w, {**p, "budget": rows} if n == "window" else dict(p)] for n, w, p in default_pool(task)]
+def _changed(task, match, **params):
+    """The default pool with ``params`` set on the members for which ``match(name, params)``."""
+    return [[n, w, {**p, **params} if match(n, p) else dict(p)] for n, w, p in default_pool(task)]
 
 
 def _without(task, name):
@@ -59,10 +55,11 @@ VARIANTS = {
     "default": lambda task: None,
     "l1fogd": lambda task: _with(task, _l1fogd),
     "nowindow": lambda task: _without(task, "window"),  # the pool before the window member
-    "window200": lambda task: _window_rows(task, 200),  # the window member keeping 200 / 300 rows
-    "window300": lambda task: _window_rows(task, 300),
-    "l1d800": lambda task: _l1_budget(task, 200),  # the L1 family with D = 4 x 200 directions
-    "l1d1200": lambda task: _l1_budget(task, 300),
+    "window200": lambda task: _changed(task, lambda n, p: n == "window", budget=200),  # rows kept
+    "window300": lambda task: _changed(task, lambda n, p: n == "window", budget=300),
+    "window500": lambda task: _changed(task, lambda n, p: n == "window", budget=500),
+    "l1d800": lambda task: _changed(task, lambda n, p: p.get("kernel") == "laplacian", budget=200),  # D = 4 x 200
+    "l1d1200": lambda task: _changed(task, lambda n, p: p.get("kernel") == "laplacian", budget=300),
 }
 
 

@@ -2,46 +2,20 @@
 (``auto`` with the one member ["window", w, {"budget": B}], i.e. width w sigma_0) through
 OKLRiverClassifier / OKLRiverRegressor, seed 0, River's predict-then-learn on riverbest.py's streams.
 
-usage: PYTHONPATH=$PWD/src python docs/results/scripts/window.py [--riverbest ../shared/checks/riverbest.py] [--speed]
---speed: instead, auto's run() on all of codrna (a fixed permutation) without the window member and
-with 200, 300 and 500 rows, best of five interleaved runs (OKL_DATA names the data directory).
+usage: PYTHONPATH=$PWD/src python docs/results/scripts/window.py [--riverbest ../shared/checks/riverbest.py]
+(the cost in the pool: scripts/pool_speed.py --variant "nowindow;window200;window300;window500")
 """
 import argparse
 import importlib.util
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--riverbest", default="../shared/checks/riverbest.py")
-ap.add_argument("--speed", action="store_true")
 args = ap.parse_args()
 spec = importlib.util.spec_from_file_location("riverbest", args.riverbest)
 rb = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(rb)
 
 from okl.river import OKLRiverClassifier, OKLRiverRegressor  # noqa: E402
-
-if args.speed:
-    import time
-
-    import numpy as np
-
-    import okl
-    from okl.learners.auto import default_pool
-
-    X, y = okl.load_dataset("codrna")  # OKL_DATA or ~/.okl/data
-    p = np.random.default_rng(0).permutation(len(y))
-    X, y = np.ascontiguousarray(np.asarray(X, float)[p]), np.asarray(y, float)[p]
-    base = [list(m) for m in default_pool("classification") if m[0] != "window"]
-    pools = {rows: base + ([["window", 0.25, {"budget": rows}]] if rows else []) for rows in (0, 200, 300, 500)}
-    best = dict.fromkeys(pools, 0.0)
-    for _ in range(5):  # interleaved, best of five
-        for rows, members in pools.items():
-            m = okl.make("auto", members=members, random_state=0)
-            t0 = time.perf_counter()
-            m.run(X, y)
-            best[rows] = max(best[rows], len(y) / (time.perf_counter() - t0))
-    for rows, rate in best.items():
-        print(f"window rows {rows}: auto run() on codrna {rate:,.0f} rounds/s ({rate / best[0] - 1:+.1%} against no window)")
-    raise SystemExit
 
 WIDTHS = (0.0625, 0.125, 0.25, 0.5)
 BUDGETS = (500, 1000)

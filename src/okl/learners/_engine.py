@@ -280,10 +280,8 @@ def _features(F, I, R, j, x, own, q, pre, features_only):
             f += alpha[i] * kernel_value(kind, a, b, c, SV[i], x)
         return f
     if t == WINDOW:
-        B = I[j, BUDGET]
-        s = F[I[j, O_KB]:I[j, O_KB] + B]
-        return window_decision(int(R[j, KIND]), R[j, KA], F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B)),
-                               F[I[j, O_W]:I[j, O_W] + B], I[j, M], x, s, 0, s)
+        LT, Y, s = _window_state(F, I, j, d)
+        return window_decision(int(R[j, KIND]), R[j, KA], LT, Y, I[j, M], x, s, 0, s)
     k = I[j, K]
     z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     if own:
@@ -331,10 +329,8 @@ def _features_multi(F, I, R, j, x, own, q, pre, nk, out):
                 out[o] += alpha[o, i] * kv
         return
     if t == WINDOW:
-        d = x.shape[0]
-        B = I[j, BUDGET]
-        window_decision(int(R[j, KIND]), R[j, KA], F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B)),
-                        F[I[j, O_W]:I[j, O_W] + B], I[j, M], x, F[I[j, O_KB]:I[j, O_KB] + B], nk, out)
+        LT, Y, s = _window_state(F, I, j, x.shape[0])
+        window_decision(int(R[j, KIND]), R[j, KA], LT, Y, I[j, M], x, s, nk, out)
         return
     k = I[j, K]
     _features(F, I, R, j, x, own, q, pre, True)
@@ -434,12 +430,19 @@ def _double_angle(zs, z):
 
 
 @jit
+def _window_state(F, I, j, d):
+    """A WINDOW member's views in F: its stored rows transposed (d x B), their labels (B) and its
+    work space (B)."""
+    B = I[j, BUDGET]
+    return (F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B)), F[I[j, O_W]:I[j, O_W] + B],
+            F[I[j, O_KB]:I[j, O_KB] + B])
+
+
+@jit
 def _window_learn(F, I, j, x, y):
     """A WINDOW member stores row x with label / target (K outputs: class index) y."""
-    d = x.shape[0]
-    B = I[j, BUDGET]
-    m, pos = window_store(F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B)), F[I[j, O_W]:I[j, O_W] + B],
-                          I[j, M], I[j, COUNTER], x, y)
+    LT, Y, _ = _window_state(F, I, j, x.shape[0])
+    m, pos = window_store(LT, Y, I[j, M], I[j, COUNTER], x, y)
     I[j, M] = m
     I[j, COUNTER] = pos
     I[j, NSEEN] += 1

@@ -56,8 +56,8 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     it fits nothing, so it cannot diverge. Measured (docs/results/window.md, the same three
     suites): RandomRBFDrift 88.91 / 87.48 -> 92.77 / 91.52 (River's KNN 92.49 / 91.08; held-out
     seed 3 +4.0), ChickWeights MAE 22.65 -> 21.40; the other River streams and staged sets within
-    0.1 points. Cost: one kernel row over the window, O(2 B d) a round: 1-6 % of auto's run() on
-    codrna (d = 8; 300 rows cost 7.6-9.6 %, 500 rows about 8 %). With three or more classes it
+    0.1 points. Cost: one kernel row over the window, O(2 B d) a round: 3-6 % of auto's run() on
+    codrna (d = 8; 300 rows cost 5-10 %, 500 rows 10-13 %). With three or more classes it
     leaves the pool (:meth:`Auto._retire_windows`: the K-output loss credits its -1 votes on the
     absent classes; digits 86.14 % with it, 97.38 % without).
 
@@ -297,6 +297,8 @@ class Auto(Learner):
     #: give the member's outputs rather than the mixture's, which clips them to [-1, 1] (several
     #: outputs at the clip would tie for the argmax); set by MultiClass, never saved
     _raw_member: bool = False
+    #: (K, members) the last _grow_outputs retired (undone by _drop_last_output); never saved
+    _retired_at: tuple | None = None
 
     _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_", "n_outputs_")
     _divergence_hint = "nothing: every member diverged; pass members with smaller steps"
@@ -460,9 +462,8 @@ class Auto(Learner):
         if self.started_:
             for member in self.pool_:
                 member._drop_last_output()
-            retired = getattr(self, "_retired_at", None)
-            if retired is not None and retired[0] == self.n_outputs_:
-                for j in retired[1]:
+            if self._retired_at is not None and self._retired_at[0] == self.n_outputs_:
+                for j in self._retired_at[1]:
                     self.alive_[j] = 1.0
             self._retired_at = None
             self._stale()

@@ -25,11 +25,12 @@ stored one is predicted by its nearest neighbours instead of underflowing to 0 /
 Defaults: B = ``budget`` = 200 rows (twice the kernel learners' budget of 100; in ``auto``
 2 x auto's budget, as FOGD takes D = 4B directions). Why 200: on River's RandomRBFDrift the pool
 gains 3.9 / 4.0 points with 200 rows, 5.0 / 5.5 with 300 and 5.5 / 5.9 with 500, but its round
-costs 1-6 % of auto's run() on codrna at 200 rows and 7.6-9.6 % at 300 (docs/results/window.md). Per-round cost
-O(B d) (one kernel row over the window, vectorised over the rows) plus O(d) to store the row;
-memory O(B d). ``loss`` only says the task (a classification loss: labels; "squared" etc.: regression) -- nothing is
-minimised. Regression with ``center_targets`` (default) smooths the residuals from the running
-target mean (:meth:`okl.learners.base.Learner._centers_targets`).
+costs 3-6 % of auto's run() on codrna at 200 rows and 5-10 % at 300 (docs/results/window.md).
+Per-round cost O(B d) (one kernel row over the window, vectorised over the rows) plus O(d) to
+store the row; memory O(B d). ``loss`` only says the task (a classification loss: labels;
+"squared" etc.: regression) -- nothing is minimised. Regression with ``center_targets``
+(default) smooths the residuals from the running target mean
+(:meth:`okl.learners.base.Learner._centers_targets`).
 
 In ``auto``'s pool (:mod:`okl.learners.auto`) the window is one member, computed in its compiled
 engine (:mod:`okl.learners._engine`, by :func:`window_decision` and :func:`window_store`, the
@@ -199,7 +200,7 @@ class KernelWindow(Learner):
         if self.n_outputs_:
             raise ValueError("the learner has K outputs already")
         signs = [float(s) for s in signs]
-        if self.Y_ is not None and self.m_:
+        if getattr(self, "Y_", None) is not None and self.m_:  # (unstarted: no labels to convert)
             index = {}
             for sign in (-1.0, 1.0):
                 if sign not in signs:
@@ -211,13 +212,8 @@ class KernelWindow(Learner):
         self.calibration_ = None
         _drop_event_cache(self)
 
-    def _grow_outputs(self, K: int) -> None:
-        self.n_outputs_ = int(K)  # a new class has no stored rows: its output is -1 until it has
-        _drop_event_cache(self)
-
-    def _drop_last_output(self) -> None:
-        self.n_outputs_ -= 1
-        _drop_event_cache(self)
+    # a new class needs no arrays (it has no stored rows: its output is -1 until it has), so the
+    # base class's _grow_outputs / _drop_last_output, which only count outputs here, apply
 
 
 __all__ = ["KernelWindow", "window_decision", "window_store", "window_rounds", "WIDTH_FACTOR", "BUDGET_SCALE"]
