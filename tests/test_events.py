@@ -286,7 +286,7 @@ def test_auto_fast_plan_runs_the_engine_and_holds_its_state_in_views(rows):
     """auto's plan: its engine's arrays and a tail holding the input scale and the calibration
     (auto's own attributes become views of it); the Python steps of members (transitions, FORKS's
     update rounds) drop it, and the next event builds it on the new engine."""
-    from okl.learners._fastpath import AutoPlan
+    from okl.learners._autoengine import AutoPlan
     from okl.learners.events import _event_state
 
     X, y = rows

@@ -16,6 +16,12 @@ jit = nb.njit(cache=True, fastmath=False, nogil=True)
 #: branch-free select discards it).
 jit_vector = nb.njit(cache=True, fastmath=False, nogil=True, error_model="numpy")
 
+#: :data:`jit` for orchestration written once and typed inside its callers (Numba's
+#: ``inline="always"``): the compiled roots of auto's engine take it with the member functions of
+#: their output kind as arguments (okl.learners._engine), so no separate machine code is built and
+#: then optimised again inside each caller.
+jit_inline = nb.njit(cache=True, fastmath=False, nogil=True, inline="always")
+
 
 class _CompileNotice(_event.Listener):
     """Says once per process, on stderr, that okl's compiled loops are being compiled: Numba

@@ -112,8 +112,7 @@ except ImportError as exc:  # pragma: no cover
 from okl._adapters import build_core
 from okl._threads import one_blas_thread
 from okl.kernels import WIDTH_WINDOW
-from okl.learners._engine import load_compiled
-from okl.learners._fastpath import compiled_auto_entries
+from okl.learners._autoengine import load_compiled, roots_cached
 from okl.learners.base import Learner, learner_class
 from okl.learners.multiclass import MultiClass
 
@@ -754,13 +753,11 @@ def _load_compiled() -> None:
     stream would compile them inside a later import."""
     from okl._compiled import class_steps
     from okl._jit import is_cached
-    from okl.learners._engine import engine_learn, engine_predict, engine_rows
     from okl.learners.multiclass import temperature_update
 
-    if not all(is_cached(f) for f in (engine_predict, engine_learn, engine_rows, class_steps, temperature_update)):
+    if not (roots_cached() and all(is_cached(f) for f in (class_steps, temperature_update))):
         return
     load_compiled()
-    compiled_auto_entries()
     with one_blas_thread():
         pass
     X = np.random.default_rng(0).random((WIDTH_WINDOW + 40, 2))

@@ -11,7 +11,8 @@ import numba as nb
 import numpy as np
 import okl
 from okl._validation import MAX_ABS_FEATURE
-from okl.learners._engine import RHO, engine_rows
+from okl.learners._autoengine import ROWS, compiled_engine
+from okl.learners._engine import RHO
 
 X0, y0 = okl.load_dataset("codrna")
 p = np.random.default_rng(0).permutation(len(y0))
@@ -32,7 +33,8 @@ def engine_us(families):
         S[N:2 * N] = [1.0 if n in families else 0.0 for n in names]  # alive
         D, out = np.full((len(Y), N), np.nan), np.empty((len(Y), 1))
         t0 = time.perf_counter()
-        r, _ = engine_rows(F, I, eng.R, S, Xs, Y, 0, MAX_ABS_FEATURE, True, D, out, eng.todo.copy())
+        r, _, _ = compiled_engine(False)(ROWS, F, I, eng.R, S, np.zeros(0), Xs, Y, D, out, eng.todo.copy(),
+                                         MAX_ABS_FEATURE, True, 0, np.zeros(0), 0.0, 0)
         assert r == len(Y)
         best = min(best, (time.perf_counter() - t0) / len(Y) * 1e6)
     return best

@@ -14,8 +14,7 @@ import time
 
 import numpy as np
 import okl
-from okl._validation import MAX_ABS_FEATURE
-from okl.learners._engine import engine_learn, engine_predict
+from okl.learners._autoengine import call_learn, call_predict
 from okl.learners.events import _event_state
 from okl.river import OKLRiverClassifier
 
@@ -47,8 +46,8 @@ def engine_calls():
     t0 = time.perf_counter()
     for i in range(N):
         eng = m._engine(ev)
-        engine_predict(eng.F, eng.I, eng.R, eng.S, XS[i], MAX_ABS_FEATURE, True)
-        _, _, k = engine_learn(eng.F, eng.I, eng.R, eng.S, XS[i], y[W + i], MAX_ABS_FEATURE, True, True, eng.todo)
+        call_predict(eng, XS[i])
+        _, _, k = call_learn(eng, XS[i], y[W + i], True)
         if k:
             m._python_steps(eng, XS[i], y[W + i])
         m.n_seen_ += 1

@@ -5,16 +5,16 @@ Why: a Python method pair per member per event cost auto 14 x (two compiled call
 buffer ``F`` (its arrays are *views* of F, so the member objects, their model files and their
 Python-side transitions see the same memory) and one int table ``I`` (one row per member: its
 type, loss, sizes, counters and the offsets of its arrays in F), with the reals of each member in
-``R``. Three compiled entry points use one per-member arithmetic:
+``R``. Two pieces of orchestration use one per-member arithmetic:
 
-* :func:`engine_predict` -- every member's features and decision for one row, then the mixture's
-  decision (``predict_one``);
-* :func:`engine_learn` -- the aggregation round and every member's step for one row, on the
-  features ``engine_predict`` left in F when it ran on the same row in the same state
+* :func:`engine_event` -- one row: every member's features and outputs, then the mixture's
+  (``predict_one``); with learning, the aggregation round and every member's step, on the
+  features an event without learning left in F when it ran on the same row in the same state
   (``learn_one``), or computing them;
 * :func:`engine_rows` -- both for each row of a block (``run``, ``learn_many``, ``okl stream``).
 
-So a row's decisions are the same, bit for bit, whichever path learns it, and however a stream is
+They are inlined into the engine's compiled roots (:mod:`okl.learners._autoengine`: one for one
+output, one for K outputs), which every path calls. So a row's decisions are the same, bit for bit, whichever path learns it, and however a stream is
 cut into blocks.
 
 Member types (``I[j, TYPE]``) and their per-round arithmetic, each that of the member alone:
@@ -62,6 +62,7 @@ import numpy as np
 
 from okl._compiled import (class_steps, dot, dot_rows, jit, kernel_features_rows, kernel_row_t, kernel_value,
                            loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled)
+from okl._jit import jit_inline
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step, ons_shared_step
@@ -193,7 +194,7 @@ def aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nou
             n += 1
     if n == 0:
         return
-    eta = _rate(agg, n)
+    eta = _rate(agg, np.int64(n))
     # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
     h = 0.0
     lmin = np.inf
@@ -263,25 +264,14 @@ def aggregate_rounds(D, Y, L, alive, agg, classification, out):
 # one member's round
 
 
-@jit
-def _features(F, I, R, j, x, own, q, pre, features_only):
-    """Member j's decision on row x (``features_only``: only the features, returns 0), with its features (left in F in its slot q at ``O_Z``; none
-    for EXPANSION) computed when ``own`` (else they are its source member's, computed before).
-    ``pre``: a kernel map's features of this row are already in slot q (:func:`_block_features`)."""
+@jit_inline
+def _member_features(F, I, R, j, x, own, q, pre):
+    """Member j's features of row x into its slot q of F at ``O_Z`` (a NYSTROM, SKETCH_ONS, FOURIER
+    or LINEAR member), computed when ``own`` (else they are its source member's, computed before).
+    ``pre``: a kernel map's features of this row are already in slot q (:func:`_block_features`).
+    Returns them."""
     t = I[j, TYPE]
     d = x.shape[0]
-    if t == EXPANSION:
-        B = I[j, BUDGET]
-        SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
-        alpha = F[I[j, O_W]:I[j, O_W] + B]
-        kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
-        f = 0.0
-        for i in range(I[j, M]):
-            f += alpha[i] * kernel_value(kind, a, b, c, SV[i], x)
-        return f
-    if t == WINDOW:
-        LT, Y, s = _window_state(F, I, j, d)
-        return window_decision(int(R[j, KIND]), R[j, KA], LT, Y, I[j, M], x, s, 0, s)
     k = I[j, K]
     z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     if own:
@@ -306,14 +296,37 @@ def _features(F, I, R, j, x, own, q, pre, features_only):
     elif t == FOURIER:  # directions twice the source's: the double angle of its features
         o = I[I[j, SRC], O_Z] + q * k
         _double_angle(F[o:o + k], z)
-    return 0.0 if features_only else dot(F[I[j, O_W]:I[j, O_W] + k], z)
+    return z
+
+
+@jit
+def one_output(F, I, R, j, x, own, q, pre, nk, out):
+    """Member j's decision on row x into out[0] (one output): an expansion's kernel sum, the
+    window's smoother, else w^T z on its features (:func:`_member_features`)."""
+    t = I[j, TYPE]
+    d = x.shape[0]
+    if t == EXPANSION:
+        B = I[j, BUDGET]
+        SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
+        alpha = F[I[j, O_W]:I[j, O_W] + B]
+        kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
+        f = 0.0
+        for i in range(I[j, M]):
+            f += alpha[i] * kernel_value(kind, a, b, c, SV[i], x)
+        out[0] = f
+    elif t == WINDOW:
+        LT, Y, s = _window_state(F, I, j, d)
+        out[0] = window_decision(int(R[j, KIND]), R[j, KA], LT, Y, I[j, M], x, s, np.int64(0), s)
+    else:
+        z = _member_features(F, I, R, j, x, own, q, pre)
+        out[0] = dot(F[I[j, O_W]:I[j, O_W] + I[j, K]], z)
 
 
 @jit
 def _features_multi(F, I, R, j, x, own, q, pre, nk, out):
     """Member j's K outputs on row x into ``out`` (K outputs: its weights are K rows, ``O_W``
-    K x k row-major; an expansion's coefficients K x B), the features computed once as in
-    :func:`_features` (which this calls for them)."""
+    K x k row-major; an expansion's coefficients K x B), the features computed once
+    (:func:`_member_features`)."""
     t = I[j, TYPE]
     if t == EXPANSION:
         d = x.shape[0]
@@ -333,14 +346,13 @@ def _features_multi(F, I, R, j, x, own, q, pre, nk, out):
         window_decision(int(R[j, KIND]), R[j, KA], LT, Y, I[j, M], x, s, nk, out)
         return
     k = I[j, K]
-    _features(F, I, R, j, x, own, q, pre, True)
-    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
+    z = _member_features(F, I, R, j, x, own, q, pre)
     dot_rows(F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k)), z, out)
 
 
 @jit
 def _learn_multi(F, I, R, j, x, y, f, q, nk, g):
-    """:func:`_learn` for K outputs (y the class index, f the K outputs, g work (K)): every output
+    """:func:`learn_one_output` for K outputs (y the class index, f the K outputs, g work (K)): every output
     learns its one-vs-rest target; an expansion adds x when any output has a nonzero loss
     derivative (one support set for the K outputs), FORKS's counter counts such rounds."""
     t = I[j, TYPE]
@@ -449,10 +461,11 @@ def _window_learn(F, I, j, x, y):
 
 
 @jit
-def _learn(F, I, R, j, x, y, f, q):
-    """Member j's step on row x with label/target y and its decision f (features in its slot q of
-    F); returns what it needs from Python (NOTHING, TRANSITION or UPDATE: then nothing was
-    learned)."""
+def learn_one_output(F, I, R, j, x, y, out, q, nk, g):
+    """Member j's step on row x with label/target y and its decision out[0] (one output; features
+    in its slot q of F); returns what it needs from Python (NOTHING, TRANSITION or UPDATE: then
+    nothing was learned)."""
+    f = out[0]
     t = I[j, TYPE]
     if t == WINDOW:
         _window_learn(F, I, j, x, y)
@@ -503,24 +516,34 @@ def _outputs(I):
     return K, max(K, 1)
 
 
-@jit
-def _predict_all(F, I, R, x, alive, d, q, pre):
+# The orchestration below is written once for both output kinds and inlined (``jit_inline``) into
+# the two compiled roots (okl.learners._autoengine), which pass it the member functions of their
+# kind: ``outputs(F, I, R, j, x, own, q, pre, nk, out)`` (member j's outputs on x into out) and
+# ``learn(F, I, R, j, x, y, f, q, nk, g)`` (its step; f its outputs). So the one-output root never
+# compiles the K-output code and the reverse (a cold start compiles one tree, not both; Numba
+# compiles every function it calls, used or not, and then optimises each caller with its callees
+# again: docs/results/startup-compile.md).
+
+
+#: the K-output member functions (:func:`_features_multi`, :func:`_learn_multi`) under the names the
+#: orchestration takes them by
+k_outputs, learn_k_outputs = _features_multi, _learn_multi
+
+
+@jit_inline
+def _predict_all(F, I, R, x, alive, d, q, pre, outputs):
     """Every engine member's outputs on x into d (member j's at d[j nout:(j + 1) nout]), features
-    in slot q (PY members' entries are left as given; ``pre``: see :func:`_features`)."""
+    in slot q (PY members' entries are left as given; ``pre``: see :func:`_member_features`)."""
     nk, nout = _outputs(I)
     for o in range(I.shape[0]):  # sources before the members that read them (``ORDER``)
         j = I[o, ORDER]
         src = I[j, SRC]
         if alive[j] > 0.0 and I[j, TYPE] != PY:
-            own = src == j or alive[src] <= 0.0
-            if nk == 0:
-                d[j] = _features(F, I, R, j, x, own, q, pre, False)
-            else:
-                _features_multi(F, I, R, j, x, own, q, pre, nk, d[j * nk:(j + 1) * nk])
+            outputs(F, I, R, j, x, src == j or alive[src] <= 0.0, q, pre, nk, d[j * nout:(j + 1) * nout])
 
 
-@jit
-def _learn_all(F, I, R, x, y, d, alive, todo, q, g):
+@jit_inline
+def _learn_all(F, I, R, x, y, d, alive, todo, q, g, learn):
     """Every engine member alive learns x (outputs d, features in slot q; g: work, nout); returns
     how many need Python (``todo``)."""
     nk, nout = _outputs(I)
@@ -528,10 +551,7 @@ def _learn_all(F, I, R, x, y, d, alive, todo, q, g):
     for j in range(I.shape[0]):
         todo[j] = NOTHING
         if alive[j] > 0.0 and I[j, TYPE] != PY:
-            if nk == 0:
-                todo[j] = _learn(F, I, R, j, x, y, d[j], q)
-            else:
-                todo[j] = _learn_multi(F, I, R, j, x, y, d[j * nk:(j + 1) * nk], q, nk, g)
+            todo[j] = learn(F, I, R, j, x, y, d[j * nout:(j + 1) * nout], q, nk, g)
             if todo[j] != NOTHING:
                 n += 1
     return n
@@ -554,39 +574,30 @@ def _views(S, N, nout):
             S[f + nout:f + 2 * nout])
 
 
-@jit
-def engine_predict(F, I, R, S, x, bound, classification):
-    """predict_one: every member's outputs on x (into d; the features stay in F) and the mixture's
-    (into p, returned with it). Returns (ok, p[0]); ok False (nothing computed) when x fails
-    :func:`okl._compiled.row_ok`."""
-    if not row_ok(x, bound):
-        return False, 0.0
-    nk, nout = _outputs(I)
-    L, alive, agg, d, w, c, _, p, _ = _views(S, I.shape[0], nout)
-    _predict_all(F, I, R, x, alive, d, 0, False)
-    a = alive.copy()
-    for j in range(a.shape[0]):
-        for o in range(nout):
-            if a[j] > 0.0 and not math.isfinite(d[j * nout + o]):
-                a[j] = 0.0  # learning this row would drop it
-    aggregate_outputs(d, L, a, agg, classification, w, c, nout, p)
-    return True, p[0]
-
-
-@jit
-def engine_learn(F, I, R, S, x, y, bound, have, classification, todo):
-    """learn_one: the round of every member and of the aggregation on row x (``have``: the
-    features and outputs d of x are those engine_predict left, in this state). Returns
-    (ok, p[0], number of members needing Python, listed in ``todo``), the mixture's outputs in p;
-    they are NaN once no member is left."""
+@jit_inline
+def engine_event(F, I, R, S, x, y, bound, have, learning, classification, todo, outputs, learn):
+    """One event on row x: every member's outputs on x (into d; the features stay in F) unless
+    ``have`` (they are those an event without ``learning`` left, in this state), and the
+    mixture's (into p); with ``learning``, the aggregation round and every member's step with
+    label / target y (learn_one), else no change to the state (predict_one). Returns (ok, p[0],
+    number of members needing Python, listed in ``todo``); ok False (nothing computed) when x
+    fails :func:`okl._compiled.row_ok`; p is NaN once no member is left."""
     nk, nout = _outputs(I)
     L, alive, agg, d, w, c, loss, p, g = _views(S, I.shape[0], nout)
     if not have:
         if not row_ok(x, bound):
             return False, 0.0, 0
-        _predict_all(F, I, R, x, alive, d, 0, False)
+        _predict_all(F, I, R, x, alive, d, np.int64(0), np.bool_(False), outputs)
+    if not learning:
+        a = alive.copy()
+        for j in range(a.shape[0]):
+            for o in range(nout):
+                if a[j] > 0.0 and not math.isfinite(d[j * nout + o]):
+                    a[j] = 0.0  # learning this row would drop it
+        aggregate_outputs(d, L, a, agg, classification, w, c, nout, p)
+        return True, p[0], 0
     aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nout, nk > 0, p)
-    n = _learn_all(F, I, R, x, y, d, alive, todo, 0, g)
+    n = _learn_all(F, I, R, x, y, d, alive, todo, np.int64(0), g, learn)
     for j in range(alive.shape[0]):
         if alive[j] > 0.0:
             return True, p[0], n
@@ -595,9 +606,9 @@ def engine_learn(F, I, R, S, x, y, bound, have, classification, todo):
     return True, np.nan, n
 
 
-@jit
-def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo):
-    """Rows r0.. of a block, each as engine_predict then engine_learn (PY members' columns of D
+@jit_inline
+def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, outputs, learn):
+    """Rows r0.. of a block, each as :func:`engine_event` predicting then learning (PY members' columns of D
     filled beforehand; D is n x N nout, out n x nout), the kernel maps' features four rows at a
     time (:func:`_block_features`: the same values as one row at a time, so a row's decisions do
     not depend on the block). Stops after the first row some member needs Python for (the rows
@@ -618,25 +629,14 @@ def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo):
         _block_features(F, I, R, X, r, nb, alive, bound)
         for q in range(nb):
             x = X[r + q]
-            _predict_all(F, I, R, x, alive, D[r + q], q, True)
+            _predict_all(F, I, R, x, alive, D[r + q], q, np.bool_(True), outputs)
             aggregate_outputs_round(D[r + q], Y[r + q], L, alive, agg, classification, w, c, loss, nout, nk > 0,
                                     out[r + q])
-            k = _learn_all(F, I, R, x, Y[r + q], D[r + q], alive, todo, q, g)
+            k = _learn_all(F, I, R, x, Y[r + q], D[r + q], alive, todo, q, g, learn)
             if k:
                 return r + q + 1, k
         r += nb
     return n, 0
-
-
-def load_compiled() -> None:
-    """Load the entry points' machine code (Numba's cache; its runtime on the first call of a
-    process) by running them on an empty pool: the first event of a stream then does not wait
-    for it (measured on this machine: 0.16 s, against ~0.1 ms for a whole event afterwards)."""
-    F, I, R = np.zeros(1), np.zeros((0, I_COLS), dtype=np.int64), np.zeros((0, R_COLS))
-    S, x, todo = np.zeros(state_size(0, 1)), np.zeros(1), np.zeros(0, dtype=np.int64)
-    engine_predict(F, I, R, S, x, 1.0, True)
-    engine_learn(F, I, R, S, x, 1.0, 1.0, False, True, todo)
-    engine_rows(F, I, R, S, x[None, :], np.ones(1), 0, 1.0, True, np.zeros((1, 0)), np.zeros((1, 1)), todo)
 
 
 # ---------------------------------------------------------------------------------------------

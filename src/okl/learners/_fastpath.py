@@ -32,10 +32,10 @@ learner's event state (never saved or pickled), and every path other than these 
 changes the state (``run``, the generic path, a transition or update round, ``load``,
 ``check_state``, outputs) drops it first, so a plan never holds a stale map.
 
-``auto`` (:class:`AutoPlan`): the same row check and input scale, in a small buffer T laid out
-like F's header (auto's spreads and calibration move into it), in front of its engine's two calls
-(:func:`okl.learners._engine.engine_predict` / ``engine_learn``): :func:`auto_event_predict` and
-:func:`auto_event_learn`, one compiled call per method too. Before it, auto's event went through
+``auto`` (:class:`okl.learners._autoengine.AutoPlan`): the same row check and input scale, in a
+small buffer T laid out like F's header (auto's spreads and calibration move into it), in front of
+its engine's predict and learn, one compiled call per method too (the two per-event modes of
+the engine's root, :mod:`okl.learners._autoengine`). Before it, auto's event went through
 the generic hooks: the row's bytes as a cache key, a one-row scaling call in each method, the
 calibration's separate call: ~8 us of Python on a 22 us event (codrna, stage 2;
 docs/results/per-event-speed.md).
@@ -60,7 +60,6 @@ from numba import types
 from okl._compiled import dot, kernel_row_t, loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled
 from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
-from okl.learners._engine import engine_learn, engine_predict
 from okl.learners._sketched import update_round_due
 from okl.kernels import WIDTH_WINDOW
 from okl.learners.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, install_fast_path
@@ -288,85 +287,6 @@ def event_learn(F, x, y, n):
     return _learn(F, x, y, n)
 
 
-# ---- auto (okl.learners.auto): the engine's two calls behind the same row check and input scale
-
-@_jit
-def _auto_predict(F, I, R, S, T, x, n):
-    """:func:`auto_event_predict` on a row of the learner's width."""
-    d = x.shape[0]
-    if not row_ok(x, MAX_ABS_FEATURE):
-        return np.nan
-    oxs, oxl = int(T[O_XS]), int(T[O_XL])
-    xs = T[oxs:oxs + d]
-    _scale(T, x, False, xs)
-    ok, f = engine_predict(F, I, R, S, xs, MAX_ABS_FEATURE, T[CLASSIFY] != 0.0)
-    if not ok:
-        return np.nan
-    for j in range(d):
-        T[oxl + j] = x[j]
-    T[SEEN] = n
-    return f
-
-
-@_jit
-def _auto_learn(F, I, R, S, T, x, y, n, todo):
-    """:func:`auto_event_learn` on a row of the learner's width."""
-    d = x.shape[0]
-    classify = T[CLASSIFY] != 0.0
-    nk = T[K]
-    if nk > 0.0:  # K outputs: a class index
-        if not (0.0 <= y < nk and y == math.floor(y)):
-            return np.nan, BAD_LABEL
-    elif classify:
-        if not (y == 1.0 or y == -1.0):
-            return np.nan, BAD_LABEL
-    elif not abs(y) <= _MAXF:
-        return np.nan, BAD_LABEL
-    oxs, oxl = int(T[O_XS]), int(T[O_XL])
-    xs = T[oxs:oxs + d]
-    have = T[SEEN] == n and _same_row(x, T[oxl:oxl + d])
-    T[SEEN] = -1.0
-    if have:  # the features and outputs of predict_one: nothing was learned since
-        pending = T[PENDING]
-        if pending > 0.0:
-            _scale(T, x, True, xs)
-            have = T[PENDING] == pending  # else x fixed a spread: learn the row as run() maps it
-    else:
-        if not row_ok(x, MAX_ABS_FEATURE):
-            return np.nan, BAD_ROW
-        _scale(T, x, True, xs)
-    ok, f, k = engine_learn(F, I, R, S, xs, y, MAX_ABS_FEATURE, have, classify, todo)
-    if not ok:
-        return np.nan, BAD_ROW
-    if k == 0 and T[CAL] != 0.0 and abs(f) <= _MAXF:
-        oc = int(T[O_CAL])
-        calibration_step(T[oc:oc + N_STATE], f, y > 0.0, GAMMA)
-    return f, k
-
-
-def auto_event_predict(F, I, R, S, T, x, n):
-    """``auto``'s predict_one for the row x in round n: the row check and input scale of
-    :func:`event_predict` (the learner's scale and calibration live in the tail T), then
-    :func:`okl.learners._engine.engine_predict` on the scaled row; keeps x for
-    :func:`auto_event_learn`. NaN when x has the wrong width or a value beyond the checks (nothing
-    computed), or the mixture's decision is not finite: the generic path takes the event."""
-    if x.shape[0] != int(T[DIM]):
-        return np.nan
-    return _auto_predict(F, I, R, S, T, x, n)
-
-
-def auto_event_learn(F, I, R, S, T, x, y, n, todo):
-    """``auto``'s learn_one round n on row x with label / residual y:
-    :func:`okl.learners._engine.engine_learn` on the features predict_one left when it ran on
-    this row in this round (a spread the row fixes makes them computed again, as run() maps the
-    row), then the calibration's step. Returns (f, k): k >= 0 members need their Python step
-    (listed in ``todo``; the calibration's step is then the caller's), or (NaN, BAD_ROW /
-    BAD_LABEL) with nothing learned."""
-    if x.shape[0] != int(T[DIM]):
-        return np.nan, BAD_ROW
-    return _auto_learn(F, I, R, S, T, x, y, n, todo)
-
-
 #: id -> buffer of every live plan (a learner's arrays that are views of one are its own)
 _BUFFERS: "weakref.WeakValueDictionary[int, np.ndarray]" = weakref.WeakValueDictionary()
 
@@ -512,68 +432,7 @@ def build(learner, spec: dict | None) -> FastPlan | None:
     return FastPlan(learner, spec, moved, m, k)
 
 
-class AutoPlan:
-    """``auto``'s compiled per-event state: its engine's arrays (``F``, ``I``, ``R``, ``S``,
-    ``todo``: :class:`okl.learners._engine.Engine`, the engine ``eng`` it was built on), a tail
-    ``T`` laid out as a :class:`FastPlan` buffer's row check and input scale (:func:`_input_part`:
-    auto's spreads and calibration move in and become views of it), and the two compiled calls
-    ``predict(F, I, R, S, T, x, n) -> f`` (:func:`auto_event_predict`) and ``learn(F, I, R, S, T,
-    x, y, n, todo) -> (f, k)`` (:func:`auto_event_learn`). ``center``: the caller centres targets;
-    ``K``: the number of outputs (0: one; else f is the first of the K outputs the engine left in
-    its work space, and labels are class indices)."""
-
-    __slots__ = ("F", "I", "R", "S", "T", "todo", "eng", "center", "d", "K", "predict", "learn")
-
-    def __init__(self, learner, eng, spread, cal):
-        d = learner.dim_
-        lay, size = {}, HEADER
-        for name, n in (("CEN", d), ("SPR", d), ("CAL", N_STATE), ("XS", d), ("XL", d)):
-            lay[name] = size
-            size += n
-        T = np.zeros(size)
-        _input_part(learner, T, lay, spread, cal, eng.classification)
-        T[K] = self.K = eng.K
-        self.F, self.I, self.R, self.S, self.T, self.todo, self.eng = eng.F, eng.I, eng.R, eng.S, T, eng.todo, eng
-        self.center = learner._centers_targets()
-        self.d = d
-        self.predict, self.learn = compiled_auto_entries()
-
-    @property
-    def xs(self) -> np.ndarray:
-        """The scaled row of the last call (what the members' Python steps take)."""
-        o = int(self.T[O_XS])
-        return self.T[o:o + self.d]
-
-
-def build_auto(learner, eng) -> AutoPlan | None:
-    """``auto``'s :class:`AutoPlan` on its engine ``eng``, or None: members outside the engine
-    (the generic path's work), or state arrays that cannot move into a buffer."""
-    if eng.py or learner.dim_ is None:
-        return None
-    spread = learner.scale_spread_
-    cal = learner.calibration_ if eng.classification else None
-    if not all(a is None or _own(a) for a in (spread, cal)) or (cal is not None and cal.shape != (1, N_STATE)) or (
-            spread is not None and spread.shape != (learner.dim_,)):
-        return None
-    return AutoPlan(learner, eng, spread, cal)
-
-
-_COMPILED = _COMPILED_AUTO = None
-_I = types.Array(types.int64, 2, "C")
-_IV = types.Array(types.int64, 1, "C")
-_R = types.Array(types.float64, 2, "C")
-
-
-def compiled_auto_entries():
-    """(auto_event_predict, auto_event_learn) compiled for their one signature each (loaded from
-    Numba's cache at the first auto plan of the process, as :func:`compiled_entries`)."""
-    global _COMPILED_AUTO
-    if _COMPILED_AUTO is None:
-        _COMPILED_AUTO = (
-            _jit_for([types.float64(_F, _I, _R, _F, _F, _ROW, types.int64)])(auto_event_predict),
-            _jit_for([types.Tuple((types.float64, types.int64))(_F, _I, _R, _F, _F, _ROW, types.float64, types.int64,
-                                                                 _IV)])(auto_event_learn))
-    return _COMPILED_AUTO
+_COMPILED = None
 
 
 def compiled_entries():

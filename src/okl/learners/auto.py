@@ -165,9 +165,8 @@ import okl.calibration as calibration
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_vector
 from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma_l1
-from okl.learners._engine import (TRANSITION, Engine, _weights, aggregate_predict, aggregate_rounds,  # noqa: F401
-                                  engine_learn, engine_predict, engine_rows)
-from okl.learners._fastpath import build_auto
+from okl.learners._autoengine import build_auto, call_learn, call_predict, call_rows
+from okl.learners._engine import TRANSITION, Engine, _weights, aggregate_predict, aggregate_rounds  # noqa: F401
 from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, _event_state, learner_class, make, register
 from okl.learners.events import _FLOATS, _NDARRAY, _PLANS, BAD_ROW, _drop_event_cache
 from okl.learners.state import MAX_CLASSES
@@ -565,7 +564,7 @@ class Auto(Learner):
         plan = _PLANS.get(id(self))
         if plan and type(x) is _NDARRAY:
             try:
-                f = plan.predict(plan.F, plan.I, plan.R, plan.S, plan.T, x, self.n_seen_)
+                f = plan.predict(x, 0.0, self.n_seen_)[2]
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 f = math.nan
             if f - f == 0.0:
@@ -586,7 +585,7 @@ class Auto(Learner):
             else:
                 mu, r = 0.0, y
             try:
-                f, k = plan.learn(plan.F, plan.I, plan.R, plan.S, plan.T, x, r, n, plan.todo)
+                k, _, f = plan.learn(x, r, n)
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 k = BAD_ROW
             if k >= 0:  # learned (else nothing changed: the generic path takes the event and says why)
@@ -612,7 +611,7 @@ class Auto(Learner):
         if eng.py:
             self._check_values(x)
             self._python_decisions(eng, x)
-        ok, f = engine_predict(eng.F, eng.I, eng.R, eng.S, x, MAX_ABS_FEATURE, eng.classification)
+        ok, f = call_predict(eng, x)
         if not ok:
             self._check_values(x)
         return (f if not eng.K else self._outputs(eng)), eng
@@ -622,8 +621,7 @@ class Auto(Learner):
         if eng.py:
             self._check_values(x)
             self._python_decisions(eng, x, y)
-        ok, f, n = engine_learn(eng.F, eng.I, eng.R, eng.S, x, y, MAX_ABS_FEATURE, z is eng, eng.classification,
-                                eng.todo)
+        ok, f, n = call_learn(eng, x, y, z is eng)
         if not ok:
             self._check_values(x)
         if eng.K:
@@ -663,8 +661,7 @@ class Auto(Learner):
             r = 0
             while r < e - s:
                 eng = self._engine()
-                r, k = engine_rows(eng.F, eng.I, eng.R, eng.S, X[s:e], y[s:e], r, MAX_ABS_FEATURE, classification, D,
-                                   rows[s:e], eng.todo)
+                r, k = call_rows(eng, X[s:e], y[s:e], r, classification, D, rows[s:e])
                 if k:
                     eng.d[:] = D[r - 1]
                     self._python_steps(eng, X[s + r - 1], y[s + r - 1])

@@ -1,0 +1,248 @@
+"""The compiled roots of ``auto``'s engine: one call for every path, one per output kind.
+
+Every compiled path of ``auto`` -- blocks of rows (``run``, ``learn_many``, ``okl stream``, the
+width window's buffered rows), the per-event plan (:class:`AutoPlan`: ``predict_one`` /
+``learn_one`` behind the row check and input scale of :mod:`okl.learners._fastpath`) and the
+generic per-event path (members outside the engine) -- is one compiled function, :func:`engine_one`
+(one output: labels -1/+1 or targets) or :func:`engine_k` (K one-vs-rest outputs), with a ``mode``
+argument. The orchestration of :mod:`okl.learners._engine` is inlined into each of the two with the
+member functions of its output kind.
+
+Why one root (issue 34, docs/results/startup-compile.md): Numba compiles every function a root
+calls into the root's machine code again, so each separate entry point (blocks, predict_one,
+learn_one, each with its wrappers) costs a cold start the optimisation and code generation of the
+whole engine again: the first 60 events of a River stream compiled the block path (for the width
+window's rows) and both per-event calls, 31.7 s against 16.8 s for a ``run()``. One root per
+output kind compiles the engine once for every path, and a stream with one output never compiles
+the K-output code. The row's decisions are the same arithmetic whichever mode computes them.
+
+Arguments (fixed first, so a plan binds them once; Numba's dispatch costs ~45 ns an array):
+``mode``, the engine arrays ``F, I, R, S``, the plan's tail ``T`` (a dummy for the block and generic
+modes), the block ``X, Y, D, out`` (dummies for the per-event modes), ``todo``, ``bound`` (the
+largest absolute feature value), ``classification``, ``r0`` (the first row of a block; the generic
+learn: 1 when the features of x are those of the generic predict), then the row ``x``, its label
+``y`` and the round ``n``. Returns (a, b, f):
+
+* ``ROWS``: (rows done up to, members needing Python, 0.0) -- :func:`okl.learners._engine.engine_rows`;
+* ``PREDICT`` / ``LEARN`` (the generic path; x already scaled): (ok, members needing Python, the
+  mixture's first output) -- ``engine_predict`` / ``engine_learn``;
+* ``EVENT_PREDICT`` / ``EVENT_LEARN`` (the plan; x raw): (code, 0, f) as
+  :func:`okl.learners._fastpath.event_predict` / ``event_learn``: code >= 0 the members needing
+  Python (``todo``), else BAD_ROW / BAD_LABEL with nothing learned; f NaN when the event goes to
+  the generic path.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numba as nb
+import numpy as np
+from numba import types
+
+from okl._compiled import row_ok
+from okl._jit import is_cached, jit_inline
+from okl._validation import MAX_ABS_FEATURE
+from okl.calibration import GAMMA, N_STATE, _step as calibration_step
+from okl.learners._engine import (I_COLS, R_COLS, engine_event, engine_rows, k_outputs,
+                                  learn_k_outputs, learn_one_output, one_output, state_size)
+from okl.learners._fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_XL, O_XS, PENDING, SEEN,
+                                    _input_part, _jit_for, _own, _same_row, _scale)
+from okl.learners.events import BAD_LABEL, BAD_ROW
+
+ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN = range(5)
+
+
+@jit_inline
+def _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n, outputs, learn):
+    """The body of both roots (see the module docstring)."""
+    if mode == ROWS:
+        r, k = engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, outputs, learn)
+        return r, k, 0.0
+    event = mode == EVENT_PREDICT or mode == EVENT_LEARN
+    predict = mode == PREDICT or mode == EVENT_PREDICT
+    d = x.shape[0]
+    have = r0 != 0
+    oxl = 0
+    if event:
+        bad = BAD_ROW
+        if d != int(T[DIM]):
+            return bad, 0, np.nan
+        classification = T[CLASSIFY] != 0.0
+        if not predict:
+            nk = T[K]
+            if nk > 0.0:  # K outputs: a class index
+                if not (0.0 <= y < nk and y == math.floor(y)):
+                    bad = BAD_LABEL
+            elif classification:
+                if not (y == 1.0 or y == -1.0):
+                    bad = BAD_LABEL
+            elif not abs(y) <= _MAXF:
+                bad = BAD_LABEL
+            if bad == BAD_LABEL:
+                return bad, 0, np.nan
+        oxs, oxl = int(T[O_XS]), int(T[O_XL])
+        xs = T[oxs:oxs + d]
+        have = not predict and T[SEEN] == n and _same_row(x, T[oxl:oxl + d])
+        if not predict:
+            T[SEEN] = -1.0
+        if have:  # the features and outputs of predict_one: nothing was learned since
+            pending = T[PENDING]
+            if pending > 0.0:
+                _scale(T, x, np.bool_(True), xs)
+                have = T[PENDING] == pending  # else x fixed a spread: learn the row as run() maps it
+        else:
+            if not row_ok(x, MAX_ABS_FEATURE):
+                return bad, 0, np.nan
+            _scale(T, x, np.bool_(not predict), xs)
+    else:
+        xs = x.copy()
+    ok, f, k = engine_event(F, I, R, S, xs, y, bound, have, not predict, classification, todo, outputs, learn)
+    if not event:
+        return 1 if ok else 0, k, f
+    if not ok:
+        return BAD_ROW, 0, np.nan
+    if predict:
+        for j in range(d):
+            T[oxl + j] = x[j]
+        T[SEEN] = n
+    elif k == 0 and T[CAL] != 0.0 and abs(f) <= _MAXF:
+        oc = int(T[O_CAL])
+        calibration_step(T[oc:oc + N_STATE], f, y > 0.0, GAMMA)
+    return k, 0, f
+
+
+def engine_one(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n):
+    """The engine's root with one output per member (labels -1/+1 or targets)."""
+    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n, one_output,
+                        learn_one_output)
+
+
+def engine_k(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n):
+    """The engine's root with K one-vs-rest outputs per member (labels: class indices)."""
+    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n, k_outputs,
+                        learn_k_outputs)
+
+
+_I = types.Array(types.int64, 2, "C")
+_IV = types.Array(types.int64, 1, "C")
+_R = types.Array(types.float64, 2, "C")
+_M = types.Array(types.float64, 2, "C")
+# (X writable: its rows are the members' rows, as in the per-event modes, so every member function
+# is compiled for one row type)
+_SIGNATURE = types.Tuple((types.int64, types.int64, types.float64))(
+    types.int64, _F, _I, _R, _F, _F, _M, _ROW, _M, _M, _IV,
+    types.float64, types.boolean, types.int64, _ROW, types.float64, types.int64)
+_ROOTS: dict = {}
+
+
+def compiled_engine(k_out: bool):
+    """The root for one output (``k_out`` False) or K outputs, compiled for its one signature at its
+    first use in the process (loaded from Numba's cache when warm)."""
+    root = _ROOTS.get(k_out)
+    if root is None:
+        root = _ROOTS[k_out] = _jit_for([_SIGNATURE])(engine_k if k_out else engine_one)
+    return root
+
+
+def roots_cached() -> bool:
+    """Whether Numba's cache holds both roots (a lazy dispatcher of the same source reads the same
+    index: nothing is compiled)."""
+    return all(is_cached(nb.njit(cache=True)(root)) for root in (engine_one, engine_k))
+
+
+_NO_ROWS, _NO_LABELS, _NO_ROW = np.zeros((0, 0)), np.zeros(0), np.zeros(0)
+
+
+def _root(eng):
+    return compiled_engine(eng.K > 0)
+
+
+def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, int]:
+    """Rows r0.. of a block through the engine ``eng`` (:func:`okl.learners._engine.engine_rows`):
+    returns (rows done up to, members needing Python)."""
+    X = np.ascontiguousarray(X, dtype=float)
+    if not X.flags.writeable:
+        X = X.copy()
+    r, k, _ = _root(eng)(ROWS, eng.F, eng.I, eng.R, eng.S, _NO_ROW, X,
+                         np.ascontiguousarray(Y, dtype=float), D, out, eng.todo, MAX_ABS_FEATURE, classification,
+                         r0, _NO_ROW, 0.0, 0)
+    return r, k
+
+
+def call_predict(eng, x) -> tuple[bool, float]:
+    """The generic path's predict_one on the scaled row x (``engine_predict``): (ok, p[0])."""
+    ok, _, f = _root(eng)(PREDICT, eng.F, eng.I, eng.R, eng.S, _NO_ROW, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS,
+                          eng.todo, MAX_ABS_FEATURE, eng.classification, 0, np.ascontiguousarray(x, dtype=float),
+                          0.0, 0)
+    return ok != 0, f
+
+
+def call_learn(eng, x, y: float, have: bool) -> tuple[bool, float, int]:
+    """The generic path's learn_one on the scaled row x (``engine_learn``; ``have``: x's features are
+    those call_predict left): (ok, p[0], members needing Python)."""
+    ok, k, f = _root(eng)(LEARN, eng.F, eng.I, eng.R, eng.S, _NO_ROW, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS,
+                          eng.todo, MAX_ABS_FEATURE, eng.classification, 1 if have else 0,
+                          np.ascontiguousarray(x, dtype=float), float(y), 0)
+    return ok != 0, f, k
+
+
+def load_compiled() -> None:
+    """Load both roots' machine code (Numba's cache; its runtime on the first call of a process) by
+    running them on an empty pool: the first event of a stream then does not wait for it."""
+    F, I, R = np.zeros(1), np.zeros((0, I_COLS), dtype=np.int64), np.zeros((0, R_COLS))
+    S, x, todo = np.zeros(state_size(0, 1)), np.zeros(1), np.zeros(0, dtype=np.int64)
+    for k_out in (False, True):
+        compiled_engine(k_out)(ROWS, F, I, R, S, _NO_ROW, x[None, :], np.ones(1), np.zeros((1, 0)),
+                               np.zeros((1, 1)), todo, 1.0, True, 0, _NO_ROW, 0.0, 0)
+
+
+class AutoPlan:
+    """``auto``'s compiled per-event state: its engine's arrays (``F``, ``I``, ``R``, ``S``,
+    ``todo``: :class:`okl.learners._engine.Engine`, the engine ``eng`` it was built on), a tail
+    ``T`` laid out as a :class:`okl.learners._fastpath.FastPlan` buffer's row check and input scale
+    (:func:`okl.learners._fastpath._input_part`: auto's spreads and calibration move in and become
+    views of it), and the root's two per-event modes with every fixed argument bound:
+    ``predict(x, 0.0, n) -> (code, 0, f)`` and ``learn(x, y, n) -> (code, 0, f)``. ``center``: the
+    caller centres targets; ``K``: the number of outputs (0: one; else f is the first of the K
+    outputs the engine left in its work space, and labels are class indices)."""
+
+    __slots__ = ("F", "I", "R", "S", "T", "todo", "eng", "center", "d", "K", "predict", "learn")
+
+    def __init__(self, learner, eng, spread, cal):
+        d = learner.dim_
+        lay, size = {}, HEADER
+        for name, n in (("CEN", d), ("SPR", d), ("CAL", N_STATE), ("XS", d), ("XL", d)):
+            lay[name] = size
+            size += n
+        T = np.zeros(size)
+        _input_part(learner, T, lay, spread, cal, eng.classification)
+        T[K] = self.K = eng.K
+        self.F, self.I, self.R, self.S, self.T, self.todo, self.eng = eng.F, eng.I, eng.R, eng.S, T, eng.todo, eng
+        self.center = learner._centers_targets()
+        self.d = d
+        root = _root(eng)
+        fixed = (eng.F, eng.I, eng.R, eng.S, T, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS, eng.todo, MAX_ABS_FEATURE,
+                 eng.classification, 0)
+        self.predict = functools.partial(root, EVENT_PREDICT, *fixed)
+        self.learn = functools.partial(root, EVENT_LEARN, *fixed)
+
+    @property
+    def xs(self) -> np.ndarray:
+        """The scaled row of the last call (what the members' Python steps take)."""
+        o = int(self.T[O_XS])
+        return self.T[o:o + self.d]
+
+
+def build_auto(learner, eng) -> AutoPlan | None:
+    """``auto``'s :class:`AutoPlan` on its engine ``eng``, or None: members outside the engine
+    (the generic path's work), or state arrays that cannot move into a buffer."""
+    if eng.py or learner.dim_ is None:
+        return None
+    spread = learner.scale_spread_
+    cal = learner.calibration_ if eng.classification else None
+    if not all(a is None or _own(a) for a in (spread, cal)) or (cal is not None and cal.shape != (1, N_STATE)) or (
+            spread is not None and spread.shape != (learner.dim_,)):
+        return None
+    return AutoPlan(learner, eng, spread, cal)
