@@ -36,3 +36,58 @@ def test_quiet_turns_the_notice_off_for_the_command_only(monkeypatch):
     monkeypatch.setattr(_jit, "compile_notice", lambda on: seen.append(on))
     assert main(["run", "--learners", "nogd", "--param", "zeta=1", "--quiet"]) == 2
     assert seen == [False, True]  # off for the command, restored after it (even on an error)
+
+
+_COLD_AUTO = """
+import json, os, numpy as np, okl
+from numba.core import event
+compiled = []
+class Seen(event.Listener):
+    def on_start(self, e):
+        compiled.append(e.data['dispatcher'].py_func.__name__)
+    def on_end(self, e):
+        pass
+event.register('numba:compile', Seen())
+X, y = okl.load_dataset('german')
+trace = okl.make('auto', random_state=0).run(X, y)
+print(json.dumps({'compiled': compiled, 'mistakes': trace.mistake_rate}))
+"""
+
+
+def _cores():
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def test_a_cold_start_compiles_half_of_the_engine_in_a_second_process(tmp_path):
+    """On a cold cache auto's first rows start a child process that compiles the second half of
+    the engine root's callees (okl.learners._autoengine._parts) into the same cache; the root
+    then loads them, so this process compiles none of them, and each of its own half once (the
+    signatures in _parts are those the root types them with: a mismatch would compile a second
+    specialisation here). The numbers are those of a process that compiled everything itself."""
+    import json
+
+    import pytest
+
+    from okl.learners._autoengine import _parts
+
+    if _cores() < 2:
+        pytest.skip("one core: no second compile process")
+    mine, child = ([d.py_func.__name__ for d, _ in part] for part in _parts(False))
+    late = {"learn_all_one", "aggregate_outputs_round"}  # (the child's first two are a race, by design)
+    assert late <= set(child)
+    two = _run(["-c", _COLD_AUTO], tmp_path / "two")
+    assert two.returncode == 0, two.stderr
+    got = json.loads(two.stdout.splitlines()[-1])
+    assert not late & set(got["compiled"]), got["compiled"]
+    assert all(got["compiled"].count(name) == 1 for name in mine), got["compiled"]
+    assert "engine_one" in got["compiled"] and "engine_k" not in got["compiled"]  # one output: no K-output root
+    env_one = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "one"), "OKL_COMPILE_PROCESSES": "1"}
+    one = subprocess.run([sys.executable, "-c", _COLD_AUTO], capture_output=True, text=True, timeout=600,
+                         env=env_one)
+    assert one.returncode == 0, one.stderr
+    alone = json.loads(one.stdout.splitlines()[-1])
+    assert set(child) <= set(alone["compiled"])  # OKL_COMPILE_PROCESSES=1: this process compiles everything
+    assert alone["mistakes"] == got["mistakes"]

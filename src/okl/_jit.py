@@ -8,19 +8,28 @@ import sys
 import numba as nb
 from numba.core import event as _event
 
-jit = nb.njit(cache=True, fastmath=False, nogil=True)
+#: (no C-callable wrapper: okl never takes a compiled function's address, and each wrapper costs a
+#: cold start ~10 ms of compile: docs/results/startup-compile.md)
+_OPTIONS = dict(cache=True, fastmath=False, nogil=True, no_cfunc_wrapper=True)
+jit = nb.njit(**_OPTIONS)
 
 #: :data:`jit` with NumPy's error model: a division by zero gives inf / NaN instead of raising, so
 #: Numba adds no zero test to a division and a loop of divisions and square roots vectorises (both
 #: are exact IEEE operations: the same bits). Only for loops that never use such a quotient (a
 #: branch-free select discards it).
-jit_vector = nb.njit(cache=True, fastmath=False, nogil=True, error_model="numpy")
+jit_vector = nb.njit(**_OPTIONS, error_model="numpy")
 
 #: :data:`jit` for orchestration written once and typed inside its callers (Numba's
 #: ``inline="always"``): the compiled roots of auto's engine take it with the member functions of
 #: their output kind as arguments (okl.learners._engine), so no separate machine code is built and
 #: then optimised again inside each caller.
-jit_inline = nb.njit(cache=True, fastmath=False, nogil=True, inline="always")
+jit_inline = nb.njit(**_OPTIONS, inline="always")
+
+
+def jit_for(signatures):
+    """:data:`jit` compiled now for the given explicit signatures only (an entry point called
+    from Python: a call whose arguments match none of them raises TypeError)."""
+    return nb.njit(signatures, **_OPTIONS)
 
 
 class _CompileNotice(_event.Listener):

@@ -36,6 +36,9 @@ from __future__ import annotations
 
 import functools
 import math
+import os
+import subprocess
+import sys
 
 import numba as nb
 import numpy as np
@@ -45,84 +48,99 @@ from okl._compiled import row_ok
 from okl._jit import is_cached, jit_inline
 from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
-from okl.learners._engine import (I_COLS, R_COLS, engine_event, engine_rows, k_outputs,
-                                  learn_k_outputs, learn_one_output, one_output, state_size)
+from okl.learners._engine import (I_COLS, R_COLS, engine_event, engine_rows, learn_all_k, learn_all_one,
+                                  predict_all_k, predict_all_one, state_size)
 from okl.learners._fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_XL, O_XS, PENDING, SEEN,
-                                    _input_part, _jit_for, _own, _same_row, _scale)
+                                    _input_part, _jit, _jit_for, _own, _same_row, _scale)
 from okl.learners.events import BAD_LABEL, BAD_ROW
 
 ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN = range(5)
 
 
-@jit_inline
-def _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n, outputs, learn):
-    """The body of both roots (see the module docstring)."""
-    if mode == ROWS:
-        r, k = engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, outputs, learn)
-        return r, k, 0.0
-    event = mode == EVENT_PREDICT or mode == EVENT_LEARN
-    predict = mode == PREDICT or mode == EVENT_PREDICT
+@_jit
+def _event_start(T, x, y, n, predict):
+    """A per-event mode's checks and input scale before the engine (T: the plan's tail): returns
+    (code, have) -- code BAD_ROW / BAD_LABEL when the row (width, values) or the label fails the
+    checks (nothing changed), else 0 with the scaled row in T's work space; ``have``: learning the
+    row predict_one just computed (its features and outputs are still in the engine)."""
     d = x.shape[0]
-    have = r0 != 0
-    oxl = 0
-    if event:
-        bad = BAD_ROW
-        if d != int(T[DIM]):
-            return bad, 0, np.nan
-        classification = T[CLASSIFY] != 0.0
-        if not predict:
-            nk = T[K]
-            if nk > 0.0:  # K outputs: a class index
-                if not (0.0 <= y < nk and y == math.floor(y)):
-                    bad = BAD_LABEL
-            elif classification:
-                if not (y == 1.0 or y == -1.0):
-                    bad = BAD_LABEL
-            elif not abs(y) <= _MAXF:
-                bad = BAD_LABEL
-            if bad == BAD_LABEL:
-                return bad, 0, np.nan
-        oxs, oxl = int(T[O_XS]), int(T[O_XL])
-        xs = T[oxs:oxs + d]
-        have = not predict and T[SEEN] == n and _same_row(x, T[oxl:oxl + d])
-        if not predict:
-            T[SEEN] = -1.0
-        if have:  # the features and outputs of predict_one: nothing was learned since
-            pending = T[PENDING]
-            if pending > 0.0:
-                _scale(T, x, np.bool_(True), xs)
-                have = T[PENDING] == pending  # else x fixed a spread: learn the row as run() maps it
-        else:
-            if not row_ok(x, MAX_ABS_FEATURE):
-                return bad, 0, np.nan
-            _scale(T, x, np.bool_(not predict), xs)
+    if d != int(T[DIM]):
+        return BAD_ROW, False
+    if not predict:
+        nk = T[K]
+        if nk > 0.0:  # K outputs: a class index
+            if not (0.0 <= y < nk and y == math.floor(y)):
+                return BAD_LABEL, False
+        elif T[CLASSIFY] != 0.0:
+            if not (y == 1.0 or y == -1.0):
+                return BAD_LABEL, False
+        elif not abs(y) <= _MAXF:
+            return BAD_LABEL, False
+    oxs, oxl = int(T[O_XS]), int(T[O_XL])
+    xs = T[oxs:oxs + d]
+    have = not predict and T[SEEN] == n and _same_row(x, T[oxl:oxl + d])
+    if not predict:
+        T[SEEN] = -1.0
+    if have:  # the features and outputs of predict_one: nothing was learned since
+        pending = T[PENDING]
+        if pending > 0.0:
+            _scale(T, x, np.bool_(True), xs)
+            have = T[PENDING] == pending  # else x fixed a spread: learn the row as run() maps it
     else:
-        xs = x.copy()
-    ok, f, k = engine_event(F, I, R, S, xs, y, bound, have, not predict, classification, todo, outputs, learn)
-    if not event:
-        return 1 if ok else 0, k, f
-    if not ok:
-        return BAD_ROW, 0, np.nan
+        if not row_ok(x, MAX_ABS_FEATURE):
+            return BAD_ROW, False
+        _scale(T, x, np.bool_(not predict), xs)
+    return 0, have
+
+
+@_jit
+def _event_end(T, x, y, n, predict, f, k):
+    """A per-event mode's bookkeeping after the engine: predict_one keeps x and the round for
+    learn_one; learn_one takes the calibration's step (when no member needs Python first)."""
     if predict:
-        for j in range(d):
+        oxl = int(T[O_XL])
+        for j in range(x.shape[0]):
             T[oxl + j] = x[j]
         T[SEEN] = n
     elif k == 0 and T[CAL] != 0.0 and abs(f) <= _MAXF:
         oc = int(T[O_CAL])
         calibration_step(T[oc:oc + N_STATE], f, y > 0.0, GAMMA)
-    return k, 0, f
+
+
+@jit_inline
+def _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n, predict_all, learn_all):
+    """The body of both roots (see the module docstring; kept small: Numba copies an inlined
+    body's variables once per block of it)."""
+    if mode == ROWS:
+        r, k = engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, predict_all, learn_all)
+        return r, k, 0.0
+    predict = mode == PREDICT or mode == EVENT_PREDICT
+    if mode == EVENT_PREDICT or mode == EVENT_LEARN:
+        code, have = _event_start(T, x, y, n, predict)
+        if code != 0:
+            return code, 0, np.nan
+        o = int(T[O_XS])
+        ok, f, k = engine_event(F, I, R, S, T[o:o + x.shape[0]], y, bound, have, not predict, T[CLASSIFY] != 0.0,
+                                todo, predict_all, learn_all)
+        if not ok:
+            return BAD_ROW, 0, np.nan
+        _event_end(T, x, y, n, predict, f, k)
+        return k, 0, f
+    ok, f, k = engine_event(F, I, R, S, x.copy(), y, bound, r0 != 0, not predict, classification, todo, predict_all,
+                            learn_all)
+    return 1 if ok else 0, k, f
 
 
 def engine_one(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n):
     """The engine's root with one output per member (labels -1/+1 or targets)."""
-    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n, one_output,
-                        learn_one_output)
+    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n,
+                        predict_all_one, learn_all_one)
 
 
 def engine_k(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n):
     """The engine's root with K one-vs-rest outputs per member (labels: class indices)."""
-    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n, k_outputs,
-                        learn_k_outputs)
+    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n,
+                        predict_all_k, learn_all_k)
 
 
 _I = types.Array(types.int64, 2, "C")
@@ -139,11 +157,85 @@ _ROOTS: dict = {}
 
 def compiled_engine(k_out: bool):
     """The root for one output (``k_out`` False) or K outputs, compiled for its one signature at its
-    first use in the process (loaded from Numba's cache when warm)."""
+    first use in the process (loaded from Numba's cache when warm; on a cold cache, with half of
+    its largest callees compiled by a second process at the same time: :func:`prepare_engine`)."""
     root = _ROOTS.get(k_out)
     if root is None:
-        root = _ROOTS[k_out] = _jit_for([_SIGNATURE])(engine_k if k_out else engine_one)
+        source = engine_k if k_out else engine_one
+        if not is_cached(nb.njit(cache=True)(source)):
+            prepare_engine(k_out)
+            compile_part(k_out, 0)
+            child = _CHILDREN.pop(k_out, None)
+            if child is not None:
+                try:
+                    child.wait(timeout=60)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.wait()
+        root = _ROOTS[k_out] = _jit_for([_SIGNATURE])(source)
     return root
+
+
+def prepare_engine(k_out: bool) -> None:
+    """Start compiling the root's callees early, once per process and output kind, when its cache
+    is cold: on a machine with two or more cores, a child process compiles the second half of
+    :func:`_parts` into the same Numba cache while this one goes on (it compiles the first half at
+    the root's first use, then loads the child's from the cache). Only the wall time of a cold
+    start changes: a child that cannot start, fails or takes over a minute leaves its half to this
+    process. ``OKL_COMPILE_PROCESSES=1`` turns it off. (auto calls this with its first rows: the
+    child's start-up then overlaps the width window's input scale.)"""
+    if k_out in _ROOTS or k_out in _PREPARED:
+        return
+    _PREPARED.add(k_out)
+    if os.environ.get("OKL_COMPILE_PROCESSES", "2") == "1" or not sys.executable \
+            or is_cached(nb.njit(cache=True)(engine_k if k_out else engine_one)):
+        return
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    if cores < 2:
+        return
+    code = f"from okl.learners._autoengine import compile_part; compile_part({bool(k_out)}, 1)"
+    try:
+        _CHILDREN[k_out] = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
+                                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except OSError:
+        pass
+
+
+_PREPARED: set = set()
+_CHILDREN: dict = {}
+
+
+_A1, _A2 = types.Array(types.float64, 1, "C"), types.Array(types.float64, 2, "C")
+
+
+def _parts(k_out: bool) -> list[list[tuple]]:
+    """The root's largest callees, with the signatures the root types them with, in two lists of
+    about equal compile time (this process's, then the child's: docs/results/startup-compile.md).
+    The child compiles a leaf of the members' outputs first (the window's smoother), which this
+    process reaches after the block features (it then loads it from the cache, or compiles it too
+    when it gets there first: only time is at stake)."""
+    from okl.calibration import _steps
+    from okl.learners._engine import _block_features, aggregate_outputs_round
+    from okl.learners.window import window_decision
+
+    i64, f64, flag = types.int64, types.float64, types.boolean
+    return [[(_block_features, (_A1, _I, _A2, _A2, i64, i64, _A1, f64)),
+             (predict_all_k if k_out else predict_all_one, (_A1, _I, _A2, _A1, _A1, _A1, i64, flag)),
+             (_steps, (_A1, _A1, _A1, _A1, f64)),
+             (_event_start, (_F, _ROW, f64, i64, flag)),
+             (_event_end, (_F, _ROW, f64, i64, flag, f64, i64))],
+            [(window_decision, (i64, f64, _A2, _A1, i64, _A1, _A1, i64, _A1)),
+             (learn_all_k if k_out else learn_all_one, (_A1, _I, _A2, _A1, f64, _A1, _A1, _IV, i64, _A1)),
+             (aggregate_outputs_round, (_A1, f64, _A1, _A1, _A1, flag, _A1, _A1, _A1, i64, flag, _A1))]]
+
+
+def compile_part(k_out: bool, part: int) -> None:
+    """Compile one half of :func:`_parts` (into Numba's cache)."""
+    for dispatcher, signature in _parts(k_out)[part]:
+        dispatcher.compile(signature)
 
 
 def roots_cached() -> bool:

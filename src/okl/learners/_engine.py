@@ -516,18 +516,15 @@ def _outputs(I):
     return K, max(K, 1)
 
 
-# The orchestration below is written once for both output kinds and inlined (``jit_inline``) into
-# the two compiled roots (okl.learners._autoengine), which pass it the member functions of their
-# kind: ``outputs(F, I, R, j, x, own, q, pre, nk, out)`` (member j's outputs on x into out) and
-# ``learn(F, I, R, j, x, y, f, q, nk, g)`` (its step; f its outputs). So the one-output root never
-# compiles the K-output code and the reverse (a cold start compiles one tree, not both; Numba
-# compiles every function it calls, used or not, and then optimises each caller with its callees
-# again: docs/results/startup-compile.md).
-
-
-#: the K-output member functions (:func:`_features_multi`, :func:`_learn_multi`) under the names the
-#: orchestration takes them by
-k_outputs, learn_k_outputs = _features_multi, _learn_multi
+# The orchestration below is written once for both output kinds (``jit_inline``: typed inside its
+# callers) and compiled for each kind with that kind's member functions: ``outputs(F, I, R, j, x,
+# own, q, pre, nk, out)`` (member j's outputs on x into out) and ``learn(F, I, R, j, x, y, f, q, nk,
+# g)`` (its step; f its outputs): :func:`predict_all_one` / :func:`learn_all_one` (one output) and
+# :func:`predict_all_k` / :func:`learn_all_k` (K outputs), which the two compiled roots
+# (okl.learners._autoengine) call. So the one-output root never compiles the K-output code and the
+# reverse, and each of the four compiles on its own (a cold start can compile them in two
+# processes at once; Numba compiles every function a root calls, used or not, and then optimises
+# each caller with its callees again: docs/results/startup-compile.md).
 
 
 @jit_inline
@@ -557,6 +554,30 @@ def _learn_all(F, I, R, x, y, d, alive, todo, q, g, learn):
     return n
 
 
+@jit
+def predict_all_one(F, I, R, x, alive, d, q, pre):
+    """:func:`_predict_all` with one output per member."""
+    _predict_all(F, I, R, x, alive, d, q, pre, one_output)
+
+
+@jit
+def learn_all_one(F, I, R, x, y, d, alive, todo, q, g):
+    """:func:`_learn_all` with one output per member."""
+    return _learn_all(F, I, R, x, y, d, alive, todo, q, g, learn_one_output)
+
+
+@jit
+def predict_all_k(F, I, R, x, alive, d, q, pre):
+    """:func:`_predict_all` with K outputs per member."""
+    _predict_all(F, I, R, x, alive, d, q, pre, _features_multi)
+
+
+@jit
+def learn_all_k(F, I, R, x, y, d, alive, todo, q, g):
+    """:func:`_learn_all` with K outputs per member."""
+    return _learn_all(F, I, R, x, y, d, alive, todo, q, g, _learn_multi)
+
+
 def state_size(N: int, nout: int) -> int:
     """The length of the engine's state-and-work array S (:func:`_views`)."""
     return 4 * N + 4 + 2 * N * nout + 2 * nout
@@ -575,7 +596,7 @@ def _views(S, N, nout):
 
 
 @jit_inline
-def engine_event(F, I, R, S, x, y, bound, have, learning, classification, todo, outputs, learn):
+def engine_event(F, I, R, S, x, y, bound, have, learning, classification, todo, predict_all, learn_all):
     """One event on row x: every member's outputs on x (into d; the features stay in F) unless
     ``have`` (they are those an event without ``learning`` left, in this state), and the
     mixture's (into p); with ``learning``, the aggregation round and every member's step with
@@ -587,7 +608,7 @@ def engine_event(F, I, R, S, x, y, bound, have, learning, classification, todo, 
     if not have:
         if not row_ok(x, bound):
             return False, 0.0, 0
-        _predict_all(F, I, R, x, alive, d, np.int64(0), np.bool_(False), outputs)
+        predict_all(F, I, R, x, alive, d, np.int64(0), np.bool_(False))
     if not learning:
         a = alive.copy()
         for j in range(a.shape[0]):
@@ -597,7 +618,7 @@ def engine_event(F, I, R, S, x, y, bound, have, learning, classification, todo, 
         aggregate_outputs(d, L, a, agg, classification, w, c, nout, p)
         return True, p[0], 0
     aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nout, nk > 0, p)
-    n = _learn_all(F, I, R, x, y, d, alive, todo, np.int64(0), g, learn)
+    n = learn_all(F, I, R, x, y, d, alive, todo, np.int64(0), g)
     for j in range(alive.shape[0]):
         if alive[j] > 0.0:
             return True, p[0], n
@@ -607,7 +628,7 @@ def engine_event(F, I, R, S, x, y, bound, have, learning, classification, todo, 
 
 
 @jit_inline
-def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, outputs, learn):
+def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, predict_all, learn_all):
     """Rows r0.. of a block, each as :func:`engine_event` predicting then learning (PY members' columns of D
     filled beforehand; D is n x N nout, out n x nout), the kernel maps' features four rows at a
     time (:func:`_block_features`: the same values as one row at a time, so a row's decisions do
@@ -629,10 +650,10 @@ def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, outpu
         _block_features(F, I, R, X, r, nb, alive, bound)
         for q in range(nb):
             x = X[r + q]
-            _predict_all(F, I, R, x, alive, D[r + q], q, np.bool_(True), outputs)
+            predict_all(F, I, R, x, alive, D[r + q], q, np.bool_(True))
             aggregate_outputs_round(D[r + q], Y[r + q], L, alive, agg, classification, w, c, loss, nout, nk > 0,
                                     out[r + q])
-            k = _learn_all(F, I, R, x, Y[r + q], D[r + q], alive, todo, q, g, learn)
+            k = learn_all(F, I, R, x, Y[r + q], D[r + q], alive, todo, q, g)
             if k:
                 return r + q + 1, k
         r += nb

@@ -53,11 +53,11 @@ from __future__ import annotations
 import math
 import weakref
 
-import numba as nb
 import numpy as np
 from numba import types
 
 from okl._compiled import dot, kernel_row_t, loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled
+from okl._jit import jit, jit_for
 from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
 from okl.learners._sketched import update_round_due
@@ -91,11 +91,7 @@ _F = types.Array(types.float64, 1, "C")
 # read-only, which writable rows convert to; any other row (a list, a strided or 2-D array,
 # another dtype) is refused by the dispatcher with a TypeError and takes the generic path
 _ROW = types.Array(types.float64, 1, "C", readonly=True)
-_jit = nb.njit(cache=True, fastmath=False, nogil=True)
-
-
-def _jit_for(sigs):
-    return nb.njit(sigs, cache=True, fastmath=False, nogil=True)
+_jit, _jit_for = jit, jit_for
 
 
 @_jit

@@ -165,7 +165,7 @@ import okl.calibration as calibration
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_vector
 from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma_l1
-from okl.learners._autoengine import build_auto, call_learn, call_predict, call_rows
+from okl.learners._autoengine import build_auto, call_learn, call_predict, call_rows, prepare_engine
 from okl.learners._engine import TRANSITION, Engine, _weights, aggregate_predict, aggregate_rounds  # noqa: F401
 from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, _event_state, learner_class, make, register
 from okl.learners.events import _FLOATS, _NDARRAY, _PLANS, BAD_ROW, _drop_event_cache
@@ -377,6 +377,10 @@ class Auto(Learner):
         if member.task != self.task:
             raise ValueError(f"members: {name} learns a {member.task} task, auto a {self.task} task")
         return member
+
+    def _advance(self, X, y):
+        prepare_engine(self.n_outputs_ > 0)  # (a cold cache: its compile starts with the first rows)
+        return super()._advance(X, y)
 
     def _start(self, dim):
         X = getattr(self, "warmup_X_", None)  # the window's rows as the members see them
