@@ -46,3 +46,21 @@ def test_a_failing_check_names_the_check_and_the_case(monkeypatch):
     monkeypatch.setattr(checks, "STREAMING_CHECKS", (check_broken,))
     with pytest.raises(AssertionError, match="check_broken \\[linear-classification\\]: boom"):
         checks.check_learner("linear")
+
+
+@pytest.mark.parametrize("name", okl.learners(kind="streaming"))
+def test_help_documents_every_parameter_of_the_constructor(name):
+    """Every constructor parameter of a streaming learner is documented in its class docstring,
+    the parameters several learners share included (written once, okl.learners.base.
+    SHARED_PARAMETER_DOCS, and filled in where a docstring names them)."""
+    import inspect
+    import re
+
+    cls = type(okl.make(name))
+    doc = cls.__doc__ or ""
+    assert "[[center_targets, scale]]" not in doc
+    for param in inspect.signature(cls.__init__).parameters:
+        if param not in ("self", "kwargs", "args"):
+            assert re.search(rf"\b{param}\b", doc), f"{name}: {param} not in help({cls.__name__})"
+    if "center_targets" in inspect.signature(cls.__init__).parameters:
+        assert "Regression: " in doc.split("center_targets", 1)[1][:200]  # its text, not only its name

@@ -272,12 +272,7 @@ class Auto(Learner):
         None: :func:`default_pool`. Width multiplier None: the member takes no kernel.
     horizon : int or None
         Passed to members that take it (FORKS's update cycle).
-    center_targets : bool, default True
-        Regression: predict the targets' running mean plus this model of the residual
-        (``Learner._centers_targets``); False: the paper's model alone.
-    scale : {"auto", "symlog", "range"} or None, default "auto"
-        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+    [[center_targets, scale]]
         auto scales the input once, for every member (its members are built with ``scale=None``).
     random_state : int or None
         Seeds the members (each gets its own seed from auto's generator).

@@ -96,8 +96,40 @@ from okl.learners.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MOD
 from okl.learners.trace import NonFiniteError, Trace, mistakes_of  # noqa: F401
 
 
+#: The parameter text the learners taking these parameters share, written once: a learner's
+#: docstring holds the line ``[[center_targets, scale]]`` where they go (at the parameters'
+#: indentation) and its class gets this text there (:meth:`Learner.__init_subclass__`), so
+#: ``help(okl.NOGD)`` reads in full.
+SHARED_PARAMETER_DOCS = """center_targets : bool, default True
+    Regression: predict the targets' running mean plus this model of the residual
+    (``Learner._centers_targets``); False: the paper's model alone.
+scale : {"auto", "symlog", "range"} or None, default "auto"
+    The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
+    "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given."""
+_SHARED_PARAMETERS_LINE = "[[center_targets, scale]]"
+
+
+def with_shared_parameters(doc: str | None) -> str | None:
+    """``doc`` with the line ``[[center_targets, scale]]`` replaced by :data:`SHARED_PARAMETER_DOCS`
+    at that line's indentation."""
+    if not doc or _SHARED_PARAMETERS_LINE not in doc:
+        return doc
+    out = []
+    for line in doc.split("\n"):
+        if line.strip() == _SHARED_PARAMETERS_LINE:
+            indent = line[:len(line) - len(line.lstrip())]
+            out += [indent + text for text in SHARED_PARAMETER_DOCS.split("\n")]
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
 class Learner(EventPath, ModelFiles):
     """Base class of every online learner (see the module docstring for the protocol)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls.__doc__ = with_shared_parameters(cls.__doc__)
 
     #: registry name given by :func:`register` (the CLI name)
     name: ClassVar[str] = ""

@@ -139,12 +139,7 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
     inclusive_margin : bool, default False
     loss : str or Loss, default "hinge"
     kernel : Kernel, default None (a Gaussian whose width is chosen from the stream)
-    center_targets : bool, default True
-        Regression: predict the targets' running mean plus this model of the residual
-        (``Learner._centers_targets``); False: the paper's model alone.
-    scale : {"auto", "symlog", "range"} or None, default "auto"
-        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+    [[center_targets, scale]]
     random_state : int or None
         Seeds the removal choices.
 

@@ -319,12 +319,7 @@ class FORKS(SketchedLearner):
     ons, update_counter, grow_sketch, decomposition
         Paper/code variants, see the module docstring (defaults "code", "margin_errors", False,
         "tisvd").
-    center_targets : bool, default True
-        Regression: predict the targets' running mean plus this model of the residual
-        (``Learner._centers_targets``); False: the paper's model alone.
-    scale : {"auto", "symlog", "range"} or None, default "auto"
-        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+    [[center_targets, scale]]
     random_state : int or None
         Seeds the SJLT and the sampled points.
 

@@ -34,12 +34,7 @@ class LinearOGD(Learner):
     eta : float, default 0.2
         Step; with the squared loss the normalised step eta / ||[x, 1]||^2 (module docstring).
     loss : str or Loss, default "hinge"
-    center_targets : bool, default True
-        Regression: predict the targets' running mean plus this model of the residual
-        (``Learner._centers_targets``); False: the paper's model alone.
-    scale : {"auto", "symlog", "range"} or None, default "auto"
-        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+    [[center_targets, scale]]
     random_state : int or None
         Unused (deterministic); accepted for a uniform interface.
 

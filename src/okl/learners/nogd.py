@@ -160,12 +160,7 @@ class NOGD(Learner):
         AdaGrad rate (``stage2="adagrad"``).
     loss : str or Loss, default "hinge"
     kernel : Kernel or None, default None (a Gaussian whose width is chosen from the first rows)
-    center_targets : bool, default True
-        Regression: predict the targets' running mean plus this model of the residual
-        (``Learner._centers_targets``); False: the paper's model alone.
-    scale : {"auto", "symlog", "range"} or None, default "auto"
-        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+    [[center_targets, scale]]
     random_state : int or None
         Unused (NOGD is deterministic); accepted for a uniform interface.
 
