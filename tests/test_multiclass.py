@@ -332,7 +332,7 @@ def test_shared_ons_step_against_numpy_and_the_one_output_step():
 
 
 def test_mirrored_outputs_pay_the_binary_aggregation_loss():
-    from okl.learners._engine import aggregate_outputs_round, aggregate_round
+    from okl.learners._aggregation import aggregate_outputs_round, aggregate_round
 
     rng = np.random.default_rng(1)
     N = 5

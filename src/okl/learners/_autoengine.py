@@ -1,4 +1,5 @@
-"""The compiled roots of ``auto``'s engine: one call for every path, one per output kind.
+"""The compiled roots of ``auto``'s engine (one call for every path, one per output kind) and
+``auto``'s paths into them (:class:`EnginePaths`, :class:`AutoPlan`).
 
 Every compiled path of ``auto`` -- blocks of rows (``run``, ``learn_many``, ``okl stream``, the
 width window's buffered rows), the per-event plan (:class:`AutoPlan`: ``predict_one`` /
@@ -44,15 +45,18 @@ import numba as nb
 import numpy as np
 from numba import types
 
+import okl.calibration as calibration
 from okl._compiled import row_ok
 from okl._jit import is_cached, jit_inline
-from okl._validation import MAX_ABS_FEATURE
+from okl._validation import MAX_ABS_FEATURE, check_vector
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
-from okl.learners._engine import (I_COLS, R_COLS, engine_event, engine_rows, learn_all_k, learn_all_one,
-                                  predict_all_k, predict_all_one, state_size)
+from okl.learners._engine import (I_COLS, R_COLS, engine_event, engine_rows, learn_all_one, predict_all_one,
+                                  state_size)
+from okl.learners._engine_k import learn_all_k, predict_all_k
 from okl.learners._fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_XL, O_XS, PENDING, SEEN,
                                     _input_part, _jit, _jit_for, _own, _same_row, _scale)
-from okl.learners.events import BAD_LABEL, BAD_ROW
+from okl.learners.base import Learner, _event_state
+from okl.learners.events import _FLOATS, _NDARRAY, _PLANS, BAD_LABEL, BAD_ROW
 
 ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN = range(5)
 
@@ -218,7 +222,8 @@ def _parts(k_out: bool) -> list[list[tuple]]:
     process reaches after the block features (it then loads it from the cache, or compiles it too
     when it gets there first: only time is at stake)."""
     from okl.calibration import _steps
-    from okl.learners._engine import _block_features, aggregate_outputs_round
+    from okl.learners._aggregation import aggregate_outputs_round
+    from okl.learners._engine import _block_features
     from okl.learners.window import window_decision
 
     i64, f64, flag = types.int64, types.float64, types.boolean
@@ -338,3 +343,145 @@ def build_auto(learner, eng) -> AutoPlan | None:
             spread is not None and spread.shape != (learner.dim_,)):
         return None
     return AutoPlan(learner, eng, spread, cal)
+
+
+class EnginePaths:
+    """``auto``'s paths into its engine (a mixin of :class:`okl.learners.auto.Auto`): per event, the
+    plan's two compiled calls, else the generic hooks on the same engine, and blocks of rows
+    (:meth:`_process`: ``run``, ``learn_many``, ``okl stream``, the width window's rows)."""
+
+    # ---- per event: the engine's two calls behind the row check and input scale -------------
+    #
+    # The fast plan (:class:`AutoPlan`): on the common input (a float64, 1-D,
+    # C-contiguous row and a float label) once the pool started (every member in the engine; one
+    # output or K), predict_one is one compiled call (row check, input scale, every member's features
+    # and the mixture) and learn_one one more (the aggregation round, every member's step and the
+    # calibration's step on predict_one's features); the rest goes through the generic hooks
+    # below, which run the same engine. The plan is dropped with the event cache whenever the
+    # engine is rebuilt or the state changes otherwise.
+
+    def _fast_plan(self):
+        ev = _event_state(self)
+        plan = build_auto(self, self._engine(ev)) if self.started_ and self.dim_ is not None else None
+        _PLANS[id(self)] = plan = plan or False
+        return plan
+
+    def predict_one(self, x):
+        plan = _PLANS.get(id(self))
+        if plan and type(x) is _NDARRAY:
+            try:
+                f = plan.predict(x, 0.0, self.n_seen_)[2]
+            except TypeError:  # not a float64, C-contiguous, 1-D array
+                f = math.nan
+            if f - f == 0.0:
+                if plan.K:
+                    return self._outputs(plan.eng)
+                return f + self._target_mean() if plan.center else f
+        return self._predict_event(x)
+
+    def _learn_round(self, x, y):
+        plan = _PLANS.get(id(self))
+        if plan is None:
+            plan = self._fast_plan()
+        # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
+        if plan and type(x) is _NDARRAY and type(y) in _FLOATS and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
+            n = self.n_seen_
+            if plan.center:  # (self._residual(y), inline: the per-event path)
+                mu, r = (self.target_sum_ / n if n else 0.0), y - (self.target_sum_ + y) / (n + 1)
+            else:
+                mu, r = 0.0, y
+            try:
+                k, _, f = plan.learn(x, r, n)
+            except TypeError:  # not a float64, C-contiguous, 1-D array
+                k = BAD_ROW
+            if k >= 0:  # learned (else nothing changed: the generic path takes the event and says why)
+                if plan.K:
+                    f = self._outputs(plan.eng)
+                if k:  # members' transitions / update rounds (the calibration's step after them)
+                    self._python_steps(plan.eng, plan.xs.copy(), r)
+                    if not self.alive_.any():
+                        f = f * math.nan
+                    elif self.calibration_ is not None and f - f == 0.0:
+                        calibration.update_one(self.calibration_, f, y)
+                if plan.center:
+                    self.target_sum_ += y
+                    f += mu
+                self.n_seen_ = n + 1
+                if not (np.isfinite(f).all() if plan.K else f - f == 0.0):
+                    self._non_finite(n)
+                return f
+        return super()._learn_round(x, y)
+
+    def _event_features(self, x, ev):
+        eng = self._engine(ev)
+        if eng.py:
+            self._check_values(x)
+            self._python_decisions(eng, x)
+        ok, f = call_predict(eng, x)
+        if not ok:
+            self._check_values(x)
+        return (f if not eng.K else self._outputs(eng)), eng
+
+    def _event_learn(self, x, y, z, ev):
+        eng = self._engine(ev)
+        if eng.py:
+            self._check_values(x)
+            self._python_decisions(eng, x, y)
+        ok, f, n = call_learn(eng, x, y, z is eng)
+        if not ok:
+            self._check_values(x)
+        if eng.K:
+            f = self._outputs(eng)
+        if n:
+            self._python_steps(eng, x, y)
+            if not self.alive_.any():
+                return f * np.nan  # the last member failed in its Python step
+        return f
+
+    def _decision(self, x):
+        return self._event_features(x, _event_state(self))[0]
+
+    def _member_block(self, member: Learner, X, y) -> np.ndarray:
+        """One member's test-then-train decisions over a block (NaN once it fails)."""
+        try:
+            with np.errstate(all="ignore"):
+                out = np.asarray(member._process(X, y), dtype=float)
+        except (ValueError, FloatingPointError, ArithmeticError, np.linalg.LinAlgError):
+            out = np.full(X.shape[0], np.nan)
+        member.n_seen_ += X.shape[0]
+        return out
+
+    def _process(self, X, y):
+        n = X.shape[0]
+        nout = max(self.n_outputs_, 1)
+        out = np.empty((n, self.n_outputs_) if self.n_outputs_ else n)
+        rows = out.reshape(n, nout)  # the engine writes the mixture's outputs row by row
+        classification = self.task == "classification"
+        for s in range(0, n, self.chunk_size):
+            e = min(s + self.chunk_size, n)
+            eng = self._engine()
+            D = np.full((e - s, len(self._pool) * nout), np.nan)
+            for j in eng.py:  # members outside the engine: their own block path
+                if self.alive_[j] > 0.0:
+                    D[:, j] = self._member_block(self._pool[j], X[s:e], y[s:e])
+            r = 0
+            while r < e - s:
+                eng = self._engine()
+                r, k = call_rows(eng, X[s:e], y[s:e], r, classification, D, rows[s:e])
+                if k:
+                    eng.d[:] = D[r - 1]
+                    self._python_steps(eng, X[s + r - 1], y[s + r - 1])
+                elif r < e - s:
+                    check_vector(X[s + r], self.dim_)  # raises the message naming the value
+                    raise ValueError(f"row {s + r} has a value beyond {MAX_ABS_FEATURE:g}")
+            if self._raw_member and self.n_outputs_:
+                out[s:e] = D[:, :nout]
+        if not (self.alive_ > 0.0).any():
+            out[-1] = np.nan  # every member failed: the base class reports it
+        return out
+
+    def _event_block(self, X, y, out):
+        if self._engine().py:
+            return 0  # a member outside the engine learns blocks its own way: one event at a time
+        out[:] = self._process(X, y)
+        return X.shape[0]

@@ -14,8 +14,9 @@ type, loss, sizes, counters and the offsets of its arrays in F), with the reals 
 * :func:`engine_rows` -- both for each row of a block (``run``, ``learn_many``, ``okl stream``).
 
 They are inlined into the engine's compiled roots (:mod:`okl.learners._autoengine`: one for one
-output, one for K outputs), which every path calls. So a row's decisions are the same, bit for bit, whichever path learns it, and however a stream is
-cut into blocks.
+output, one for K outputs), which every path calls. So a row's decisions are the same, bit for
+bit, whichever path learns it, and however a stream is cut into blocks. The aggregation is in
+:mod:`okl.learners._aggregation`, the K-output members in :mod:`okl.learners._engine_k`.
 
 Member types (``I[j, TYPE]``) and their per-round arithmetic, each that of the member alone:
 
@@ -46,7 +47,7 @@ length k (``I[j, K]``) laid out in F; or K >= 1 one-vs-rest outputs over the K c
 are class indices; :class:`okl.learners.multiclass.MultiClass`): a member's weights are K rows
 (K x k row-major; an expansion's coefficients K x B), its features are computed once a round for
 the K outputs, its decisions are K columns of the (n, N K) decision matrix, and its step is its
-own step per output (:func:`_learn_multi`; FORKS's ONS shares one preconditioner,
+own step per output (:mod:`okl.learners._engine_k`; FORKS's ONS shares one preconditioner,
 :func:`okl.learners.forks.ons_shared_step`). The aggregation then pays each member the mean of its
 K clipped one-vs-rest hinge losses and mixes each output with the same weights.
 
@@ -60,12 +61,13 @@ import math
 
 import numpy as np
 
-from okl._compiled import (class_steps, dot, dot_rows, jit, kernel_features_rows, kernel_row_t, kernel_value,
-                           loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled)
+from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, ogd_step,
+                           row_ok, rows_axpy, sub_scaled)
 from okl._jit import jit_inline
+from okl.learners._aggregation import aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
-from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step, ons_shared_step
+from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
 from okl.learners.nogd import nogd_step
 from okl.learners.window import window_decision, window_store
 
@@ -80,184 +82,6 @@ KIND, KA, KB_, KC, ETA, LR, CB = range(7)
 R_COLS = 7
 # what a member needs from Python after a row (``todo``)
 NOTHING, TRANSITION, UPDATE = 0, 1, 2
-
-
-# ---------------------------------------------------------------------------------------------
-# aggregation (AdaHedge + fixed share; the mathematics is in okl.learners.auto's docstring)
-#
-# State: L (N effective cumulative losses, min 0 over the members alive), alive (N, 1.0 / 0.0),
-# agg = [Delta (cumulative mixability gap), t (rounds aggregated), lo, hi (target range seen)].
-
-
-@jit
-def _weights(L, alive, eta, w):
-    """w_i ~ exp(-eta (L_i - min L)) over the members alive (eta = inf: uniform on the minimisers)."""
-    lmin = np.inf
-    for i in range(L.shape[0]):
-        if alive[i] > 0.0 and L[i] < lmin:
-            lmin = L[i]
-    s = 0.0
-    for i in range(L.shape[0]):
-        if alive[i] <= 0.0:
-            w[i] = 0.0
-        elif eta == np.inf:
-            w[i] = 1.0 if L[i] == lmin else 0.0
-        else:
-            w[i] = math.exp(-eta * (L[i] - lmin))
-        s += w[i]
-    if s > 0.0:
-        for i in range(L.shape[0]):
-            w[i] /= s
-
-
-@jit
-def _rate(agg, n_alive):
-    """AdaHedge's learning rate ln N / Delta (inf while Delta = 0, or with one member left)."""
-    if agg[0] > 0.0 and n_alive > 1:
-        return math.log(n_alive) / agg[0]
-    return np.inf
-
-
-@jit
-def _clip_row(d, alive, classification, lo, hi, c, nout):
-    """Clip the decisions of the members alive (see auto's docstring; member i's nout outputs are
-    d[i nout:(i + 1) nout]); returns how many members are alive."""
-    n = 0
-    for i in range(alive.shape[0]):
-        if alive[i] > 0.0:
-            n += 1
-        for o in range(nout):
-            v = d[i * nout + o]
-            if alive[i] > 0.0:
-                if classification:
-                    v = min(max(v, -1.0), 1.0)
-                elif lo <= hi:
-                    v = min(max(v, lo), hi)
-            c[i * nout + o] = v
-    return n
-
-
-@jit
-def aggregate_outputs(d, L, alive, agg, classification, w, c, nout, p):
-    """The mixture's nout outputs p_o = sum_i w_i c_io for member decisions ``d`` (no change to the
-    state; p = 0 with no member alive)."""
-    n = _clip_row(d, alive, classification, agg[2], agg[3], c, nout)
-    for o in range(nout):
-        p[o] = 0.0
-    if n == 0:
-        return
-    _weights(L, alive, _rate(agg, n), w)
-    for i in range(alive.shape[0]):
-        if alive[i] > 0.0:
-            for o in range(nout):
-                p[o] += w[i] * c[i * nout + o]
-
-
-@jit
-def aggregate_predict(d, L, alive, agg, classification, w, c):
-    """The mixture's decision for member decisions ``d`` (one output; no change to the state)."""
-    p = np.empty(1)
-    aggregate_outputs(d, L, alive, agg, classification, w, c, 1, p)
-    return p[0]
-
-
-@jit
-def _member_loss(c, i, y, classification, nout, multi):
-    """Member i's loss on its clipped outputs c: the clipped hinge (1 - y c) / 2 (one output, y =
-    -1/+1), its mean over the K one-vs-rest outputs (``multi``: y is the class index, y_o = +1 for
-    o = y, else -1), or the squared loss (c - y)^2."""
-    if not classification:
-        return (c[i] - y) * (c[i] - y)
-    if not multi:
-        return 0.5 * (1.0 - y * c[i])
-    s = 0.0
-    for o in range(nout):
-        s += 0.5 * (1.0 - (1.0 if o == y else -1.0) * c[i * nout + o])
-    return s / nout
-
-
-@jit
-def aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nout, multi, p):
-    """One test-then-train aggregation round on member decisions d (a member with a non-finite
-    output leaves the pool for good); the mixture's outputs go to p. w, loss: work (N); c: work
-    (N nout)."""
-    N = alive.shape[0]
-    for i in range(N):
-        if alive[i] > 0.0:
-            for o in range(nout):
-                if not math.isfinite(d[i * nout + o]):
-                    alive[i] = 0.0
-    aggregate_outputs(d, L, alive, agg, classification, w, c, nout, p)
-    n = 0
-    for i in range(N):
-        if alive[i] > 0.0:
-            n += 1
-    if n == 0:
-        return
-    eta = _rate(agg, np.int64(n))
-    # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
-    h = 0.0
-    lmin = np.inf
-    for i in range(N):
-        if alive[i] > 0.0:
-            li = _member_loss(c, i, y, classification, nout, multi)
-            loss[i] = li
-            h += w[i] * li
-            if li < lmin:
-                lmin = li
-    if eta == np.inf:
-        m = np.inf
-        for i in range(N):
-            if alive[i] > 0.0 and w[i] > 0.0 and loss[i] < m:
-                m = loss[i]
-    else:
-        s = 0.0
-        for i in range(N):
-            if alive[i] > 0.0:
-                s += w[i] * math.exp(-eta * (loss[i] - lmin))
-        m = lmin - math.log(s) / eta
-    agg[0] += max(h - m, 0.0)
-    for i in range(N):
-        if alive[i] > 0.0:
-            L[i] += loss[i]
-    agg[1] += 1.0
-    # fixed share with alpha_t = 1 / (t + 1), applied to the next round's weights
-    if n > 1 and agg[0] > 0.0:
-        eta2 = math.log(n) / agg[0]
-        a = 1.0 / (agg[1] + 1.0)
-        _weights(L, alive, eta2, w)
-        for i in range(N):
-            if alive[i] > 0.0:
-                L[i] = -math.log((1.0 - a) * w[i] + a / n) / eta2
-    lmin = np.inf
-    for i in range(N):
-        if alive[i] > 0.0 and L[i] < lmin:
-            lmin = L[i]
-    for i in range(N):
-        if alive[i] > 0.0:
-            L[i] -= lmin
-    if not classification:
-        agg[2] = min(agg[2], y)
-        agg[3] = max(agg[3], y)
-
-
-@jit
-def aggregate_round(d, y, L, alive, agg, classification, w, c, loss):
-    """:func:`aggregate_outputs_round` with one output; returns the mixture's decision."""
-    p = np.empty(1)
-    aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, 1, False, p)
-    return p[0]
-
-
-@jit
-def aggregate_rounds(D, Y, L, alive, agg, classification, out):
-    """:func:`aggregate_round` over the rows of the member-decision matrix D (n x N)."""
-    N = D.shape[1]
-    w = np.empty(N)
-    c = np.empty(N)
-    loss = np.empty(N)
-    for r in range(D.shape[0]):
-        out[r] = aggregate_round(D[r], Y[r], L, alive, agg, classification, w, c, loss)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -320,90 +144,6 @@ def one_output(F, I, R, j, x, own, q, pre, nk, out):
     else:
         z = _member_features(F, I, R, j, x, own, q, pre)
         out[0] = dot(F[I[j, O_W]:I[j, O_W] + I[j, K]], z)
-
-
-@jit
-def _features_multi(F, I, R, j, x, own, q, pre, nk, out):
-    """Member j's K outputs on row x into ``out`` (K outputs: its weights are K rows, ``O_W``
-    K x k row-major; an expansion's coefficients K x B), the features computed once
-    (:func:`_member_features`)."""
-    t = I[j, TYPE]
-    if t == EXPANSION:
-        d = x.shape[0]
-        B = I[j, BUDGET]
-        SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
-        alpha = F[I[j, O_W]:I[j, O_W] + nk * B].reshape((nk, B))
-        kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
-        for o in range(nk):
-            out[o] = 0.0
-        for i in range(I[j, M]):
-            kv = kernel_value(kind, a, b, c, SV[i], x)
-            for o in range(nk):
-                out[o] += alpha[o, i] * kv
-        return
-    if t == WINDOW:
-        LT, Y, s = _window_state(F, I, j, x.shape[0])
-        window_decision(int(R[j, KIND]), R[j, KA], LT, Y, I[j, M], x, s, nk, out)
-        return
-    k = I[j, K]
-    z = _member_features(F, I, R, j, x, own, q, pre)
-    dot_rows(F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k)), z, out)
-
-
-@jit
-def _learn_multi(F, I, R, j, x, y, f, q, nk, g):
-    """:func:`learn_one_output` for K outputs (y the class index, f the K outputs, g work (K)): every output
-    learns its one-vs-rest target; an expansion adds x when any output has a nonzero loss
-    derivative (one support set for the K outputs), FORKS's counter counts such rounds."""
-    t = I[j, TYPE]
-    lkind = I[j, LOSS]
-    if t == WINDOW:
-        _window_learn(F, I, j, x, y)
-        return NOTHING
-    if t == SKETCH_ONS:
-        any_ = class_steps(lkind, f, y, -R[j, ETA], g)
-        due, counter = update_round_due(1.0 if any_ else 0.0, I[j, COUNTER], I[j, NSEEN], I[j, RHO],
-                                        I[j, MARGIN_COUNTER] != 0)
-        I[j, COUNTER] = counter
-        if due:
-            return UPDATE
-        if any_:
-            k = I[j, K]
-            ons_shared_step(F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k],
-                            F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k)),
-                            F[I[j, O_G]:I[j, O_G] + k * k].reshape((k, k)), g, CODE_PROJECTION_EPS, R[j, CB],
-                            F[I[j, O_U]:I[j, O_U] + k])
-        I[j, NSEEN] += 1
-        return NOTHING
-    any_ = class_steps(lkind, f, y, 1.0, g)
-    if t == EXPANSION:
-        if any_:
-            m = I[j, M]
-            B = I[j, BUDGET]
-            if m >= B:
-                return TRANSITION
-            d = x.shape[0]
-            o = I[j, O_A] + m * d
-            for i in range(d):
-                F[o + i] = x[i]
-            for o in range(nk):
-                F[I[j, O_W] + o * B + m] = -R[j, ETA] * g[o]
-            I[j, M] = m + 1
-        I[j, NSEEN] += 1
-        return NOTHING
-    k = I[j, K]
-    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
-    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
-    if t == NYSTROM:
-        G = F[I[j, O_G]:I[j, O_G] + nk * k].reshape((nk, k))
-        for o in range(nk):
-            nogd_step(z, f[o], 1.0 if o == y else -1.0, W[o], G[o], R[j, LR], R[j, ETA], I[j, OGD] != 0, lkind)
-    else:  # FOURIER, LINEAR
-        for o in range(nk):
-            if g[o] != 0.0:
-                sub_scaled(W[o], ogd_step(R[j, ETA] * g[o], z, lkind), z)
-    I[j, NSEEN] += 1
-    return NOTHING
 
 
 @jit
@@ -520,8 +260,8 @@ def _outputs(I):
 # callers) and compiled for each kind with that kind's member functions: ``outputs(F, I, R, j, x,
 # own, q, pre, nk, out)`` (member j's outputs on x into out) and ``learn(F, I, R, j, x, y, f, q, nk,
 # g)`` (its step; f its outputs): :func:`predict_all_one` / :func:`learn_all_one` (one output) and
-# :func:`predict_all_k` / :func:`learn_all_k` (K outputs), which the two compiled roots
-# (okl.learners._autoengine) call. So the one-output root never compiles the K-output code and the
+# ``predict_all_k`` / ``learn_all_k`` (K outputs, okl.learners._engine_k), which the two compiled
+# roots (okl.learners._autoengine) call. So the one-output root never compiles the K-output code and the
 # reverse, and each of the four compiles on its own (a cold start can compile them in two
 # processes at once; Numba compiles every function a root calls, used or not, and then optimises
 # each caller with its callees again: docs/results/startup-compile.md).
@@ -564,18 +304,6 @@ def predict_all_one(F, I, R, x, alive, d, q, pre):
 def learn_all_one(F, I, R, x, y, d, alive, todo, q, g):
     """:func:`_learn_all` with one output per member."""
     return _learn_all(F, I, R, x, y, d, alive, todo, q, g, learn_one_output)
-
-
-@jit
-def predict_all_k(F, I, R, x, alive, d, q, pre):
-    """:func:`_predict_all` with K outputs per member."""
-    _predict_all(F, I, R, x, alive, d, q, pre, _features_multi)
-
-
-@jit
-def learn_all_k(F, I, R, x, y, d, alive, todo, q, g):
-    """:func:`_learn_all` with K outputs per member."""
-    return _learn_all(F, I, R, x, y, d, alive, todo, q, g, _learn_multi)
 
 
 def state_size(N: int, nout: int) -> int:

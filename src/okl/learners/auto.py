@@ -161,99 +161,23 @@ from typing import Any
 
 import numpy as np
 
-import okl.calibration as calibration
 from okl._threads import one_blas_thread
-from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_vector
+from okl._validation import check_bool, check_int
 from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma_l1
-from okl.learners._autoengine import build_auto, call_learn, call_predict, call_rows, prepare_engine
-from okl.learners._engine import TRANSITION, Engine, _weights, aggregate_predict, aggregate_rounds  # noqa: F401
+from okl.learners._aggregation import _weights, aggregate_predict, aggregate_rounds  # noqa: F401 (re-exported)
+from okl.learners._autoengine import EnginePaths, prepare_engine
+from okl.learners._autopool import (WIDTHS, WINDOW_WIDTH, _check_members, _label,  # noqa: F401 (re-exported)
+                                   _share_directions, default_pool)
+from okl.learners._engine import TRANSITION, Engine
 from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, _event_state, learner_class, make, register
-from okl.learners.events import _FLOATS, _NDARRAY, _PLANS, BAD_ROW, _drop_event_cache
+from okl.learners.events import _drop_event_cache
 from okl.learners.state import MAX_CLASSES
-from okl.learners.window import WIDTH_FACTOR as WINDOW_WIDTH
 from okl.losses import get_loss
 from okl.scaling import check_scale
 
-#: width multipliers of the default pool (times the centre width sigma_0)
-WIDTHS = (0.5, 1.0, 2.0)
-
-
-def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
-    """The default members for ``task`` ("classification" or "regression") as
-    (registry name, width multiplier or None, hyperparameters); see the module docstring."""
-    cls = task == "classification"
-    pool: list[tuple[str, float | None, dict[str, Any]]] = []
-    for w in WIDTHS:
-        for step in ((1.0, 3.0) if cls else (0.2, 0.5)):
-            pool.append(("nogd", w, {"lr": step} if cls else {"eta": step}))
-    for w in WIDTHS:
-        pool.append(("forks", w, {}))
-    for w in WIDTHS:
-        pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5}))
-    for w in WIDTHS:  # the L1 (Laplacian) geometry: width from the window's mean L1 distance
-        pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5, "kernel": "laplacian"}))
-    for eta in ((0.2, 1.0) if cls else (0.02, 0.2)):
-        pool.append(("linear", None, {"eta": eta}))
-    pool.append(("window", WINDOW_WIDTH, {}))  # the last rows, kernel-weighted: what neighbours learn
-    return pool
-
-
-# ---------------------------------------------------------------------------------------------
-# learner
-
-
-def _check_members(members):
-    if members is None:
-        return None
-    if isinstance(members, (str, bytes)) or not hasattr(members, "__iter__"):
-        raise ValueError(f"members must be None or a list of (name, width, params), got {members!r}")
-    from okl.learners.base import learners
-
-    out = []
-    for entry in members:
-        if not isinstance(entry, (list, tuple)) or len(entry) != 3:
-            raise ValueError(f"members: each entry must be (name, width multiplier or None, params), got {entry!r}")
-        name, width, params = entry
-        if not isinstance(name, str) or name not in learners(kind="streaming") or name == "auto":
-            raise ValueError(f"members: unknown member learner {name!r}")
-        if width is not None:
-            if isinstance(width, bool) or not isinstance(width, (int, float)) or not (
-                    math.isfinite(width) and width > 0):
-                raise ValueError(f"members: the width multiplier must be a positive number or None, got {width!r}")
-            width = float(width)
-        if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
-            raise ValueError(f"members: params must be a dict of hyperparameters, got {params!r}")
-        out.append([name, width, dict(params)])
-    if not out:
-        raise ValueError("members must name at least one member")
-    return out
-
-
-def _share_directions(pool: list[Learner]) -> None:
-    """FOGD members whose kernels differ only in width take one draw of directions: the widest
-    member's U, scaled by sigma_widest / sigma (exact for the pool's power-of-2 widths, so the
-    engine computes the narrower members' features by the double angle; see the module
-    docstring)."""
-    groups: dict[tuple, list[Learner]] = {}
-    for m in pool:
-        sigma = getattr(getattr(m, "kernel_", None), "sigma", None)
-        if m.name == "fogd" and sigma is not None:
-            groups.setdefault((type(m.kernel_), m.U_.shape), []).append(m)
-    for members in groups.values():
-        ref = max(members, key=lambda m: m.kernel_.sigma)
-        for m in members:
-            if m is not ref:
-                m.U_ = ref.U_ * (ref.kernel_.sigma / m.kernel_.sigma)
-
-
-def _label(name: str, width: float | None, params: dict[str, Any]) -> str:
-    parts = [] if width is None else [f"sigma x{width:g}"]
-    parts += [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()]
-    return f"{name}({', '.join(parts)})"
-
 
 @register("auto")
-class Auto(Learner):
+class Auto(EnginePaths, Learner):
     """A pool of okl learners (widths x steps x families) mixed online; see the module docstring.
 
     Parameters
@@ -542,142 +466,6 @@ class Auto(Learner):
                     eng.d[j] = self._pool[j]._decision(x)
             else:
                 eng.d[j] = self._member_block(self._pool[j], x[None, :], np.array([y]))[0]
-
-    # ---- per event: the engine's two calls behind the row check and input scale -------------
-    #
-    # The fast plan (okl.learners._fastpath.AutoPlan): on the common input (a float64, 1-D,
-    # C-contiguous row and a float label) once the pool started (every member in the engine; one
-    # output or K), predict_one is one compiled call (row check, input scale, every member's features
-    # and the mixture) and learn_one one more (the aggregation round, every member's step and the
-    # calibration's step on predict_one's features); the rest goes through the generic hooks
-    # below, which run the same engine. The plan is dropped with the event cache whenever the
-    # engine is rebuilt or the state changes otherwise.
-
-    def _fast_plan(self):
-        ev = _event_state(self)
-        plan = build_auto(self, self._engine(ev)) if self.started_ and self.dim_ is not None else None
-        _PLANS[id(self)] = plan = plan or False
-        return plan
-
-    def predict_one(self, x):
-        plan = _PLANS.get(id(self))
-        if plan and type(x) is _NDARRAY:
-            try:
-                f = plan.predict(x, 0.0, self.n_seen_)[2]
-            except TypeError:  # not a float64, C-contiguous, 1-D array
-                f = math.nan
-            if f - f == 0.0:
-                if plan.K:
-                    return self._outputs(plan.eng)
-                return f + self._target_mean() if plan.center else f
-        return self._predict_event(x)
-
-    def _learn_round(self, x, y):
-        plan = _PLANS.get(id(self))
-        if plan is None:
-            plan = self._fast_plan()
-        # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
-        if plan and type(x) is _NDARRAY and type(y) in _FLOATS and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
-            n = self.n_seen_
-            if plan.center:  # (self._residual(y), inline: the per-event path)
-                mu, r = (self.target_sum_ / n if n else 0.0), y - (self.target_sum_ + y) / (n + 1)
-            else:
-                mu, r = 0.0, y
-            try:
-                k, _, f = plan.learn(x, r, n)
-            except TypeError:  # not a float64, C-contiguous, 1-D array
-                k = BAD_ROW
-            if k >= 0:  # learned (else nothing changed: the generic path takes the event and says why)
-                if plan.K:
-                    f = self._outputs(plan.eng)
-                if k:  # members' transitions / update rounds (the calibration's step after them)
-                    self._python_steps(plan.eng, plan.xs.copy(), r)
-                    if not self.alive_.any():
-                        f = f * math.nan
-                    elif self.calibration_ is not None and f - f == 0.0:
-                        calibration.update_one(self.calibration_, f, y)
-                if plan.center:
-                    self.target_sum_ += y
-                    f += mu
-                self.n_seen_ = n + 1
-                if not (np.isfinite(f).all() if plan.K else f - f == 0.0):
-                    self._non_finite(n)
-                return f
-        return super()._learn_round(x, y)
-
-    def _event_features(self, x, ev):
-        eng = self._engine(ev)
-        if eng.py:
-            self._check_values(x)
-            self._python_decisions(eng, x)
-        ok, f = call_predict(eng, x)
-        if not ok:
-            self._check_values(x)
-        return (f if not eng.K else self._outputs(eng)), eng
-
-    def _event_learn(self, x, y, z, ev):
-        eng = self._engine(ev)
-        if eng.py:
-            self._check_values(x)
-            self._python_decisions(eng, x, y)
-        ok, f, n = call_learn(eng, x, y, z is eng)
-        if not ok:
-            self._check_values(x)
-        if eng.K:
-            f = self._outputs(eng)
-        if n:
-            self._python_steps(eng, x, y)
-            if not self.alive_.any():
-                return f * np.nan  # the last member failed in its Python step
-        return f
-
-    def _decision(self, x):
-        return self._event_features(x, _event_state(self))[0]
-
-    def _member_block(self, member: Learner, X, y) -> np.ndarray:
-        """One member's test-then-train decisions over a block (NaN once it fails)."""
-        try:
-            with np.errstate(all="ignore"):
-                out = np.asarray(member._process(X, y), dtype=float)
-        except (ValueError, FloatingPointError, ArithmeticError, np.linalg.LinAlgError):
-            out = np.full(X.shape[0], np.nan)
-        member.n_seen_ += X.shape[0]
-        return out
-
-    def _process(self, X, y):
-        n = X.shape[0]
-        nout = max(self.n_outputs_, 1)
-        out = np.empty((n, self.n_outputs_) if self.n_outputs_ else n)
-        rows = out.reshape(n, nout)  # the engine writes the mixture's outputs row by row
-        classification = self.task == "classification"
-        for s in range(0, n, self.chunk_size):
-            e = min(s + self.chunk_size, n)
-            eng = self._engine()
-            D = np.full((e - s, len(self._pool) * nout), np.nan)
-            for j in eng.py:  # members outside the engine: their own block path
-                if self.alive_[j] > 0.0:
-                    D[:, j] = self._member_block(self._pool[j], X[s:e], y[s:e])
-            r = 0
-            while r < e - s:
-                eng = self._engine()
-                r, k = call_rows(eng, X[s:e], y[s:e], r, classification, D, rows[s:e])
-                if k:
-                    eng.d[:] = D[r - 1]
-                    self._python_steps(eng, X[s + r - 1], y[s + r - 1])
-                elif r < e - s:
-                    check_vector(X[s + r], self.dim_)  # raises the message naming the value
-                    raise ValueError(f"row {s + r} has a value beyond {MAX_ABS_FEATURE:g}")
-            if self._raw_member and self.n_outputs_:
-                out[s:e] = D[:, :nout]
-        if not (self.alive_ > 0.0).any():
-            out[-1] = np.nan  # every member failed: the base class reports it
-        return out
-
-    def _event_block(self, X, y, out):
-        if self._engine().py:
-            return 0  # a member outside the engine learns blocks its own way: one event at a time
-        out[:] = self._process(X, y)
-        return X.shape[0]
 
     # ---- transparency ---------------------------------------------------------------------
 

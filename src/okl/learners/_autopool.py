@@ -1,0 +1,84 @@
+"""``auto``'s pool: the default members (:func:`default_pool`; why each family is in it: the module
+docstring of :mod:`okl.learners.auto` and docs/results/auto-pool.md), the check of a given
+``members`` list, the one draw of directions its FOGD members share, and the members' labels."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from okl.learners.base import Learner
+from okl.learners.window import WIDTH_FACTOR as WINDOW_WIDTH
+
+#: width multipliers of the default pool (times the centre width sigma_0)
+WIDTHS = (0.5, 1.0, 2.0)
+
+
+def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
+    """The default members for ``task`` ("classification" or "regression") as
+    (registry name, width multiplier or None, hyperparameters); see the module docstring."""
+    cls = task == "classification"
+    pool: list[tuple[str, float | None, dict[str, Any]]] = []
+    for w in WIDTHS:
+        for step in ((1.0, 3.0) if cls else (0.2, 0.5)):
+            pool.append(("nogd", w, {"lr": step} if cls else {"eta": step}))
+    for w in WIDTHS:
+        pool.append(("forks", w, {}))
+    for w in WIDTHS:
+        pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5}))
+    for w in WIDTHS:  # the L1 (Laplacian) geometry: width from the window's mean L1 distance
+        pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5, "kernel": "laplacian"}))
+    for eta in ((0.2, 1.0) if cls else (0.02, 0.2)):
+        pool.append(("linear", None, {"eta": eta}))
+    pool.append(("window", WINDOW_WIDTH, {}))  # the last rows, kernel-weighted: what neighbours learn
+    return pool
+
+
+def _check_members(members):
+    if members is None:
+        return None
+    if isinstance(members, (str, bytes)) or not hasattr(members, "__iter__"):
+        raise ValueError(f"members must be None or a list of (name, width, params), got {members!r}")
+    from okl.learners.base import learners
+
+    out = []
+    for entry in members:
+        if not isinstance(entry, (list, tuple)) or len(entry) != 3:
+            raise ValueError(f"members: each entry must be (name, width multiplier or None, params), got {entry!r}")
+        name, width, params = entry
+        if not isinstance(name, str) or name not in learners(kind="streaming") or name == "auto":
+            raise ValueError(f"members: unknown member learner {name!r}")
+        if width is not None:
+            if isinstance(width, bool) or not isinstance(width, (int, float)) or not (
+                    math.isfinite(width) and width > 0):
+                raise ValueError(f"members: the width multiplier must be a positive number or None, got {width!r}")
+            width = float(width)
+        if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
+            raise ValueError(f"members: params must be a dict of hyperparameters, got {params!r}")
+        out.append([name, width, dict(params)])
+    if not out:
+        raise ValueError("members must name at least one member")
+    return out
+
+
+def _share_directions(pool: list[Learner]) -> None:
+    """FOGD members whose kernels differ only in width take one draw of directions: the widest
+    member's U, scaled by sigma_widest / sigma (exact for the pool's power-of-2 widths, so the
+    engine computes the narrower members' features by the double angle; see the module
+    docstring)."""
+    groups: dict[tuple, list[Learner]] = {}
+    for m in pool:
+        sigma = getattr(getattr(m, "kernel_", None), "sigma", None)
+        if m.name == "fogd" and sigma is not None:
+            groups.setdefault((type(m.kernel_), m.U_.shape), []).append(m)
+    for members in groups.values():
+        ref = max(members, key=lambda m: m.kernel_.sigma)
+        for m in members:
+            if m is not ref:
+                m.U_ = ref.U_ * (ref.kernel_.sigma / m.kernel_.sigma)
+
+
+def _label(name: str, width: float | None, params: dict[str, Any]) -> str:
+    parts = [] if width is None else [f"sigma x{width:g}"]
+    parts += [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()]
+    return f"{name}({', '.join(parts)})"
