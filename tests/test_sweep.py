@@ -17,9 +17,10 @@ from okl import RBF, make
 from okl.cli import main as cli_main
 from okl.data import load_dataset, permutation
 from okl.eval.backends import DaskBackend, ProcessBackend, SerialBackend, make_backend
+from okl.eval.grid import parse_grid, parse_values
 from okl.eval.report import group_rows, report
 from okl.eval.store import CellKey, CellResult, ResultStore, StoreError
-from okl.eval.sweep import build_cells, curve_rounds, parse_grid, parse_values, run_cell, run_sweep
+from okl.eval.sweep import build_cells, curve_rounds, run_cell, run_sweep
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -160,7 +160,7 @@ def check_plot_path(path: str) -> None:
 
 def check_seeds(text: str) -> list[int]:
     """``--seeds``: integers >= 0 (``0,1,5``, ``0,1,...,9`` or ``0:1:9``), at most MAX_RUNS of them."""
-    from okl.eval.sweep import parse_values
+    from okl.eval.grid import parse_values
 
     hint = "give integers >= 0, e.g. 0,1,5 or 0,1,...,9 or 0:1:9"
     try:

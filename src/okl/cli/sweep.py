@@ -18,9 +18,10 @@ import sys
 
 from okl.cli._common import add_data_dir_options
 from okl.eval.backends import check_backend_options, make_backend
+from okl.eval.grid import parse_grid
 from okl.eval.report import report
 from okl.eval.store import ResultStore
-from okl.eval.sweep import build_cells, parse_grid, run_sweep
+from okl.eval.sweep import build_cells, run_sweep
 
 
 def add_parser(sub):
@@ -69,7 +70,7 @@ def _stream_spec(args) -> str | None:
 
 
 def main_sweep(args) -> int:
-    from okl.eval.sweep import parse_values
+    from okl.eval.grid import parse_values
 
     check_backend_options(args.backend, args.workers, args.scheduler)
     grid = parse_grid(args.grid)
