@@ -12,7 +12,8 @@ from river import evaluate as river_evaluate
 from river import metrics as river_metrics
 
 import okl
-from okl.learners.multiclass import MultiClass, softmax, temperature_update
+from okl.learners._multiclass_temperature import softmax, temperature_update
+from okl.learners.multiclass import MultiClass
 from okl.learners.state import StateError
 from okl.river import OKLRiverClassifier
 

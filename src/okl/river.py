@@ -753,7 +753,7 @@ def _load_compiled() -> None:
     stream would compile them inside a later import."""
     from okl._compiled import class_steps
     from okl._jit import is_cached
-    from okl.learners.multiclass import temperature_update
+    from okl.learners._multiclass_temperature import temperature_update
 
     if not (roots_cached() and all(is_cached(f) for f in (class_steps, temperature_update))):
         return

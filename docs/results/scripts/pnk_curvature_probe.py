@@ -7,7 +7,7 @@ import numpy as np
 from okl.data import load_dataset, permutation
 from okl.kernels import RBF
 from okl.learners.base import make
-from okl.learners.kons import kons_rounds
+from okl.learners._kons_steps import kons_rounds
 
 for name in ("codrna", "ijcnn1"):
     X, y = load_dataset(name)

@@ -2,7 +2,7 @@
 # Run from the project root: PYTHONPATH=src OKL_DATA=../shared/datasets python docs/results/scripts/pnk_fixed_space.py
 # PNK Table 2's KONS cells ([0, 1] features, sigma = 8, the paper's hyperparameters, zero reset),
 # permutation 0. Run the learner over the whole file; take its final dictionary's embedding E
-# (learner.embed); then run the learner's own ONS rounds (okl.learners.kons.kons_rounds: same loss,
+# (learner.embed); then run the learner's own ONS rounds (okl.learners._kons_steps.kons_rounds: same loss,
 # C = 1, curvature, projection) on E from w = 0, A = alpha I, with no dictionary change at all; and fit
 # a batch linear SVM on E (hinge, no intercept, C in {1, 100}, the lower training error kept).
 import time
@@ -11,7 +11,7 @@ from sklearn.svm import LinearSVC
 from okl.data import load_dataset, permutation
 from okl.kernels import RBF
 from okl.learners.base import make
-from okl.learners.kons import kons_rounds
+from okl.learners._kons_steps import kons_rounds
 
 CASES = (("codrna", "b-kons", 0.01), ("ijcnn1", "b-kons", 0.01), ("codrna", "pros-n-kons", 1.0),
          ("codrna", "pros-n-kons", 0.01), ("ijcnn1", "pros-n-kons", 0.01))

@@ -30,7 +30,7 @@ Projectron, BPA-S, BOGD, whose support sets are the label's; SkeGD; FORKS with t
     Each head is a full learner of the chosen kind (its own width window, input scale, kernel
     width, budget and calibration), so a round costs K rounds of the binary learner: O(K x its
     per-round cost), memory K x its memory. A binary linear learner turned multi-class by
-    :meth:`from_binary` keeps heads too (:func:`_core_from_binary`).
+    :meth:`from_binary` keeps heads too (:func:`okl.learners._multiclass_core._core_from_binary`).
 
 Classes
     Labels are told apart by Python equality (they are dict keys): ``True``, ``1``, ``1.0`` and
@@ -63,13 +63,15 @@ Probabilities (temperature scaling, learned online)
 
     O(K) per round. A single a > 0 keeps the argmax: P's most probable class is always the
     predicted one (normalised per-head calibrations would not), so ``predict_proba`` agrees with
-    ``predict``. Uniform over the classes seen before any margin.
+    ``predict``. Uniform over the classes seen before any margin
+    (:mod:`okl.learners._multiclass_temperature`).
 
 Model files (:meth:`save` / :meth:`load`; no pickle): one zip holding ``multiclass.json`` (the
 learner's name, the classes as JSON scalars, the signs, the round counter, ``native``) and the
 okl model file of the K-output learner (``core.npz``) or one per head (``head<k>.npz``), each
 checked by :meth:`okl.learners.base.Learner.load` against its own declaration (a K-output
-learner's per-output arrays must have K rows).
+learner's per-output arrays must have K rows); written and read by
+:mod:`okl.learners._multiclass_files`.
 
 >>> import numpy as np
 >>> from okl.learners.multiclass import MultiClass
@@ -86,94 +88,23 @@ learner's per-output arrays must have K rows).
 from __future__ import annotations
 
 import io
-import json
 import math
 import numbers
 import os
 import time
-import zipfile
 from typing import Any
 
 import numpy as np
 
 from okl._files import write_atomically
-from okl._jit import jit
 from okl._threads import one_blas_thread
 from okl._validation import check_matrix
-from okl.learners.base import Learner, ModelFileError, learner_class, make
-from okl.learners.modelfile import open_model_zip, zip_entry
-from okl.learners.state import MAX_CLASSES, MAX_ROUNDS
+from okl.learners._multiclass_core import _core_from_binary, _has_k_outputs, _k_output_core
+from okl.learners._multiclass_files import FORMAT, VERSION, is_multiclass_file  # noqa: F401
+from okl.learners._multiclass_files import read_multiclass_model, write_multiclass_model
+from okl.learners._multiclass_temperature import TEMPERATURE_START, softmax, temperature_update
+from okl.learners.base import Learner, learner_class, make
 from okl.learners.trace import Trace
-
-#: the format name and version written in ``multiclass.json``
-FORMAT, VERSION = "okl-multiclass", 1
-_EPOCH = (1980, 1, 1, 0, 0, 0)
-
-
-def is_multiclass_file(path) -> bool:
-    """Whether ``path`` (a path or a seekable binary file) is meant as a :meth:`MultiClass.save`
-    file: a zip holding ``multiclass.json``, ``core.npz`` or ``head0.npz`` (its directory only is
-    read; :meth:`MultiClass.load` then says what is wrong with a damaged one)."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            return not {"multiclass.json", "core.npz", "head0.npz"}.isdisjoint(zf.namelist())
-    except (OSError, EOFError, ValueError, zipfile.BadZipFile):
-        return False
-
-
-#: temperature state: [a, H] (see "Probabilities")
-TEMPERATURE_START = (1.0, 1.0)
-A_MIN, A_MAX = 1e-3, 1e3
-
-
-@jit
-def _softmax_row(a, m, p):
-    """p = softmax(a m) over the finite entries of m (0 elsewhere); returns how many are finite."""
-    top = -np.inf
-    n = 0
-    for k in range(m.shape[0]):
-        if np.isfinite(m[k]):
-            n += 1
-            if a * m[k] > top:
-                top = a * m[k]
-    s = 0.0
-    for k in range(m.shape[0]):
-        p[k] = math.exp(a * m[k] - top) if np.isfinite(m[k]) else 0.0
-        s += p[k]
-    for k in range(m.shape[0]):
-        p[k] /= s if s > 0.0 else 1.0
-    return n
-
-
-@jit
-def temperature_update(state, D, y):
-    """The temperature's test-then-train rounds over the margins D (n, K, before learning) and the
-    class indices y (module docstring, "Probabilities"); rows with fewer than 2 classes seen or a
-    class not seen yet teach nothing."""
-    p = np.empty(D.shape[1])
-    for i in range(D.shape[0]):
-        yi = int(y[i])
-        if yi >= D.shape[1] or not np.isfinite(D[i, yi]) or _softmax_row(state[0], D[i], p) < 2:
-            continue
-        mean = 0.0
-        sq = 0.0
-        for k in range(D.shape[1]):
-            if p[k] > 0.0:
-                mean += p[k] * D[i, k]
-                sq += p[k] * D[i, k] * D[i, k]
-        g = mean - D[i, yi]
-        state[1] += max(sq - mean * mean, 0.0)
-        state[0] = min(max(state[0] - g / state[1], A_MIN), A_MAX)
-
-
-def softmax(a: float, D: np.ndarray) -> np.ndarray:
-    """softmax(a m) per row of D over its finite entries (uniform over K for a row with none)."""
-    D = np.atleast_2d(D)
-    P = np.zeros(D.shape)
-    for i in range(D.shape[0]):
-        if _softmax_row(a, D[i], P[i]) == 0 and D.shape[1]:
-            P[i] = 1.0 / D.shape[1]
-    return P
 
 
 def _plain_label(label):
@@ -194,85 +125,6 @@ def _head_seed(random_state, k: int) -> int | None:
     if random_state is None:
         return None
     return int(np.random.SeedSequence([int(random_state), int(k)]).generate_state(1)[0])
-
-
-def _engine_member(name: str, params: dict) -> bool:
-    """Whether learner ``name`` with ``params`` runs in auto's engine, where K outputs live."""
-    return name in ("nogd", "fogd", "linear", "window") or (name == "forks" and params.get("ons", "code") == "code")
-
-
-def _has_k_outputs(learner: Learner) -> bool:
-    """Whether ``learner`` learns K classes as K outputs of one model: ``auto`` whose members all
-    run in its engine (:mod:`okl.learners._engine`), or one of those members alone."""
-    if getattr(learner, "name", "") == "auto":
-        return all(_engine_member(name, params) for name, _, params in learner.member_specs())
-    return _engine_member(getattr(learner, "name", ""), learner.get_params())
-
-
-#: the hyperparameters auto takes itself and passes on to a member (the rest are the member's own)
-_AUTO_OWN = ("budget", "loss", "kernel", "horizon", "scale")
-
-
-def _k_output_core(learner: Learner, random_state) -> Learner:
-    """The K-output learner of :class:`MultiClass`: ``auto`` itself, or a single learner as the
-    one member of an ``auto`` pool (the engine holds the K outputs; the pool gives the member's own
-    outputs, not the mixture's clipped ones). Its
-    hyperparameters are the learner's: the pool's width is chosen by the same rule from the same
-    rows, the input scaled by the same rule, the member keeps its budget, loss and steps."""
-    params = {k: v for k, v in learner.get_params().items() if k != "random_state"}
-    if learner.name == "auto":
-        return make("auto", **params, random_state=random_state)
-    own = {k: params.pop(k) for k in _AUTO_OWN if k in params}
-    params.pop("center_targets", None)
-    width = learner._width_factor if "kernel" in learner._param_names() else None
-    if width is None:
-        own.pop("kernel", None)
-    if "budget" in own:
-        params["budget"] = own["budget"]
-    core = make("auto", **own, members=[[learner.name, width, params]], random_state=random_state)
-    core._raw_member = True  # the member's own outputs (unclipped), as the learner alone gives them
-    return core
-
-
-def _core_from_binary(learner: Learner, signs: list[float], random_state) -> Learner | None:
-    """The K-output learner continuing a binary single learner (``signs``: its outputs' signs, see
-    :meth:`Learner._set_outputs`): the learner becomes the one member of a pool that takes over its
-    input scale and kernel, nothing learned lost; still inside its window, a fresh pool holding its
-    buffered rows. None when it cannot (no kernel: the linear learner keeps heads)."""
-    core = _k_output_core(learner, random_state)
-    if learner.dim_ is None:
-        return None
-    if not learner.started_:
-        core._ensure_started(learner.dim_)
-        n = learner.n_seen_
-        core.warmup_X_[:n], core.warmup_y_[:n], core.n_seen_ = learner.warmup_X_[:n], learner.warmup_y_[:n], n
-        core._set_outputs(signs)
-        return core
-    if getattr(learner, "kernel_", None) is None:
-        return None
-    core._ensure_started(learner.dim_)  # (its generator and base state; the window is replaced below)
-    core.started_, core.warmup_X_, core.warmup_y_ = True, None, None
-    core.kernel_, core.n_seen_ = learner.kernel_, learner.n_seen_
-    core.scale_center_, core.scale_spread_ = learner.scale_center_, learner.scale_spread_
-    core._pool, core.member_index_ = [learner], [0]
-    core.L_, core.alive_, core.agg_ = np.zeros(1), np.ones(1), np.array([0.0, 0.0, np.inf, -np.inf])
-    core.members_blob_ = core.member_sizes_ = None
-    # the member as auto builds it: the input scaled once, by the pool
-    learner.scale, learner.scale_center_, learner.scale_spread_ = None, None, None
-    core._set_outputs(signs)
-    return core
-
-
-def _learner_params(core: Learner, name: str) -> dict:
-    """The hyperparameters of learner ``name`` that made the K-output ``core`` (its inverse)."""
-    params = {k: v for k, v in core.get_params().items() if k != "random_state"}
-    if name == "auto":
-        return params
-    (member, _, own), = core.member_specs()
-    if member != name:
-        raise ValueError(f"the core's member is {member!r}, not {name!r}")
-    accepted = learner_class(name)._param_names()
-    return {**{k: params[k] for k in _AUTO_OWN if k in accepted}, **own}
 
 
 def _copy(learner: Learner) -> Learner:
@@ -359,7 +211,8 @@ class MultiClass:
         label outside -1/+1, a new class in scikit-learn's ``partial_fit``): two classes from a
         binary learner that learned ``negative`` as -1 and ``positive`` as +1, both continuing
         from everything learned; more classes join as they appear. K outputs (``auto``, and NOGD
-        / FORKS / FOGD as the one member of a pool, :func:`_core_from_binary`): ``positive``'s
+        / FORKS / FOGD as the one member of a pool,
+        :func:`okl.learners._multiclass_core._core_from_binary`): ``positive``'s
         output is the learned model, ``negative``'s its mirror. Heads (every other learner):
         head ``positive`` is an exact copy of the learner, head ``negative`` another with sign -1.
         A label given as None was never seen: it gets no output or head.
@@ -650,24 +503,7 @@ class MultiClass:
     def _write_model(self, fh) -> None:
         """The file's bytes into an open binary file (what :meth:`save` writes atomically; an
         ``okl stream`` checkpoint holds them as its model entry)."""
-        for label in self.classes_:
-            if not isinstance(label, (str, int, float, bool)):
-                raise ValueError(f"class label {label!r} cannot be saved: model files hold str, int, float "
-                                 "or bool labels")
-        meta = {"format": FORMAT, "version": VERSION, "learner": self.learner, "params_keys": sorted(self.params),
-                "classes": list(self.classes_),
-                "signs": list(self.signs_) if self.core_ is None else [1.0] * len(self.classes_), "fixed": self.fixed,
-                "n_seen": int(self.n_seen_), "random_state": self.random_state,
-                "temperature": [float(v) for v in self.temperature_], "native": self.core_ is not None}
-        models = [("core", self.core_)] if self.core_ is not None else [
-            (f"head{k}", head) for k, head in enumerate(self.heads_)]
-        # fixed entry times: the same state gives the same bytes (okl stream's resumed checkpoints)
-        with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as zf:
-            zf.writestr(zipfile.ZipInfo("multiclass.json", _EPOCH), json.dumps(meta))
-            for name, model in models:
-                buffer = io.BytesIO()
-                model._write_model(buffer)
-                zf.writestr(zipfile.ZipInfo(f"{name}.npz", _EPOCH), buffer.getvalue())
+        write_multiclass_model(self, fh)
 
     @classmethod
     def load(cls, path) -> "MultiClass":
@@ -687,129 +523,7 @@ class MultiClass:
     def _load_from(cls, source, path: str) -> "MultiClass":
         """:meth:`load` from ``source`` (a path or a seekable binary file, e.g. the model entry
         of an ``okl stream`` checkpoint), named ``path`` in every error."""
-        def bad(what: str) -> ModelFileError:
-            return ModelFileError(f"{path}: {what}")
-
-        zf, entries = open_model_zip(source, path, "an okl multi-class model file (MultiClass.save)")
-        with zf:
-            info = entries.get("multiclass.json")
-            if info is None:
-                single = "__meta__.npy" in entries
-                raise bad("no multiclass.json: not an okl multi-class model file" + (
-                    " (it holds one learner: load it with okl.Learner.load)" if single else ""))
-            if info.file_size > 1 << 24:
-                raise bad("multiclass.json is larger than 16 MiB")
-            try:
-                meta = json.loads(zip_entry(zf, info, path).read().decode("utf-8"))
-            except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-                raise bad(f"multiclass.json is not valid JSON ({str(exc)[:200]})") from None
-            except (OSError, EOFError) as exc:
-                raise bad(f"multiclass.json cannot be read ({exc})") from None
-            meta, native, n_seen = cls._checked_meta(meta, bad)
-            classes, signs = meta["classes"], meta["signs"]
-            names = ["core"] if native else [f"head{k}" for k in range(len(classes))]
-            missing = [n for n in names if f"{n}.npz" not in entries]
-            if missing:
-                raise bad(f"{missing[0]}.npz is missing")
-            extra = sorted(set(entries) - {"multiclass.json"} - {f"{n}.npz" for n in names})
-            if extra:
-                raise bad(f"unexpected entry {extra[0]!r} (a file with {len(classes)} classes holds "
-                          f"multiclass.json and {', '.join(n + '.npz' for n in names[:3])}{', ...' if len(names) > 3 else ''})")
-            heads = []
-            for name in names:
-                entry = entries[f"{name}.npz"]
-                try:
-                    heads.append(Learner._load_from(zip_entry(zf, entry, path), f"{path}: {name}.npz"))
-                except (OSError, EOFError) as exc:
-                    raise bad(f"{name}.npz cannot be read ({exc})") from None
-        return cls._assemble(meta, heads, native, n_seen, bad)
-
-    @staticmethod
-    def _checked_meta(meta, bad) -> tuple[dict, bool, int]:
-        """``multiclass.json``'s fields, each checked (see :meth:`load`)."""
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("version") != VERSION:
-            raise bad(f"multiclass.json does not declare format {FORMAT!r} version {VERSION}")
-        classes, signs = meta.get("classes"), meta.get("signs")
-        if not isinstance(classes, list) or not isinstance(signs, list) or len(classes) != len(signs) \
-                or len(classes) > MAX_CLASSES:
-            raise bad(f"classes and signs must be lists of equal length <= {MAX_CLASSES}")
-        if any(isinstance(c, (list, dict)) or c is None or (isinstance(c, float) and not math.isfinite(c))
-               for c in classes) or len(set(classes)) != len(classes):
-            raise bad("classes must be distinct str, int, float or bool labels (NaN and infinities are not labels)")
-        if any(s not in (1.0, -1.0) for s in signs):
-            raise bad("signs must be +1 or -1")
-        n_seen, rs = meta.get("n_seen"), meta.get("random_state")
-        if isinstance(n_seen, bool) or not isinstance(n_seen, int) or not 0 <= n_seen <= MAX_ROUNDS:
-            raise bad(f"n_seen must be an integer in [0, {MAX_ROUNDS}], got {str(n_seen)[:40]}")
-        if not (rs is None or (isinstance(rs, int) and not isinstance(rs, bool) and 0 <= rs < 1 << 63)):
-            raise bad(f"random_state must be an integer in [0, 2^63) or null, got {str(rs)[:40]}")
-        temp = meta.get("temperature")
-        if not (isinstance(temp, list) and len(temp) == 2
-                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in temp)
-                and A_MIN <= temp[0] <= A_MAX and 1.0 <= temp[1] < math.inf):
-            raise bad(f"temperature must be [a, H] with a in [{A_MIN}, {A_MAX}] and H >= 1 finite")
-        native = meta.get("native", False)
-        if not isinstance(native, bool):
-            raise bad("native must be true or false")
-        if not isinstance(meta.get("learner"), str):
-            raise bad("learner must be a registered learner name")
-        return meta, native, n_seen
-
-    @classmethod
-    def _assemble(cls, meta: dict, heads: list, native: bool, n_seen: int, bad) -> "MultiClass":
-        """The MultiClass of a checked ``multiclass.json`` and its loaded heads (or core), each
-        matched against the header: learner name, task, outputs, dimensions and counters."""
-        classes, signs, name, rs = meta["classes"], meta["signs"], meta["learner"], meta.get("random_state")
-        core = heads.pop() if native else None
-        for k, head in enumerate([core] if native else heads):
-            entry = "core.npz" if native else f"head{k}.npz"
-            if head.task != "classification":
-                raise bad(f"{entry} holds a {head.name!r} learner with the regression loss "
-                          f"{getattr(head, 'loss', None)!r}; a multi-class model's learners classify")
-            if head.n_seen_ > n_seen or (native and head.n_seen_ != n_seen):
-                raise bad(f"{entry} has learned {head.n_seen_} events, but multiclass.json says n_seen = "
-                          f"{n_seen}{'' if native else ' in all'}")
-        if native:
-            if core.name != "auto" or core.n_outputs_ != len(classes) or not _has_k_outputs(core):
-                raise bad(f"core.npz must be an auto learner with {len(classes)} outputs, got a "
-                          f"{core.name!r} with {core.n_outputs_}")
-            specs = core.member_specs()
-            if name != "auto" and len(specs) != 1:
-                raise bad(f"core.npz holds an auto pool of {len(specs)} members, but multiclass.json names "
-                          f"the single learner {name!r} (whose core is a pool of one member)")
-            try:
-                params = _learner_params(core, name)
-            except (ValueError, TypeError) as exc:
-                raise bad(f"core.npz does not hold a {name!r} learner ({exc})") from None
-        elif not heads:
-            params = {}
-        else:
-            params = {k: v for k, v in heads[0].get_params().items() if k != "random_state"}
-            for k, h in enumerate(heads):
-                if h.name != name:
-                    raise bad(f"head{k}.npz holds a {h.name!r} learner, but multiclass.json names {name!r}")
-            dims = {h.dim_ for h in heads if h.dim_ is not None}
-            if len(dims) > 1:
-                raise bad(f"the heads have different input dimensions {sorted(dims)}")
-        try:
-            out = cls(name, params, random_state=rs)
-        except ValueError as exc:
-            raise bad(str(exc)) from None
-        out.fixed = bool(meta.get("fixed"))
-        if native and out.core_ is None:
-            raise bad(f"native is true, but a {name!r} learner with these parameters has no K-output form")
-        if not native:
-            out.core_ = None  # heads (a single learner turned multi-class by from_binary, or no K-output form)
-        if native:
-            core._raw_member = name != "auto"
-            out.core_ = core
-            for label in classes:
-                out._add(label)
-        for label, head, sign in zip(classes, heads, signs):
-            out._add(label, head, float(sign))
-        out.n_seen_ = n_seen
-        out.temperature_ = np.array(meta["temperature"], dtype=np.float64)
-        return out
+        return read_multiclass_model(cls, source, path)
 
 
 __all__ = ["MultiClass"]

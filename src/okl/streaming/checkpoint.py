@@ -14,9 +14,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from okl._files import write_atomically
+from okl.learners._multiclass_files import is_multiclass_file
 from okl.learners.base import MAX_DIM, Learner, ModelFileError
 from okl.learners.modelfile import open_model_zip, zip_entry
-from okl.learners.multiclass import MultiClass, is_multiclass_file
+from okl.learners.multiclass import MultiClass
 
 
 CHECKPOINT_FORMAT = "okl-stream-checkpoint"
