@@ -103,7 +103,7 @@ def test_select_params_is_the_one_builder():
 
 def test_adapters_and_stream_use_the_chosen_width(german):
     from okl.sklearn import OKLClassifier
-    from okl.stream import build_learner
+    from okl.streaming.main import build_learner
 
     X, y = german
     clf = OKLClassifier(learner="fogd", random_state=0).fit(X[:200], y[:200])

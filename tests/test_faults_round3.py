@@ -231,7 +231,7 @@ def test_labels_equal_in_python_are_one_class():
 def test_river_hashed_column_collisions_are_counted_and_warned():
     """Late keys share the default n_hashed columns (as many as the dedicated ones): the first
     collision warns, naming both keys; n_hash_collisions counts the values placed so."""
-    from okl.river import _bucket
+    from okl._river_features import _bucket
 
     m = OKLRiverRegressor(learner="nogd", seed=0)
     rng = np.random.default_rng(0)

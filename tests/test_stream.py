@@ -17,7 +17,8 @@ import pytest
 import okl
 from okl.data import DataFormatError, permutation
 from okl.cli.stream import add_stream_parser
-from okl.stream import CheckpointError, main_stream, read_checkpoint
+from okl.streaming.checkpoint import CheckpointError, read_checkpoint
+from okl.streaming.main import main_stream
 
 SRC = str(Path(__file__).resolve().parents[1] / "src")
 N_EVENTS = 1500

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 import okl
 from okl.cli import main
 from okl.learners.base import Learner, ModelFileError, accepts
-from okl.stream import CheckpointError, StreamPosition, read_checkpoint, write_checkpoint
+from okl.streaming.checkpoint import CheckpointError, StreamPosition, read_checkpoint, write_checkpoint
 
 LEARNERS = okl.learners(kind="streaming")
 #: forged files per learner (each loaded in a forked child)
@@ -339,7 +339,8 @@ def test_a_learner_without_declaration_loads_unchanged(rows, tmp_path, monkeypat
 
 
 def _checkpoint(tmp_path, rows, **position):
-    from okl.stream import StreamConfig, _encoded_params, build_learner
+    from okl.streaming.checkpoint import StreamConfig
+    from okl.streaming.main import _encoded_params, build_learner
 
     X, y = rows
     learner = build_learner("nogd", budget=20, sigma=2.0)

@@ -1,6 +1,6 @@
 """``okl stream``: learn from an event stream (a file, a followed file or stdin) with checkpoints.
 
-The runner is library code (:mod:`okl.stream`); this module holds only its command line.
+The runner is library code (:mod:`okl.streaming`); this module holds only its command line.
 ``python -m okl.cli stream ...`` runs it as ``okl stream ...`` does.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from okl.stream import main_stream
+from okl.streaming.main import main_stream
 
 
 def add_parser(sub) -> argparse.ArgumentParser:

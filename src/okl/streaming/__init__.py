@@ -1,2 +1,3 @@
-"""The pieces of ``okl stream`` below the runner (:mod:`okl.stream`): event parsing and file
-tailing (:mod:`okl.streaming.events`) and checkpoints (:mod:`okl.streaming.checkpoint`)."""
+"""``okl stream``: the entry point (:mod:`okl.streaming.main`) over the runner
+(:mod:`okl.streaming.runner`, which documents what the stream does), over event-line parsing and
+input reading/tailing (:mod:`okl.streaming.lines`) and checkpoints (:mod:`okl.streaming.checkpoint`)."""

@@ -1,5 +1,5 @@
 """Checkpoints of ``okl stream``: the position and totals a checkpoint records besides the model,
-writing them atomically and reading them back as untrusted input (see :mod:`okl.stream`)."""
+writing them atomically and reading them back as untrusted input (see :mod:`okl.streaming.runner`)."""
 
 from __future__ import annotations
 

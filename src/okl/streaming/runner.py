@@ -86,25 +86,18 @@ Blocks
 
 from __future__ import annotations
 
-import json
 import math
-import os
 import signal
 import sys
 import time
-from typing import Any, BinaryIO, TextIO
+from typing import BinaryIO, TextIO
 import numpy as np
 from okl._validation import MAX_ABS_FEATURE
 from okl.data.readers import DataFormatError, parse_svmlight_block
-from okl.kernels import RBF
-from okl.learners.base import Learner, accepts, make
+from okl.learners.base import Learner
 from okl.learners.multiclass import MultiClass
-from okl.streaming.checkpoint import (CHECKPOINT_FORMAT, CHECKPOINT_FORMAT_VERSION,  # noqa: F401
-                                      MAX_CHECKPOINT_HEADER, MAX_POSITION, CheckpointError, StreamConfig,
-                                      StreamPosition, _fsync_dir, check_checkpoint_path,
-                                      check_position, lock_checkpoint, read_checkpoint, write_checkpoint)
-from okl.streaming.events import (BLOCK_BYTES, POLL_SECONDS, SEGMENT_EVENTS, _label, _read_blocks,  # noqa: F401
-                                  _read_lines, _skip_bytes, _Stop, check_label_column, parse_event)
+from okl.streaming.checkpoint import StreamConfig, StreamPosition, write_checkpoint
+from okl.streaming.lines import SEGMENT_EVENTS, _read_blocks, _Stop, parse_event
 
 
 # --------------------------------------------------------------------------------------------
@@ -118,39 +111,6 @@ def _one_line(exc: BaseException, limit: int = 200) -> str:
     text = " ".join(str(exc).split())
     text = re.sub(r"(['\"])([^'\"]{%d})[^'\"]*\1" % limit, lambda m: f"{m.group(1)}{m.group(2)}...{m.group(1)}", text)
     return text if len(text) <= 3 * limit else text[:3 * limit] + "..."
-
-
-def _parse_value(text: str):
-    try:
-        return json.loads(text)
-    except ValueError:
-        return text
-
-
-def build_learner(name: str, budget: int | None = None, sigma: float | None = None,
-                  loss: str | None = None, random_state: int | None = 0,
-                  params: dict[str, Any] | None = None) -> Learner:
-    """The learner of ``okl stream``: only hyperparameters that ``name`` accepts are passed."""
-    kw: dict[str, Any] = {}
-    for key, value in (("budget", budget), ("kernel", None if sigma is None else RBF(sigma=sigma)),
-                       ("loss", loss), ("random_state", random_state)):
-        if value is None:
-            continue
-        if accepts(name, key):
-            kw[key] = value
-        elif key in ("budget", "loss"):
-            raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
-    for key, value in (params or {}).items():
-        if not accepts(name, key):
-            raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
-        kw[key] = value
-    return make(name, **kw)
-
-
-def _encoded_params(learner: Learner) -> dict[str, Any]:
-    from okl.learners.base import _encode_param
-
-    return json.loads(json.dumps({k: _encode_param(v) for k, v in learner.get_params().items()}))
 
 
 class StreamRunner:
@@ -518,99 +478,4 @@ class StreamRunner:
         return status
 
 
-def _check_resume(path: str, ck_learner: Learner, ck_config: StreamConfig, fresh: Learner,
-                  config: StreamConfig) -> None:
-    if ck_config.learner != config.learner:
-        raise CheckpointError(f"{path} was made by learner {ck_config.learner!r}, the command line "
-                              f"asks for {config.learner!r}; use the same settings or another checkpoint")
-    mine, theirs = _encoded_params(fresh), _encoded_params(ck_learner)
-    diff = sorted(k for k in set(mine) | set(theirs) if mine.get(k) != theirs.get(k))
-    if diff:
-        parts = ", ".join(f"{k}: checkpoint {theirs.get(k)!r}, now {mine.get(k)!r}" for k in diff)
-        raise CheckpointError(f"{path} was made with other hyperparameters ({parts})")
-    for key in ("format", "sep", "label_column", "positive_label"):
-        if getattr(ck_config, key) != getattr(config, key):
-            raise CheckpointError(f"{path} was made with {key} = {getattr(ck_config, key)!r}, "
-                                  f"now {getattr(config, key)!r}")
-
-
-def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None,
-                stdin: BinaryIO | None = None) -> int:
-    """Entry point of ``okl stream`` (``args`` from :func:`add_stream_parser`)."""
-    if args.every < 1:
-        raise ValueError(f"--every must be >= 1, got {args.every}")
-    if args.format == "svmlight" and args.dim is None:
-        raise ValueError("svmlight input needs --dim (the number of features)")
-    if args.dim is not None and args.dim < 1:
-        raise ValueError(f"--dim must be >= 1, got {args.dim}")
-    if args.format == "csv" and args.dim is not None:
-        check_label_column(args.label_column, args.dim + 1, f"--dim {args.dim} and the label")
-    params = {}
-    for item in args.param or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise ValueError(f"--param expects NAME=VALUE, got {item!r}")
-        params[key.replace("-", "_")] = _parse_value(value)
-    learner = build_learner(args.learner, args.budget, args.sigma, args.loss, args.random_state, params)
-    # options that the input or the task would make ignored are refused, not dropped
-    if args.header and args.format != "csv":
-        raise ValueError("--header applies to CSV input; an svmlight stream has no header line (the first "
-                         "line would be skipped as one)")
-    if args.positive_label is not None and not math.isfinite(args.positive_label):
-        raise ValueError(f"--positive-label {args.positive_label:g}: labels are finite numbers, so no event would "
-                         "match it and every event would be learned as -1")
-    if args.positive_label is not None and learner.task != "classification":
-        raise ValueError(f"--positive-label maps classification labels to -1/+1, but loss "
-                         f"{learner.get_params().get('loss')!r} is a regression loss that learns the target "
-                         "as given; drop one of them")
-    config = StreamConfig(learner=args.learner, params=_encoded_params(learner), format=args.format,
-                          sep=args.sep, label_column=args.label_column,
-                          positive_label=args.positive_label)
-    position = StreamPosition(dim=args.dim)
-    err = stderr if stderr is not None else sys.stderr
-    lock = None
-    if args.checkpoint:
-        check_checkpoint_path(args.checkpoint)
-        lock = lock_checkpoint(args.checkpoint)
-    try:
-        return _resume_and_run(args, learner, config, position, err, stdout, stderr, stdin)
-    finally:
-        if lock is not None:
-            lock.close()
-
-
-def _resume_and_run(args, learner, config, position, err, stdout, stderr, stdin) -> int:
-    """The rest of :func:`main_stream`, run while the checkpoint's lock is held."""
-    if args.checkpoint and os.path.exists(args.checkpoint):
-        ck_learner, ck_config, position = read_checkpoint(args.checkpoint)
-        _check_resume(args.checkpoint, ck_learner, ck_config, learner, config)
-        if args.dim is not None and position.dim is not None and position.dim != args.dim:
-            raise CheckpointError(f"{args.checkpoint} was made with dimension {position.dim}, "
-                                  f"--dim is {args.dim}")
-        learner = ck_learner
-        if not args.quiet:
-            err.write(f"okl stream: resuming from {args.checkpoint} at event {position.events} "
-                      f"(line {position.lines + 1}, byte {position.byte_offset})\n")
-    runner = StreamRunner(learner, config, position, checkpoint=args.checkpoint, every=args.every,
-                          skip_bad=args.skip_bad, stats_every=args.stats_every, out=stdout,
-                          err=stderr, quiet=args.quiet, header=args.header)
-    follow = None if args.follow is None else (math.inf if args.follow <= 0 else args.follow)
-    if args.input == "-":
-        fh = stdin if stdin is not None else sys.stdin.buffer
-        name, close = "<stdin>", False
-        follow = None
-    else:
-        if not os.path.exists(args.input):
-            raise FileNotFoundError(f"{args.input}: no such file")
-        fh = open(args.input, "rb")
-        name, close = args.input, True
-    try:
-        _skip_bytes(fh, position.byte_offset, name)
-        return runner.run(fh, name, follow)
-    finally:
-        if close:
-            fh.close()
-
-
-__all__ = ["main_stream", "StreamRunner", "StreamPosition", "StreamConfig",
-           "CheckpointError", "parse_event", "write_checkpoint", "read_checkpoint", "build_learner"]
+__all__ = ["StreamRunner"]

@@ -1,5 +1,5 @@
-"""Events of ``okl stream``: parsing one line into (x, y) and reading a (growing) file as lines or
-blocks with their byte offsets (see :mod:`okl.stream`)."""
+"""Input lines of ``okl stream``: parsing one event line into (x, y) and reading a (growing) file as
+lines or blocks with their byte offsets (see :mod:`okl.streaming.runner`)."""
 
 from __future__ import annotations
 
