@@ -459,3 +459,26 @@ def test_a_binary_linear_learner_turned_multiclass_keeps_heads(tmp_path):
     back = MultiClass.load(tmp_path / "m.zip")
     assert not back.native and len(back.heads_) == len(model.classes_)
     np.testing.assert_array_equal(back.decision_many(X[:5]), model.decision_many(X[:5]))
+
+
+def test_a_multiclass_model_file_from_before_the_runtime_moved_loads_and_predicts_as_saved():
+    """tests/data/multiclass-auto-49bf5cf.zip: MultiClass("auto", params={"budget": 4},
+    random_state=0) after learn_many on 120 rows of german with three classes (2 where the first
+    feature is above its median, else the label's 0 / 1), saved by commit 49bf5cf, before the
+    protocol, model files and K outputs left okl/learners for their own package."""
+    from pathlib import Path
+
+    import numpy as np
+
+    import okl
+    from okl import MultiClass
+
+    m = MultiClass.load(Path(__file__).with_name("data") / "multiclass-auto-49bf5cf.zip")
+    X, y = okl.load_dataset("german")
+    assert m.classes_ == [0.0, 1.0, 2.0] and [m.predict_one(x) for x in X[120:123]] == [0.0, 2.0, 2.0]
+    saved = [[0.6977175132235691, 0.2621752334184737, 0.04010725335795719],
+             [0.05465983939068349, 0.05457127795744444, 0.890768882651872],
+             [0.052287581929862464, 0.05118664999751203, 0.8965257680726255]]
+    # (auto's decisions move by at most 1e-9 between BLAS kernels: README, "Same numbers")
+    np.testing.assert_allclose([m.predict_proba_one(x) for x in X[120:123]], saved, rtol=0, atol=1e-8)
+    m.learn_many(X[120:160], np.where(X[120:160, 0] > np.median(X[:, 0]), 2.0, (y[120:160] > 0).astype(float)))
