@@ -10,7 +10,7 @@ own overhead (aggregation, copying the decisions): auto's time minus the members
 first runs once on a 300-row prefix so that compiling its Numba loops is not timed.
 Targets: issue 15 asked 100,000 rounds/s for auto on codrna, issue 24 150,000 (not reached: the
 floor is written in docs/results/per-event-speed.md). auto runs its members in one compiled engine
-(``okl.learners._engine``) and shares work between them (NOGD's two steps at one width read one
+(``okl.engine.core``) and shares work between them (NOGD's two steps at one width read one
 map's features; the FOGD members share one draw of directions), so its time can be below the sum
 of its members run alone (each alone draws its own FOGD directions).
 """

@@ -79,7 +79,7 @@ def river_model_rate(make, X, y) -> tuple[float, float]:
 
 
 def learner_params(name: str, budget: int, sigma: float) -> dict:
-    from okl.learners.base import accepts
+    from okl.runtime.base import accepts
 
     params = {"random_state": 0}
 

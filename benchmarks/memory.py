@@ -34,7 +34,7 @@ import numpy as np
 import okl
 from okl.data import dataset_info, permutation
 from okl.eval import learner_params
-from okl.learners.base import accepts
+from okl.runtime.base import accepts
 
 
 def state_bytes(learner) -> int:

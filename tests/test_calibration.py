@@ -6,7 +6,7 @@ from sklearn.linear_model import LogisticRegression
 
 import okl
 from okl import calibration
-from okl.learners.base import ModelFileError
+from okl.runtime.base import ModelFileError
 
 
 def _true_p(f):

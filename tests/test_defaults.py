@@ -11,7 +11,7 @@ import pytest
 import okl
 from okl.data import permutation
 from okl.kernels import WIDTH_WINDOW, scale_sigma
-from okl.learners.base import NonFiniteError, select_params
+from okl.runtime.base import NonFiniteError, select_params
 
 
 def test_scale_sigma_is_half_the_rms_pairwise_distance(german):

@@ -154,10 +154,10 @@ def test_width_window_per_event(rows):
     np.testing.assert_array_equal(m2.learn_one(X[0], y[0]).n_seen_, N + 1)
 
 
-# ---- the fast plan (issue 24: okl.learners._fastpath) -----------------------------------------
+# ---- the fast plan (issue 24: okl.engine.fastpath) -----------------------------------------
 
 def _plan(learner):
-    from okl.learners.events import _PLANS
+    from okl.runtime.events import _PLANS
     return _PLANS.get(id(learner))
 
 
@@ -286,8 +286,8 @@ def test_auto_fast_plan_runs_the_engine_and_holds_its_state_in_views(rows):
     """auto's plan: its engine's arrays and a tail holding the input scale and the calibration
     (auto's own attributes become views of it); the Python steps of members (transitions, FORKS's
     update rounds) drop it, and the next event builds it on the new engine."""
-    from okl.learners._autoengine import AutoPlan
-    from okl.learners.events import _event_state
+    from okl.engine.roots import AutoPlan
+    from okl.runtime.events import _event_state
 
     X, y = rows
     m = okl.make("auto", **_params("auto"))

@@ -45,7 +45,7 @@ def test_registry_lists_every_learner():
     assert not set(ALL) & set(okl.learners(kind="streaming"))
     assert isinstance(okl.make("opfes", sigma=2.0), OPFES)
     with pytest.raises(ValueError, match="kind 'evolvable', not 'streaming'"):
-        from okl.learners.base import learner_class
+        from okl.runtime.base import learner_class
         learner_class("opfes")
 
 

@@ -23,7 +23,7 @@ from okl.cli import main
 from okl.data import DataFormatError
 from okl.data.fetch import FetchError, fetch_dataset
 from okl.eval.store import CellKey, CellResult, ResultStore
-from okl.learners.base import Learner, ModelFileError, NonFiniteError
+from okl.runtime.base import Learner, ModelFileError, NonFiniteError
 
 
 def _one_line_error(err: str) -> str:

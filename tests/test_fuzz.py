@@ -26,7 +26,7 @@ import okl
 from okl.data import DataFormatError
 from okl.data.readers import MAX_FEATURE_INDEX, parse_svmlight_line, read_csv, read_svmlight
 from okl.learners import Learner, ModelFileError
-from okl.learners.base import accepts
+from okl.runtime.base import accepts
 from okl.streaming.lines import parse_event
 
 FUZZ = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

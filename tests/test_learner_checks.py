@@ -51,7 +51,7 @@ def test_a_failing_check_names_the_check_and_the_case(monkeypatch):
 @pytest.mark.parametrize("name", okl.learners(kind="streaming"))
 def test_help_documents_every_parameter_of_the_constructor(name):
     """Every constructor parameter of a streaming learner is documented in its class docstring,
-    the parameters several learners share included (written once, okl.learners.base.
+    the parameters several learners share included (written once, okl.runtime.base.
     SHARED_PARAMETER_DOCS, and filled in where a docstring names them)."""
     import inspect
     import re

@@ -1,4 +1,4 @@
-"""okl.learners.multiclass: K classes as K binary heads, exact per-event / block / file paths."""
+"""okl.runtime.multiclass: K classes as K binary heads, exact per-event / block / file paths."""
 
 import json
 import math
@@ -12,9 +12,9 @@ from river import evaluate as river_evaluate
 from river import metrics as river_metrics
 
 import okl
-from okl.learners._multiclass_temperature import softmax, temperature_update
-from okl.learners.multiclass import MultiClass
-from okl.learners.state import StateError
+from okl.runtime._multiclass_temperature import softmax, temperature_update
+from okl.runtime.multiclass import MultiClass
+from okl.runtime.state import StateError
 from okl.river import OKLRiverClassifier
 
 
@@ -230,7 +230,7 @@ def test_okl_run_on_a_multiclass_file(tmp_path, capsys):
     assert rates["nogd"] < 35 and rates["linear"] < 50
 
 
-# ---- auto: K outputs of one learner (okl.learners._engine) -------------------------------------
+# ---- auto: K outputs of one learner (okl.engine.core) -------------------------------------
 
 
 def _native_stream(n=700, seed=7):
@@ -333,7 +333,7 @@ def test_shared_ons_step_against_numpy_and_the_one_output_step():
 
 
 def test_mirrored_outputs_pay_the_binary_aggregation_loss():
-    from okl.learners._aggregation import aggregate_outputs_round, aggregate_round
+    from okl.engine.aggregation import aggregate_outputs_round, aggregate_round
 
     rng = np.random.default_rng(1)
     N = 5

@@ -102,7 +102,7 @@ def test_published_skegd_table3_streams_raw_features_at_the_toolboxs_width(tmp_p
     LSOKL baselines at sigma = 8 and BOGD with lambda = 1/T^2; a stored cell is a direct learner run."""
     import okl
     from okl.data import load_dataset, permutation
-    from okl.learners.base import learner_class
+    from okl.runtime.base import learner_class
 
     out = tmp_path / "pub"
     assert cli_main(["reproduce", "skegd-table3", "--protocol", "published", "--quick", "--quiet", "--out",
@@ -206,7 +206,7 @@ def test_published_forks_table2_runs_the_slow_pnk_cell_on_its_stated_prefix(tmp_
     import okl.experiments.tables as tables
     from okl.data import load_dataset
     from okl.eval import evaluate
-    from okl.learners.base import learner_class
+    from okl.runtime.base import learner_class
 
     monkeypatch.setattr(tables, "PNK_CODRNA_PREFIX", 400)
     out = tmp_path / "out"

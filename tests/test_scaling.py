@@ -5,7 +5,7 @@ import pytest
 
 import okl
 from okl.data.registry import load_dataset, permutation
-from okl.learners.base import ModelFileError, accepts
+from okl.runtime.base import ModelFileError, accepts
 from okl.scaling import check_scale, scale_rows, window_scale
 
 SCALE_LEARNERS = ["nogd", "forks", "skegd", "fogd", "linear", "kogd", "rbp", "bogd", "auto"]

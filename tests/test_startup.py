@@ -63,7 +63,7 @@ def _cores():
 
 def test_a_cold_start_compiles_half_of_the_engine_in_a_second_process(tmp_path):
     """On a cold cache auto's first rows start a child process that compiles the second half of
-    the engine root's callees (okl.learners._autoengine._parts) into the same cache; the root
+    the engine root's callees (okl.engine.roots._parts) into the same cache; the root
     then loads them, so this process compiles none of them, and each of its own half once (the
     signatures in _parts are those the root types them with: a mismatch would compile a second
     specialisation here). The numbers are those of a process that compiled everything itself."""
@@ -71,7 +71,7 @@ def test_a_cold_start_compiles_half_of_the_engine_in_a_second_process(tmp_path):
 
     import pytest
 
-    from okl.learners._autoengine import _parts
+    from okl.engine.roots import _parts
 
     if _cores() < 2:
         pytest.skip("one core: no second compile process")

@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 
 import okl
 from okl.cli import main
-from okl.learners.base import Learner, ModelFileError, accepts
+from okl.runtime.base import Learner, ModelFileError, accepts
 from okl.streaming.checkpoint import CheckpointError, StreamPosition, read_checkpoint, write_checkpoint
 
 LEARNERS = okl.learners(kind="streaming")

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import okl
-from okl.learners.multiclass import MultiClass
+from okl.runtime.multiclass import MultiClass
 from okl.learners.window import KernelWindow
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from okl.learners.base import Learner, make, select_params
+from okl.runtime.base import Learner, make, select_params
 
 
 def build_core(adapter: Any, task: str, loss: str | None, **settings: Any) -> Learner:
     """The core learner of ``adapter`` (its ``learner``, ``params``, ``budget`` and ``sigma``, plus
-    ``loss`` and the path's other ``settings``) through :func:`okl.learners.base.select_params`;
+    ``loss`` and the path's other ``settings``) through :func:`okl.runtime.base.select_params`;
     ValueError when its task is not ``task``."""
     name = adapter.learner
     kw = select_params(name, dict(adapter.params or {}), budget=adapter.budget, sigma=adapter.sigma,

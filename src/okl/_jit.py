@@ -21,7 +21,7 @@ jit_vector = nb.njit(**_OPTIONS, error_model="numpy")
 
 #: :data:`jit` for orchestration written once and typed inside its callers (Numba's
 #: ``inline="always"``): the compiled roots of auto's engine take it with the member functions of
-#: their output kind as arguments (okl.learners._engine), so no separate machine code is built and
+#: their output kind as arguments (okl.engine.core), so no separate machine code is built and
 #: then optimised again inside each caller.
 jit_inline = nb.njit(**_OPTIONS, inline="always")
 

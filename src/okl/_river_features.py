@@ -16,8 +16,8 @@ import numpy as np
 
 from okl._adapters import build_core
 from okl.kernels import WIDTH_WINDOW
-from okl.learners.base import Learner, learner_class
-from okl.learners.multiclass import MultiClass
+from okl.runtime.base import Learner, learner_class
+from okl.runtime.multiclass import MultiClass
 
 
 def _sort_keys(keys: list) -> list:
@@ -80,7 +80,7 @@ class _OKLRiverEstimator:
         self._hashed = 0  # hashed columns once the width is fixed
         self._window: list[tuple[dict, float]] = []  # events learned while the width may grow
         self._grew = False  # a key appeared after the first event, inside the window
-        self._multi = False  # the classifier switched to its classes' heads (okl.learners.multiclass)
+        self._multi = False  # the classifier switched to its classes' heads (okl.runtime.multiclass)
         learner_class(learner)  # unknown names fail here, listing the registered ones
         if _count(n_features, "n_features") == 0:
             raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}")

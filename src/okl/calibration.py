@@ -41,7 +41,7 @@ forgetting give log-loss 0.288 / 0.289 / 0.290 for NOGD).
 
 Cost: O(1) per round (a division, one exp; about 1 us from Python, a few ns in a compiled block
 loop) and 6 floats of state per output, saved in the learner's model file (``calibration_``,
-declared and checked with the rest of the state, :mod:`okl.learners.state`).
+declared and checked with the rest of the state, :mod:`okl.runtime.state`).
 
 State layout: one row per calibrated output, ``[a_pos, a_neg, h_pos, h_neg, n_pos, n_neg]``; a
 binary learner has one row. A K-class learner keeps K rows, one per one-vs-rest margin, and

@@ -49,7 +49,7 @@ import numpy as np
 
 from okl.data.registry import load_dataset, permutation
 from okl.kernels import RBF
-from okl.learners.base import Learner, accepts, learner_class, learner_kind, make
+from okl.runtime.base import Learner, accepts, learner_class, learner_kind, make
 
 #: rows of the classification (german) and regression (cpusmall) prefixes
 N_CLASSIFICATION = 400

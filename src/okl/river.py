@@ -55,7 +55,7 @@ for keys (features) that appear over the stream:
 Python equality, as dict keys and River are: ``True``, ``1``, ``1.0`` and ``np.int64(1)`` are one
 label (the first one seen names it). **More classes**: a third
 distinct label (e.g. -1, 0 and +1 together, or River's ``ImageSegments``) switches the classifier
-to K one-vs-rest outputs (:class:`okl.learners.multiclass.MultiClass`: over one feature map for
+to K one-vs-rest outputs (:class:`okl.runtime.multiclass.MultiClass`: over one feature map for
 ``auto``, NOGD, FORKS, FOGD, about the binary learner's cost per event; one binary head per class,
 K x that cost, for the other learners): the binary learner becomes the outputs of its two labels
 (the negative one as its exact mirror, so nothing learned is lost) and each later class gets a new
@@ -110,8 +110,8 @@ except ImportError as exc:  # pragma: no cover
 from okl._river_features import _OKLRiverEstimator
 from okl._threads import one_blas_thread
 from okl.kernels import WIDTH_WINDOW
-from okl.learners._autoengine import load_compiled, roots_cached
-from okl.learners.multiclass import MultiClass
+from okl.engine.roots import load_compiled, roots_cached
+from okl.runtime.multiclass import MultiClass
 
 
 class _ThirdLabel(ValueError):
@@ -225,7 +225,7 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
 
     def _switching(self, learn) -> None:
         """A third label: from now on K outputs, through the one switch
-        (:meth:`okl.learners.multiclass.MultiClass.from_binary`, which leaves the binary learner
+        (:meth:`okl.runtime.multiclass.MultiClass.from_binary`, which leaves the binary learner
         untouched): the binary learner's two labels continue as the first two classes (the
         negative one as its exact mirror), so nothing learned is lost, and the events buffered in
         the width window keep their labels (a rebuild replays them); then ``learn()``. A refused
@@ -375,7 +375,7 @@ def _load_compiled() -> None:
     stream would compile them inside a later import."""
     from okl._compiled import class_steps
     from okl._jit import is_cached
-    from okl.learners._multiclass_temperature import temperature_update
+    from okl.runtime._multiclass_temperature import temperature_update
 
     if not (roots_cached() and all(is_cached(f) for f in (class_steps, temperature_update))):
         return

@@ -124,7 +124,7 @@ _SYMLOG_NORM = 1.0 / np.log1p(1.0 / KNEE)  # so that z = +-1 (one window range) 
 def scale_row(x, center, spread, commit, symlog, out):
     """out[j] = phi((x[j] - center[j]) / spread[j]) for one row whose values were checked (the
     arithmetic of :func:`scale_rows`, which calls it row by row; the per-event path of
-    :mod:`okl.learners._fastpath` calls it on single rows, so both give the same bits)."""
+    :mod:`okl.engine.fastpath` calls it on single rows, so both give the same bits)."""
     for j in range(x.shape[0]):
         v = x[j] - center[j]
         s = spread[j]

@@ -15,7 +15,7 @@ learners that accept them (``params`` holds any other hyperparameter and must be
   f >= 0 to ``classes_[1]`` and f < 0 to ``classes_[0]`` (okl's rule everywhere: a tie f = 0 goes
   to the positive class, where scikit-learn's linear models would pick ``classes_[0]``).
 * Two classes: ``classes_`` (sorted, any labels) maps ``classes_[0]`` to -1 and ``classes_[1]``
-  to +1. More than two: ``learner_`` is a :class:`okl.learners.multiclass.MultiClass`, one-vs-rest
+  to +1. More than two: ``learner_`` is a :class:`okl.runtime.multiclass.MultiClass`, one-vs-rest
   over ``classes_`` (K outputs over one feature map for ``auto``, NOGD, FORKS, FOGD, linear; one
   binary head per class, K x the binary learner's cost per row, for the others),
   ``decision_function`` gives the (n, K) margins and ``predict`` the class of the largest.
@@ -27,7 +27,7 @@ learners that accept them (``params`` holds any other hyperparameter and must be
   the first batch, they grow: a later label joins ``classes_`` (after the others, in order of
   first appearance, so ``classes_`` is then not sorted), two classes turning into K one-vs-rest
   outputs by the same switch as River's third label and ``okl stream``'s
-  (:meth:`okl.learners.multiclass.MultiClass.from_binary`; nothing learned is lost, and a
+  (:meth:`okl.runtime.multiclass.MultiClass.from_binary`; nothing learned is lost, and a
   refused batch leaves the model as it was).
 * Labels are told apart by Python equality (as dict keys): ``True``, ``1``, ``1.0`` and
   ``np.int64(1)`` are one class (``numpy.unique`` and River do the same).
@@ -73,8 +73,8 @@ from sklearn.utils.multiclass import check_classification_targets, type_of_targe
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from okl._adapters import build_core
-from okl.learners.base import Learner, learner_class, learner_kind, make
-from okl.learners.multiclass import MultiClass
+from okl.runtime.base import Learner, learner_class, learner_kind, make
+from okl.runtime.multiclass import MultiClass
 
 #: rows densified and run at a time
 BLOCK_ROWS = 4096
@@ -338,7 +338,7 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
 
     def _build_for_classes(self, n_rows: int | None):
         """The binary core learner, or with more than two classes its K-class form
-        (:class:`okl.learners.multiclass.MultiClass`, classes in ``classes_`` order)."""
+        (:class:`okl.runtime.multiclass.MultiClass`, classes in ``classes_`` order)."""
         core = self._build(n_rows)
         if not self._multi:
             return core
@@ -405,7 +405,7 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
     def _learn_new_classes(self, X, y) -> None:
         """A batch with labels outside ``classes_`` when the first ``partial_fit`` inferred the
         classes (no ``classes=``): they join in order of first appearance. Two classes become K
-        through the one switch (:meth:`okl.learners.multiclass.MultiClass.from_binary`, which
+        through the one switch (:meth:`okl.runtime.multiclass.MultiClass.from_binary`, which
         leaves the binary learner untouched); when the batch is refused, ``learner_`` and
         ``classes_`` stay as they were."""
         if self._multi:

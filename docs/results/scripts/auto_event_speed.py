@@ -14,8 +14,8 @@ import time
 
 import numpy as np
 import okl
-from okl.learners._autoengine import call_learn, call_predict
-from okl.learners.events import _event_state
+from okl.engine.roots import call_learn, call_predict
+from okl.runtime.events import _event_state
 from okl.river import OKLRiverClassifier
 
 X0, y0 = okl.load_dataset("codrna")

@@ -6,7 +6,7 @@
 import numpy as np
 from okl.data import load_dataset, permutation
 from okl.kernels import RBF
-from okl.learners.base import make
+from okl.runtime.base import make
 from okl.learners._kons_steps import kons_rounds
 
 for name in ("codrna", "ijcnn1"):

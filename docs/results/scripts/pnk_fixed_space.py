@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.svm import LinearSVC
 from okl.data import load_dataset, permutation
 from okl.kernels import RBF
-from okl.learners.base import make
+from okl.runtime.base import make
 from okl.learners._kons_steps import kons_rounds
 
 CASES = (("codrna", "b-kons", 0.01), ("ijcnn1", "b-kons", 0.01), ("codrna", "pros-n-kons", 1.0),

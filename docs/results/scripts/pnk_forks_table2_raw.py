@@ -8,7 +8,7 @@
 import numpy as np
 from okl.data import load_dataset
 from okl.eval import evaluate
-from okl.learners.base import learner_class
+from okl.runtime.base import learner_class
 
 base = {**learner_class("pros-n-kons").paper_params(100), "loss": "hinge"}
 VARIANTS = (("as in the table", {}), ("reset = warm", {"reset": "warm"}), ("curvature 0.0125", {"curvature": 0.0125}),

@@ -10,7 +10,7 @@ import numpy as np
 from sklearn.svm import LinearSVC
 from okl.data import load_dataset, permutation
 from okl.kernels import RBF
-from okl.learners.base import make
+from okl.runtime.base import make
 
 for name in ("ijcnn1", "codrna"):
     X, y = load_dataset(name)

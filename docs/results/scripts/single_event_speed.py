@@ -20,8 +20,8 @@ import numba as nb
 import numpy as np
 
 import okl
-from okl.learners._fastpath import O_XS, _F, _ROW, _decide, _scale, compiled_entries
-from okl.learners.events import _PLANS
+from okl.engine.fastpath import O_XS, _F, _ROW, _decide, _scale, compiled_entries
+from okl.runtime.events import _PLANS
 
 event_predict, event_learn = compiled_entries()  # the compiled calls (the module's names are their sources)
 

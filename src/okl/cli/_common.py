@@ -14,7 +14,7 @@ import sys
 from okl._validation import check_sigma, check_state_memory
 from okl.data.registry import dataset_info, find_files, load_dataset
 from okl.eval.sweep import applicable  # noqa: F401  (re-exported for the commands)
-from okl.learners.base import MAX_DIM
+from okl.runtime.base import MAX_DIM
 
 #: characters of an offending input echoed in an error message
 ECHO_CHARS = 200

@@ -12,7 +12,7 @@ from okl.cli._common import (add_data_dir_options, add_source_options, applicabl
 from okl.eval import Progress, evaluate, majority_rate, markdown_table, mean_std, write_csv
 from okl.eval.progressive import running_means
 from okl.eval.report import plot_run_curves
-from okl.learners.base import accepts, learner_class, learners, make
+from okl.runtime.base import accepts, learner_class, learners, make
 
 #: ``okl run``'s learners when none are named: the default ``auto``, the linear reference a kernel
 #: learner must beat (the majority rate is printed beside them) and one learner of each family of
@@ -26,7 +26,7 @@ DEFAULT_RUNS = 5
 
 def cmd_run(args) -> int:
     from okl.data.adversarial import preset_note
-    from okl.learners.base import NonFiniteError
+    from okl.runtime.base import NonFiniteError
 
     base, stream, task, X, y = load_for_cli(args)
     check_state_memory(args.budget, X.shape[1])

@@ -474,7 +474,7 @@ def _user_labels(path: str, labels: list, linenos: list[int], task: str | None):
     """Labels -> (y, task, mapping text, classes): two values -> -1/+1 (the larger number, or the later
     name in sorted order, is +1); more names, or more numbers with ``task="classification"`` ->
     classes (y their indices in sorted order, ``classes`` the labels; learned with one head per
-    class, :class:`okl.learners.multiclass.MultiClass`); more numeric values without a task -> a
+    class, :class:`okl.runtime.multiclass.MultiClass`); more numeric values without a task -> a
     regression target. A label that is a number
     but not finite (``nan``, ``inf``: how many programs write a missing value) is refused by line,
     never taken as a class name beside the numeric ones."""

@@ -15,14 +15,14 @@ import numpy as np
 
 from okl.data.adversarial import parse_stream
 from okl.eval.progress import Progress
-from okl.learners.base import Trace, make, select_params
-from okl.learners.multiclass import MultiClass
+from okl.runtime.base import Trace, make, select_params
+from okl.runtime.multiclass import MultiClass
 
 
 def learner_params(name: str, n_rounds: int | None, seed: int, budget: int | None = None, kernel=None,
                    loss: str | None = None, extra: dict[str, Any] | None = None,
                    sigma: float | None = None) -> dict[str, Any]:
-    """The hyperparameters one run passes to learner ``name`` (:func:`okl.learners.base.select_params`):
+    """The hyperparameters one run passes to learner ``name`` (:func:`okl.runtime.base.select_params`):
     only those it accepts; ``n_rounds`` None passes no horizon (a live stream's length is unknown)."""
     return select_params(name, extra, random_state=seed, horizon=n_rounds, budget=budget, kernel=kernel,
                          sigma=sigma, loss=loss)
@@ -69,7 +69,7 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
     Settings left None are the learner's own defaults (no kernel and no sigma: the learner
     chooses its width from the stream). ``horizon=False`` does not tell the learner the stream's
     length (``okl run``, as for a user's live stream); the paper tables pass it. ``classes=K``: y
-    holds class indices 0..K-1, learned by :class:`okl.learners.multiclass.MultiClass` (one head
+    holds class indices 0..K-1, learned by :class:`okl.runtime.multiclass.MultiClass` (one head
     of learner ``name`` per class)."""
     seeds = list(range(runs)) if seeds is None else list(seeds)
     transform = parse_stream(stream)

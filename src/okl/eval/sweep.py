@@ -45,7 +45,7 @@ from okl.eval.grid import parse_grid, parse_values  # noqa: F401  (re-exported, 
 from okl.eval.progress import Progress
 from okl.eval.progressive import learner_params
 from okl.eval.store import CellKey, CellResult, ResultStore, canonical_params
-from okl.learners.base import accepts, make, mistakes_of
+from okl.runtime.base import accepts, make, mistakes_of
 
 #: datasets that are not in the registry but can be swept (streamed from their own files)
 STREAMED_DATASETS = ("kuairec",)

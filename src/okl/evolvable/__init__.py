@@ -6,7 +6,7 @@ The evolvable learner protocol
 ------------------------------
 A feature-evolvable stream (:mod:`okl.evolvable.stream`) shows the old features x1 in the
 previous stage, both x1 and x2 in the evolving stage and only the new features x2 in the current
-stage. An :class:`EvolvableLearner` follows the main learner protocol (``okl.learners.base``) in
+stage. An :class:`EvolvableLearner` follows the main learner protocol (``okl.runtime.base``) in
 that spirit:
 
 * ``__init__`` takes only keyword hyperparameters, validated with errors that name the allowed

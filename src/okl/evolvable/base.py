@@ -1,6 +1,6 @@
 """The evolvable learner protocol (:class:`EvolvableLearner`, described in :mod:`okl.evolvable`),
 its per-run result and its place in the one learner registry (kind ``"evolvable"`` of
-:mod:`okl.learners.base`)."""
+:mod:`okl.runtime.base`)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from okl._validation import as_float64, check_random_state
-from okl.learners.base import learner_class, learners, make, mistakes_of, register
+from okl.runtime.base import learner_class, learners, make, mistakes_of, register
 from okl.evolvable.stream import STAGES, EvolvableStream
 
 
@@ -255,7 +255,7 @@ class EvolvableLearner:
         raise NotImplementedError
 
 
-# ---- registry: the one learner registry of okl.learners.base, kind "evolvable" ----------------
+# ---- registry: the one learner registry of okl.runtime.base, kind "evolvable" ----------------
 
 
 def register_evolvable(name: str, **fixed: Any):

@@ -30,7 +30,7 @@ from okl.eval.progressive import majority_rate, mean_predictor_loss
 from okl.eval.sweep import applicable
 from okl.eval.tables import markdown_table, write_csv
 from okl.experiments import ExperimentContext, ExperimentResult, experiment
-from okl.learners.base import NonFiniteError, learners, make, select_params
+from okl.runtime.base import NonFiniteError, learners, make, select_params
 
 MAX_ROWS = 50_000
 

@@ -46,7 +46,7 @@ from okl.data import load_dataset, permutation
 from okl.eval import Progress, markdown_table, write_csv
 from okl.experiments import ExperimentContext, ExperimentResult, experiment
 from okl.kernels import RBF
-from okl.learners.base import make
+from okl.runtime.base import make
 
 SIGMA = 8.0
 
@@ -93,7 +93,7 @@ KONS = {"PROS-N-KONS": "pros-n-kons", "CON-KONS": "con-kons", "B-KONS": "b-kons"
 def _no_input_scaling(name: str, params: dict) -> dict:
     """``scale=None`` where the learner takes an input scaling: the paper's model sees the features
     the table loads (both protocols)."""
-    from okl.learners.base import learner_class
+    from okl.runtime.base import learner_class
 
     return {**params, "scale": None} if "scale" in learner_class(name)._param_names() else params
 

@@ -16,7 +16,7 @@ Models, seeded ``stream seed - 1`` (the convention of the measurement script ``r
   per-feature scale from their first 50 events): ``auto`` and the single learners ``nogd``,
   ``forks``, ``fogd`` and ``linear`` (``OKLRiverClassifier(learner=L, seed=seed - 1)``;
   ``OKLRiverRegressor`` on regression streams); K classes natively (one feature map, an output per
-  class, :mod:`okl.learners.multiclass`);
+  class, :mod:`okl.runtime.multiclass`);
 * River, classification: ``StandardScaler | LogisticRegression`` (inside River's
   ``OneVsRestClassifier`` on the multiclass streams LED, Waveform and ImageSegments),
   ``HoeffdingAdaptiveTreeClassifier``, ``ARFClassifier(n_models=10)``, ``StandardScaler |

@@ -22,7 +22,7 @@ from okl.eval.store import CellKey, ResultStore
 from okl.eval.sweep import default_budget, resolve_params, run_sweep
 from okl.eval.tables import markdown_table, mean_std, write_csv
 from okl.experiments import ExperimentContext, ExperimentResult
-from okl.learners.base import accepts, learner_class, learners as registered_learners
+from okl.runtime.base import accepts, learner_class, learners as registered_learners
 
 ParamsFn = Callable[[int, int], dict]  # (T, B) -> extra hyperparameters
 

@@ -65,7 +65,7 @@ from okl.eval.sweep import default_budget, resolve_params, run_sweep
 from okl.eval.tables import markdown_table, mean_std, write_csv
 from okl.experiments import ExperimentContext, ExperimentResult, experiment
 from okl.experiments.table_runner import ParamsFn, Row, TableSpec, _backend_factory, _options_list, run_table
-from okl.learners.base import accepts, learner_class, learners as registered_learners
+from okl.runtime.base import accepts, learner_class, learners as registered_learners
 
 
 def _paper(text: str) -> tuple[float, float, float]:
@@ -346,7 +346,7 @@ def forks_kuairec(ctx: ExperimentContext) -> ExperimentResult:
                 notes.append(f"{m}: takes no loss; skipped")
                 break
             try:
-                from okl.learners.base import make
+                from okl.runtime.base import make
                 make(m, loss=loss)
             except ValueError:
                 notes.append(f"{m}: does not take loss {loss}; skipped with it")

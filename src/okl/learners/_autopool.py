@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from okl.learners.base import Learner
+from okl.runtime.base import Learner
 from okl.learners.window import WIDTH_FACTOR as WINDOW_WIDTH
 
 #: width multipliers of the default pool (times the centre width sigma_0)
@@ -39,7 +39,7 @@ def _check_members(members):
         return None
     if isinstance(members, (str, bytes)) or not hasattr(members, "__iter__"):
         raise ValueError(f"members must be None or a list of (name, width, params), got {members!r}")
-    from okl.learners.base import learners
+    from okl.runtime.base import learners
 
     out = []
     for entry in members:

@@ -43,7 +43,7 @@ import numpy as np
 from okl._compiled import jit, kernel_value
 from okl._vecmath import exp_neg_scaled
 from okl.kernels import RBF_KIND
-from okl.learners.base import Arr, Learner, Num, StateSpec
+from okl.runtime.base import Arr, Learner, Num, StateSpec
 
 
 DONE, NEED_RANDOM = 0, 1

@@ -42,8 +42,8 @@ import numpy as np
 from okl._compiled import jit, kernel_features, kernel_features_rows
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_int
-from okl.learners.base import Arr, Learner, Num, StateSpec, _drop_event_cache, _event_state
-from okl.learners.events import EventWork
+from okl.runtime.base import Arr, Learner, Num, StateSpec, _drop_event_cache, _event_state
+from okl.runtime.events import EventWork
 from okl.learners.kogd import DONE, expansion_decision, expansion_fast_spec, expansion_rounds
 from okl.linalg.sketch import IncrementalSketch
 

@@ -97,7 +97,7 @@ Aggregation (every round; no hindsight)
     round uses and stored back as effective cumulative losses Lbar (Lbar_i = -ln w_i / eta), so
     that when eta later shrinks the weights spread as AdaHedge's do.
 
-    K classes (:class:`~okl.learners.multiclass.MultiClass`): every member has K one-vs-rest
+    K classes (:class:`~okl.runtime.multiclass.MultiClass`): every member has K one-vs-rest
     outputs c_ik (clipped to [-1, 1]), the mixture's outputs are f_k = sum_i w_i c_ik with one
     weight per member, and a member pays the mean of its outputs' clipped hinge losses,
     l_i = (1 / K) sum_k (1 - y_k c_ik) / 2 in [0, 1] (y_k = +1 for the label's class, -1 else):
@@ -132,10 +132,10 @@ Shared work (what the members share, and what that changes)
       part of a kernel member's round (the projection on the map is ~4x it).
 
 Cost: one round of ``auto`` is one round of every member plus an O(N) aggregation, all in one
-compiled call per event (:mod:`okl.learners._engine`: predict_one one call for every member's
+compiled call per event (:mod:`okl.engine.core`: predict_one one call for every member's
 features and the mixture, learn_one one call for every member's step and the weights, on the
 features predict_one left; the row check, input scale and calibration's step in the same calls,
-:class:`okl.learners._fastpath.AutoPlan`); transitions and FORKS's update rounds run in the members'
+:class:`okl.engine.fastpath.AutoPlan`); transitions and FORKS's update rounds run in the members'
 own Python. ``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so
 per-event decisions equal run()'s bit for bit. N = 18 members by default (14 before the L1 family, whose
 three members add about 15-20 % to an event; 17 before the window member); on codrna (d = 8, B = 100)
@@ -164,14 +164,14 @@ import numpy as np
 from okl._threads import one_blas_thread
 from okl._validation import check_bool, check_int
 from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma_l1
-from okl.learners._aggregation import _weights, aggregate_predict, aggregate_rounds  # noqa: F401 (re-exported)
-from okl.learners._autoengine import EnginePaths, prepare_engine
+from okl.engine.aggregation import _weights, aggregate_predict, aggregate_rounds  # noqa: F401 (re-exported)
+from okl.engine.roots import EnginePaths, prepare_engine
 from okl.learners._autopool import (WIDTHS, WINDOW_WIDTH, _check_members, _label,  # noqa: F401 (re-exported)
                                    _share_directions, default_pool)
-from okl.learners._engine import TRANSITION, Engine
-from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, _event_state, learner_class, make, register
-from okl.learners.events import _drop_event_cache
-from okl.learners.state import MAX_CLASSES
+from okl.engine.core import TRANSITION, Engine
+from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, _event_state, learner_class, make, register
+from okl.runtime.events import _drop_event_cache
+from okl.runtime.state import MAX_CLASSES
 from okl.losses import get_loss
 from okl.scaling import check_scale
 
@@ -211,7 +211,7 @@ class Auto(EnginePaths, Learner):
     True
     """
 
-    #: K outputs of a one-member pool (a single learner in :class:`~okl.learners.multiclass.MultiClass`):
+    #: K outputs of a one-member pool (a single learner in :class:`~okl.runtime.multiclass.MultiClass`):
     #: give the member's outputs rather than the mixture's, which clips them to [-1, 1] (several
     #: outputs at the clip would tie for the argmax); set by MultiClass, never saved
     _raw_member: bool = False
@@ -261,7 +261,7 @@ class Auto(EnginePaths, Learner):
         return type(base)(sigma=float(sigma) * width)
 
     def _build_member(self, name, width, params, seed) -> Learner | None:
-        from okl.learners.base import accepts
+        from okl.runtime.base import accepts
 
         kw = dict(params)
         kw["random_state"] = seed
@@ -345,7 +345,7 @@ class Auto(EnginePaths, Learner):
                     retired.append(j)
         return retired
 
-    # ---- K outputs (okl.learners.multiclass.MultiClass) -------------------------------------
+    # ---- K outputs (okl.runtime.multiclass.MultiClass) -------------------------------------
 
     def _set_outputs(self, signs) -> None:
         """K one-vs-rest outputs (see :meth:`Learner._set_outputs`): every member's model becomes
@@ -412,7 +412,7 @@ class Auto(EnginePaths, Learner):
             self._sync()
         return self._pool
 
-    # ---- protocol: every path runs the engine (okl.learners._engine) -----------------------
+    # ---- protocol: every path runs the engine (okl.engine.core) -----------------------
 
     def _engine(self, ev=None) -> Engine:
         """The compiled layout of the pool (kept outside the learner, in its event state ``ev``:

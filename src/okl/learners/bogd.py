@@ -8,7 +8,7 @@ from okl._compiled import copy_into, jit, loss_derivative
 from okl._validation import check_bool, check_int, check_nonnegative, check_positive
 from okl.kernels import check_kernel
 from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
-from okl.learners.base import register
+from okl.runtime.base import register
 from okl.losses import HINGE, get_loss
 from okl.scaling import check_scale
 

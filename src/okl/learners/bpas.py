@@ -8,7 +8,7 @@ from okl._compiled import copy_into, jit, kernel_value
 from okl._validation import check_int, check_positive
 from okl.kernels import check_kernel
 from okl.learners._expansion import expansion_value, _BudgetedExpansion
-from okl.learners.base import Arr, Num, register
+from okl.runtime.base import Arr, Num, register
 from okl.scaling import check_scale
 
 

@@ -39,9 +39,9 @@ from okl._compiled import dot, jit, linear_round, loss_derivative, ogd_step, row
 from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_positive
 from okl._vecmath import sincos_scaled_into
 from okl.kernels import check_kernel
-from okl.learners.base import Arr, Learner, Num, StateSpec, register
-from okl.learners.state import MAX_CLASSES
-from okl.learners.events import EventWork
+from okl.runtime.base import Arr, Learner, Num, StateSpec, register
+from okl.runtime.state import MAX_CLASSES
+from okl.runtime.events import EventWork
 from okl.losses import get_loss
 from okl.scaling import check_scale
 

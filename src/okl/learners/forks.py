@@ -75,7 +75,7 @@ At the transition and at update rounds the round's ONS step runs on the new feat
 re-initialised weights (transition: w = f phi / ||phi||^2, so the gradient is taken at f;
 update round: w = 0), in both forms.
 
-K classes (:class:`okl.learners.multiclass.MultiClass`, code ONS, in auto's engine): K weight rows
+K classes (:class:`okl.runtime.multiclass.MultiClass`, code ONS, in auto's engine): K weight rows
 over the one map, each taking the code's step on its one-vs-rest target with one preconditioner
 A shared by the outputs (:func:`ons_shared_step`: A grows by the mean of the active outputs'
 squared steps, eta^2 under the hinge loss, the update each output would make alone); a round
@@ -108,8 +108,8 @@ from okl.features.sketched import sketched_map
 from okl.kernels import check_kernel
 from okl.learners._sketched import DEFAULT_HORIZON  # noqa: F401  (public name, kept here)
 from okl.learners._sketched import SKETCH_STATE_ATTRS, SketchedLearner, update_round_due
-from okl.learners.base import Arr, Num, register
-from okl.learners.state import MAX_CLASSES
+from okl.runtime.base import Arr, Num, register
+from okl.runtime.state import MAX_CLASSES
 from okl.linalg.inverse import matvec, symmetric_rank_one_apply
 from okl.linalg.inverse import matvec as _matvec  # noqa: F401  (the old name)
 from okl.linalg.sketch import IncrementalSketch

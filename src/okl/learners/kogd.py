@@ -20,7 +20,7 @@ import numpy as np
 from okl._compiled import copy_into, jit, kernel_value, loss_derivative
 from okl._validation import check_bool, check_int, check_nonnegative, check_positive
 from okl.kernels import check_kernel
-from okl.learners.base import Arr, Learner, Num, StateSpec, register
+from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.losses import get_loss
 from okl.scaling import check_scale
 
@@ -60,7 +60,7 @@ def expansion_rounds(kind, a, b, c, lkind, eta, decay, X, Y, out, i0, SV, alpha,
 
 
 def expansion_fast_spec(learner) -> dict:
-    """The fast plan's spec (:meth:`okl.learners.events.EventPath._fast_spec`) of a two-stage
+    """The fast plan's spec (:meth:`okl.runtime.events.EventPath._fast_spec`) of a two-stage
     learner's stage 1 (NOGD, SkeGD, FORKS): the kernel expansion of :func:`expansion_rounds` over
     its support vectors ``SV_`` and coefficients ``alpha_`` (``m_`` of them, at most ``budget``)."""
     return dict(map="expansion", SV="SV_", w="alpha_", counts="m_", budget=learner.budget,

@@ -131,7 +131,7 @@ from okl._validation import check_bool, check_choice, check_int, check_positive,
 from okl.features.kors import bordered_gram, bordered_inverse, leverage_estimates
 from okl.kernels import check_kernel
 from okl.learners._kons_steps import cholesky_embedding_append, kons_rounds, nystrom_embedding
-from okl.learners.base import Arr, Learner, Num, Seq, StateSpec, register
+from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, register
 from okl.linalg.svd import one_blas_thread
 from okl.losses import get_loss
 from okl.scaling import check_scale

@@ -18,8 +18,8 @@ import numpy as np
 
 from okl._compiled import dot, dot_rows
 from okl._validation import check_bool, check_positive
-from okl.learners.base import Arr, Learner, Num, StateSpec, register
-from okl.learners.state import MAX_CLASSES
+from okl.runtime.base import Arr, Learner, Num, StateSpec, register
+from okl.runtime.state import MAX_CLASSES
 from okl.learners.fogd import ogd_rounds
 from okl.losses import get_loss
 from okl.scaling import check_scale

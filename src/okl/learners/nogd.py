@@ -42,9 +42,9 @@ from okl._jit import jit_vector
 from okl._validation import MAX_ABS_FEATURE, check_bool, check_choice, check_int, check_positive
 from okl.kernels import check_kernel
 from okl.linalg.svd import PINV_RTOL
-from okl.learners.base import Arr, Learner, Num, StateSpec, _event_state, register
-from okl.learners.state import MAX_CLASSES
-from okl.learners.events import EventWork
+from okl.runtime.base import Arr, Learner, Num, StateSpec, _event_state, register
+from okl.runtime.state import MAX_CLASSES
+from okl.runtime.events import EventWork
 from okl.learners.fogd import ogd_rounds
 from okl.learners.kogd import DONE, expansion_decision, expansion_fast_spec, expansion_rounds
 from okl.losses import get_loss

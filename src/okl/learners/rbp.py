@@ -6,7 +6,7 @@ from okl._compiled import copy_into, jit
 from okl._validation import check_int
 from okl.kernels import check_kernel
 from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
-from okl.learners.base import register
+from okl.runtime.base import register
 from okl.scaling import check_scale
 
 

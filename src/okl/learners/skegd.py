@@ -69,7 +69,7 @@ from okl.features.sketched import sketched_map
 from okl.kernels import check_kernel
 from okl.learners._sketched import (DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_STATE_ATTRS,
                                     SketchedLearner, update_round_due)
-from okl.learners.base import Arr, register
+from okl.runtime.base import Arr, register
 from okl.learners.nogd import NOGD, STAGE2_STEPS, adagrad_step
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import SVD_METHODS, rank_k_svd

@@ -30,10 +30,10 @@ Per-round cost O(B d) (one kernel row over the window, vectorised over the rows)
 store the row; memory O(B d). ``loss`` only says the task (a classification loss: labels;
 "squared" etc.: regression) -- nothing is minimised. Regression with ``center_targets``
 (default) smooths the residuals from the running target mean
-(:meth:`okl.learners.base.Learner._centers_targets`).
+(:meth:`okl.runtime.base.Learner._centers_targets`).
 
 In ``auto``'s pool (:mod:`okl.learners.auto`) the window is one member, computed in its compiled
-engine (:mod:`okl.learners._engine`, by :func:`window_decision` and :func:`window_store`, the
+engine (:mod:`okl.engine.core`, by :func:`window_decision` and :func:`window_store`, the
 arithmetic of ``run()`` here), K outputs included.
 """
 
@@ -45,9 +45,9 @@ from okl._compiled import distances_t, jit
 from okl._validation import check_bool, check_int
 from okl._vecmath import exp_neg_scaled
 from okl.kernels import LAPLACIAN_KIND, RBF_KIND, check_kernel
-from okl.learners.base import Arr, Learner, Num, StateSpec, register
-from okl.learners.events import _drop_event_cache
-from okl.learners.state import MAX_CLASSES
+from okl.runtime.base import Arr, Learner, Num, StateSpec, register
+from okl.runtime.events import _drop_event_cache
+from okl.runtime.state import MAX_CLASSES
 from okl.losses import get_loss
 from okl.scaling import check_scale
 

@@ -14,10 +14,10 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from okl._files import write_atomically
-from okl.learners._multiclass_files import is_multiclass_file
-from okl.learners.base import MAX_DIM, Learner, ModelFileError
-from okl.learners.modelfile import open_model_zip, zip_entry
-from okl.learners.multiclass import MultiClass
+from okl.runtime._multiclass_files import is_multiclass_file
+from okl.runtime.base import MAX_DIM, Learner, ModelFileError
+from okl.runtime.modelfile import open_model_zip, zip_entry
+from okl.runtime.multiclass import MultiClass
 
 
 CHECKPOINT_FORMAT = "okl-stream-checkpoint"
@@ -148,7 +148,7 @@ def read_checkpoint(path: str) -> tuple[Learner, StreamConfig, StreamPosition]:
     """Load a checkpoint written by :func:`write_checkpoint`; raises :class:`CheckpointError`.
 
     The checkpoint is untrusted input, checked before anything is unpacked: its zip directory
-    (:func:`okl.learners.modelfile.open_model_zip`: not cut short, entries named once, plain
+    (:func:`okl.runtime.modelfile.open_model_zip`: not cut short, entries named once, plain
     names, no symbolic links, stored and inside the file), a header of at most 16 MiB, then
     the model read in place from the zip (a single learner's model file or a
     :class:`okl.MultiClass` file, each checked as its own ``load`` checks it; nothing is

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Any, BinaryIO, TextIO
 from okl.kernels import RBF
-from okl.learners.base import Learner, accepts, make
+from okl.runtime.base import Learner, accepts, make
 from okl.streaming.checkpoint import (CheckpointError, StreamConfig, StreamPosition, check_checkpoint_path,
                                       lock_checkpoint, read_checkpoint)
 from okl.streaming.lines import _skip_bytes, check_label_column
@@ -46,7 +46,7 @@ def build_learner(name: str, budget: int | None = None, sigma: float | None = No
 
 
 def _encoded_params(learner: Learner) -> dict[str, Any]:
-    from okl.learners.base import _encode_param
+    from okl.runtime.base import _encode_param
 
     return json.loads(json.dumps({k: _encode_param(v) for k, v in learner.get_params().items()}))
 

@@ -24,7 +24,7 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     -1/+1, or ``--positive-label V`` maps V to +1 and every other label to -1 (V must be finite;
     a stream in which no labelled event matched V ends with a warning saying so); otherwise the first
     label that is neither turns the stream multi-class (said on stderr): one-vs-rest from there
-    on (:class:`okl.learners.multiclass.MultiClass`: K outputs over one feature map for auto,
+    on (:class:`okl.runtime.multiclass.MultiClass`: K outputs over one feature map for auto,
     NOGD, FORKS and FOGD, one binary head per class for the others; the binary learner continues
     as the classes -1 / +1 if it learned them), the second output column is then the largest
     margin and the third the predicted class (``?`` before any). Features are read as
@@ -94,8 +94,8 @@ from typing import BinaryIO, TextIO
 import numpy as np
 from okl._validation import MAX_ABS_FEATURE
 from okl.data.readers import DataFormatError, parse_svmlight_block
-from okl.learners.base import Learner
-from okl.learners.multiclass import MultiClass
+from okl.runtime.base import Learner
+from okl.runtime.multiclass import MultiClass
 from okl.streaming.checkpoint import StreamConfig, StreamPosition, write_checkpoint
 from okl.streaming.lines import SEGMENT_EVENTS, _read_blocks, _Stop, parse_event
 
@@ -144,7 +144,7 @@ class StreamRunner:
 
     def _to_multiclass(self, label: float, where: str) -> None:
         """A label that is neither -1 nor +1 (and no --positive-label): from here on one-vs-rest,
-        through the one switch (:meth:`okl.learners.multiclass.MultiClass.from_binary`): the
+        through the one switch (:meth:`okl.runtime.multiclass.MultiClass.from_binary`): the
         binary learner's copy becomes the outputs (or heads) of the labels -1 / +1 it has learned
         (none of it is lost). The binary learner itself is left as it was, so when the event is
         refused (:meth:`process_line` puts it back) the checkpoint, a resume after the line is

@@ -11,7 +11,7 @@ binary learners it is as accurate as the multi-class formulations). Two forms:
 
 K outputs of one learner (``native``: ``auto``, NOGD, FORKS with the code's ONS, FOGD, linear)
     The learners whose features do not depend on the label hold one feature map and K rows of
-    output weights, f_k(x) = w_k^T z(x), in ``auto``'s compiled engine (:mod:`okl.learners._engine`;
+    output weights, f_k(x) = w_k^T z(x), in ``auto``'s compiled engine (:mod:`okl.engine.core`;
     a single learner is the one member of an ``auto`` pool, so every path -- learn_one, run,
     okl stream's blocks, model files -- is that engine's): the features are computed once a round
     for the K outputs, and each output takes the learner's own step on its one-vs-rest target.
@@ -30,7 +30,7 @@ Projectron, BPA-S, BOGD, whose support sets are the label's; SkeGD; FORKS with t
     Each head is a full learner of the chosen kind (its own width window, input scale, kernel
     width, budget and calibration), so a round costs K rounds of the binary learner: O(K x its
     per-round cost), memory K x its memory. A binary linear learner turned multi-class by
-    :meth:`from_binary` keeps heads too (:func:`okl.learners._multiclass_core._core_from_binary`).
+    :meth:`from_binary` keeps heads too (:func:`okl.runtime._multiclass_core._core_from_binary`).
 
 Classes
     Labels are told apart by Python equality (they are dict keys): ``True``, ``1``, ``1.0`` and
@@ -64,17 +64,17 @@ Probabilities (temperature scaling, learned online)
     O(K) per round. A single a > 0 keeps the argmax: P's most probable class is always the
     predicted one (normalised per-head calibrations would not), so ``predict_proba`` agrees with
     ``predict``. Uniform over the classes seen before any margin
-    (:mod:`okl.learners._multiclass_temperature`).
+    (:mod:`okl.runtime._multiclass_temperature`).
 
 Model files (:meth:`save` / :meth:`load`; no pickle): one zip holding ``multiclass.json`` (the
 learner's name, the classes as JSON scalars, the signs, the round counter, ``native``) and the
 okl model file of the K-output learner (``core.npz``) or one per head (``head<k>.npz``), each
-checked by :meth:`okl.learners.base.Learner.load` against its own declaration (a K-output
+checked by :meth:`okl.runtime.base.Learner.load` against its own declaration (a K-output
 learner's per-output arrays must have K rows); written and read by
-:mod:`okl.learners._multiclass_files`.
+:mod:`okl.runtime._multiclass_files`.
 
 >>> import numpy as np
->>> from okl.learners.multiclass import MultiClass
+>>> from okl.runtime.multiclass import MultiClass
 >>> rng = np.random.default_rng(0)
 >>> X = rng.random((600, 2)); labels = np.array(["low", "mid", "high"])[(X.sum(1) * 1.5).astype(int)]
 >>> model = MultiClass("nogd", params={"budget": 30}, random_state=0)
@@ -99,12 +99,12 @@ import numpy as np
 from okl._files import write_atomically
 from okl._threads import one_blas_thread
 from okl._validation import check_matrix
-from okl.learners._multiclass_core import _core_from_binary, _has_k_outputs, _k_output_core
-from okl.learners._multiclass_files import FORMAT, VERSION, is_multiclass_file  # noqa: F401
-from okl.learners._multiclass_files import read_multiclass_model, write_multiclass_model
-from okl.learners._multiclass_temperature import TEMPERATURE_START, softmax, temperature_update
-from okl.learners.base import Learner, learner_class, make
-from okl.learners.trace import Trace
+from okl.runtime._multiclass_core import _core_from_binary, _has_k_outputs, _k_output_core
+from okl.runtime._multiclass_files import FORMAT, VERSION, is_multiclass_file  # noqa: F401
+from okl.runtime._multiclass_files import read_multiclass_model, write_multiclass_model
+from okl.runtime._multiclass_temperature import TEMPERATURE_START, softmax, temperature_update
+from okl.runtime.base import Learner, learner_class, make
+from okl.runtime.trace import Trace
 
 
 def _plain_label(label):
@@ -212,7 +212,7 @@ class MultiClass:
         binary learner that learned ``negative`` as -1 and ``positive`` as +1, both continuing
         from everything learned; more classes join as they appear. K outputs (``auto``, and NOGD
         / FORKS / FOGD as the one member of a pool,
-        :func:`okl.learners._multiclass_core._core_from_binary`): ``positive``'s
+        :func:`okl.runtime._multiclass_core._core_from_binary`): ``positive``'s
         output is the learned model, ``negative``'s its mirror. Heads (every other learner):
         head ``positive`` is an exact copy of the learner, head ``negative`` another with sign -1.
         A label given as None was never seen: it gets no output or head.
@@ -511,10 +511,10 @@ class MultiClass:
 
         The file is untrusted input, checked before anything in it is unpacked: its zip
         directory (not cut short; each entry named once, a plain name, no symbolic link, stored
-        and inside the file: :func:`okl.learners.modelfile.open_model_zip`), then
+        and inside the file: :func:`okl.runtime.modelfile.open_model_zip`), then
         ``multiclass.json`` (at most 16 MiB, its fields and counters), then each head or the
         core read in place from the zip (nothing is written to a temporary directory) and
-        checked by :meth:`okl.learners.base.Learner.load` against its own declaration, under
+        checked by :meth:`okl.runtime.base.Learner.load` against its own declaration, under
         the name ``FILE: head<k>.npz``."""
         path = os.fspath(path)
         return cls._load_from(path, path)

@@ -1,4 +1,4 @@
-"""The model files of :class:`okl.learners.multiclass.MultiClass` (:meth:`~MultiClass.save` /
+"""The model files of :class:`okl.runtime.multiclass.MultiClass` (:meth:`~MultiClass.save` /
 :meth:`~MultiClass.load`; no pickle): one zip holding ``multiclass.json`` and the okl model file
 of the K-output learner (``core.npz``) or one per head (``head<k>.npz``), written and read here,
 every field of a file read checked before it is used."""
@@ -12,11 +12,11 @@ import zipfile
 
 import numpy as np
 
-from okl.learners._multiclass_core import _has_k_outputs, _learner_params
-from okl.learners._multiclass_temperature import A_MAX, A_MIN
-from okl.learners.base import Learner, ModelFileError
-from okl.learners.modelfile import open_model_zip, zip_entry
-from okl.learners.state import MAX_CLASSES, MAX_ROUNDS
+from okl.runtime._multiclass_core import _has_k_outputs, _learner_params
+from okl.runtime._multiclass_temperature import A_MAX, A_MIN
+from okl.runtime.base import Learner, ModelFileError
+from okl.runtime.modelfile import open_model_zip, zip_entry
+from okl.runtime.state import MAX_CLASSES, MAX_ROUNDS
 
 #: the format name and version written in ``multiclass.json``
 FORMAT, VERSION = "okl-multiclass", 1

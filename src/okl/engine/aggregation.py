@@ -1,6 +1,6 @@
 """``auto``'s aggregation: AdaHedge with fixed share over the members' decisions, one round at a
 time (the mathematics is in :mod:`okl.learners.auto`'s docstring). Compiled; the engine
-(:mod:`okl.learners._engine`) runs it inside its round, ``auto``'s Python paths call it directly.
+(:mod:`okl.engine.core`) runs it inside its round, ``auto``'s Python paths call it directly.
 
 State: L (N effective cumulative losses, min 0 over the members alive), alive (N, 1.0 / 0.0),
 agg = [Delta (cumulative mixability gap), t (rounds aggregated), lo, hi (target range seen)].

@@ -13,10 +13,10 @@ type, loss, sizes, counters and the offsets of its arrays in F), with the reals 
   (``learn_one``), or computing them;
 * :func:`engine_rows` -- both for each row of a block (``run``, ``learn_many``, ``okl stream``).
 
-They are inlined into the engine's compiled roots (:mod:`okl.learners._autoengine`: one for one
+They are inlined into the engine's compiled roots (:mod:`okl.engine.roots`: one for one
 output, one for K outputs), which every path calls. So a row's decisions are the same, bit for
 bit, whichever path learns it, and however a stream is cut into blocks. The aggregation is in
-:mod:`okl.learners._aggregation`, the K-output members in :mod:`okl.learners._engine_k`.
+:mod:`okl.engine.aggregation`, the K-output members in :mod:`okl.engine.k_outputs`.
 
 Member types (``I[j, TYPE]``) and their per-round arithmetic, each that of the member alone:
 
@@ -44,10 +44,10 @@ source left the pool computes its own.
 Outputs (``I[j, NOUT]``, the same for every member): 0, one output (labels -1/+1 or targets), a
 member's decisions a column of the (n, N) decision matrix and its output weights a vector of
 length k (``I[j, K]``) laid out in F; or K >= 1 one-vs-rest outputs over the K classes (labels
-are class indices; :class:`okl.learners.multiclass.MultiClass`): a member's weights are K rows
+are class indices; :class:`okl.runtime.multiclass.MultiClass`): a member's weights are K rows
 (K x k row-major; an expansion's coefficients K x B), its features are computed once a round for
 the K outputs, its decisions are K columns of the (n, N K) decision matrix, and its step is its
-own step per output (:mod:`okl.learners._engine_k`; FORKS's ONS shares one preconditioner,
+own step per output (:mod:`okl.engine.k_outputs`; FORKS's ONS shares one preconditioner,
 :func:`okl.learners.forks.ons_shared_step`). The aggregation then pays each member the mean of its
 K clipped one-vs-rest hinge losses and mixes each output with the same weights.
 
@@ -64,7 +64,7 @@ import numpy as np
 from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, ogd_step,
                            row_ok, rows_axpy, sub_scaled)
 from okl._jit import jit_inline
-from okl.learners._aggregation import aggregate_outputs, aggregate_outputs_round
+from okl.engine.aggregation import aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
@@ -260,8 +260,8 @@ def _outputs(I):
 # callers) and compiled for each kind with that kind's member functions: ``outputs(F, I, R, j, x,
 # own, q, pre, nk, out)`` (member j's outputs on x into out) and ``learn(F, I, R, j, x, y, f, q, nk,
 # g)`` (its step; f its outputs): :func:`predict_all_one` / :func:`learn_all_one` (one output) and
-# ``predict_all_k`` / ``learn_all_k`` (K outputs, okl.learners._engine_k), which the two compiled
-# roots (okl.learners._autoengine) call. So the one-output root never compiles the K-output code and the
+# ``predict_all_k`` / ``learn_all_k`` (K outputs, okl.engine.k_outputs), which the two compiled
+# roots (okl.engine.roots) call. So the one-output root never compiles the K-output code and the
 # reverse, and each of the four compiles on its own (a cold start can compile them in two
 # processes at once; Numba compiles every function a root calls, used or not, and then optimises
 # each caller with its callees again: docs/results/startup-compile.md).

@@ -1,5 +1,5 @@
 """State declarations (:class:`StateSpec` and its fields) and the checker that model files and
-:meth:`Learner.check_state` run (see :mod:`okl.learners.base`)."""
+:meth:`Learner.check_state` run (see :mod:`okl.runtime.base`)."""
 
 from __future__ import annotations
 

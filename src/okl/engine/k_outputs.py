@@ -1,5 +1,5 @@
-"""The K-output half of ``auto``'s engine (:mod:`okl.learners._engine`): every member's K
-one-vs-rest outputs and steps (labels are class indices; :class:`okl.learners.multiclass.MultiClass`
+"""The K-output half of ``auto``'s engine (:mod:`okl.engine.core`): every member's K
+one-vs-rest outputs and steps (labels are class indices; :class:`okl.runtime.multiclass.MultiClass`
 describes the layout: a member's weights are K rows, its features computed once a round for the K
 outputs), and the engine's orchestration compiled with them (:func:`predict_all_k`,
 :func:`learn_all_k`). A stream with one output never compiles this module's code."""
@@ -7,7 +7,7 @@ outputs), and the engine's orchestration compiled with them (:func:`predict_all_
 from __future__ import annotations
 
 from okl._compiled import class_steps, dot_rows, jit, kernel_value, ogd_step, sub_scaled
-from okl.learners._engine import (BUDGET, CB, COUNTER, ETA, EXPANSION, K, KA, KB_, KC, KIND, LOSS, LR,
+from okl.engine.core import (BUDGET, CB, COUNTER, ETA, EXPANSION, K, KA, KB_, KC, KIND, LOSS, LR,
                                   MARGIN_COUNTER, NOTHING, NSEEN, NYSTROM, O_A, O_G, O_U, O_W, O_Z, OGD, RHO,
                                   SKETCH_ONS, TRANSITION, TYPE, UPDATE, WINDOW, M, _learn_all, _member_features,
                                   _predict_all, _window_learn, _window_state)

@@ -1,11 +1,11 @@
 """The learner protocol, the per-run :class:`Trace`, safe model files and the learner registry.
 
 This module holds :class:`Learner` and re-exports every name of the protocol, which lives in one
-module per concern: :mod:`okl.learners.trace` (:class:`Trace`, :func:`mistakes_of`),
-:mod:`okl.learners.state` (the state declarations and their checker),
-:mod:`okl.learners.modelfile` (save / load / check_state, the :class:`ModelFiles` mixin),
-:mod:`okl.learners.events` (the per-event path, the :class:`EventPath` mixin) and
-:mod:`okl.learners.registry` (``register``, ``make``, ``learners``, ``select_params``).
+module per concern: :mod:`okl.runtime.trace` (:class:`Trace`, :func:`mistakes_of`),
+:mod:`okl.runtime.state` (the state declarations and their checker),
+:mod:`okl.runtime.modelfile` (save / load / check_state, the :class:`ModelFiles` mixin),
+:mod:`okl.runtime.events` (the per-event path, the :class:`EventPath` mixin) and
+:mod:`okl.runtime.registry` (``register``, ``make``, ``learners``, ``select_params``).
 
 Every learner (DESIGN.md, "The learner protocol"):
 
@@ -41,7 +41,7 @@ runs the same per-row arithmetic over a block (``okl stream``); NOGD, SkeGD, FOR
 FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``). Those four
 and the linear learner also have ``_fast_spec()`` (issue 24), and ``auto`` its own plan on its
 engine: in the common case predict_one and learn_one are then one compiled call each
-(:mod:`okl.learners._fastpath`; the plan is kept outside the learner and moves its mutable arrays
+(:mod:`okl.engine.fastpath`; the plan is kept outside the learner and moves its mutable arrays
 into its buffer, so they are views of it).
 ``predict_many`` / ``learn_many`` are River's mini-batch methods (test-then-train inside the batch).
 
@@ -86,14 +86,14 @@ from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.losses import Loss, get_loss
 from okl.scaling import scale_rows, scale_rule, window_scale
 
-from okl.learners.events import _EVENTS, _FLOATS, EventPath, _drop_event_cache, _event_state, _EventState  # noqa: F401
-from okl.learners.modelfile import _LAYOUT_CHECKED, ModelFiles, _available_memory, _writable  # noqa: F401
-from okl.learners.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
+from okl.runtime.events import _EVENTS, _FLOATS, EventPath, _drop_event_cache, _event_state, _EventState  # noqa: F401
+from okl.runtime.modelfile import _LAYOUT_CHECKED, ModelFiles, _available_memory, _writable  # noqa: F401
+from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
                                    learner_kind, learners, make, register, select_params)
-from okl.learners.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,  # noqa: F401
+from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,  # noqa: F401
                                 _BASE_STATE, Arr, ModelFileError, Num, Opaque, Seq, StateError, StateSpec,
                                 _base_spec, _decode_param, _encode_param, _Header, _SpecChecker)
-from okl.learners.trace import NonFiniteError, Trace, mistakes_of  # noqa: F401
+from okl.runtime.trace import NonFiniteError, Trace, mistakes_of  # noqa: F401
 
 
 #: The parameter text the learners taking these parameters share, written once: a learner's
@@ -149,8 +149,8 @@ class Learner(EventPath, ModelFiles):
     #: the online calibration of the decisions (:mod:`okl.calibration`; None for regression)
     calibration_: np.ndarray | None = None
     #: outputs: 0 = one (labels -1/+1 or targets); K >= 1 = K one-vs-rest outputs over class
-    #: indices, learned inside ``auto``'s engine (:mod:`okl.learners._engine`; set by
-    #: :class:`okl.learners.multiclass.MultiClass` through :meth:`_set_outputs`)
+    #: indices, learned inside ``auto``'s engine (:mod:`okl.engine.core`; set by
+    #: :class:`okl.runtime.multiclass.MultiClass` through :meth:`_set_outputs`)
     n_outputs_: int = 0
     #: the state arrays that carry one row per output when ``n_outputs_`` >= 1, with the sign a
     #: mirrored output takes (-1: a weight, the opposite class's is -w; +1: a per-coordinate

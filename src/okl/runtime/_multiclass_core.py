@@ -1,4 +1,4 @@
-"""The K-output learner of :class:`okl.learners.multiclass.MultiClass` (its ``core_``): which
+"""The K-output learner of :class:`okl.runtime.multiclass.MultiClass` (its ``core_``): which
 learners learn K classes as K outputs of one model in auto's engine, the ``auto`` pool built for
 a learner, the pool continuing a binary learner, and the learner's hyperparameters read back from
 a pool (model files)."""
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl.learners.base import Learner, learner_class, make
+from okl.runtime.base import Learner, learner_class, make
 
 
 def _engine_member(name: str, params: dict) -> bool:
@@ -17,7 +17,7 @@ def _engine_member(name: str, params: dict) -> bool:
 
 def _has_k_outputs(learner: Learner) -> bool:
     """Whether ``learner`` learns K classes as K outputs of one model: ``auto`` whose members all
-    run in its engine (:mod:`okl.learners._engine`), or one of those members alone."""
+    run in its engine (:mod:`okl.engine.core`), or one of those members alone."""
     if getattr(learner, "name", "") == "auto":
         return all(_engine_member(name, params) for name, _, params in learner.member_specs())
     return _engine_member(getattr(learner, "name", ""), learner.get_params())

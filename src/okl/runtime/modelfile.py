@@ -1,5 +1,5 @@
 """Model files: :meth:`save` / :meth:`load` (``.npz`` + JSON header, no pickle) and the state checks
-(:class:`ModelFiles`, a mixin of :class:`okl.learners.base.Learner`)."""
+(:class:`ModelFiles`, a mixin of :class:`okl.runtime.base.Learner`)."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import numpy as np
 
 from okl._files import write_atomically
 from okl.kernels import WIDTH_WINDOW, Kernel
-from okl.learners.events import _drop_event_cache
-from okl.learners.registry import _REGISTRY
-from okl.learners.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
+from okl.runtime.events import _drop_event_cache
+from okl.runtime.registry import _REGISTRY
+from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
                                 _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
                                 _base_spec, _decode_param, _encode_param)
 
@@ -182,7 +182,7 @@ def zip_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> ZipEntry
 
 
 class ModelFiles:
-    """Saving, loading and checking the state of :class:`okl.learners.base.Learner`."""
+    """Saving, loading and checking the state of :class:`okl.runtime.base.Learner`."""
 
     # ---- model files ------------------------------------------------------------------------
 

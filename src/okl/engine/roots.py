@@ -3,10 +3,10 @@
 
 Every compiled path of ``auto`` -- blocks of rows (``run``, ``learn_many``, ``okl stream``, the
 width window's buffered rows), the per-event plan (:class:`AutoPlan`: ``predict_one`` /
-``learn_one`` behind the row check and input scale of :mod:`okl.learners._fastpath`) and the
+``learn_one`` behind the row check and input scale of :mod:`okl.engine.fastpath`) and the
 generic per-event path (members outside the engine) -- is one compiled function, :func:`engine_one`
 (one output: labels -1/+1 or targets) or :func:`engine_k` (K one-vs-rest outputs), with a ``mode``
-argument. The orchestration of :mod:`okl.learners._engine` is inlined into each of the two with the
+argument. The orchestration of :mod:`okl.engine.core` is inlined into each of the two with the
 member functions of its output kind.
 
 Why one root (issue 34, docs/results/startup-compile.md): Numba compiles every function a root
@@ -24,11 +24,11 @@ largest absolute feature value), ``classification``, ``r0`` (the first row of a 
 learn: 1 when the features of x are those of the generic predict), then the row ``x``, its label
 ``y`` and the round ``n``. Returns (a, b, f):
 
-* ``ROWS``: (rows done up to, members needing Python, 0.0) -- :func:`okl.learners._engine.engine_rows`;
+* ``ROWS``: (rows done up to, members needing Python, 0.0) -- :func:`okl.engine.core.engine_rows`;
 * ``PREDICT`` / ``LEARN`` (the generic path; x already scaled): (ok, members needing Python, the
   mixture's first output) -- ``engine_predict`` / ``engine_learn``;
 * ``EVENT_PREDICT`` / ``EVENT_LEARN`` (the plan; x raw): (code, 0, f) as
-  :func:`okl.learners._fastpath.event_predict` / ``event_learn``: code >= 0 the members needing
+  :func:`okl.engine.fastpath.event_predict` / ``event_learn``: code >= 0 the members needing
   Python (``todo``), else BAD_ROW / BAD_LABEL with nothing learned; f NaN when the event goes to
   the generic path.
 """
@@ -50,13 +50,13 @@ from okl._compiled import row_ok
 from okl._jit import is_cached, jit_inline
 from okl._validation import MAX_ABS_FEATURE, check_vector
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
-from okl.learners._engine import (I_COLS, R_COLS, engine_event, engine_rows, learn_all_one, predict_all_one,
+from okl.engine.core import (I_COLS, R_COLS, engine_event, engine_rows, learn_all_one, predict_all_one,
                                   state_size)
-from okl.learners._engine_k import learn_all_k, predict_all_k
-from okl.learners._fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_XL, O_XS, PENDING, SEEN,
+from okl.engine.k_outputs import learn_all_k, predict_all_k
+from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_XL, O_XS, PENDING, SEEN,
                                     _input_part, _jit, _jit_for, _own, _same_row, _scale)
-from okl.learners.base import Learner, _event_state
-from okl.learners.events import _FLOATS, _NDARRAY, _PLANS, BAD_LABEL, BAD_ROW
+from okl.runtime.base import Learner, _event_state
+from okl.runtime.events import _FLOATS, _NDARRAY, _PLANS, BAD_LABEL, BAD_ROW
 
 ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN = range(5)
 
@@ -200,7 +200,7 @@ def prepare_engine(k_out: bool) -> None:
         cores = os.cpu_count() or 1
     if cores < 2:
         return
-    code = f"from okl.learners._autoengine import compile_part; compile_part({bool(k_out)}, 1)"
+    code = f"from okl.engine.roots import compile_part; compile_part({bool(k_out)}, 1)"
     try:
         _CHILDREN[k_out] = subprocess.Popen([sys.executable, "-c", code], stdin=subprocess.DEVNULL,
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -222,8 +222,8 @@ def _parts(k_out: bool) -> list[list[tuple]]:
     process reaches after the block features (it then loads it from the cache, or compiles it too
     when it gets there first: only time is at stake)."""
     from okl.calibration import _steps
-    from okl.learners._aggregation import aggregate_outputs_round
-    from okl.learners._engine import _block_features
+    from okl.engine.aggregation import aggregate_outputs_round
+    from okl.engine.core import _block_features
     from okl.learners.window import window_decision
 
     i64, f64, flag = types.int64, types.float64, types.boolean
@@ -257,7 +257,7 @@ def _root(eng):
 
 
 def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, int]:
-    """Rows r0.. of a block through the engine ``eng`` (:func:`okl.learners._engine.engine_rows`):
+    """Rows r0.. of a block through the engine ``eng`` (:func:`okl.engine.core.engine_rows`):
     returns (rows done up to, members needing Python)."""
     X = np.ascontiguousarray(X, dtype=float)
     if not X.flags.writeable:
@@ -297,9 +297,9 @@ def load_compiled() -> None:
 
 class AutoPlan:
     """``auto``'s compiled per-event state: its engine's arrays (``F``, ``I``, ``R``, ``S``,
-    ``todo``: :class:`okl.learners._engine.Engine`, the engine ``eng`` it was built on), a tail
-    ``T`` laid out as a :class:`okl.learners._fastpath.FastPlan` buffer's row check and input scale
-    (:func:`okl.learners._fastpath._input_part`: auto's spreads and calibration move in and become
+    ``todo``: :class:`okl.engine.core.Engine`, the engine ``eng`` it was built on), a tail
+    ``T`` laid out as a :class:`okl.engine.fastpath.FastPlan` buffer's row check and input scale
+    (:func:`okl.engine.fastpath._input_part`: auto's spreads and calibration move in and become
     views of it), and the root's two per-event modes with every fixed argument bound:
     ``predict(x, 0.0, n) -> (code, 0, f)`` and ``learn(x, y, n) -> (code, 0, f)``. ``center``: the
     caller centres targets; ``K``: the number of outputs (0: one; else f is the first of the K

@@ -15,7 +15,7 @@ class NonFiniteError(FloatingPointError):
 
 def mistakes_of(decisions: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Boolean mistakes: the prediction is +1 when f >= 0 else -1 (as the authors' code and LSOKL);
-    for (n, K) multi-class margins (:mod:`okl.learners.multiclass`) the class of the largest margin
+    for (n, K) multi-class margins (:mod:`okl.runtime.multiclass`) the class of the largest margin
     against the class indices y (a row whose margins are all -inf, no class seen yet, is a mistake)."""
     if decisions.ndim == 2:
         if decisions.shape[1] == 0:

@@ -1,6 +1,6 @@
-"""The temperature of :class:`okl.learners.multiclass.MultiClass`'s probabilities: P(k | x) =
+"""The temperature of :class:`okl.runtime.multiclass.MultiClass`'s probabilities: P(k | x) =
 softmax(a m(x)) over the K margins, with one temperature a learned online by a cumulative Newton
-step per round (the :mod:`okl.learners.multiclass` docstring, "Probabilities")."""
+step per round (the :mod:`okl.runtime.multiclass` docstring, "Probabilities")."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ def _softmax_row(a, m, p):
 @jit
 def temperature_update(state, D, y):
     """The temperature's test-then-train rounds over the margins D (n, K, before learning) and the
-    class indices y (:mod:`okl.learners.multiclass` docstring, "Probabilities"); rows with fewer
+    class indices y (:mod:`okl.runtime.multiclass` docstring, "Probabilities"); rows with fewer
     than 2 classes seen or a class not seen yet teach nothing."""
     p = np.empty(D.shape[1])
     for i in range(D.shape[0]):

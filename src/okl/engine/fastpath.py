@@ -19,7 +19,7 @@ on (the width window's rows too: buffered, predicted by the running label mean):
   round (the learner's counter: ``m_`` in stage 1, ``counter_`` of the sketched learners); a
   negative code means nothing was learned yet: a refused row or label (the generic path takes
   the event and raises its message), or a transition / update round, which the learner's Python
-  runs (:meth:`okl.learners.events.EventPath._learn_round`).
+  runs (:meth:`okl.runtime.events.EventPath._learn_round`).
 
 Each call takes two arrays (a Numba dispatch costs ~45 ns per array argument): the row and one
 float buffer ``F`` holding a header of sizes, constants and offsets (the slots below), copies of
@@ -32,10 +32,10 @@ learner's event state (never saved or pickled), and every path other than these 
 changes the state (``run``, the generic path, a transition or update round, ``load``,
 ``check_state``, outputs) drops it first, so a plan never holds a stale map.
 
-``auto`` (:class:`okl.learners._autoengine.AutoPlan`): the same row check and input scale, in a
+``auto`` (:class:`okl.engine.roots.AutoPlan`): the same row check and input scale, in a
 small buffer T laid out like F's header (auto's spreads and calibration move into it), in front of
 its engine's predict and learn, one compiled call per method too (the two per-event modes of
-the engine's root, :mod:`okl.learners._autoengine`). Before it, auto's event went through
+the engine's root, :mod:`okl.engine.roots`). Before it, auto's event went through
 the generic hooks: the row's bytes as a cache key, a one-row scaling call in each method, the
 calibration's separate call: ~8 us of Python on a 22 us event (codrna, stage 2;
 docs/results/per-event-speed.md).
@@ -62,7 +62,7 @@ from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
 from okl.learners._sketched import update_round_due
 from okl.kernels import WIDTH_WINDOW
-from okl.learners.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, install_fast_path
+from okl.runtime.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, install_fast_path
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
 from okl.learners.kogd import expansion_decision
@@ -152,7 +152,7 @@ def _decide(F, xs):
 
 @_jit
 def _window_decision(F, n):
-    """The width window's decision (:meth:`okl.learners.base.Learner._warmup_decision`): the mean
+    """The width window's decision (:meth:`okl.runtime.base.Learner._warmup_decision`): the mean
     of the n labels buffered (exact in any order: they are -1 / +1), 0 under target centring
     (the caller adds the running mean)."""
     if F[CLASSIFY] == 0.0 or n == 0:
@@ -433,7 +433,7 @@ _COMPILED = None
 
 def compiled_entries():
     """(event_predict, event_learn) compiled for their one signature each (loaded from Numba's
-    cache) and installed in :mod:`okl.learners.events`, at the first plan of the process rather
+    cache) and installed in :mod:`okl.runtime.events`, at the first plan of the process rather
     than at import (the module's import measured 77 ms -> 4 ms: every ``import okl`` and command
     would pay it). The module-level :func:`event_predict` / :func:`event_learn` are their Python
     sources."""

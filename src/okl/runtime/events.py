@@ -1,5 +1,5 @@
 """The per-event path of a learner (``predict_one`` / ``learn_one`` / River's mini-batches): the
-cache kept outside the learner and the :class:`EventPath` mixin of :class:`okl.learners.base.Learner`."""
+cache kept outside the learner and the :class:`EventPath` mixin of :class:`okl.runtime.base.Learner`."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from okl._compiled import row_ok as _row_ok
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
 from okl.kernels import WIDTH_WINDOW
-from okl.learners.state import _F64
+from okl.runtime.state import _F64
 from okl.losses import Loss, get_loss
 
 
@@ -39,7 +39,7 @@ class EventWork:
 
 #: id(learner) -> its _EventState (removed when the learner is collected)
 _EVENTS: dict[int, _EventState] = {}
-#: id(learner) -> its fast plan (:class:`okl.learners._fastpath.FastPlan`, ``AutoPlan`` for
+#: id(learner) -> its fast plan (:class:`okl.engine.fastpath.FastPlan`, ``AutoPlan`` for
 #: auto), or False: none in the
 #: current state, or _NEVER: none for its class; no entry: not tried yet (one lookup on the hot
 #: path; kept like _EVENTS)
@@ -83,11 +83,11 @@ def _drop_event_cache(learner) -> None:
 
 _FLOATS = (float, np.float64)
 _NDARRAY = np.ndarray
-#: the codes of a fast plan's learn call (okl.learners._fastpath.event_learn) for "nothing learned
+#: the codes of a fast plan's learn call (okl.engine.fastpath.event_learn) for "nothing learned
 #: yet": a refused row or label (the generic path takes the event), an update round or the
 #: transition to run in Python; and "the width window is full" (its last row is buffered)
 BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE, WINDOW_DONE = -1, -2, -3, -4, -5
-#: okl.learners._fastpath's build / event_predict / event_learn, installed by that module
+#: okl.engine.fastpath's build / event_predict / event_learn, installed by that module
 #: (:func:`install_fast_path`): the builder when the okl.learners package is imported, the two
 #: compiled calls with the first plan. (It imports the learners, which import this module:
 #: installed rather than imported here, so no import cycle.)
@@ -95,19 +95,19 @@ _FAST_BUILD = _FAST_PREDICT = _FAST_LEARN = None
 
 
 def install_fast_path(build, predict, learn) -> None:
-    """Install the fast plan's builder and its two compiled calls (okl.learners._fastpath)."""
+    """Install the fast plan's builder and its two compiled calls (okl.engine.fastpath)."""
     global _FAST_BUILD, _FAST_PREDICT, _FAST_LEARN
     _FAST_BUILD, _FAST_PREDICT, _FAST_LEARN = build, predict, learn
 
 
 class EventPath:
-    """The per-event methods of :class:`okl.learners.base.Learner`."""
+    """The per-event methods of :class:`okl.runtime.base.Learner`."""
 
     # ---- per-event path ------------------------------------------------------------------
     #
-    # The fast plan (issue 24, :mod:`okl.learners._fastpath`): a learner with ``_fast_spec()``
+    # The fast plan (issue 24, :mod:`okl.engine.fastpath`): a learner with ``_fast_spec()``
     # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, the linear learner; in the width window and
-    # both stages; ``auto`` has its own, :class:`okl.learners._fastpath.AutoPlan`) gets a plan
+    # both stages; ``auto`` has its own, :class:`okl.engine.fastpath.AutoPlan`) gets a plan
     # kept outside it (:data:`_PLANS`): predict_one is then one compiled call (row check, input scale,
     # features, decision) and learn_one one more (the step and the calibration on predict_one's
     # features when x and n_seen_ are those of the last prediction), on the common input: a
@@ -244,11 +244,11 @@ class EventPath:
         f = float(f)
         return f + self._target_mean() if self._centers_targets() else f
 
-    # ---- the fast plan (okl.learners._fastpath) ---------------------------------------------
+    # ---- the fast plan (okl.engine.fastpath) ---------------------------------------------
 
     def _fast_spec(self) -> dict | None:
         """What this learner's compiled per-event calls compute in its current state
-        (:class:`okl.learners._fastpath.FastPlan`), or None: the generic hooks only. Keys: ``map``
+        (:class:`okl.engine.fastpath.FastPlan`), or None: the generic hooks only. Keys: ``map``
         "kernel" (``LT``: the landmarks transposed, ``P``: the projection, ``kernel``: its spec),
         "fourier" (``UT``: the frequencies transposed) or "linear" (z = [x, 1]); ``w`` the name of
         the weight vector; ``step`` "ogd" / "adagrad" / "ons" with ``eta``, ``lr``, ``C``,
@@ -266,7 +266,7 @@ class EventPath:
             _PLANS[id(self)] = _NEVER
             return _NEVER
         spec = plan = None
-        # (a single learner's K outputs run in auto's engine: okl.learners.multiclass)
+        # (a single learner's K outputs run in auto's engine: okl.runtime.multiclass)
         if self.started_ and not self.n_outputs_:
             spec = self._fast_spec()
         elif not self.n_outputs_ and self.dim_ is not None and getattr(self, "warmup_X_", None) is not None and (
@@ -306,7 +306,7 @@ class EventPath:
                 c = BAD_ROW
             if c >= 0 and f - f == 0.0:
                 self.n_seen_ = n + 1
-                if c:  # the learner's counter changed (okl.learners._fastpath.event_learn)
+                if c:  # the learner's counter changed (okl.engine.fastpath.event_learn)
                     setattr(self, fp.counts, c - 1)
                 if center:
                     self.target_sum_ += y
