@@ -42,8 +42,10 @@ import numpy as np
 
 from okl._compiled import jit, kernel_value
 from okl._vecmath import exp_neg_scaled
-from okl.kernels import RBF_KIND
+from okl._validation import check_int
+from okl.kernels import RBF_KIND, check_kernel
 from okl.runtime.base import Arr, Learner, Num, StateSpec
+from okl.scaling import check_scale
 
 
 DONE, NEED_RANDOM = 0, 1
@@ -102,12 +104,19 @@ def expansion_value(kind, a, b, c, ST, alpha, m, x, kt):
     return f
 
 
-
 class _BudgetedExpansion(Learner):
     """Shared state of the budgeted expansions: support vectors as the columns of
     ``SVT_[:, :m_]`` (D x B, allocated at the first example) with coefficients ``alpha_[:m_]``."""
 
     _state_attrs = ("SVT_", "alpha_", "m_")
+
+    # (the constructor of the baselines with no hyperparameter of their own: RBP, Forgetron)
+    def __init__(self, *, budget: int = 100, kernel=None, scale: str | None = "auto",
+                 random_state: int | None = None):
+        self.scale = check_scale(scale)
+        self.budget = check_int("budget", budget, 1)
+        self.kernel = check_kernel(kernel)
+        self.random_state = random_state
 
     def _start(self, dim):
         self.SVT_ = np.zeros((dim, self.budget))

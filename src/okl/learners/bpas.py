@@ -5,11 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value
-from okl._validation import check_int, check_positive
-from okl.kernels import check_kernel
+from okl._validation import check_positive
 from okl.learners._expansion import expansion_value, _BudgetedExpansion
 from okl.runtime.base import Arr, Num, register
-from okl.scaling import check_scale
 
 
 @jit
@@ -81,10 +79,7 @@ class BPAS(_BudgetedExpansion):
     budget : int, default 100
     C : float, default 1.0
         Aggressiveness (PA-I cap on tau).
-    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
-    scale : {"auto", "symlog", "range"} or None, default "auto"
-        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+    [[kernel, scale]]
     random_state : int or None
         Unused; accepted for a uniform interface.
 
@@ -102,11 +97,8 @@ class BPAS(_BudgetedExpansion):
 
     def __init__(self, *, budget: int = 100, C: float = 1.0, kernel=None,
                  scale: str | None = "auto", random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.budget = check_int("budget", budget, 1)
+        super().__init__(budget=budget, kernel=kernel, scale=scale, random_state=random_state)
         self.C = check_positive("C", C)
-        self.kernel = check_kernel(kernel)
-        self.random_state = random_state
 
     def _state_spec(self):
         spec = super()._state_spec()

@@ -7,11 +7,8 @@ import math
 import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value
-from okl._validation import check_int
-from okl.kernels import check_kernel
 from okl.learners._expansion import expansion_value, _BudgetedExpansion
 from okl.runtime.base import Arr, Num, register
-from okl.scaling import check_scale
 
 
 @jit
@@ -105,10 +102,7 @@ class Forgetron(_BudgetedExpansion):
     Parameters
     ----------
     budget : int, default 100
-    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
-    scale : {"auto", "symlog", "range"} or None, default "auto"
-        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+    [[kernel, scale]]
     random_state : int or None
         Unused (the Forgetron is deterministic); accepted for a uniform interface.
 
@@ -124,13 +118,6 @@ class Forgetron(_BudgetedExpansion):
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("labels_", "head_", "Q_", "M_", "removals_",
                                                       "last_shrink_")
-
-    def __init__(self, *, budget: int = 100, kernel=None, scale: str | None = "auto",
-                 random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.budget = check_int("budget", budget, 1)
-        self.kernel = check_kernel(kernel)
-        self.random_state = random_state
 
     def _start(self, dim):
         super()._start(dim)

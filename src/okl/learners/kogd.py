@@ -88,9 +88,7 @@ class KOGD(Learner):
         eta * decay < 1.
     budget : int or None, default None
         Keep at most this many support vectors (later examples are not added); None = unbounded.
-    loss : str or Loss, default "hinge"
-    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the first rows)
-    [[center_targets, scale]]
+    [[loss, kernel, center_targets, scale]]
     random_state : int or None
         Unused (KOGD is deterministic); accepted for a uniform interface.
 

@@ -158,9 +158,7 @@ class NOGD(Learner):
         Stage-2 step, see the module docstring ("ogd" is the paper's).
     lr : float, default 1.0
         AdaGrad rate (``stage2="adagrad"``).
-    loss : str or Loss, default "hinge"
-    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the first rows)
-    [[center_targets, scale]]
+    [[loss, kernel, center_targets, scale]]
     random_state : int or None
         Unused (NOGD is deterministic); accepted for a uniform interface.
 

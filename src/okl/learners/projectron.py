@@ -7,11 +7,9 @@ import math
 import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value
-from okl._validation import check_int, check_nonnegative
-from okl.kernels import check_kernel
+from okl._validation import check_nonnegative
 from okl.learners._expansion import PROJECTRON_MIN_RESIDUAL, expansion_value, _BudgetedExpansion
 from okl.runtime.base import Arr, register
-from okl.scaling import check_scale
 
 
 @jit
@@ -108,10 +106,7 @@ class Projectron(_BudgetedExpansion):
     budget : int, default 100
     threshold : float, default 0.0
         eta of the paper (>= 0).
-    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
-    scale : {"auto", "symlog", "range"} or None, default "auto"
-        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+    [[kernel, scale]]
     random_state : int or None
         Unused; accepted for a uniform interface.
 
@@ -131,11 +126,8 @@ class Projectron(_BudgetedExpansion):
 
     def __init__(self, *, budget: int = 100, threshold: float = 0.0, kernel=None,
                  scale: str | None = "auto", random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.budget = check_int("budget", budget, 1)
+        super().__init__(budget=budget, kernel=kernel, scale=scale, random_state=random_state)
         self.threshold = check_nonnegative("threshold", threshold)
-        self.kernel = check_kernel(kernel)
-        self.random_state = random_state
 
     @property
     def U_(self) -> float:
@@ -184,10 +176,7 @@ class ProjectronPlusPlus(Projectron):
         As in :class:`Projectron`.
     U : float or None, default None
         Penalty on the projection error; None = (1/4) sqrt((B + 1) / log(B + 1)) (LSOKL).
-    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
-    scale : {"auto", "symlog", "range"} or None, default "auto"
-        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+    [[kernel, scale]]
     random_state : int or None
         Unused; accepted for a uniform interface.
 

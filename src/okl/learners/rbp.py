@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 from okl._compiled import copy_into, jit
-from okl._validation import check_int
-from okl.kernels import check_kernel
 from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
 from okl.runtime.base import register
-from okl.scaling import check_scale
 
 
 @jit
@@ -51,10 +48,7 @@ class RBP(_RandomRemovals, _BudgetedExpansion):
     ----------
     budget : int, default 100
         B (the SkeGD/FORKS tables use 100 for T <= 10,000, else 200).
-    kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream)
-    scale : {"auto", "symlog", "range"} or None, default "auto"
-        The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+    [[kernel, scale]]
     random_state : int or None
         Seeds the removal choices.
 
@@ -69,13 +63,6 @@ class RBP(_RandomRemovals, _BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("random_buffer_", "random_next_")
-
-    def __init__(self, *, budget: int = 100, kernel=None, scale: str | None = "auto",
-                 random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.budget = check_int("budget", budget, 1)
-        self.kernel = check_kernel(kernel)
-        self.random_state = random_state
 
     def _rounds(self, X, y, out, i, kt):
         return rbp_rounds(*self.kernel_.spec(), X, y, out, i, self.SVT_, self.alpha_, self.m_, self.budget,

@@ -75,6 +75,8 @@ Declaring the state (model files are untrusted input)
 
 from __future__ import annotations
 
+import re
+
 import inspect
 import time
 from typing import Any, ClassVar
@@ -96,31 +98,36 @@ from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODE
 from okl.runtime.trace import NonFiniteError, Trace, mistakes_of  # noqa: F401
 
 
-#: The parameter text the learners taking these parameters share, written once: a learner's
-#: docstring holds the line ``[[center_targets, scale]]`` where they go (at the parameters'
-#: indentation) and its class gets this text there (:meth:`Learner.__init_subclass__`), so
-#: ``help(okl.NOGD)`` reads in full.
-SHARED_PARAMETER_DOCS = """center_targets : bool, default True
+#: The parameter text several learners share, written once: a learner's docstring names the
+#: parameters on one line, ``[[kernel, center_targets, scale]]``, where they go (at the
+#: parameters' indentation), and its class gets their text there, in that order
+#: (:meth:`Learner.__init_subclass__`), so ``help(okl.NOGD)`` reads in full.
+SHARED_PARAMETER_DOCS = {
+    "loss": 'loss : str or Loss, default "hinge"',
+    "kernel": """kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream's first rows)""",
+    "center_targets": """center_targets : bool, default True
     Regression: predict the targets' running mean plus this model of the residual
-    (``Learner._centers_targets``); False: the paper's model alone.
-scale : {"auto", "symlog", "range"} or None, default "auto"
+    (``Learner._centers_targets``); False: the paper's model alone.""",
+    "scale": """scale : {"auto", "symlog", "range"} or None, default "auto"
     The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-    "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given."""
-_SHARED_PARAMETERS_LINE = "[[center_targets, scale]]"
+    "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.""",
+}
+_SHARED_LINE = re.compile(r"^(\s*)\[\[([a-z_, ]+)\]\]\s*$")
 
 
 def with_shared_parameters(doc: str | None) -> str | None:
-    """``doc`` with the line ``[[center_targets, scale]]`` replaced by :data:`SHARED_PARAMETER_DOCS`
-    at that line's indentation."""
-    if not doc or _SHARED_PARAMETERS_LINE not in doc:
+    """``doc`` with each line ``[[name, ...]]`` replaced by those parameters' text in
+    :data:`SHARED_PARAMETER_DOCS`, at that line's indentation."""
+    if not doc or "[[" not in doc:
         return doc
     out = []
     for line in doc.split("\n"):
-        if line.strip() == _SHARED_PARAMETERS_LINE:
-            indent = line[:len(line) - len(line.lstrip())]
-            out += [indent + text for text in SHARED_PARAMETER_DOCS.split("\n")]
-        else:
+        match = _SHARED_LINE.match(line)
+        if match is None:
             out.append(line)
+            continue
+        for name in (n.strip() for n in match.group(2).split(",")):
+            out += [match.group(1) + text for text in SHARED_PARAMETER_DOCS[name].split("\n")]
     return "\n".join(out)
 
 
