@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from okl._compiled import class_steps, dot_rows, jit, kernel_value, ogd_step, sub_scaled
 from okl.engine.core import (BUDGET, CB, COUNTER, ETA, EXPANSION, K, KA, KB_, KC, KIND, LOSS, LR,
-                                  MARGIN_COUNTER, NOTHING, NSEEN, NYSTROM, O_A, O_G, O_U, O_W, O_Z, OGD, RHO,
-                                  SKETCH_ONS, TRANSITION, TYPE, UPDATE, WINDOW, M, _learn_all, _member_features,
-                                  _predict_all, _window_learn, _window_state)
+                             MARGIN_COUNTER, NOTHING, NSEEN, NYSTROM, O_A, O_G, O_U, O_W, O_Z, OGD, RHO,
+                             SKETCH_ONS, TRANSITION, TYPE, UPDATE, WINDOW, M, _learn_all, _member_features,
+                             _predict_all, _window_learn, _window_state)
 from okl.learners._sketched import update_round_due
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_shared_step
 from okl.learners.nogd import nogd_step

@@ -26,7 +26,7 @@ learn: 1 when the features of x are those of the generic predict), then the row 
 
 * ``ROWS``: (rows done up to, members needing Python, 0.0) -- :func:`okl.engine.core.engine_rows`;
 * ``PREDICT`` / ``LEARN`` (the generic path; x already scaled): (ok, members needing Python, the
-  mixture's first output) -- ``engine_predict`` / ``engine_learn``;
+  mixture's first output) -- :func:`okl.engine.core.engine_event` without / with learning;
 * ``EVENT_PREDICT`` / ``EVENT_LEARN`` (the plan; x raw): (code, 0, f) as
   :func:`okl.engine.fastpath.event_predict` / ``event_learn``: code >= 0 the members needing
   Python (``todo``), else BAD_ROW / BAD_LABEL with nothing learned; f NaN when the event goes to
@@ -51,10 +51,10 @@ from okl._jit import is_cached, jit_inline
 from okl._validation import MAX_ABS_FEATURE, check_vector
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
 from okl.engine.core import (I_COLS, R_COLS, engine_event, engine_rows, learn_all_one, predict_all_one,
-                                  state_size)
-from okl.engine.k_outputs import learn_all_k, predict_all_k
+                             state_size)
 from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_XL, O_XS, PENDING, SEEN,
-                                    _input_part, _jit, _jit_for, _own, _same_row, _scale)
+                                 _input_part, _jit, _jit_for, _own, _same_row, _scale)
+from okl.engine.k_outputs import learn_all_k, predict_all_k
 from okl.runtime.base import Learner, _event_state
 from okl.runtime.events import _FLOATS, _NDARRAY, _PLANS, BAD_LABEL, BAD_ROW
 
@@ -269,7 +269,8 @@ def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, in
 
 
 def call_predict(eng, x) -> tuple[bool, float]:
-    """The generic path's predict_one on the scaled row x (``engine_predict``): (ok, p[0])."""
+    """The generic path's predict_one on the scaled row x (``engine_event`` without learning):
+    (ok, p[0])."""
     ok, _, f = _root(eng)(PREDICT, eng.F, eng.I, eng.R, eng.S, _NO_ROW, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS,
                           eng.todo, MAX_ABS_FEATURE, eng.classification, 0, np.ascontiguousarray(x, dtype=float),
                           0.0, 0)
@@ -277,7 +278,7 @@ def call_predict(eng, x) -> tuple[bool, float]:
 
 
 def call_learn(eng, x, y: float, have: bool) -> tuple[bool, float, int]:
-    """The generic path's learn_one on the scaled row x (``engine_learn``; ``have``: x's features are
+    """The generic path's learn_one on the scaled row x (``engine_event`` learning; ``have``: x's features are
     those call_predict left): (ok, p[0], members needing Python)."""
     ok, k, f = _root(eng)(LEARN, eng.F, eng.I, eng.R, eng.S, _NO_ROW, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS,
                           eng.todo, MAX_ABS_FEATURE, eng.classification, 1 if have else 0,

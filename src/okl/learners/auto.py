@@ -135,7 +135,7 @@ Cost: one round of ``auto`` is one round of every member plus an O(N) aggregatio
 compiled call per event (:mod:`okl.engine.core`: predict_one one call for every member's
 features and the mixture, learn_one one call for every member's step and the weights, on the
 features predict_one left; the row check, input scale and calibration's step in the same calls,
-:class:`okl.engine.fastpath.AutoPlan`); transitions and FORKS's update rounds run in the members'
+:class:`okl.engine.roots.AutoPlan`); transitions and FORKS's update rounds run in the members'
 own Python. ``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so
 per-event decisions equal run()'s bit for bit. N = 18 members by default (14 before the L1 family, whose
 three members add about 15-20 % to an event; 17 before the window member); on codrna (d = 8, B = 100)

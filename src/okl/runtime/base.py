@@ -91,10 +91,10 @@ from okl.scaling import scale_rows, scale_rule, window_scale
 from okl.runtime.events import _EVENTS, _FLOATS, EventPath, _drop_event_cache, _event_state, _EventState  # noqa: F401
 from okl.runtime.modelfile import _LAYOUT_CHECKED, ModelFiles, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
-                                   learner_kind, learners, make, register, select_params)
+                                  learner_kind, learners, make, register, select_params)
 from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,  # noqa: F401
-                                _BASE_STATE, Arr, ModelFileError, Num, Opaque, Seq, StateError, StateSpec,
-                                _base_spec, _decode_param, _encode_param, _Header, _SpecChecker)
+                               _BASE_STATE, Arr, ModelFileError, Num, Opaque, Seq, StateError, StateSpec,
+                               _base_spec, _decode_param, _encode_param, _Header, _SpecChecker)
 from okl.runtime.trace import NonFiniteError, Trace, mistakes_of  # noqa: F401
 
 

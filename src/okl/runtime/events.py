@@ -107,7 +107,7 @@ class EventPath:
     #
     # The fast plan (issue 24, :mod:`okl.engine.fastpath`): a learner with ``_fast_spec()``
     # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, the linear learner; in the width window and
-    # both stages; ``auto`` has its own, :class:`okl.engine.fastpath.AutoPlan`) gets a plan
+    # both stages; ``auto`` has its own, :class:`okl.engine.roots.AutoPlan`) gets a plan
     # kept outside it (:data:`_PLANS`): predict_one is then one compiled call (row check, input scale,
     # features, decision) and learn_one one more (the step and the calibration on predict_one's
     # features when x and n_seen_ are those of the last prediction), on the common input: a

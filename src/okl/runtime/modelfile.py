@@ -20,8 +20,8 @@ from okl.kernels import WIDTH_WINDOW, Kernel
 from okl.runtime.events import _drop_event_cache
 from okl.runtime.registry import _REGISTRY
 from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
-                                _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
-                                _base_spec, _decode_param, _encode_param)
+                               _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
+                               _base_spec, _decode_param, _encode_param)
 
 
 def _writable(value: np.ndarray, dtype=None) -> np.ndarray:
