@@ -75,12 +75,13 @@ Declaring the state (model files are untrusted input)
 
 from __future__ import annotations
 
-import re
-
 import inspect
+import re
 import time
 from typing import Any, ClassVar
+
 import numpy as np
+
 import okl.calibration as calibration
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
