@@ -13,14 +13,13 @@ Variants:
   ints-onehot   the same rule, the number dropped (one-hot only).
 """
 import argparse
-import importlib.util
+
+from _riverbest import load_riverbest
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--riverbest", default="../shared/checks/riverbest.py")
 args = ap.parse_args()
-spec = importlib.util.spec_from_file_location("riverbest", args.riverbest)
-rb = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(rb)
+rb = load_riverbest(args.riverbest)
 
 import warnings  # noqa: E402
 

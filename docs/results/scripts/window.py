@@ -6,14 +6,13 @@ usage: PYTHONPATH=$PWD/src python docs/results/scripts/window.py [--riverbest ..
 (the cost in the pool: scripts/pool_speed.py --variant "nowindow;window200;window300;window500")
 """
 import argparse
-import importlib.util
+
+from _riverbest import load_riverbest
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--riverbest", default="../shared/checks/riverbest.py")
 args = ap.parse_args()
-spec = importlib.util.spec_from_file_location("riverbest", args.riverbest)
-rb = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(rb)
+rb = load_riverbest(args.riverbest)
 
 from okl.river import OKLRiverClassifier, OKLRiverRegressor  # noqa: E402
 

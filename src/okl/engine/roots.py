@@ -268,21 +268,24 @@ def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, in
     return r, k
 
 
+def _generic(eng, mode: int, x, y: float, have: bool) -> tuple[int, int, float]:
+    """The generic path's event (``mode`` PREDICT or LEARN) on the scaled row x."""
+    return _root(eng)(mode, eng.F, eng.I, eng.R, eng.S, _NO_ROW, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS,
+                      eng.todo, MAX_ABS_FEATURE, eng.classification, 1 if have else 0,
+                      np.ascontiguousarray(x, dtype=float), float(y), 0)
+
+
 def call_predict(eng, x) -> tuple[bool, float]:
     """The generic path's predict_one on the scaled row x (``engine_event`` without learning):
     (ok, p[0])."""
-    ok, _, f = _root(eng)(PREDICT, eng.F, eng.I, eng.R, eng.S, _NO_ROW, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS,
-                          eng.todo, MAX_ABS_FEATURE, eng.classification, 0, np.ascontiguousarray(x, dtype=float),
-                          0.0, 0)
+    ok, _, f = _generic(eng, PREDICT, x, 0.0, False)
     return ok != 0, f
 
 
 def call_learn(eng, x, y: float, have: bool) -> tuple[bool, float, int]:
-    """The generic path's learn_one on the scaled row x (``engine_event`` learning; ``have``: x's features are
-    those call_predict left): (ok, p[0], members needing Python)."""
-    ok, k, f = _root(eng)(LEARN, eng.F, eng.I, eng.R, eng.S, _NO_ROW, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS,
-                          eng.todo, MAX_ABS_FEATURE, eng.classification, 1 if have else 0,
-                          np.ascontiguousarray(x, dtype=float), float(y), 0)
+    """The generic path's learn_one on the scaled row x (``engine_event`` learning; ``have``: x's
+    features are those call_predict left): (ok, p[0], members needing Python)."""
+    ok, k, f = _generic(eng, LEARN, x, y, have)
     return ok != 0, f, k
 
 
@@ -297,8 +300,8 @@ def load_compiled() -> None:
 
 
 class AutoPlan:
-    """``auto``'s compiled per-event state: its engine's arrays (``F``, ``I``, ``R``, ``S``,
-    ``todo``: :class:`okl.engine.core.Engine`, the engine ``eng`` it was built on), a tail
+    """``auto``'s compiled per-event state: the engine ``eng`` it was built on
+    (:class:`okl.engine.core.Engine`, whose arrays the calls take), a tail
     ``T`` laid out as a :class:`okl.engine.fastpath.FastPlan` buffer's row check and input scale
     (:func:`okl.engine.fastpath._input_part`: auto's spreads and calibration move in and become
     views of it), and the root's two per-event modes with every fixed argument bound:
@@ -306,7 +309,7 @@ class AutoPlan:
     caller centres targets; ``K``: the number of outputs (0: one; else f is the first of the K
     outputs the engine left in its work space, and labels are class indices)."""
 
-    __slots__ = ("F", "I", "R", "S", "T", "todo", "eng", "center", "d", "K", "predict", "learn")
+    __slots__ = ("T", "eng", "center", "d", "K", "predict", "learn")
 
     def __init__(self, learner, eng, spread, cal):
         d = learner.dim_
@@ -317,7 +320,7 @@ class AutoPlan:
         T = np.zeros(size)
         _input_part(learner, T, lay, spread, cal, eng.classification)
         T[K] = self.K = eng.K
-        self.F, self.I, self.R, self.S, self.T, self.todo, self.eng = eng.F, eng.I, eng.R, eng.S, T, eng.todo, eng
+        self.T, self.eng = T, eng
         self.center = learner._centers_targets()
         self.d = d
         root = _root(eng)
@@ -411,7 +414,7 @@ class EnginePaths:
                 if not (np.isfinite(f).all() if plan.K else f - f == 0.0):
                     self._non_finite(n)
                 return f
-        return super()._learn_round(x, y)
+        return self._learn_generic(x, y)  # (not the single learners' plan path: this plan is auto's)
 
     def _event_features(self, x, ev):
         eng = self._engine(ev)

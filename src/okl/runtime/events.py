@@ -314,6 +314,11 @@ class EventPath:
                 return f
             if c != BAD_ROW and c != BAD_LABEL:
                 return self._fast_round_end(fp, y, r, mu, f, c)
+        return self._learn_generic(x, y)
+
+    def _learn_generic(self, x, y) -> float:
+        """learn_one through the generic hooks (:meth:`_learn_event`), then the calibration's step:
+        the event no fast plan took (``auto``'s plan falls back here too)."""
         was_started = self.started_
         f = self._learn_event(x, y)
         if was_started and self.calibration_ is not None:
