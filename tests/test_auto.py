@@ -45,7 +45,9 @@ def reference_aggregate(D, Y, classification):
         eta = math.log(n) / delta if delta > 0 and n > 1 else math.inf
         w = weights(eta)
         out[r] = float(np.sum(w[alive] * c[alive]))
-        loss = 0.5 * (1 - Y[r] * c) if classification else (c - Y[r]) ** 2
+        # classification: half the clipped hinge, half the 0-1 loss of sign(c) (+1 at c = 0)
+        loss = (0.25 * (1 - Y[r] * c) + 0.5 * (np.where(c >= 0, 1.0, -1.0) != Y[r])) if classification \
+            else (c - Y[r]) ** 2
         h = float(np.sum(w[alive] * loss[alive]))
         if eta == math.inf:
             m = loss[alive & (w > 0)].min()
@@ -101,6 +103,20 @@ def test_weights_concentrate_on_the_best_member():
     assert np.argmin(L) == 0
 
 
+def test_a_right_low_margin_member_carries_against_a_confident_one_that_errs():
+    """Member A is always right with margin 0.3; member B says +-1 and is wrong 20 % of the time.
+    Under the clipped hinge alone A pays 0.35 a round against B's 0.2 and the mixture follows B
+    (about 20 % mistakes); the 0-1 half of the loss (A 0.175, B 0.2) gives A the weight."""
+    rng = np.random.default_rng(4)
+    n = 3000
+    Y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    a = 0.3 * Y
+    b = np.where(rng.random(n) < 0.8, Y, -Y)
+    out, L, _ = compiled_aggregate(np.column_stack([a, b]), Y, True)
+    assert np.argmin(L) == 0
+    assert np.mean(np.where(out[500:] >= 0, 1.0, -1.0) != Y[500:]) < 0.05  # B alone: 0.2
+
+
 def test_follows_a_change_of_best_member():
     rng = np.random.default_rng(1)
     n = 4000
@@ -136,7 +152,11 @@ def test_registered_and_default_pool():
         assert [(n, w) for n, w, _ in pool if n == "window"] == [("window", WINDOW_WIDTH)]  # sigma_0 / 4
         l1 = [(n, w) for n, w, p in pool if p.get("kernel") == "laplacian"]
         assert l1 == [("fogd", w) for w in WIDTHS]  # the L1 geometry: three Laplacian FOGD widths
-    assert len(m.member_labels()) == 18
+        name, width, params = pool[-1]  # the affine family, appended (model files index the pool)
+        assert (name, width, params["scale"]) == ("linear", None, "affine")
+        assert params.get("loss") == ("logistic" if task == "classification" else None)
+        assert params.get("degree", 1) == (1 if task == "classification" else 2)
+    assert len(m.member_labels()) == 19
 
 
 def test_l1_members_take_the_window_mean_l1_distance(german):
@@ -172,11 +192,11 @@ def test_diagnostics_show_the_weights_and_width(german):
     trace = m.run(X[:400], y[:400])
     diag = trace.diagnostics
     weights = {k: v for k, v in diag.items() if k.startswith("weight[")}
-    assert len(weights) == 18 and abs(sum(weights.values()) - 1.0) < 1e-9
+    assert len(weights) == 19 and abs(sum(weights.values()) - 1.0) < 1e-9
     assert diag["carried_by"] in {k[len("weight["):-1] for k in weights}
     assert weights[f"weight[{diag['carried_by']}]"] == max(weights.values())
     assert diag["width_rule"].startswith("scale") and diag["sigma"] > 0
-    assert diag["members_alive"] == 18
+    assert diag["members_alive"] == 19
     # the members' kernels follow the chosen width
     sigmas = sorted({mem.kernel_.sigma for mem in m.pool_ if type(mem.kernel_) is okl.RBF and mem.name != "window"})
     np.testing.assert_allclose(sigmas, [diag["sigma"] * w for w in WIDTHS])
@@ -320,3 +340,34 @@ def test_members_outside_the_engine_keep_every_path_consistent(data_dir):
     blocks = okl.make("auto", **kw)
     got = np.concatenate([blocks._learn_events(X[a:b], y[a:b]) for a, b in ((0, 60), (60, 61), (61, 500))])
     np.testing.assert_array_equal(got, expected)
+
+
+def test_the_affine_member_is_the_linear_learner_on_affine_inputs(german):
+    """auto's affine member undoes the symlog map auto applied (a few ulp) and learns as
+    okl.make("linear", scale="affine", ...) alone; with a kernel given (no symlog map) it is left
+    out, and asked for by name it is refused."""
+    X, y = german
+    m = okl.make("auto", random_state=0, budget=10)
+    m.run(X[:400], y[:400])
+    member = m.pool_[-1]
+    assert member._unmap and member.scale is None
+    alone = okl.make("linear", scale="affine", loss="logistic", eta=0.05)
+    alone.run(X[:400], y[:400])
+    np.testing.assert_allclose(member.w_, alone.w_, rtol=0, atol=1e-10)
+    assert np.abs(member.w_).max() > 0.1
+    with pytest.raises(ValueError, match="affine member needs auto's input map"):
+        okl.make("auto", scale=None, members=[("linear", None, {"scale": "affine"})]).run(X[:60], y[:60])
+    with pytest.raises(ValueError, match="scale='affine' is a linear member's input"):
+        okl.make("auto", members=[("fogd", 1.0, {"scale": "affine"})]).run(X[:60], y[:60])
+
+
+@pytest.mark.parametrize("dim, degree", [(39, 2), (40, 1)])
+def test_the_regression_affine_member_takes_products_while_they_cost_at_most_a_fogd_member(dim, degree):
+    """Degree 2 while d (d + 1) / 2 <= 8 B (one FOGD member's 2D = 8B features; B = 100 by
+    default): 39 -> 780 products, 40 -> 820 (degree 1 then)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(80, dim))
+    m = okl.make("auto", loss="squared", random_state=0)
+    m.run(X, X[:, 0] * X[:, 1])
+    member = m.pool_[-1]
+    assert member.name == "linear" and member.degree == degree and member._unmap

@@ -341,6 +341,7 @@ def test_mirrored_outputs_pay_the_binary_aggregation_loss():
     two = [a.copy() for a in state]
     for _ in range(20):
         d, y = rng.normal(size=N) * 2, rng.choice([-1.0, 1.0])
+        d[rng.random(N) < 0.3] = 0.0  # a member with no opinion says +1 (the 0-1 part's tie)
         work = [np.empty(N), np.empty(N), np.empty(N)]
         p = aggregate_round(d, y, *state, True, *work)
         mirrored = np.column_stack([-d, d]).ravel()  # class 0 = label -1, class 1 = label +1

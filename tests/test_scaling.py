@@ -6,7 +6,7 @@ import pytest
 import okl
 from okl.data.registry import load_dataset, permutation
 from okl.runtime.base import ModelFileError, accepts
-from okl.scaling import check_scale, scale_rows, window_scale
+from okl.scaling import AFFINE_SLOPE, RULE_CODES, affine_from_symlog, check_scale, scale_rows, window_scale
 
 SCALE_LEARNERS = ["nogd", "forks", "skegd", "fogd", "linear", "kogd", "rbp", "bogd", "auto"]
 
@@ -89,13 +89,59 @@ def test_symlog_is_linear_near_the_centre_logarithmic_beyond_and_odd():
     center, spread = np.array([0.0, 3.0]), np.array([2.0, 0.0])
     X = np.array([[0.0, 3.0], [2.0, 3.5], [-2.0, 2.0], [1e-6, 3.0], [200.0, 3.0], [2e6, 3.0 + 5e5]])
     out, s = np.empty_like(X), spread.copy()
-    assert scale_rows(X, center, s, True, 1e100, True, out) == 6
+    assert scale_rows(X, center, s, True, 1e100, RULE_CODES["symlog"], out) == 6
     assert s[1] == 0.5
     np.testing.assert_allclose(out[:3], [[0.0, 0.0], [1.0, 1.0], [-1.0, -np.log(5.0) / np.log(3.0)]], rtol=0,
                                atol=1e-15)  # 2.0 is two fixed spreads (0.5) below the centre 3
     np.testing.assert_allclose(out[3, 0], 0.5e-6 * 2.0 / np.log(3.0), rtol=1e-6)
     np.testing.assert_allclose(out[4, 0], np.log(201.0) / np.log(3.0), rtol=1e-14)
     np.testing.assert_allclose(out[5], [np.log(2e6 + 1.0) / np.log(3.0), np.log(2e6 + 1.0) / np.log(3.0)], rtol=1e-14)
+
+
+def test_affine_is_the_symlog_tangent_at_the_median_clipped_at_two_ranges():
+    """phi(z) = T clip(z, -2, 2), T = 2 / ln 3 the symlog's slope at the centre; a pending spread
+    fixed by the first change maps it to +-T; and auto's members recover it from the symlog value
+    (affine_from_symlog) to a few ulp."""
+    assert AFFINE_SLOPE == pytest.approx(2.0 / np.log(3.0), rel=1e-15)
+    center, spread = np.array([0.0, 3.0]), np.array([2.0, 0.0])
+    X = np.array([[0.0, 3.0], [1.0, 3.5], [-3.0, 2.0], [5.0, 3.0], [-1e6, 3.0]])
+    out, s = np.empty_like(X), spread.copy()
+    assert scale_rows(X, center, s, True, 1e100, RULE_CODES["affine"], out) == 5
+    T = AFFINE_SLOPE
+    np.testing.assert_allclose(out, [[0.0, 0.0], [0.5 * T, T], [-1.5 * T, -2.0 * T], [2.0 * T, 0.0], [-2.0 * T, 0.0]],
+                               rtol=1e-15, atol=0)
+    # without commit a pending spread's first change enters as phi(+-1) = +-T, nothing stored
+    out1, s1 = np.empty((1, 2)), spread.copy()
+    scale_rows(np.array([[0.0, 2.5]]), center, s1, False, 1e100, RULE_CODES["affine"], out1)
+    assert out1[0, 1] == -T and s1[1] == 0.0
+    # symlog, then undone: the affine value
+    Z = np.linspace(-3.0, 3.0, 601)[:, None]
+    sym, aff = np.empty_like(Z), np.empty_like(Z)
+    scale_rows(Z, np.zeros(1), np.ones(1), False, 1e100, RULE_CODES["symlog"], sym)
+    scale_rows(Z, np.zeros(1), np.ones(1), False, 1e100, RULE_CODES["affine"], aff)
+    back = np.array([affine_from_symlog(v) for v in sym[:, 0]])
+    np.testing.assert_allclose(back, aff[:, 0], rtol=1e-13, atol=1e-15)
+    assert window_scale(np.array([[0.0], [1.0], [5.0]]), "affine")[0][0] == 1.0  # the median, as symlog
+
+
+def test_affine_keeps_a_linear_concept_linear():
+    """A linear learner on "affine" inputs equals one on the features as given, standardised by
+    the same window statistics: the map is affine on the window's range (no curvature)."""
+    rng = np.random.default_rng(0)
+    X = rng.uniform(0.0, 1.0, (600, 4))
+    y = np.where(X @ np.array([1.0, -2.0, 0.5, 1.5]) > 0.5, 1.0, -1.0)
+    m = okl.make("linear", scale="affine", loss="logistic", eta=0.05)
+    got = m.run(X, y).decisions
+    c, s = m.scale_center_, m.scale_spread_
+    ref = okl.make("linear", scale=None, loss="logistic", eta=0.05)
+    Z = np.vstack([X[:50], AFFINE_SLOPE * np.clip((X[50:] - c) / s, -2.0, 2.0)])
+    ref_dec = np.empty(600)
+    ref_dec[:50] = got[:50]  # the window: both predict the running label mean
+    ref._ensure_started(4)
+    Zw = AFFINE_SLOPE * np.clip((X[:50] - c) / s, -2.0, 2.0)  # the window's rows replayed, mapped
+    ref.run(Zw, y[:50])
+    ref_dec[50:] = ref.run(Z[50:], y[50:]).decisions
+    np.testing.assert_allclose(got[50:], ref_dec[50:], rtol=0, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", SCALE_LEARNERS)
@@ -185,7 +231,7 @@ def test_diagnostics_show_the_scale():
 
 def test_check_scale_names_the_allowed_values():
     assert check_scale("auto") == "auto" and check_scale(None) is None
-    with pytest.raises(ValueError, match="scale must be one of 'auto', 'symlog', 'range' or None"):
+    with pytest.raises(ValueError, match="scale must be one of 'auto', 'symlog', 'range', 'affine' or None"):
         okl.make("nogd", scale="minmax")
 
 

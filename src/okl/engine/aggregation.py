@@ -87,19 +87,31 @@ def aggregate_predict(d, L, alive, agg, classification, w, c):
     return p[0]
 
 
+#: the weight of the 0-1 part of a member's classification loss (auto's docstring: "Aggregation")
+ZERO_ONE_SHARE = 0.5
+
+
 @jit
 def _member_loss(c, i, y, classification, nout, multi):
-    """Member i's loss on its clipped outputs c: the clipped hinge (1 - y c) / 2 (one output, y =
-    -1/+1), its mean over the K one-vs-rest outputs (``multi``: y is the class index, y_o = +1 for
-    o = y, else -1), or the squared loss (c - y)^2."""
+    """Member i's loss on its clipped outputs c. Classification: (1 - s) h + s m with s =
+    :data:`ZERO_ONE_SHARE`, h the clipped hinge (1 - y c) / 2 (one output, y = -1/+1) or its mean
+    over the K one-vs-rest outputs (``multi``: y is the class index, y_o = +1 for o = y, else -1),
+    and m the member's 0-1 loss (its label sign(c), +1 at c = 0, or its argmax class, the last of
+    a tie, is not y: two mirrored outputs [-c, c] pay the binary loss). Regression: the squared
+    loss (c - y)^2."""
     if not classification:
         return (c[i] - y) * (c[i] - y)
     if not multi:
-        return 0.5 * (1.0 - y * c[i])
+        wrong = (c[i] >= 0.0) != (y > 0.0)
+        return (1.0 - ZERO_ONE_SHARE) * 0.5 * (1.0 - y * c[i]) + (ZERO_ONE_SHARE if wrong else 0.0)
     s = 0.0
+    best = 0
     for o in range(nout):
-        s += 0.5 * (1.0 - (1.0 if o == y else -1.0) * c[i * nout + o])
-    return s / nout
+        v = c[i * nout + o]
+        s += 0.5 * (1.0 - (1.0 if o == y else -1.0) * v)
+        if v >= c[i * nout + best]:
+            best = o
+    return (1.0 - ZERO_ONE_SHARE) * s / nout + (ZERO_ONE_SHARE if best != y else 0.0)
 
 
 @jit

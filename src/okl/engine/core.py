@@ -26,7 +26,9 @@ Member types (``I[j, TYPE]``) and their per-round arithmetic, each that of the m
 * NYSTROM: NOGD stage 2, z = M kappa_B(x) (:func:`okl._compiled.kernel_features`), AdaGrad or OGD;
 * SKETCH_ONS: FORKS stage 2 with the code's ONS step; its *update rounds* go to Python;
 * FOURIER: FOGD, z = [cos Ux, sin Ux] / sqrt(D) (:func:`okl.learners.fogd.fogd_event_features`);
-* LINEAR: the linear learner, z = [x, 1], OGD;
+* LINEAR: the linear learner, z = [x, 1] or, degree 2, [x, products, 1]
+  (:func:`okl.learners.linear.linear_features`; ``I[j, UNMAP]``: a member of the affine family,
+  whose features undo auto's symlog map), OGD;
 * WINDOW: the kernel smoother on a sliding window (:mod:`okl.learners.window`): no features, the
   decision from the stored rows (:func:`okl.learners.window.window_decision`), learning stores the
   row (:func:`okl.learners.window.window_store`);
@@ -67,6 +69,7 @@ from okl._jit import jit_inline
 from okl.engine.aggregation import aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
+from okl.learners.linear import linear_features
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
 from okl.learners.nogd import nogd_step
 from okl.learners.window import window_decision, window_store
@@ -75,8 +78,8 @@ from okl.learners.window import window_decision, window_store
 PY, EXPANSION, NYSTROM, SKETCH_ONS, FOURIER, LINEAR, WINDOW = 0, 1, 2, 3, 4, 5, 6
 # columns of I
 (TYPE, LOSS, SRC, OGD, M, K, BUDGET, COUNTER, RHO, MARGIN_COUNTER, NSEEN, NOUT,
- O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER) = range(21)
-I_COLS = 21
+ O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER, UNMAP) = range(22)
+I_COLS = 22
 # columns of R
 KIND, KA, KB_, KC, ETA, LR, CB = range(7)
 R_COLS = 7
@@ -114,9 +117,7 @@ def _member_features(F, I, R, j, x, own, q, pre):
             _project_t(UT, x, p)
             _fourier_from_projections(p, 1.0 / math.sqrt(D), z)
         else:  # LINEAR
-            for i in range(d):
-                z[i] = x[i]
-            z[d] = 1.0
+            linear_features(x, k, I[j, UNMAP] != 0, z)
     elif t == FOURIER:  # directions twice the source's: the double angle of its features
         o = I[I[j, SRC], O_Z] + q * k
         _double_angle(F[o:o + k], z)
@@ -453,9 +454,10 @@ class Engine:
                           (j, O_KB, D, None)]
             elif type(m) is LinearOGD:
                 t = LINEAR
-                I[j, K] = dim + 1
+                k = m._n_features()
+                I[j, K], I[j, UNMAP] = k, m._unmap
                 R[j, ETA] = m.eta
-                parts += [(j, O_W, m.w_, "w_"), (j, O_Z, 4 * (dim + 1), None)]
+                parts += [(j, O_W, m.w_, "w_"), (j, O_Z, 4 * k, None)]
             elif type(m) is KernelWindow:
                 t = WINDOW
                 I[j, BUDGET], I[j, M], I[j, COUNTER] = m.budget, m.m_, m.pos_

@@ -66,8 +66,9 @@ from okl.runtime.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, W
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
 from okl.learners.kogd import expansion_decision
+from okl.learners.linear import linear_features
 from okl.learners.nogd import adagrad_step
-from okl.scaling import scale_row
+from okl.scaling import RULE_CODES, scale_row
 
 # feature maps and steps (``_fast_spec``'s "map" and "step"; WINDOW: the rows buffered in the width
 # window, predicted by the running label mean)
@@ -76,8 +77,8 @@ OGD, ADAGRAD, ONS = 0, 1, 2
 MAPS = {"kernel": KERNEL_MAP, "fourier": FOURIER_MAP, "expansion": EXPANSION, "window": WINDOW,
         "linear": LINEAR_MAP}
 STEPS = {"ogd": OGD, "adagrad": ADAGRAD, "ons": ONS}
-# input scales
-NO_SCALE, SYMLOG, RANGE = 0, 1, 2
+# input scales: none, else okl.scaling.RULE_CODES
+NO_SCALE = 0
 
 # header slots of F
 (MAP, STEP, DIM, M, K, KKIND, KA, KB, KC, SCALE, LOSS, CLASSIFY, CAL, ETA, LR, CB, SHRINK, SKETCH, RHO, MARGIN,
@@ -114,7 +115,7 @@ def _scale(F, x, commit, xs):
             xs[j] = x[j]
         return
     oc, os_ = int(F[O_CEN]), int(F[O_SPR])
-    scale_row(x, F[oc:oc + d], F[os_:os_ + d], commit, rule == SYMLOG, xs)
+    scale_row(x, F[oc:oc + d], F[os_:os_ + d], commit, int(rule), xs)
     if commit and F[PENDING] > 0.0:
         pending = 0
         for j in range(d):
@@ -135,10 +136,8 @@ def _decide(F, xs):
         return expansion_decision(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + m * d].reshape((m, d)),
                                   F[ow:ow + m], int(F[COUNTER]), xs)
     z = F[oz:oz + k]
-    if kind == LINEAR_MAP:  # z = [x, 1] (okl.learners.linear)
-        for j in range(d):
-            z[j] = xs[j]
-        z[d] = 1.0
+    if kind == LINEAR_MAP:  # z = [x, 1], degree 2 [x, products, 1] (okl.learners.linear)
+        linear_features(xs, k, False, z)
     elif kind == KERNEL_MAP:
         op = int(F[O_P])
         kb = F[okb:okb + m]
@@ -316,7 +315,7 @@ def _input_part(learner, F: np.ndarray, lay: dict, spread, cal, classify: bool) 
         _move(learner, "scale_spread_", spread, F, lay["SPR"])
     if cal is not None:
         _move(learner, "calibration_", cal, F, lay["CAL"])
-    head = {DIM: d, SCALE: NO_SCALE if rule is None else (SYMLOG if rule == "symlog" else RANGE),
+    head = {DIM: d, SCALE: NO_SCALE if rule is None else RULE_CODES[rule],
             CLASSIFY: classify, CAL: cal is not None, SEEN: -1.0,
             PENDING: 0 if spread is None else int(np.count_nonzero(spread == 0.0)),
             **{slot: lay[name] for slot, name in ((O_SPR, "SPR"), (O_CAL, "CAL"), (O_CEN, "CEN"), (O_XS, "XS"),
@@ -415,8 +414,8 @@ def build(learner, spec: dict | None) -> FastPlan | None:
             m, k = spec["P"].shape
         elif spec["map"] == "fourier":
             m, k = spec["UT"].shape[1], 2 * spec["UT"].shape[1]
-        else:  # linear: z = [x, 1]
-            m, k = 0, d + 1
+        else:  # linear: z = [x, 1] or [x, products, 1]
+            m, k = 0, spec["features"]
         step = spec["step"]
         ok = w is not None and w.shape == (k,) and (
             step == "ogd" or A is not None and A.shape == ((k, k) if step == "ons" else (k,)))

@@ -31,6 +31,11 @@ def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
     for eta in ((0.2, 1.0) if cls else (0.02, 0.2)):
         pool.append(("linear", None, {"eta": eta}))
     pool.append(("window", WINDOW_WIDTH, {}))  # the last rows, kernel-weighted: what neighbours learn
+    # the affine family: the symlog map's curvature undone (a linear concept stays linear), and in
+    # regression the pairwise products (what a degree-2 polynomial spans). Appended: a model file
+    # names its members by their index in this list
+    pool.append(("linear", None, {"eta": 0.05, "loss": "logistic", "scale": "affine"} if cls else
+                 {"eta": 0.2, "degree": 2, "scale": "affine"}))
     return pool
 
 

@@ -260,10 +260,21 @@ class Auto(EnginePaths, Learner):
             return base
         return type(base)(sigma=float(sigma) * width)
 
-    def _build_member(self, name, width, params, seed) -> Learner | None:
+    def _build_member(self, name, width, params, seed, dim) -> Learner | None:
         from okl.runtime.base import accepts
 
         kw = dict(params)
+        affine = kw.get("scale") == "affine"  # a member of the affine family (module docstring)
+        if affine:
+            if name != "linear":
+                raise ValueError(f"members: scale='affine' is a linear member's input, not {name}'s")
+            if self._scale_rule() not in ("symlog", "affine"):
+                if self.members is not None:
+                    raise ValueError("members: an affine member needs auto's input map symlog or affine "
+                                     f"(scale={self.scale!r} gives {self._scale_rule()!r})")
+                return None  # a kernel given or scale=None: the features as given, no affine member
+            if self.members is None and kw.get("degree") == 2 and dim * (dim + 1) // 2 > 8 * self.budget:
+                kw["degree"] = 1  # the products cost at most one FOGD member's 2D = 8B features
         kw["random_state"] = seed
         if accepts(name, "budget") and "budget" not in kw:
             kw["budget"] = self.budget * learner_class(name)._budget_scale  # the window: 2 B rows
@@ -295,7 +306,13 @@ class Auto(EnginePaths, Learner):
             return None  # a default member that cannot take this kernel or loss (e.g. FOGD, polynomial)
         if member.task != self.task:
             raise ValueError(f"members: {name} learns a {member.task} task, auto a {self.task} task")
+        member._unmap = self._unmaps(params)
         return member
+
+    def _unmaps(self, params) -> bool:
+        """Whether a member with ``params`` undoes auto's symlog map (a member of the affine family
+        under auto's default map; :func:`okl.learners.linear.linear_features`)."""
+        return params.get("scale") == "affine" and self._scale_rule() == "symlog"
 
     def _advance(self, X, y):
         prepare_engine(self.n_outputs_ > 0)  # (a cold cache: its compile starts with the first rows)
@@ -307,7 +324,7 @@ class Auto(EnginePaths, Learner):
         pool, keep = [], []
         for i, (name, width, params) in enumerate(self.member_specs()):
             seed = int(self._rng.integers(2 ** 31 - 1))
-            member = self._build_member(name, width, params, seed)
+            member = self._build_member(name, width, params, seed, dim)
             if member is not None:
                 member._ensure_started(dim)
                 pool.append(member)
@@ -540,6 +557,7 @@ class Auto(EnginePaths, Learner):
             if member.name != spec[0] or member.dim_ != self.dim_:
                 raise ValueError(f"member {j} is a {member.name} of dimension {member.dim_}, "
                                  f"expected {spec[0]} of dimension {self.dim_}")
+            member._unmap = self._unmaps(spec[2])
             pool.append(member)
         self._pool = pool
         self.members_blob_ = self.member_sizes_ = None

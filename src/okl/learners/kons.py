@@ -391,9 +391,10 @@ _COMMON_DOC = """
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
         (``Learner._centers_targets``); False: the paper's model alone (PNK Table 1 passes it).
-    scale : {"auto", "symlog", "range"} or None, default "auto"
+    scale : {"auto", "symlog", "range", "affine"} or None, default "auto"
         The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-        "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.
+        "symlog" unless a kernel is given, "symlog" / "range" / "affine" always, None uses the
+        features as given.
     random_state : int or None
         Seeds KORS's Bernoulli draws (one uniform per round).
 """

@@ -1,28 +1,65 @@
 """Linear online gradient descent: the reference a kernel learner must beat to be worth its cost.
 
-f(x) = w^T [x, 1]; w <- w - eta l'(f, y) [x, 1] (hinge: w += eta y [x, 1] on a margin error).
+f(x) = w^T z(x); w <- w - eta l'(f, y) z(x) (hinge: w += eta y z on a margin error), with the
+features z = [x, 1] (``degree=1``) or z = [x, (x_i x_j)_{i <= j}, 1] (``degree=2``: every pairwise
+product and square, d (d + 3) / 2 + 1 features; what a polynomial kernel of degree 2 spans, in
+its explicit features).
 
-With the squared loss the step is normalised (NLMS): w <- w - eta l'(f, y) [x, 1] / ||[x, 1]||^2.
-The squared loss's gradient 2 (f - y) [x, 1] grows with the residual and with ||x||, and raw
+With the squared loss the step is normalised (NLMS): w <- w - eta l'(f, y) z / ||z||^2.
+The squared loss's gradient 2 (f - y) z grows with the residual and with ||x||, and raw
 features are not bounded as a kernel map is (||z||^2 <= kappa(x, x) = 1): plain OGD diverges as
-soon as 2 eta ||x||^2 > 2 (scikit-learn's check data, features near 100, diverged at round 80).
+soon as 2 eta ||z||^2 > 2 (scikit-learn's check data, features near 100, diverged at round 80).
 NLMS moves f(x) by exactly 2 eta (y - f) on the round's own row, stable for any feature scale
 when eta < 1, and invariant to a common rescaling of the features. It is the shared OGD step
-(:func:`okl._compiled.ogd_step`: divided by max(1, ||z||^2), and ||[x, 1]||^2 >= 1).
-Per-round cost O(d), compiled.
+(:func:`okl._compiled.ogd_step`: divided by max(1, ||z||^2), and ||z||^2 >= 1).
+Per-round cost O(d) (degree 2: O(d^2)), compiled.
+
+In ``auto`` the members of the affine family are linear learners on ``scale="affine"``
+coordinates (:mod:`okl.scaling`): auto maps its input once, with symlog, and such a member
+undoes the curvature itself (:func:`okl.scaling.affine_from_symlog` in :func:`linear_features`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import dot, dot_rows
-from okl._validation import check_bool, check_positive
+from okl._compiled import dot, dot_rows, jit
+from okl._validation import check_bool, check_int, check_positive
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.state import MAX_CLASSES
 from okl.learners.fogd import ogd_rounds
 from okl.losses import get_loss
-from okl.scaling import check_scale
+from okl.scaling import affine_from_symlog, check_scale
+
+
+def n_linear_features(d: int, degree: int) -> int:
+    """The number of features of :func:`linear_features`: d + 1, or d (d + 3) / 2 + 1 (degree 2)."""
+    return d + 1 + (d * (d + 1) // 2 if degree == 2 else 0)
+
+
+@jit
+def linear_features(x, k, unmap, z):
+    """The linear learner's features of row x into z (length k = :func:`n_linear_features`):
+    [u, 1] when k = d + 1, else [u, (u_i u_j)_{i <= j}, 1] (degree 2, in the order i, then j),
+    with u = x, or u = :func:`okl.scaling.affine_from_symlog` (x) when ``unmap`` (``auto``'s
+    members of the affine family, whose input auto mapped with symlog)."""
+    d = x.shape[0]
+    for i in range(d):
+        z[i] = affine_from_symlog(x[i]) if unmap else x[i]
+    if k > d + 1:
+        p = d
+        for i in range(d):
+            for j in range(i, d):
+                z[p] = z[i] * z[j]
+                p += 1
+    z[k - 1] = 1.0
+
+
+@jit
+def linear_feature_rows(X, k, unmap, Z):
+    """:func:`linear_features` of every row of X into the rows of Z."""
+    for i in range(X.shape[0]):
+        linear_features(X[i], k, unmap, Z[i])
 
 
 @register("linear")
@@ -32,7 +69,9 @@ class LinearOGD(Learner):
     Parameters
     ----------
     eta : float, default 0.2
-        Step; with the squared loss the normalised step eta / ||[x, 1]||^2 (module docstring).
+        Step; with the squared loss the normalised step eta / ||z||^2 (module docstring).
+    degree : {1, 2}, default 1
+        1: z = [x, 1]; 2: every pairwise product and square of the features too (O(d^2) a round).
     loss : str or Loss, default "hinge"
     [[center_targets, scale]]
     random_state : int or None
@@ -47,27 +86,38 @@ class LinearOGD(Learner):
     _state_attrs = ("w_", "n_outputs_")
     _output_attrs = {"w_": -1.0}
 
-    def __init__(self, *, eta: float = 0.2, loss="hinge", center_targets: bool = True,
+    #: set by ``auto`` on a member of the affine family: its input is auto's symlog row, and the
+    #: member's features undo it (:func:`linear_features`); never a hyperparameter
+    _unmap: bool = False
+
+    def __init__(self, *, eta: float = 0.2, degree: int = 1, loss="hinge", center_targets: bool = True,
                  scale: str | None = "auto", random_state: int | None = None):
         self.scale = check_scale(scale)
         self.eta = check_positive("eta", eta)
+        self.degree = check_int("degree", degree, 1, 2)
         self.loss = get_loss(loss).name
         self.center_targets = check_bool("center_targets", center_targets)
         self.random_state = random_state
 
+    def _n_features(self) -> int:
+        return n_linear_features(self.dim_, self.degree)
+
     def _state_spec(self):
-        return StateSpec(fields={"w_": Arr(self._out_shape(self.dim_ + 1)), "n_outputs_": Num(int, 0, MAX_CLASSES)})
+        return StateSpec(fields={"w_": Arr(self._out_shape(self._n_features())), "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
     def _start(self, dim):
-        self.w_ = np.zeros(dim + 1)
+        self.w_ = np.zeros(n_linear_features(dim, self.degree))
 
     def _fast_spec(self):
-        return dict(map="linear", w="w_", step="ogd", eta=self.eta)
+        if self._unmap:
+            return None  # (only inside auto, whose engine runs it)
+        return dict(map="linear", w="w_", step="ogd", eta=self.eta, features=self._n_features())
 
     def _decision(self, x):
-        # the compiled sum of the fast plan and run() (okl._compiled.dot over z = [x, 1], in
-        # order from 0.0), not BLAS: BLAS sums in an order that depends on the CPU's kernel
-        z = np.append(x, 1.0)
+        # the compiled sum of the fast plan and run() (okl._compiled.dot over z, in order from
+        # 0.0), not BLAS: BLAS sums in an order that depends on the CPU's kernel
+        z = np.empty(self._n_features())
+        linear_features(x, z.shape[0], self._unmap, z)
         if self.w_.ndim == 2:
             out = np.empty(self.w_.shape[0])
             dot_rows(self.w_, z, out)
@@ -76,7 +126,9 @@ class LinearOGD(Learner):
 
     def _process(self, X, y):
         out = np.empty(X.shape[0])
+        k = self._n_features()
         for s in range(0, X.shape[0], self.chunk_size):
-            Z = np.hstack([X[s:s + self.chunk_size], np.ones((min(self.chunk_size, X.shape[0] - s), 1))])
+            Z = np.empty((min(self.chunk_size, X.shape[0] - s), k))
+            linear_feature_rows(X[s:s + self.chunk_size], k, self._unmap, Z)
             ogd_rounds(Z, y[s:s + self.chunk_size], self.w_, self.eta, self.loss_.kind, out[s:s + self.chunk_size])
         return out

@@ -132,7 +132,7 @@ class KernelWindow(Learner):
         Only the task: a classification loss (labels -1/+1) or a regression loss (targets).
     center_targets : bool, default True
         Regression: smooth the residuals from the running target mean.
-    scale : {"auto", "symlog", "range"} or None, default "auto"
+    scale : {"auto", "symlog", "range", "affine"} or None, default "auto"
         The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`).
     random_state : int or None
         Unused (deterministic); accepted for a uniform interface.

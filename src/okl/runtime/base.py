@@ -87,7 +87,7 @@ from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
 from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.losses import Loss, get_loss
-from okl.scaling import scale_rows, scale_rule, window_scale
+from okl.scaling import RULE_CODES, scale_rows, scale_rule, window_scale
 
 from okl.runtime.events import _EVENTS, _FLOATS, EventPath, _drop_event_cache, _event_state, _EventState  # noqa: F401
 from okl.runtime.modelfile import _LAYOUT_CHECKED, ModelFiles, _available_memory, _writable  # noqa: F401
@@ -109,9 +109,10 @@ SHARED_PARAMETER_DOCS = {
     "center_targets": """center_targets : bool, default True
     Regression: predict the targets' running mean plus this model of the residual
     (``Learner._centers_targets``); False: the paper's model alone.""",
-    "scale": """scale : {"auto", "symlog", "range"} or None, default "auto"
+    "scale": """scale : {"auto", "symlog", "range", "affine"} or None, default "auto"
     The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-    "symlog" unless a kernel is given, "symlog" / "range" always, None uses the features as given.""",
+    "symlog" unless a kernel is given, "symlog" / "range" / "affine" always, None uses the
+    features as given.""",
 }
 _SHARED_LINE = re.compile(r"^(\s*)\[\[([a-z_, ]+)\]\]\s*$")
 
@@ -257,7 +258,7 @@ class Learner(EventPath, ModelFiles):
 
     def _scale_rule(self) -> str | None:
         """The statistic of the per-feature input scale this learner fixes in its first rows
-        (``"symlog"`` or ``"range"``), or None: the ``scale`` hyperparameter resolved by
+        (``"symlog"``, ``"range"`` or ``"affine"``), or None: the ``scale`` hyperparameter resolved by
         :func:`okl.scaling.scale_rule` (``"auto"``: scaled unless a kernel was given)."""
         return scale_rule(getattr(self, "scale", None), getattr(self, "kernel", None) is not None)
 
@@ -281,7 +282,7 @@ class Learner(EventPath, ModelFiles):
         out = np.empty_like(X)
         spread = self.scale_spread_ if spread is None else spread
         done = scale_rows(X, self.scale_center_, spread, commit, MAX_ABS_FEATURE,
-                          self._scale_rule() == "symlog", out)
+                          RULE_CODES[self._scale_rule()], out)
         if done < X.shape[0]:
             check_vector(X[done], self.dim_)  # raises the message naming the value
         return out
