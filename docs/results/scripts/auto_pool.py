@@ -60,7 +60,16 @@ VARIANTS = {
     "window500": lambda task: _changed(task, lambda n, p: n == "window", budget=500),
     "l1d800": lambda task: _changed(task, lambda n, p: p.get("kernel") == "laplacian", budget=200),  # D = 4 x 200
     "l1d1200": lambda task: _changed(task, lambda n, p: p.get("kernel") == "laplacian", budget=300),
+    # the L1 family at D = 1200 with one narrow (sigma_0 / 2) kernel member fewer, to pay for it
+    "l1d1200-forks": lambda task: _without_narrow(_changed(task, lambda n, p: p.get("kernel") == "laplacian",
+                                                           budget=300), "forks"),
+    "l1d1200-nogd": lambda task: _without_narrow(_changed(task, lambda n, p: p.get("kernel") == "laplacian",
+                                                          budget=300), "nogd"),
 }
+
+
+def _without_narrow(members, name):
+    return [m for m in members if not (m[0] == name and m[1] == 0.5)]
 
 
 def variant_params(name, task):

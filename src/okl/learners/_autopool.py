@@ -12,6 +12,9 @@ from okl.learners.window import WIDTH_FACTOR as WINDOW_WIDTH
 
 #: width multipliers of the default pool (times the centre width sigma_0)
 WIDTHS = (0.5, 1.0, 2.0)
+#: the L1 family's budget in auto's budgets B: D = 4 x 2.5B = 10B directions (auto's docstring: the
+#: largest D measured within the per-event budget)
+L1_BUDGET_SCALE = 2.5
 
 
 def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
@@ -27,7 +30,7 @@ def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
     for w in WIDTHS:
         pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5}))
     for w in WIDTHS:  # the L1 (Laplacian) geometry: width from the window's mean L1 distance
-        pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5, "kernel": "laplacian"}))
+        pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5, "kernel": "laplacian", "budget_scale": L1_BUDGET_SCALE}))
     for eta in ((0.2, 1.0) if cls else (0.02, 0.2)):
         pool.append(("linear", None, {"eta": eta}))
     pool.append(("window", WINDOW_WIDTH, {}))  # the last rows, kernel-weighted: what neighbours learn
@@ -60,6 +63,10 @@ def _check_members(members):
             width = float(width)
         if not isinstance(params, dict) or not all(isinstance(k, str) for k in params):
             raise ValueError(f"members: params must be a dict of hyperparameters, got {params!r}")
+        scale = params.get("budget_scale", 1.0)
+        if isinstance(scale, bool) or not isinstance(scale, (int, float)) or not (math.isfinite(scale) and scale > 0):
+            raise ValueError(f"members: budget_scale must be a positive number (the member's budget in "
+                             f"units of auto's), got {scale!r}")
         out.append([name, width, dict(params)])
     if not out:
         raise ValueError("members must name at least one member")

@@ -22,11 +22,15 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     FORKS (sketch)  3 widths (second-order, its own step)     3 widths
     FOGD (random    3 widths, eta = 1 (the fast step)         3 widths, eta = 0.5 (the fast step)
     features)
-    FOGD, L1        3 L1 widths, eta = 1                      3 L1 widths, eta = 0.5
+    FOGD, L1        3 L1 widths, eta = 1, D = 10B directions  3 L1 widths, eta = 0.5, D = 10B
     (Laplacian)
     linear          eta in {0.2, 1}                           eta in {0.02, 0.2}
     window          the last 2B rows, width sigma_0 / 4       the same (targets)
     (smoother)
+    affine          linear on scale="affine" inputs,          the same, degree 2 (every pairwise
+    (linear, the    logistic loss, eta = 0.05                 product, while d (d + 1) / 2 <= 8B),
+    curvature                                                 eta = 0.2
+    undone)
     ==============  =======================================  =========================================
 
     The L1 family: FOGD on the Laplacian kernel exp(-||x - x'||_1 / sigma_1) (random Fourier
@@ -44,8 +48,16 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     splice 21.98 -> 11.91 % mistakes (first 20,000 rows), cpusmall -22 %, parkinson -11 %,
     Friedman and Mv -10 % loss; nothing worse by more than 0.03 points or 0.1 %. Only when auto chooses its width (no ``kernel`` given): with a kernel
     given the L1 members leave the pool (its width is a length of that kernel, not of the L1
-    distance). Cost: one more draw of D = 4B directions (the three widths share it, below), about
-    1.15-1.2x auto's time per event (Agrawal, through the River adapter).
+    distance). Capacity: the L1 family draws D = 4 x 2.5B = 10B directions (budget scale
+    :data:`~okl.learners._autopool.L1_BUDGET_SCALE`; the Gaussian family 4B). The Laplacian
+    kernel is not smooth (its spectrum, the Cauchy density, decays polynomially), so its random
+    features approximate it more slowly than the Gaussian's, and the rule-structured streams it
+    is for need the detail: River's RandomTree gap to SRP(10) -3.62 / -1.38 / -0.68 / -0.53
+    points (mean of seeds 1 and 2) at D = 400 / 800 / 1000 / 1200, Agrawal +1.0 to +2.0,
+    Mv -14 %, splice -2.5 to -4.7 points (docs/results/auto-pool.md). 10B is the largest of these
+    within the per-event budget: River's ARF(10) / auto per event on Agrawal 9.4x at D = 400,
+    8.3x at D = 1000, 7.8x at D = 1200 (../shared/checks/riverbest.py). Cost: one draw shared by
+    the three widths (below).
 
     The window member (:mod:`okl.learners.window`): the Nadaraya-Watson smoother over the last
     2 B rows, f(x) = sum_i kappa(x_i, x) y_i / sum_i kappa(x_i, x) at the width sigma_0 / 4 (a
@@ -60,6 +72,28 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     codrna (d = 8; 300 rows cost 5-10 %, 500 rows 10-13 %). With three or more classes it
     leaves the pool (:meth:`Auto._retire_windows`: the K-output loss credits its -1 votes on the
     absent classes; digits 86.14 % with it, 97.38 % without).
+
+    The affine member (:mod:`okl.scaling`, ``scale="affine"``; appended last): the linear learner
+    on the window's affine coordinates, u_j = T clip((x_j - c_j) / s_j, -2, 2) with symlog's
+    centre and spread and T = 2 / ln 3 its slope at the median (auto maps the input once, with
+    symlog; this member undoes the map, :func:`okl.scaling.affine_from_symlog`). Why it is in the
+    pool: the symlog map is curved, so on symlog inputs a linear model fits a bent boundary to a
+    linear concept, and a kernel member needs many rows to straighten it; River's Hyperplane
+    (a drifting linear concept, where River's logistic regression on standardised inputs is the
+    best model) loses 1.7 points to that curvature (the linear learner alone: 90.2 % on symlog,
+    92.4 % on affine inputs). Classification takes the logistic loss at eta = 0.05 (the least
+    regret of eta in {0.02, ..., 0.5} alone on Hyperplane; on inputs of spread about 1 the hinge
+    at a small step updates on almost every row and its decision hardly grows). Regression takes
+    the degree-2 features [u, (u_i u_j)_{i <= j}, 1] with the NLMS step eta = 0.2: what a
+    polynomial kernel of degree 2 spans, explicitly (River's Planes2D is a plane gated by a
+    +-1 feature, a product; Friedman's target holds x_1 x_2 and (x_3 - 1/2)^2), in d (d + 3) / 2
+    + 1 weights; while the products number at most 8B (one FOGD member's 2D features, 780 at
+    d = 39 with B = 100) and degree 1 beyond, so the member never costs more than a FOGD member.
+    Measured (docs/results/auto-pool.md): Hyperplane 90.69 / 91.24 -> 91.47 / 92.74 (with the
+    0-1 half of the loss below: 92.23 / 93.13), Planes2D MAE 1.048 -> 0.951, Friedman 1.642 ->
+    1.501, FriedmanDrift 1.92 -> 1.69; the other River streams within 0.05 points. Cost: O(d)
+    (classification) or O(d^2) (regression) a round, 1 us an event on Agrawal. Only under
+    auto's symlog or affine map: with a kernel given or ``scale=None`` it leaves the pool.
 
     Why these steps: FOGD's features have ||z|| = 1, so eta = 1 is the step at which one hinge
     update moves f(x_t) by the whole margin (the passive-aggressive step: a stream that changes
@@ -80,10 +114,20 @@ Aggregation (every round; no hindsight)
     closer to a target inside it) — giving c_i. The prediction is the weighted mean
     f = sum_i w_i c_i, and each member pays
 
-    * classification: l_i = (1 - y c_i) / 2 in [0, 1], the clipped hinge loss. It is linear in
-      c, so the mixture's own loss is exactly sum_i w_i l_i, and since |f| <= 1 a mistake of
-      sign(f) costs at least 1/2: mistakes(auto) <= 2 sum_t (1 - y_t f_t) / 2, bounded by the
-      best member's clipped hinge loss plus the aggregation regret;
+    * classification: l_i = (1 - y c_i) / 4 + [sign(c_i) != y] / 2 in [0, 1]: half the clipped
+      hinge loss, half the member's 0-1 loss (sign(0) = +1, as auto predicts;
+      :data:`okl.engine.aggregation.ZERO_ONE_SHARE`). On a mistake of sign(f), y f <= 0, so the
+      hinge half of the members' weighted loss is (1 - y f) / 4 >= 1/4: mistakes(auto) <=
+      4 sum_t sum_i w_ti l_ti, bounded by 4 (the best member's loss plus the aggregation
+      regret). Why half 0-1: under the clipped hinge alone a member that is right with a small
+      margin (a logistic member near a linear boundary) pays almost as much as one that is
+      wrong (margin 0.3: 0.35 a round against 0.2 for a member saying +-1 that errs 20 % of the
+      time), and lost its weight to confident members that err more; the 0-1 half credits the
+      sign it got right. Measured (docs/results/auto-pool.md): River's Hyperplane 91.47 /
+      92.74 -> 92.23 / 93.13, Sine +0.23, LED +0.32, Mixed +0.10, held-out SEA, Sine and
+      Hyperplane settings +0.2 to +0.4, the staged sets within +0.15 points or better; the 0-1
+      loss alone (no mistake bound) gained a little more on some streams and lost 0.16 points
+      on Phishing and 0.10 on Agrawal s2;
     * regression: l_i = (c_i - y)^2, the squared loss of the clipped member; the mixture's loss is
       at most sum_i w_i l_i (convexity).
 
@@ -99,13 +143,14 @@ Aggregation (every round; no hindsight)
 
     K classes (:class:`~okl.runtime.multiclass.MultiClass`): every member has K one-vs-rest
     outputs c_ik (clipped to [-1, 1]), the mixture's outputs are f_k = sum_i w_i c_ik with one
-    weight per member, and a member pays the mean of its outputs' clipped hinge losses,
-    l_i = (1 / K) sum_k (1 - y_k c_ik) / 2 in [0, 1] (y_k = +1 for the label's class, -1 else):
-    still linear in c, so the mixture's loss is exactly sum_i w_i l_i, and a wrong argmax (some
-    k != y with f_k >= f_y) costs (1 - f_y) / 2 + (1 + f_k) / 2 >= 1 on those two outputs, at
-    least 1 / K in all: mistakes(auto) <= K sum_t l_t(mixture), bounded by K (the best member's
-    loss plus the same aggregation regret). Two mirrored outputs (a binary learner turned
-    multi-class) pay exactly the binary loss.
+    weight per member, and a member pays half the mean of its outputs' clipped hinge losses,
+    (1 / 2K) sum_k (1 - y_k c_ik) / 2 (y_k = +1 for the label's class, -1 else), plus half its
+    0-1 loss (its argmax class, the last of a tie, is not y). The hinge half is linear in c, and
+    a wrong argmax of the mixture (some k != y with f_k >= f_y) costs (1 - f_y) / 2 + (1 + f_k)
+    / 2 >= 1 on those two outputs, so the weighted loss is at least 1 / 2K: mistakes(auto) <=
+    2K sum_t sum_i w_ti l_ti, bounded by 2K (the best member's loss plus the same aggregation
+    regret). Two mirrored outputs (a binary learner turned multi-class) pay exactly the binary
+    loss (the tie at c = 0 goes to the +1 class, as sign(0) = +1).
 
     A member whose decision becomes non-finite (its step diverged on this stream) is dropped from
     the pool from that round on (weight 0, no more updates); ``auto`` only fails if every member
@@ -137,8 +182,8 @@ features and the mixture, learn_one one call for every member's step and the wei
 features predict_one left; the row check, input scale and calibration's step in the same calls,
 :class:`okl.engine.roots.AutoPlan`); transitions and FORKS's update rounds run in the members'
 own Python. ``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so
-per-event decisions equal run()'s bit for bit. N = 18 members by default (14 before the L1 family, whose
-three members add about 15-20 % to an event; 17 before the window member); on codrna (d = 8, B = 100)
+per-event decisions equal run()'s bit for bit. N = 19 members by default (14 before the L1 family, whose
+three members add about 15-20 % to an event; 17 before the window member, 18 before the affine one); on codrna (d = 8, B = 100)
 a round in stage 2 costs about 11-12 us in run() (NOGD, FORKS with 3 ONS steps on 100 x 100
 inverses, FOGD, linear and the aggregation) and an event about 16 us (the kernel maps' features one
 row a pass over the map, against four in run(); docs/results/per-event-speed.md). Memory is the
@@ -193,7 +238,10 @@ class Auto(EnginePaths, Learner):
         kernel members (no width grid; FOGD members need a shift-invariant kernel and are left
         out otherwise).
     members : list of (name, width multiplier or None, params) or None
-        None: :func:`default_pool`. Width multiplier None: the member takes no kernel.
+        None: :func:`default_pool`. Width multiplier None: the member takes no kernel. Besides the
+        member's hyperparameters, params may hold ``kernel="laplacian"`` (an L1 member, its width
+        from the window's L1 distances), ``budget_scale`` (its budget in units of auto's, default
+        1; the window 2) and ``scale="affine"`` (a linear member of the affine family).
     horizon : int or None
         Passed to members that take it (FORKS's update cycle).
     [[center_targets, scale]]
@@ -276,8 +324,9 @@ class Auto(EnginePaths, Learner):
             if self.members is None and kw.get("degree") == 2 and dim * (dim + 1) // 2 > 8 * self.budget:
                 kw["degree"] = 1  # the products cost at most one FOGD member's 2D = 8B features
         kw["random_state"] = seed
+        scale = kw.pop("budget_scale", learner_class(name)._budget_scale)  # the window: 2 B rows
         if accepts(name, "budget") and "budget" not in kw:
-            kw["budget"] = self.budget * learner_class(name)._budget_scale  # the window: 2 B rows
+            kw["budget"] = max(1, round(self.budget * scale))
         if accepts(name, "horizon") and "horizon" not in kw and self.horizon is not None:
             kw["horizon"] = self.horizon
         if accepts(name, "loss") and "loss" not in kw:
