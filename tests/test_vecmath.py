@@ -220,10 +220,29 @@ def test_fogd_projections_and_features():
         np.testing.assert_allclose(again.w_, learner.w_, rtol=0, atol=1e-12)
 
 
+def test_dot_is_eight_partial_sums_in_a_fixed_order():
+    """okl._compiled.dot: s_r = sum over i = 8m + r in order from 0.0, then ((s0 + s1) + (s2 + s3))
+    + ((s4 + s5) + (s6 + s7)), then the remaining terms in order: the same bits as this plain
+    Python evaluation (IEEE doubles), whatever the CPU vectorises."""
+    from okl._compiled import dot
+
+    rng = np.random.default_rng(2)
+    for k in (0, 1, 7, 8, 9, 100, 2003):
+        u = rng.standard_normal(k) * 10.0 ** rng.integers(-5, 6, k)
+        v = rng.standard_normal(k)
+        lanes = [0.0] * 8
+        m = k - k % 8
+        for i in range(m):
+            lanes[i % 8] += float(u[i]) * float(v[i])
+        s = ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) + ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]))
+        for i in range(m, k):
+            s += float(u[i]) * float(v[i])
+        assert dot(u, v) == s, k
+
+
 def test_dot_rows_is_each_rows_dot_bit_for_bit():
-    """okl._compiled.dot_rows (K outputs on one feature vector, up to eight sums a pass) gives
-    every row's sequential dot product exactly, for any number of rows (spare sums of a pass
-    repeat the last row and are not stored)."""
+    """okl._compiled.dot_rows (K outputs on one feature vector, two rows a pass) gives every
+    row's dot product exactly, for any number of rows and an odd last row."""
     from okl._compiled import dot, dot_rows
 
     rng = np.random.default_rng(1)

@@ -107,51 +107,70 @@ def copy_into(dst, src):
 
 @jit
 def dot(u, v):
-    s = 0.0
-    for i in range(u.shape[0]):
+    """sum_i u_i v_i in one fixed order on every CPU: eight partial sums over i = 8m + r (r = 0..7),
+    each in order from 0.0, added as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then the
+    last n mod 8 terms in order. One running sum is a chain of dependent additions; eight advance
+    together (one SIMD register) with nothing left to the compiler to reassociate (IEEE
+    arithmetic, no fastmath), so the bits are the same on any x86-64 CPU and BLAS. Measured at n =
+    2,000 (an L1 FOGD member of auto), a call from Python: 1.38 -> 0.84 us."""
+    n = u.shape[0]
+    s0 = s1 = s2 = s3 = s4 = s5 = s6 = s7 = 0.0
+    i = 0
+    while i + 8 <= n:
+        s0 += u[i] * v[i]
+        s1 += u[i + 1] * v[i + 1]
+        s2 += u[i + 2] * v[i + 2]
+        s3 += u[i + 3] * v[i + 3]
+        s4 += u[i + 4] * v[i + 4]
+        s5 += u[i + 5] * v[i + 5]
+        s6 += u[i + 6] * v[i + 6]
+        s7 += u[i + 7] * v[i + 7]
+        i += 8
+    s = ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7))
+    while i < n:
         s += u[i] * v[i]
+        i += 1
     return s
 
 
 @jit
 def dot_rows(W, z, out):
-    """out[o] = dot(W[o], z) for every row of W, bit for bit (each sum over i in order from 0.0),
-    up to eight rows a pass over z: independent sums advance together where one sum is a chain of
-    dependent additions (the K outputs of a multi-class model on one feature vector). A pass with
-    fewer rows left than sums repeats the last row in the spare sums (computed, not stored)."""
+    """out[o] = dot(W[o], z) for every row of W (the K outputs of a multi-class model on one
+    feature vector), bit for bit :func:`dot` on each row: two rows a pass over z, each with
+    :func:`dot`'s eight partial sums and order (sixteen sums advance together)."""
     n, k = W.shape
     o = 0
-    while n - o >= 5:
-        r = (o, min(o + 1, n - 1), min(o + 2, n - 1), min(o + 3, n - 1), min(o + 4, n - 1),
-             min(o + 5, n - 1), min(o + 6, n - 1), min(o + 7, n - 1))
+    while o + 2 <= n:
         a0 = a1 = a2 = a3 = a4 = a5 = a6 = a7 = 0.0
-        for i in range(k):
-            zi = z[i]
-            a0 += W[r[0], i] * zi
-            a1 += W[r[1], i] * zi
-            a2 += W[r[2], i] * zi
-            a3 += W[r[3], i] * zi
-            a4 += W[r[4], i] * zi
-            a5 += W[r[5], i] * zi
-            a6 += W[r[6], i] * zi
-            a7 += W[r[7], i] * zi
-        sums = (a0, a1, a2, a3, a4, a5, a6, a7)
-        for q in range(min(8, n - o)):
-            out[o + q] = sums[q]
-        o += 8
-    if n - o >= 2:
-        r1, r2, r3 = o + 1, min(o + 2, n - 1), min(o + 3, n - 1)
-        a0 = a1 = a2 = a3 = 0.0
-        for i in range(k):
-            zi = z[i]
-            a0 += W[o, i] * zi
-            a1 += W[r1, i] * zi
-            a2 += W[r2, i] * zi
-            a3 += W[r3, i] * zi
-        sums4 = (a0, a1, a2, a3)
-        for q in range(min(4, n - o)):
-            out[o + q] = sums4[q]
-        o += 4
+        b0 = b1 = b2 = b3 = b4 = b5 = b6 = b7 = 0.0
+        i = 0
+        while i + 8 <= k:
+            a0 += W[o, i] * z[i]
+            a1 += W[o, i + 1] * z[i + 1]
+            a2 += W[o, i + 2] * z[i + 2]
+            a3 += W[o, i + 3] * z[i + 3]
+            a4 += W[o, i + 4] * z[i + 4]
+            a5 += W[o, i + 5] * z[i + 5]
+            a6 += W[o, i + 6] * z[i + 6]
+            a7 += W[o, i + 7] * z[i + 7]
+            b0 += W[o + 1, i] * z[i]
+            b1 += W[o + 1, i + 1] * z[i + 1]
+            b2 += W[o + 1, i + 2] * z[i + 2]
+            b3 += W[o + 1, i + 3] * z[i + 3]
+            b4 += W[o + 1, i + 4] * z[i + 4]
+            b5 += W[o + 1, i + 5] * z[i + 5]
+            b6 += W[o + 1, i + 6] * z[i + 6]
+            b7 += W[o + 1, i + 7] * z[i + 7]
+            i += 8
+        sa = ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7))
+        sb = ((b0 + b1) + (b2 + b3)) + ((b4 + b5) + (b6 + b7))
+        while i < k:
+            sa += W[o, i] * z[i]
+            sb += W[o + 1, i] * z[i]
+            i += 1
+        out[o] = sa
+        out[o + 1] = sb
+        o += 2
     if o < n:
         out[o] = dot(W[o], z)
 

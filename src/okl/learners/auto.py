@@ -22,7 +22,7 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     FORKS (sketch)  3 widths (second-order, its own step)     3 widths
     FOGD (random    3 widths, eta = 1 (the fast step)         3 widths, eta = 0.5 (the fast step)
     features)
-    FOGD, L1        3 L1 widths, eta = 1, D = 10B directions  3 L1 widths, eta = 0.5, D = 10B
+    FOGD, L1        3 L1 widths, eta = 1, D = 8B directions   3 L1 widths, eta = 0.5, D = 8B
     (Laplacian)
     linear          eta in {0.2, 1}                           eta in {0.02, 0.2}
     window          the last 2B rows, width sigma_0 / 4       the same (targets)
@@ -48,16 +48,17 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     splice 21.98 -> 11.91 % mistakes (first 20,000 rows), cpusmall -22 %, parkinson -11 %,
     Friedman and Mv -10 % loss; nothing worse by more than 0.03 points or 0.1 %. Only when auto chooses its width (no ``kernel`` given): with a kernel
     given the L1 members leave the pool (its width is a length of that kernel, not of the L1
-    distance). Capacity: the L1 family draws D = 4 x 2.5B = 10B directions (budget scale
+    distance). Capacity: the L1 family draws D = 4 x 2B = 8B directions (budget scale
     :data:`~okl.learners._autopool.L1_BUDGET_SCALE`; the Gaussian family 4B). The Laplacian
     kernel is not smooth (its spectrum, the Cauchy density, decays polynomially), so its random
     features approximate it more slowly than the Gaussian's, and the rule-structured streams it
     is for need the detail: River's RandomTree gap to SRP(10) -3.62 / -1.38 / -0.68 / -0.53
-    points (mean of seeds 1 and 2) at D = 400 / 800 / 1000 / 1200, Agrawal +1.0 to +2.0,
-    Mv -14 %, splice -2.5 to -4.7 points (docs/results/auto-pool.md). 10B is the largest of these
-    within the per-event budget: River's ARF(10) / auto per event on Agrawal 9.4x at D = 400,
-    8.3x at D = 1000, 7.8x at D = 1200 (../shared/checks/riverbest.py). Cost: one draw shared by
-    the three widths (below).
+    points (mean of seeds 1 and 2) at D = 400 / 800 / 1000 / 1200, Agrawal +0.9 to +2.0,
+    Mv -10 to -14 %, splice -2.6 to -4.7 points (docs/results/auto-pool.md). 8B is the largest of
+    these within the per-event budget of 8x River's ARF(10) on Agrawal (interleaved with it, the
+    state auto touches a round leaves the cache): 8.4-9.0x at D = 400, 8.1-8.2x at 800, 7.9-8.1x
+    at 1000 (four runs each, ../shared/checks/riverbest.py's speed check). Cost: one draw shared
+    by the three widths (below).
 
     The window member (:mod:`okl.learners.window`): the Nadaraya-Watson smoother over the last
     2 B rows, f(x) = sum_i kappa(x_i, x) y_i / sum_i kappa(x_i, x) at the width sigma_0 / 4 (a
@@ -91,8 +92,9 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     d = 39 with B = 100) and degree 1 beyond, so the member never costs more than a FOGD member.
     Measured (docs/results/auto-pool.md): Hyperplane 90.69 / 91.24 -> 91.47 / 92.74 (with the
     0-1 half of the loss below: 92.23 / 93.13), Planes2D MAE 1.048 -> 0.951, Friedman 1.642 ->
-    1.501, FriedmanDrift 1.92 -> 1.69; the other River streams within 0.05 points. Cost: O(d)
-    (classification) or O(d^2) (regression) a round, 1 us an event on Agrawal. Only under
+    1.501, FriedmanDrift 1.92 -> 1.69; the other River streams within 0.06 points. Cost: O(d)
+    (classification) or O(d^2) (regression) a round; in classification about 0.4 us an event,
+    as a linear member (four on codrna: 2.04 against 1.89 us a round for four plain ones). Only under
     auto's symlog or affine map: with a kernel given or ``scale=None`` it leaves the pool.
 
     Why these steps: FOGD's features have ||z|| = 1, so eta = 1 is the step at which one hinge

@@ -114,8 +114,8 @@ class LinearOGD(Learner):
         return dict(map="linear", w="w_", step="ogd", eta=self.eta, features=self._n_features())
 
     def _decision(self, x):
-        # the compiled sum of the fast plan and run() (okl._compiled.dot over z, in order from
-        # 0.0), not BLAS: BLAS sums in an order that depends on the CPU's kernel
+        # the compiled sum of the fast plan and run() (okl._compiled.dot: one fixed order), not
+        # BLAS: BLAS sums in an order that depends on the CPU's kernel
         z = np.empty(self._n_features())
         linear_features(x, z.shape[0], self._unmap, z)
         if self.w_.ndim == 2:
