@@ -25,10 +25,11 @@ of the symlog map at the median, so both maps agree on the bulk of the data) and
 1 + :data:`CLIP` = 2 window ranges. It is for models that are linear in their inputs: a linear
 concept stays linear under it (under symlog a linear learner fits a curved boundary; River's
 Hyperplane: 90.2 % against 92.4 %, docs/results/auto-pool.md), and it is what ``auto``'s linear
-members of the affine family see (:func:`affine_from_symlog`). ``scale=None``: features as given (the papers' tables pass this; their files are scaled by
-the loader as the papers did). ``scale="auto"`` (the default of every learner): ``"symlog"`` when
-the learner chooses its width from the stream (no ``kernel`` given; the linear learner, which has
-none), None when a kernel is given, because a given width is a length in the units of the
+members of the affine family see (:func:`affine_from_symlog`). ``scale=None``: features as given
+(the papers' tables pass this; their files are scaled by the loader as the papers did).
+``scale="auto"`` (the default of every learner): ``"symlog"`` when the learner chooses its width
+from the stream (no ``kernel`` given; the linear learner, which has none), None when a kernel is
+given, because a given width is a length in the units of the
 features as given (``kernel=RBF(sigma=3)`` on standardised data keeps its meaning); pass
 ``scale="symlog"`` with a kernel to have the width read in mapped units.
 
@@ -196,4 +197,5 @@ def scale_rows(X, center, spread, commit, bound, rule, out):
     return n
 
 
-__all__ = ["AFFINE_SLOPE", "CLIP", "KNEE", "RULE_CODES", "SCALE_RULES", "affine_from_symlog", "check_scale", "scale_rule", "window_scale", "scale_row", "scale_rows"]
+__all__ = ["AFFINE_SLOPE", "CLIP", "KNEE", "RULE_CODES", "SCALE_RULES", "affine_from_symlog", "check_scale",
+           "scale_rule", "window_scale", "scale_row", "scale_rows"]

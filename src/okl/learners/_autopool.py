@@ -30,7 +30,8 @@ def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
     for w in WIDTHS:
         pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5}))
     for w in WIDTHS:  # the L1 (Laplacian) geometry: width from the window's mean L1 distance
-        pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5, "kernel": "laplacian", "budget_scale": L1_BUDGET_SCALE}))
+        pool.append(("fogd", w, {"eta": 1.0 if cls else 0.5, "kernel": "laplacian",
+                                 "budget_scale": L1_BUDGET_SCALE}))
     for eta in ((0.2, 1.0) if cls else (0.02, 0.2)):
         pool.append(("linear", None, {"eta": eta}))
     pool.append(("window", WINDOW_WIDTH, {}))  # the last rows, kernel-weighted: what neighbours learn

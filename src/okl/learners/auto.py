@@ -185,7 +185,8 @@ features predict_one left; the row check, input scale and calibration's step in 
 :class:`okl.engine.roots.AutoPlan`); transitions and FORKS's update rounds run in the members'
 own Python. ``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so
 per-event decisions equal run()'s bit for bit. N = 19 members by default (14 before the L1 family, whose
-three members add about 15-20 % to an event; 17 before the window member, 18 before the affine one); on codrna (d = 8, B = 100)
+three members add about 15-20 % to an event; 17 before the window member, 18 before the affine
+one); on codrna (d = 8, B = 100)
 a round in stage 2 costs about 11-12 us in run() (NOGD, FORKS with 3 ONS steps on 100 x 100
 inverses, FOGD, linear and the aggregation) and an event about 16 us (the kernel maps' features one
 row a pass over the map, against four in run(); docs/results/per-event-speed.md). Memory is the

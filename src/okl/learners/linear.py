@@ -103,7 +103,8 @@ class LinearOGD(Learner):
         return n_linear_features(self.dim_, self.degree)
 
     def _state_spec(self):
-        return StateSpec(fields={"w_": Arr(self._out_shape(self._n_features())), "n_outputs_": Num(int, 0, MAX_CLASSES)})
+        return StateSpec(fields={"w_": Arr(self._out_shape(self._n_features())),
+                                 "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
     def _start(self, dim):
         self.w_ = np.zeros(n_linear_features(dim, self.degree))
