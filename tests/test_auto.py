@@ -355,6 +355,9 @@ def test_the_affine_member_is_the_linear_learner_on_affine_inputs(german):
     alone.run(X[:400], y[:400])
     np.testing.assert_allclose(member.w_, alone.w_, rtol=0, atol=1e-10)
     assert np.abs(member.w_).max() > 0.1
+    given = okl.make("auto", kernel=okl.RBF(sigma=1.0), budget=10, random_state=0)
+    given.run(X[:60], y[:60])
+    assert [mb.name for mb in given.pool_].count("linear") == 2  # the two plain linear members only
     with pytest.raises(ValueError, match="affine member needs auto's input map"):
         okl.make("auto", scale=None, members=[("linear", None, {"scale": "affine"})]).run(X[:60], y[:60])
     with pytest.raises(ValueError, match="scale='affine' is a linear member's input"):
