@@ -87,8 +87,8 @@ from okl._jit import jit
 #: the maps a learner's ``scale`` hyperparameter can name (module docstring); the first is the default
 SCALE_RULES = ("symlog", "range", "affine")
 #: the compiled code of each map (:func:`scale_row`'s ``rule``; 0 is no map)
-RULE_CODES = {"symlog": 1, "range": 2, "affine": 3}
 SYMLOG_CODE, RANGE_CODE, AFFINE_CODE = 1, 2, 3
+RULE_CODES = {"symlog": SYMLOG_CODE, "range": RANGE_CODE, "affine": AFFINE_CODE}
 
 
 def check_scale(scale) -> str | None:
@@ -130,8 +130,8 @@ def window_scale(X: np.ndarray, rule: str) -> tuple[np.ndarray, np.ndarray]:
 CLIP = 1.0
 #: ``"symlog"``: the knee, in window ranges from the median, where the map turns logarithmic
 KNEE = 0.5
-_SYMLOG_NORM = 1.0 / np.log1p(1.0 / KNEE)  # so that z = +-1 (one window range) maps to +-1
 _SYMLOG_LOG = float(np.log1p(1.0 / KNEE))
+_SYMLOG_NORM = 1.0 / _SYMLOG_LOG  # so that z = +-1 (one window range) maps to +-1
 #: ``"affine"``: the slope of the symlog map at the median, 1 / (KNEE ln(1 + 1 / KNEE))
 AFFINE_SLOPE = float(_SYMLOG_NORM / KNEE)
 
