@@ -321,6 +321,39 @@ def test_river_one_pass_row_is_the_full_conversion():
     assert model.model.n_seen_ == n
 
 
+def test_river_learn_one_reuses_predict_ones_row_only_for_the_same_values():
+    """River calls predict_one(x) then learn_one(x): learn_one takes predict_one's vector (one
+    conversion an event) when x still holds the same values, and converts again when x changed in
+    place in between; either way it learns what a fresh conversion gives."""
+    rng = np.random.default_rng(1)
+    rows = [{"a": float(a), "b": float(b), "c": int(c)} for a, b, c in
+            zip(rng.normal(size=300), rng.normal(size=300), rng.integers(0, 3, 300))]
+    labels = [r["a"] * r["b"] > 0 for r in rows]
+    reused, fresh = OKLRiverClassifier(seed=0), OKLRiverClassifier(seed=0)
+    fresh._reused_row = lambda x, dim: None  # every learn_one converts its dict
+    calls = {id(reused): 0, id(fresh): 0}
+    for model in (reused, fresh):
+        def counted(x, dim, model=model, known=model._known_row):
+            calls[id(model)] += 1
+            return known(x, dim)
+        model._known_row = counted
+    reusable = 0  # events learned on the fixed width whose dict did not change
+    for t, (x, y) in enumerate(zip(rows, labels)):
+        for model in (reused, fresh):
+            model.predict_one(x)
+        if t % 7 == 3:  # changed in place after predict_one: learned with the new value
+            x["a"] = -x["a"]
+        elif reused._dedicated is not None and reused.model.dim_ is not None:
+            reusable += 1
+        for model in (reused, fresh):
+            model.learn_one(x, y)
+    assert reused.model.n_seen_ == fresh.model.n_seen_ == 300
+    probe = {"a": 0.4, "b": -0.2, "c": 1}
+    assert reused.predict_proba_one(probe) == fresh.predict_proba_one(probe)
+    # learn_one converted again exactly on the events whose dict changed after predict_one
+    assert reusable > 200 and calls[id(fresh)] - calls[id(reused)] == reusable
+
+
 def test_sklearn_predict_proba_at_the_default_loss():
     """predict_proba on the hinge loss: its argmax is predict, it ranks as decision_function, and
     scikit-learn's probability scorers run."""

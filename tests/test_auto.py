@@ -321,6 +321,39 @@ def test_engine_members_learn_as_alone_and_share_features(data_dir):
         assert member.n_seen_ == 900
 
 
+def test_the_nogd_pair_at_one_width_computes_its_transition_map_once(data_dir, monkeypatch):
+    """NOGD's two steps at one width keep the same support vectors in stage 1, so their transition
+    takes one eigen-decomposition (three for the six members), and each member ends as it would
+    alone: the same map and output weights as a pool whose every member computes its own."""
+    from okl.learners.nogd import NOGD
+
+    X, y = okl.load_dataset("svmguide1", data_dir)
+    order = okl.data.permutation(len(y), 0)[:500]
+    X, y = np.ascontiguousarray(X[order], dtype=float), np.asarray(y[order], dtype=float)
+    calls = []
+    own = NOGD._eigen_map
+    monkeypatch.setattr(NOGD, "_eigen_map", lambda self: calls.append(self.lr) or own(self))
+    shared = okl.make("auto", budget=30, random_state=0)
+    for t in range(500):
+        shared.predict_one(X[t])
+        shared.learn_one(X[t], y[t])
+    assert sorted(calls) == [1.0, 1.0, 1.0]  # the first of each pair computes it
+    alone = okl.make("auto", budget=30, random_state=0)
+    original = NOGD._transition
+    monkeypatch.setattr(NOGD, "_transition", lambda self, x, y, f, n, eigen_map=None: original(self, x, y, f, n))
+    for t in range(500):
+        alone.predict_one(X[t])
+        alone.learn_one(X[t], y[t])
+    assert len(calls) == 3 + 3 + 6  # (auto's three, which this pool ignores, and each member's own)
+    nogd = [j for j, m in enumerate(shared.pool_) if m.name == "nogd"]
+    for j in nogd:
+        a, b = shared.pool_[j], alone.pool_[j]
+        assert a.M_ is not None
+        np.testing.assert_array_equal(a.M_, b.M_)
+        np.testing.assert_array_equal(a.w_, b.w_)
+    assert shared.pool_[nogd[0]].M_ is not shared.pool_[nogd[1]].M_
+
+
 def test_members_outside_the_engine_keep_every_path_consistent(data_dir):
     """A pool with members the engine does not run (SkeGD, KOGD: their own Python path, the
     engine aggregates their decisions) beside engine members: per-event decisions equal run()'s

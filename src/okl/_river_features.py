@@ -81,6 +81,7 @@ class _OKLRiverEstimator:
         self._window: list[tuple[dict, float]] = []  # events learned while the width may grow
         self._grew = False  # a key appeared after the first event, inside the window
         self._multi = False  # the classifier switched to its classes' heads (okl.runtime.multiclass)
+        self._last_row: tuple | None = None  # (a copy of x, its vector) of the last conversion
         learner_class(learner)  # unknown names fail here, listing the registered ones
         if _count(n_features, "n_features") == 0:
             raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}")
@@ -182,11 +183,22 @@ class _OKLRiverEstimator:
             v[col] = value
         return v
 
+    def _reused_row(self, x: dict, dim: int) -> np.ndarray | None:
+        """The vector of the last :meth:`_row` when x equals that row's dict and the width is the
+        same (River calls predict_one(x) then learn_one(x): one conversion an event), else None.
+        A copy of x is compared, so a dict changed in place in between is converted again; equal
+        values give equal vectors (1 == 1.0 == True all map to 1.0)."""
+        last = self._last_row
+        if last is not None and last[1].shape[0] == dim and last[0] == x:
+            return last[1]
+        return None
+
     def _row(self, x: dict) -> np.ndarray | None:
         """x as the learner's input vector (None before the first learned example)."""
         if self.model is not None and self.model.dim_ is not None:
             v = self._known_row(x, self.model.dim_)
             if v is not None:
+                self._last_row = (dict(x), v)
                 return v
         vals = self._values(x)
         if self.model is None or self.model.dim_ is None:
@@ -204,7 +216,11 @@ class _OKLRiverEstimator:
 
     def _learn(self, x: dict, target: float) -> None:
         if self._dedicated is not None and self.model is not None:
-            v = self._known_row(x, self._dedicated + self._hashed)
+            width = self._dedicated + self._hashed
+            v = self._reused_row(x, width)
+            if v is None:
+                v = self._known_row(x, width)
+            self._last_row = None  # (learning may change the columns)
             if v is not None:  # (no new column, nothing hashed or dropped)
                 self.model.learn_one(v, target)  # validates before changing state
                 return

@@ -298,8 +298,14 @@ class NOGD(Learner):
                 adagrad_rounds(Z[:r], y[:r], self.w_, self.G_, self.lr, 1.0, w.lkind, out[:r])
         return r
 
-    def _transition(self, x, y, f, round_index):
-        M, root = top_eigen_map(self.kernel_(self.SV_, self.SV_), self.k_)
+    def _eigen_map(self) -> tuple[np.ndarray, np.ndarray]:
+        """The transition's (M, root) of :func:`top_eigen_map` on the support vectors' kernel
+        matrix: a function of (kernel, k, support vectors) only, so members whose stage 1 kept the
+        same support vectors can share it (auto's NOGD pair at one width)."""
+        return top_eigen_map(self.kernel_(self.SV_, self.SV_), self.k_)
+
+    def _transition(self, x, y, f, round_index, eigen_map=None):
+        M, root = self._eigen_map() if eigen_map is None else (eigen_map[0].copy(), eigen_map[1])
         self.M_, self.w_ = M, root @ self.alpha_ if not self.n_outputs_ else self.alpha_ @ root.T
         self.transition_round_ = round_index
         self.G_ = np.zeros_like(self.w_)
