@@ -409,14 +409,14 @@ def test_the_regression_affine_member_takes_products_while_they_cost_at_most_a_f
     assert member.name == "linear" and member.degree == degree and member._unmap
 
 
-def test_the_l1_family_draws_eight_budgets_of_directions(german):
-    """L1 members: budget 2 B (D = 4 x 2 B = 8 B directions), the Gaussian FOGD members 4 B; a
+def test_the_l1_family_draws_twelve_budgets_of_directions(german):
+    """L1 members: budget 3 B (D = 4 x 3 B = 12 B directions), the Gaussian FOGD members 4 B; a
     member's budget_scale is checked (and may be fractional: the budget is rounded)."""
     X, y = german
     m = okl.make("auto", random_state=0, budget=8)
     m.run(X[:60], y[:60])
     fogd = [mb for mb in m.pool_ if mb.name == "fogd"]
-    assert [mb.U_.shape[0] for mb in fogd] == [32] * 3 + [64] * 3
+    assert [mb.U_.shape[0] for mb in fogd] == [32] * 3 + [96] * 3
     assert [type(mb.kernel_).__name__ for mb in fogd] == ["RBF"] * 3 + ["Laplacian"] * 3
     with pytest.raises(ValueError, match="budget_scale must be a positive number"):
         okl.make("auto", members=[("fogd", 1.0, {"budget_scale": 0})])

@@ -12,9 +12,9 @@ from okl.learners.window import WIDTH_FACTOR as WINDOW_WIDTH
 
 #: width multipliers of the default pool (times the centre width sigma_0)
 WIDTHS = (0.5, 1.0, 2.0)
-#: the L1 family's budget in auto's budgets B: D = 4 x 2B = 8B directions (auto's docstring: the
-#: largest D measured within the per-event budget)
-L1_BUDGET_SCALE = 2
+#: the L1 family's budget in auto's budgets B: D = 4 x 3B = 12B directions (auto's docstring: the
+#: D at which River's RandomTree closes, paid for by cheaper rounds elsewhere)
+L1_BUDGET_SCALE = 3
 
 
 def default_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:

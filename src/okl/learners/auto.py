@@ -22,7 +22,7 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     FORKS (sketch)  3 widths (second-order, its own step)     3 widths
     FOGD (random    3 widths, eta = 1 (the fast step)         3 widths, eta = 0.5 (the fast step)
     features)
-    FOGD, L1        3 L1 widths, eta = 1, D = 8B directions   3 L1 widths, eta = 0.5, D = 8B
+    FOGD, L1        3 L1 widths, eta = 1, D = 12B directions  3 L1 widths, eta = 0.5, D = 12B
     (Laplacian)
     linear          eta in {0.2, 1}                           eta in {0.02, 0.2}
     window          the last 2B rows, width sigma_0 / 4       the same (targets)
@@ -48,17 +48,17 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     splice 21.98 -> 11.91 % mistakes (first 20,000 rows), cpusmall -22 %, parkinson -11 %,
     Friedman and Mv -10 % loss; nothing worse by more than 0.03 points or 0.1 %. Only when auto chooses its width (no ``kernel`` given): with a kernel
     given the L1 members leave the pool (its width is a length of that kernel, not of the L1
-    distance). Capacity: the L1 family draws D = 4 x 2B = 8B directions (budget scale
+    distance). Capacity: the L1 family draws D = 4 x 3B = 12B directions (budget scale
     :data:`~okl.learners._autopool.L1_BUDGET_SCALE`; the Gaussian family 4B). The Laplacian
     kernel is not smooth (its spectrum, the Cauchy density, decays polynomially), so its random
     features approximate it more slowly than the Gaussian's, and the rule-structured streams it
     is for need the detail: River's RandomTree gap to SRP(10) -3.62 / -1.38 / -0.68 / -0.53
     points (mean of seeds 1 and 2) at D = 400 / 800 / 1000 / 1200, Agrawal +0.9 to +2.0,
-    Mv -10 to -14 %, splice -2.6 to -4.7 points (docs/results/auto-pool.md). 8B is the largest of
-    these within the per-event budget of 8x River's ARF(10) on Agrawal (interleaved with it, the
-    state auto touches a round leaves the cache): 8.4-9.0x at D = 400, 8.1-8.2x at 800, 7.9-8.1x
-    at 1000 (four runs each, ../shared/checks/riverbest.py's speed check). Cost: one draw shared
-    by the three widths (below).
+    Mv -10 to -14 %, splice -2.6 to -4.7 points (docs/results/auto-pool.md). 12B costs 5-9 %
+    of auto's per-event time against 8B, paid back by cheaper rounds elsewhere (learn_one reuses
+    predict_one's row, the NOGD pair shares its transition): interleaved with River's ARF(10) on
+    Agrawal the same as the 8B pool before them (mean of five runs each, 7.34x against 7.44x on
+    one afternoon). Cost: one draw shared by the three widths (below).
 
     The window member (:mod:`okl.learners.window`): the Nadaraya-Watson smoother over the last
     2 B rows, f(x) = sum_i kappa(x_i, x) y_i / sum_i kappa(x_i, x) at the width sigma_0 / 4 (a
