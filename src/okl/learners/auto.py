@@ -513,7 +513,7 @@ class Auto(EnginePaths, Learner):
         eng.stale = True  # the members now hold the state; the layout is rebuilt from them
         _drop_event_cache(self)
         maps: dict = {}  # NOGD members with the same stage 1 share the transition's eigen-map
-        with np.errstate(all="ignore"), one_blas_thread():  # (entered once: ~0.1 ms each)
+        with np.errstate(all="ignore"), one_blas_thread():  # (once a round: an entry costs 0.1-0.4 ms)
             for j in np.flatnonzero(eng.todo):
                 member = self._pool[j]
                 f = float(eng.d[j]) if not eng.K else eng.d[j * eng.K:(j + 1) * eng.K].copy()
