@@ -263,3 +263,75 @@ def test_ons_linear_algebra_is_exact_and_keeps_symmetry():
         sherman_morrison_symmetric(Ainv, g, np.empty(k))
         np.testing.assert_array_equal(Ainv, Ainv.T)
     np.testing.assert_allclose(Ainv, np.linalg.inv(A), rtol=1e-12, atol=1e-12 * np.abs(Ainv).max())
+
+
+@pytest.mark.parametrize("k", [5, 37, 100])
+def test_deferred_ons_steps_are_the_immediate_steps_bit_for_bit(k):
+    """auto's engine defers each ONS update of A^{-1} to the next step's product with it
+    (matvec_after_update: one pass over the matrix): A^{-1}, w and u after any number of steps, the
+    last update applied by apply_pending, equal ons_code_step's bit for bit, steps of zero (no
+    update) and k not a multiple of four included."""
+    from okl.learners.forks import (CODE_PROJECTION_EPS, apply_pending, ons_code_step, ons_code_step_deferred,
+                                    pending_size)
+    from okl.linalg.inverse import matvec, matvec_after_update, symmetric_rank_one_apply
+
+    rng = np.random.default_rng(k)
+    G = rng.standard_normal((k, k))
+    A0 = np.linalg.inv(G @ G.T / k + np.eye(k))
+    A0 = 0.5 * (A0 + A0.T)
+    a, v = 0.1 * rng.standard_normal(k), rng.standard_normal(k)
+    M1, M2, out1, out2 = A0.copy(), A0.copy(), np.empty(k), np.empty(k)
+    symmetric_rank_one_apply(M1, a, 1.7)
+    matvec(M1, v, out1)
+    matvec_after_update(M2, v, out2, a, 1.7)
+    np.testing.assert_array_equal(M1, M2)
+    np.testing.assert_array_equal(out1, out2)
+    now, later = A0.copy(), A0.copy()
+    w_now, w_later = np.zeros(k), np.zeros(k)
+    u_now, u_later, pending = np.empty(k), np.empty(k), np.zeros(pending_size(k))
+    for t in range(31):  # (the last step updates)
+        z = rng.standard_normal(k) / np.sqrt(k)
+        step = 0.0 if t % 5 == 4 else float(rng.choice([-1.0, 1.0]))
+        ons_code_step(z, w_now, now, step, CODE_PROJECTION_EPS, 2.0, u_now)
+        ons_code_step_deferred(z, w_later, later, step, CODE_PROJECTION_EPS, 2.0, u_later, pending)
+        np.testing.assert_array_equal(w_now, w_later)
+    assert pending[k + 1] == 1.0 and not np.array_equal(now, later)  # the last update still pending
+    apply_pending(later, pending)
+    np.testing.assert_array_equal(now, later)
+    assert pending[k + 1] == 0.0
+    apply_pending(later, pending)  # nothing pending: no change
+    np.testing.assert_array_equal(now, later)
+
+
+def test_autos_forks_members_hold_their_inverse_whenever_python_reads_it(data_dir):
+    """The engine leaves a FORKS member's last A^{-1} update pending; every read from Python
+    (pool_, a model file, a copy) applies it first, so reading at any time changes no decision and
+    each member's A^{-1} is then that of a pool never read mid-stream."""
+    import pickle
+
+    X, y = okl.load_dataset("svmguide1", data_dir)
+    order = permutation(len(y), 0)[:700]
+    X, y = np.ascontiguousarray(X[order], dtype=float), np.asarray(y[order], dtype=float)
+    quiet, read = okl.make("auto", budget=30, random_state=0), okl.make("auto", budget=30, random_state=0)
+    assert read.pool_ == []  # (no pool while the width window fills)
+    fq, fr = [], []
+    for t in range(700):
+        fq.append(quiet.predict_one(X[t]))
+        quiet.learn_one(X[t], y[t])
+        fr.append(read.predict_one(X[t]))
+        read.learn_one(X[t], y[t])
+        if t % 50 == 25:  # Python reads the members mid-stream
+            forks = [m for m in read.pool_ if m.name == "forks"]
+            assert all(np.array_equal(m.Ainv_, m.Ainv_.T) for m in forks if m.Ainv_ is not None)
+        if t == 400:
+            copy = pickle.loads(pickle.dumps(read))
+    assert fq == fr
+    forks = [j for j, m in enumerate(quiet.pool_) if m.name == "forks"]
+    assert forks and all(quiet.pool_[j].Ainv_ is not None for j in forks)
+    for j in forks:
+        np.testing.assert_array_equal(quiet.pool_[j].Ainv_, read.pool_[j].Ainv_)
+    for t in range(401, 700):
+        copy.predict_one(X[t])
+        copy.learn_one(X[t], y[t])
+    for j in forks:
+        np.testing.assert_array_equal(copy.pool_[j].Ainv_, quiet.pool_[j].Ainv_)

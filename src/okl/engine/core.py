@@ -70,7 +70,7 @@ from okl.engine.aggregation import aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.linear import linear_features
-from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
+from okl.learners.forks import CODE_PROJECTION_EPS, apply_pending, ons_code_step_deferred, pending_size
 from okl.learners.nogd import nogd_step
 from okl.learners.window import window_decision, window_store
 
@@ -236,9 +236,11 @@ def learn_one_output(F, I, R, j, x, y, out, q, nk, g):
         I[j, COUNTER] = counter
         if due:
             return UPDATE
-        if g != 0.0:
+        if g != 0.0:  # (A^{-1}'s update deferred to the next step: Engine.sync applies it for Python)
             Ainv = F[I[j, O_G]:I[j, O_G] + k * k].reshape((k, k))
-            ons_code_step(z, w, Ainv, -R[j, ETA] * g, CODE_PROJECTION_EPS, R[j, CB], F[I[j, O_U]:I[j, O_U] + k])
+            o = I[j, O_U]
+            ons_code_step_deferred(z, w, Ainv, -R[j, ETA] * g, CODE_PROJECTION_EPS, R[j, CB], F[o:o + k],
+                                   F[o + k:o + 2 * k + 2])
     elif g != 0.0:  # FOURIER, LINEAR
         sub_scaled(w, ogd_step(R[j, ETA] * g, z, lkind), z)
     I[j, NSEEN] += 1
@@ -444,7 +446,7 @@ class Engine:
                 R[j, ETA], R[j, CB] = m.eta, m.C
                 parts += [(j, O_A, np.ascontiguousarray(m.landmarks_.T), None), (j, O_P, np.ascontiguousarray(m.Q_), None),
                           (j, O_W, m.w_, "w_"), (j, O_G, m.Ainv_, "Ainv_"), (j, O_Z, 4 * k, None), (j, O_KB, 4 * s_m, None),
-                          (j, O_U, k, None)]
+                          (j, O_U, k + pending_size(k), None)]  # work space, then a deferred update
             elif type(m) is FOGD:
                 t = FOURIER
                 D = m.U_.shape[0]
@@ -533,5 +535,7 @@ class Engine:
                 m.m_ = int(I[j, M])
             elif t == SKETCH_ONS:
                 m.counter_ = int(I[j, COUNTER])
+                k, o = int(I[j, K]), int(I[j, O_U])
+                apply_pending(m.Ainv_, self.F[o + k:o + k + pending_size(k)])  # (m.Ainv_ is a view of F)
             elif t == WINDOW:
                 m.m_, m.pos_ = int(I[j, M]), int(I[j, COUNTER])

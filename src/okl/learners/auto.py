@@ -475,8 +475,11 @@ class Auto(EnginePaths, Learner):
 
     @property
     def pool_(self) -> list[Learner]:
-        """The member learners (rebuilt from the model file after :meth:`load`)."""
+        """The member learners (rebuilt from the model file after :meth:`load`); empty before the
+        pool starts (while the width window fills)."""
         if self._pool is None:
+            if not self.started_:
+                return []
             self._unpack()
         else:
             self._sync()

@@ -110,7 +110,7 @@ from okl.learners._sketched import DEFAULT_HORIZON  # noqa: F401  (public name, 
 from okl.learners._sketched import SKETCH_STATE_ATTRS, SketchedLearner, update_round_due
 from okl.runtime.base import Arr, Num, register
 from okl.runtime.state import MAX_CLASSES
-from okl.linalg.inverse import matvec, symmetric_rank_one_apply
+from okl.linalg.inverse import matvec, matvec_after_update, symmetric_rank_one_apply
 from okl.linalg.inverse import matvec as _matvec  # noqa: F401  (the old name)
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import rank_k_svd
@@ -144,11 +144,10 @@ def h_bound(z, C):
 
 
 @jit
-def ons_code_step(z, w, Ainv, step, eps, C, u):
-    """The code's ONS step with g~ = step z (step = -eta l'): v = w + A^{-1} g~;
-    w = v - h(z^T v) / (z^T A^{-1} z + eps) A^{-1} z; A^{-1} <- (A + g~ g~^T)^{-1}."""
+def _ons_code_weights(z, w, u, step, eps, C):
+    """The weight part of :func:`ons_code_step` given u = A^{-1} z; u becomes a = step u and the
+    return is (whether A^{-1} takes the update, its denominator 1 + step^2 z^T A^{-1} z)."""
     k = z.shape[0]
-    matvec(Ainv, z, u)
     zu = dot(z, u)
     for i in range(k):
         w[i] += step * u[i]
@@ -163,7 +162,54 @@ def ons_code_step(z, w, Ainv, step, eps, C, u):
         # Sherman-Morrison with a = A^{-1} g~ = step u, 1 + g~^T A^{-1} g~ = 1 + step^2 zu
         for i in range(k):
             u[i] *= step
-        symmetric_rank_one_apply(Ainv, u, 1.0 + s2 * zu)
+        return True, 1.0 + s2 * zu
+    return False, 0.0
+
+
+@jit
+def ons_code_step(z, w, Ainv, step, eps, C, u):
+    """The code's ONS step with g~ = step z (step = -eta l'): v = w + A^{-1} g~;
+    w = v - h(z^T v) / (z^T A^{-1} z + eps) A^{-1} z; A^{-1} <- (A + g~ g~^T)^{-1}."""
+    matvec(Ainv, z, u)
+    update, den = _ons_code_weights(z, w, u, step, eps, C)
+    if update:
+        symmetric_rank_one_apply(Ainv, u, den)
+
+
+def pending_size(k: int) -> int:
+    """Length of a deferred update's record at rank k: a (k), its denominator, a flag (1.0: pending)."""
+    return k + 2
+
+
+@jit
+def ons_code_step_deferred(z, w, Ainv, step, eps, C, u, pending):
+    """:func:`ons_code_step` with its update of A^{-1} deferred: recorded in ``pending`` (a, its
+    denominator, a flag) and applied by the next step's product with A^{-1}
+    (:func:`okl.linalg.inverse.matvec_after_update`), or by :func:`apply_pending` before anything
+    else reads A^{-1}. The same arithmetic in the same order (A^{-1}, w and every decision bit for
+    bit those of :func:`ons_code_step`), one pass over the k x k matrix a round instead of two
+    (auto's engine runs its FORKS members so)."""
+    k = z.shape[0]
+    if pending[k + 1] != 0.0:
+        matvec_after_update(Ainv, z, u, pending[:k], pending[k])
+        pending[k + 1] = 0.0
+    else:
+        matvec(Ainv, z, u)
+    update, den = _ons_code_weights(z, w, u, step, eps, C)
+    if update:
+        for i in range(k):
+            pending[i] = u[i]
+        pending[k] = den
+        pending[k + 1] = 1.0
+
+
+@jit
+def apply_pending(Ainv, pending):
+    """Apply a deferred update of A^{-1} (:func:`ons_code_step_deferred`), if one is pending."""
+    k = Ainv.shape[0]
+    if pending[k + 1] != 0.0:
+        symmetric_rank_one_apply(Ainv, pending[:k], pending[k])
+        pending[k + 1] = 0.0
 
 
 @jit

@@ -49,6 +49,47 @@ def matvec(M, v, out):
 
 
 @jit
+def matvec_after_update(M, v, out, a, den):
+    """In place M <- M - a a^T / den (:func:`symmetric_rank_one_apply`), then out <- M v
+    (:func:`matvec`), in one pass over M: each group of four rows is updated, then accumulated
+    into out, entry by entry with the two functions' own operations in their own order, so M and
+    out are bit for bit those of the two calls (tested). Why: ONS updates A^{-1} at the end of a
+    round and multiplies by it at the start of the next; deferring the update to that product
+    reads and writes the k x k matrix once a round instead of twice (k = 100: 3.5 against 5.4 us)."""
+    n = out.shape[0]
+    for i in range(n):
+        out[i] = 0.0
+    inv = 1.0 / den
+    m = v.shape[0]
+    j = 0
+    while j + 4 <= m:
+        r0, r1, r2, r3 = M[j], M[j + 1], M[j + 2], M[j + 3]
+        a0, a1, a2, a3 = a[j], a[j + 1], a[j + 2], a[j + 3]
+        v0, v1, v2, v3 = v[j], v[j + 1], v[j + 2], v[j + 3]
+        for i in range(n):
+            ai = a[i]
+            x0 = r0[i] - (a0 * ai) * inv
+            x1 = r1[i] - (a1 * ai) * inv
+            x2 = r2[i] - (a2 * ai) * inv
+            x3 = r3[i] - (a3 * ai) * inv
+            r0[i] = x0
+            r1[i] = x1
+            r2[i] = x2
+            r3[i] = x3
+            out[i] = (((out[i] + x0 * v0) + x1 * v1) + x2 * v2) + x3 * v3
+        j += 4
+    while j < m:
+        row = M[j]
+        aj = a[j]
+        vj = v[j]
+        for i in range(n):
+            x = row[i] - (aj * a[i]) * inv
+            row[i] = x
+            out[i] += x * vj
+        j += 1
+
+
+@jit
 def sherman_morrison_symmetric(Ainv, u, work):
     """In place: Ainv <- (A + u u^T)^{-1} for symmetric A = Ainv^{-1}.
 
