@@ -24,7 +24,9 @@ Member types (``I[j, TYPE]``) and their per-round arithmetic, each that of the m
   alpha_i kappa(x_i, x); a margin error adds x while m < B; a margin error with m = B is their
   *transition*, left to Python (the member's own ``_transition``);
 * NYSTROM: NOGD stage 2, z = M kappa_B(x) (:func:`okl._compiled.kernel_features`), AdaGrad or OGD;
-* SKETCH_ONS: FORKS stage 2 with the code's ONS step; its *update rounds* go to Python;
+* SKETCH_ONS: FORKS stage 2 with the code's ONS step, its update of A^{-1} deferred into the next
+  round's product (:func:`okl.learners.forks.ons_code_step_deferred`; :meth:`Engine.sync` applies
+  it before Python reads the member); its *update rounds* go to Python;
 * FOURIER: FOGD, z = [cos Ux, sin Ux] / sqrt(D) (:func:`okl.learners.fogd.fogd_event_features`);
 * LINEAR: the linear learner, z = [x, 1] or, degree 2, [x, products, 1]
   (:func:`okl.learners.linear.linear_features`; ``I[j, UNMAP]``: a member of the affine family,
@@ -240,7 +242,7 @@ def learn_one_output(F, I, R, j, x, y, out, q, nk, g):
             Ainv = F[I[j, O_G]:I[j, O_G] + k * k].reshape((k, k))
             o = I[j, O_U]
             ons_code_step_deferred(z, w, Ainv, -R[j, ETA] * g, CODE_PROJECTION_EPS, R[j, CB], F[o:o + k],
-                                   F[o + k:o + 2 * k + 2])
+                                   F[o + k:o + k + pending_size(k)])
     elif g != 0.0:  # FOURIER, LINEAR
         sub_scaled(w, ogd_step(R[j, ETA] * g, z, lkind), z)
     I[j, NSEEN] += 1

@@ -55,10 +55,12 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     is for need the detail: River's RandomTree gap to SRP(10) -3.62 / -1.38 / -0.68 / -0.53
     points (mean of seeds 1 and 2) at D = 400 / 800 / 1000 / 1200, Agrawal +0.9 to +2.0,
     Mv -10 to -14 %, splice -2.6 to -4.7 points (docs/results/auto-pool.md). 12B costs 5-9 %
-    of auto's per-event time against 8B, paid back by cheaper rounds elsewhere (learn_one reuses
-    predict_one's row, the NOGD pair shares its transition): interleaved with River's ARF(10) on
-    Agrawal the same as the 8B pool before them (mean of five runs each, 7.34x against 7.44x on
-    one afternoon). Cost: one draw shared by the three widths (below).
+    of auto's per-event time against 8B. Cheaper rounds elsewhere pay it back: the River adapters'
+    learn_one reuses predict_one's row, the NOGD pair shares its transition, and FORKS's ONS update
+    is deferred into the next product (Engine.sync). Interleaved with River's ARF(10) on Agrawal,
+    auto is 1 % faster than the 8B pool before them (8.98, 8.42, 8.35x against 8.87, 8.32, 8.25x).
+    run() on codrna pays the 12B family in full: 6 % slower. Cost: one draw shared by the three
+    widths (below).
 
     The window member (:mod:`okl.learners.window`): the Nadaraya-Watson smoother over the last
     2 B rows, f(x) = sum_i kappa(x_i, x) y_i / sum_i kappa(x_i, x) at the width sigma_0 / 4 (a

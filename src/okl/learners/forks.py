@@ -176,7 +176,8 @@ def ons_code_step(z, w, Ainv, step, eps, C, u):
         symmetric_rank_one_apply(Ainv, u, den)
 
 
-def pending_size(k: int) -> int:
+@jit
+def pending_size(k):
     """Length of a deferred update's record at rank k: a (k), its denominator, a flag (1.0: pending)."""
     return k + 2
 
