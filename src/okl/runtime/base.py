@@ -293,9 +293,19 @@ class Learner(EventPath, ModelFiles):
             return x
         return self._scaled_rows(x[None, :], commit)[0]
 
-    def _warmup_decision(self) -> float:
-        """Decision during the width window: the running mean of the labels/targets seen so far
-        (the majority vote for labels -1/+1; 0, i.e. +1, before any label)."""
+    def _window_estimate(self, x: np.ndarray):
+        """A learner's own decision on x from the rows buffered in the width window (labels, or
+        residuals under target centring), or None: then the running mean decides (the default;
+        :class:`okl.learners.auto.Auto` smooths the buffered rows)."""
+        return None
+
+    def _warmup_decision(self, x: np.ndarray | None = None) -> float:
+        """Decision during the width window on row x: :meth:`_window_estimate` when it gives one
+        (plus the running target mean under centring), else the running mean of the labels/targets
+        seen so far (the majority vote for labels -1/+1; 0, i.e. +1, before any label)."""
+        estimate = None if x is None else self._window_estimate(x)
+        if estimate is not None:
+            return estimate + self._target_mean() if self._centers_targets() else estimate
         n = self.n_seen_
         if self.n_outputs_:  # K outputs: each class's running mean of its -1/+1 targets
             counts = np.bincount(self.warmup_y_[:n].astype(np.int64), minlength=self.n_outputs_)[:self.n_outputs_]
@@ -390,7 +400,11 @@ class Learner(EventPath, ModelFiles):
         i = 0
         if not self.started_:
             while i < n and self.n_seen_ < WIDTH_WINDOW:
-                out[i] = self._warmup_decision() if mu is None else mu[i]
+                if mu is None:
+                    out[i] = self._warmup_decision(X[i])
+                else:  # (mu[i]: the running target mean, the same float as _target_mean())
+                    estimate = self._window_estimate(X[i])
+                    out[i] = mu[i] if estimate is None else mu[i] + estimate
                 self.warmup_X_[self.n_seen_] = X[i]
                 self.warmup_y_[self.n_seen_] = y[i]
                 self.n_seen_ += 1

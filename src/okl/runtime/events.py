@@ -21,10 +21,10 @@ class _EventState:
     """A learner's per-event cache and work space (:meth:`Learner.predict_one`): kept outside the
     learner, so it is never saved, pickled or copied and never shows in ``vars(learner)``."""
 
-    __slots__ = ("cache", "buf", "loss")
+    __slots__ = ("cache", "buf", "loss", "window")
 
     def __init__(self):
-        self.cache = self.buf = self.loss = None
+        self.cache = self.buf = self.loss = self.window = None
 
 
 class EventWork:
@@ -237,7 +237,7 @@ class EventPath:
         if not checked:
             self._check_values(x)
         if not self.started_:
-            return self._warmup_decision()
+            return self._warmup_decision(x)
         f = self._decision(xs)
         if self.n_outputs_:
             return f
@@ -432,8 +432,7 @@ class EventPath:
         if self.dim_ is None:
             return np.zeros(X.shape[0])
         if not self.started_:
-            return np.tile(self._warmup_decision(), (X.shape[0], 1)) if self.n_outputs_ else \
-                np.full(X.shape[0], self._warmup_decision())
+            return np.array([self._warmup_decision(x) for x in X], dtype=float)
         out = self._new_decisions(X.shape[0])
         ev = _event_state(self)
         ev.cache = None  # the features below may reuse the cached features' work space
