@@ -427,40 +427,43 @@ def test_the_l1_family_draws_twelve_budgets_of_directions(german):
 
 def test_inside_the_width_window_auto_smooths_the_rows_buffered_so_far(data_dir, monkeypatch):
     """Before its pool exists, auto predicts row t by the window member's rule over rows 0..t-1:
-    the Gaussian kernel-weighted label mean under the symlog map and width (sigma / 4) those rows
-    give (computed here from scratch); the same in run() and per event, one evaluation an event;
-    a one-member pool standing in for one learner keeps its running mean."""
+    the Gaussian kernel-weighted label mean under the symlog map and width (sigma / 4) of the
+    first m rows, m the largest power of two <= t (computed here from scratch); the same in run()
+    and per event, computed once an event; a one-member pool standing in for one learner keeps
+    its running mean."""
     from okl.kernels import WIDTH_WINDOW, scale_sigma
+    from okl.learners.auto import Auto
     from okl.scaling import window_scale
 
     X, y = okl.load_dataset("svmguide1", data_dir)
     order = okl.data.permutation(len(y), 0)[:WIDTH_WINDOW]
     X, y = np.ascontiguousarray(X[order], dtype=float), np.asarray(y[order], dtype=float)
     f = okl.make("auto", random_state=0).run(X, y).decisions
-    for t in (2, 17, 49):
-        center, spread = window_scale(X[:t], "symlog")
-        m = okl.make("linear", scale="symlog")  # the symlog map with these centre and spread
-        m._ensure_started(X.shape[1])
-        m.scale_center_, m.scale_spread_ = center, spread.copy()
-        rows, row = m._scaled_rows(X[:t], commit=False), m._scaled_rows(X[t:t + 1], commit=False)[0]
-        sigma = scale_sigma(rows) / 4.0
+    for t in (2, 3, 17, 32, 49):
+        m = 1 << (t.bit_length() - 1)
+        center, spread = window_scale(X[:m], "symlog")
+        lin = okl.make("linear", scale="symlog")  # the symlog map with this centre and spread
+        lin._ensure_started(X.shape[1])
+        lin.scale_center_, lin.scale_spread_ = center, spread.copy()
+        rows, row = lin._scaled_rows(X[:t], commit=False), lin._scaled_rows(X[t:t + 1], commit=False)[0]
+        sigma = scale_sigma(rows[:m]) / 4.0
         d2 = ((rows - row) ** 2).sum(axis=1)
         w = np.exp(-(d2 - d2.min()) / (2.0 * sigma * sigma))
         assert f[t] == pytest.approx(float(w @ y[:t] / w.sum()), abs=1e-12)
     assert f[0] == 0.0 and f[1] == y[0]  # (the running mean before two rows)
     calls = []
-    own = type(okl.make("auto"))._window_smoother
-    monkeypatch.setattr(type(okl.make("auto")), "_window_smoother", lambda self, x, n: calls.append(n) or own(self, x, n))
+    own = Auto._window_map
+    monkeypatch.setattr(Auto, "_window_map", staticmethod(lambda rows, cache: calls.append(len(rows)) or own(rows, cache)))
     event = okl.make("auto", random_state=0)
     per_event = []
     for t in range(WIDTH_WINDOW):
         per_event.append(event.predict_one(X[t]))
         event.learn_one(X[t], y[t])
     np.testing.assert_array_equal(per_event, f)
-    assert calls == list(range(2, WIDTH_WINDOW))  # predict_one's, reused by learn_one
+    assert len(calls) == 2 * (WIDTH_WINDOW - 2)  # predict_one's new rows and x; learn_one reuses its value
     mean = np.concatenate(([0.0], np.cumsum(y)[:-1] / np.arange(1, WIDTH_WINDOW)))  # the running mean
-    # on this stream the smoother makes 6 mistakes in the window, the running mean's sign 23
-    assert (np.where(f >= 0, 1, -1) != y).sum() == 6 and (np.where(mean >= 0, 1, -1) != y).sum() == 23
+    # on this stream the smoother makes 10 mistakes in the window, the running mean's sign 23
+    assert (np.where(f >= 0, 1, -1) != y).sum() == 10 and (np.where(mean >= 0, 1, -1) != y).sum() == 23
     one = okl.make("auto", random_state=0, members=[("nogd", 1.0, {})])
     one._raw_member = True
     np.testing.assert_allclose(one.run(X, y).decisions, mean, rtol=0, atol=1e-15)

@@ -212,15 +212,14 @@ from typing import Any
 import numpy as np
 
 from okl._threads import one_blas_thread
-from okl._validation import MAX_ABS_FEATURE, check_bool, check_int
-from okl.kernels import RBF, RBF_KIND, Laplacian, check_kernel, scale_sigma, scale_sigma_l1
+from okl._validation import check_bool, check_int
+from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma, scale_sigma_l1
 from okl.engine.aggregation import _weights, aggregate_predict, aggregate_rounds  # noqa: F401 (re-exported)
 from okl.engine.roots import EnginePaths, prepare_engine
 from okl.learners._autopool import (WIDTHS, WINDOW_WIDTH, _check_members, _label,  # noqa: F401 (re-exported)
                                    _share_directions, default_pool)
 from okl.engine.core import TRANSITION, Engine
 from okl.learners.nogd import NOGD
-from okl.learners.window import window_decision
 from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, _event_state, learner_class, make, register
 from okl.runtime.events import _drop_event_cache
 from okl.runtime.state import MAX_CLASSES
@@ -404,45 +403,60 @@ class Auto(EnginePaths, Learner):
 
     def _window_estimate(self, x):
         """Inside the width window (the first rows, before the pool exists), the window member's
-        rule on the rows buffered so far: the kernel smoother over them
-        (:func:`okl.learners.window.window_decision`), under the input map and width that those
-        rows give now (:func:`okl.scaling.window_scale`, :func:`okl.kernels.scale_sigma` x 1/4),
-        as the pool will fix them from the whole window. Only rows before x and their labels (or
+        rule on the rows buffered so far: the kernel smoother over them (the weights of
+        :func:`okl.learners.window.window_decision`), under the input map and width that the first
+        m rows give (:func:`okl.scaling.window_scale`, :func:`okl.kernels.scale_sigma` x 1/4; m the
+        largest power of two at most the n rows buffered: the map is refitted as the rows double,
+        as the pool fixes it from the whole window at 50). Only rows before x and their labels (or
         residuals) are used. Why: the running label mean predicts these rows at the majority rate,
         which on a short stream is a visible share of its mistakes (River's Phishing, 1,250 rows:
-        the first 50 at 50 % against SRP(10)'s 82 %). Cost O(n d) a row for n <= 50 buffered rows.
+        the first 50 at 50 % against SRP(10)'s 82 %). Cost O(n d) a row for n <= 50 buffered rows
+        (in NumPy: a compiled version cost a cold start seconds of compiling for 50 rounds).
         None with a kernel given (no width to choose), fewer than two rows, or for a one-member
         pool standing in for a single learner (``_raw_member``: that learner's running mean)."""
         n = self.n_seen_
         if n < 2 or not self._chooses_width() or self._raw_member:
             return None
         x = np.asarray(x, dtype=float)
-        ev = _event_state(self)  # (learn_one asks again for the row predict_one just took)
+        ev = _event_state(self)
         key = (n, self.n_outputs_, x.tobytes())
-        if ev.window is not None and ev.window[0] == key:
-            return ev.window[1].copy() if self.n_outputs_ else ev.window[1]
-        value = self._window_smoother(x, n)
-        ev.window = (key, value)
+        cache = ev.window if ev.window is not None and ev.window["rows"] is self.warmup_X_ else None
+        if cache is not None and cache["key"] == key:  # (learn_one asks again for predict_one's row)
+            return cache["value"].copy() if self.n_outputs_ else cache["value"]
+        m = 1 << (n.bit_length() - 1)
+        if cache is None or cache["m"] != m:  # the map and width of the first m rows
+            rule = self._scale_rule()
+            center, spread = window_scale(self.warmup_X_[:m], rule) if rule is not None else (None, None)
+            cache = ev.window = {"rows": self.warmup_X_, "m": m, "rule": rule, "center": center, "spread": spread,
+                                 "S": np.empty_like(self.warmup_X_), "done": 0, "sigma": None, "key": None}
+        S = cache["S"]
+        done = cache["done"]
+        if done < n:  # the rows buffered since, mapped
+            S[done:n] = self._window_map(self.warmup_X_[done:n], cache)
+            cache["done"] = n
+        if cache["sigma"] is None:
+            cache["sigma"] = scale_sigma(S[:m]) * WINDOW_WIDTH
+        xs = self._window_map(x[None, :], cache)[0]
+        d2 = ((S[:n] - xs) ** 2).sum(axis=1)
+        sigma = cache["sigma"]
+        w = np.exp(-(d2 - d2.min()) / (2.0 * sigma * sigma))  # (relative to the nearest row: sum >= 1)
+        labels = self.warmup_y_[:n]
+        if self.n_outputs_:  # the K outputs' votes (2 S_k - S) / S, as window_decision's
+            mass = np.bincount(labels.astype(np.int64), weights=w, minlength=self.n_outputs_)[:self.n_outputs_]
+            value = (2.0 * mass - w.sum()) / w.sum()
+        else:
+            value = float(w @ labels / w.sum())
+        cache["key"], cache["value"] = key, value
         return value.copy() if self.n_outputs_ else value
 
-    def _window_smoother(self, x, n):
-        """:meth:`_window_estimate`'s computation on row x over the n rows buffered."""
-        both = np.vstack([self.warmup_X_[:n], x[None, :]])
-        rule = self._scale_rule()
-        if rule is not None:
-            center, spread = window_scale(both[:n], rule)
-            scaled = np.empty_like(both)
-            if scale_rows(both, center, spread, False, MAX_ABS_FEATURE, RULE_CODES[rule], scaled) < n + 1:
-                return None
-            both = scaled
-        sigma = scale_sigma(both[:n]) * WINDOW_WIDTH
-        a = 1.0 / (2.0 * sigma * sigma)  # (the Gaussian's exp(-a ||x - x'||^2))
-        rows_t, labels, work = np.ascontiguousarray(both[:n].T), self.warmup_y_[:n], np.empty(n)
-        if self.n_outputs_:
-            out = np.empty(self.n_outputs_)
-            window_decision(RBF_KIND, a, rows_t, labels, n, both[n], work, self.n_outputs_, out)
-            return out
-        return float(window_decision(RBF_KIND, a, rows_t, labels, n, both[n], work, 0, work))
+    @staticmethod
+    def _window_map(rows, cache):
+        """Rows under the window phase's provisional map (a pending spread stays pending)."""
+        if cache["rule"] is None:
+            return rows
+        out = np.empty_like(rows)
+        scale_rows(rows, cache["center"], cache["spread"].copy(), False, np.inf, RULE_CODES[cache["rule"]], out)
+        return out
 
     def _retire_windows(self) -> list[int]:
         """Three or more classes: a window member among others leaves the pool (weight 0, no more
