@@ -62,6 +62,10 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     run() on codrna pays the 12B family in full: 6 % slower. Cost: one draw shared by the three
     widths (below).
 
+    Inside the width window (the first rows, before the pool exists) auto predicts by the window
+    member's rule over the rows buffered so far, not by the running label mean
+    (:meth:`Auto._window_estimate`; River's Phishing +1.0 point, all of it in its first 50 rows).
+
     The window member (:mod:`okl.learners.window`): the Nadaraya-Watson smoother over the last
     2 B rows, f(x) = sum_i kappa(x_i, x) y_i / sum_i kappa(x_i, x) at the width sigma_0 / 4 (a
     neighbourhood, not a length scale). Why it is in the pool: every other member fits a function
