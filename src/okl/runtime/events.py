@@ -432,7 +432,8 @@ class EventPath:
         if self.dim_ is None:
             return np.zeros(X.shape[0])
         if not self.started_:
-            return np.array([self._warmup_decision(x) for x in X], dtype=float)
+            return np.array([self._warmup_decision(x) for x in X], dtype=float).reshape(
+                (X.shape[0], self.n_outputs_) if self.n_outputs_ else X.shape[0])
         out = self._new_decisions(X.shape[0])
         ev = _event_state(self)
         ev.cache = None  # the features below may reuse the cached features' work space
