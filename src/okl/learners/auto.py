@@ -58,9 +58,10 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     of auto's per-event time against 8B. Cheaper rounds elsewhere pay it back: the River adapters'
     learn_one reuses predict_one's row, the NOGD pair shares its transition, and FORKS's ONS update
     is deferred into the next product (Engine.sync). Interleaved with River's ARF(10) on Agrawal,
-    auto is 1 % faster than the 8B pool before them (8.98, 8.42, 8.35x against 8.87, 8.32, 8.25x).
-    run() on codrna pays the 12B family in full: 6 % slower. Cost: one draw shared by the three
-    widths (below).
+    auto was then 1 % faster than the 8B pool before them (8.98, 8.42, 8.35x against 8.87, 8.32,
+    8.25x); the window phase's smoother below costs about 3 % of that (8.33, 8.44, 8.25x against
+    8.61, 8.73, 8.45x without it). run() on codrna pays the 12B family in full: 6 % slower. Cost:
+    one draw shared by the three widths (below).
 
     Inside the width window (the first rows, before the pool exists) auto predicts by the window
     member's rule over the rows buffered so far, not by the running label mean
@@ -459,7 +460,7 @@ class Auto(EnginePaths, Learner):
         if cache["rule"] is None:
             return rows
         out = np.empty_like(rows)
-        scale_rows(rows, cache["center"], cache["spread"].copy(), False, np.inf, RULE_CODES[cache["rule"]], out)
+        scale_rows(rows, cache["center"], cache["spread"], False, np.inf, RULE_CODES[cache["rule"]], out)
         return out
 
     def _retire_windows(self) -> list[int]:
