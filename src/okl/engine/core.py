@@ -311,17 +311,19 @@ def learn_all_one(F, I, R, x, y, d, alive, todo, q, g):
     return _learn_all(F, I, R, x, y, d, alive, todo, q, g, learn_one_output)
 
 
-def state_size(N: int, nout: int) -> int:
-    """The length of the engine's state-and-work array S (:func:`_views`)."""
-    return 4 * N + 4 + 2 * N * nout + 2 * nout
+def state_size(N: int, nout: int, n_agg: int = 4) -> int:
+    """The length of the engine's state-and-work array S (:func:`_views`) with an agg of n_agg
+    entries (:func:`okl.engine.aggregation.agg_size`)."""
+    return 4 * N + n_agg + 2 * N * nout + 2 * nout
 
 
 @jit
 def _views(S, N, nout):
-    """The aggregation's state and work in S: L, alive, agg (the learner's own state, see above)
-    and the work spaces d (the members' outputs on the last row, N nout), w (N), c (N nout), loss
-    (N), p (the mixture's nout outputs) and g (nout: the members' steps)."""
-    e = 2 * N + 4
+    """The aggregation's state and work in S: L, alive, agg (the learner's own state, see above;
+    agg takes what the other parts leave) and the work spaces d (the members' outputs on the
+    last row, N nout), w (N), c (N nout), loss (N), p (the mixture's nout outputs) and g (nout:
+    the members' steps)."""
+    e = 2 * N + S.shape[0] - (4 * N + 2 * N * nout + 2 * nout)
     f = e + 2 * N * nout + 2 * N
     return (S[0:N], S[N:2 * N], S[2 * N:e], S[e:e + N * nout], S[e + N * nout:e + N * nout + N],
             S[e + N * nout + N:e + 2 * N * nout + N], S[e + 2 * N * nout + N:f], S[f:f + nout],
@@ -511,7 +513,7 @@ class Engine:
         if self.K and self.py:
             raise ValueError("K outputs need every member in the engine (NOGD, FORKS with ons='code', FOGD, "
                              f"linear, window); {[pool[j].name for j in self.py]} are not")
-        self.S = np.full(state_size(N, self.nout), np.nan)
+        self.S = np.full(state_size(N, self.nout, agg.shape[0]), np.nan)
         (self.L, self.alive, self.agg, self.d, self.w, self.c, self.loss, self.p,
          self.g) = _views(self.S, N, self.nout)
         self.L[:], self.alive[:], self.agg[:] = L, alive, agg
