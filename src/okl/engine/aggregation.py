@@ -8,8 +8,8 @@ followed in regression (N >= 2 members) by the stacking layer's state (:func:`ag
 top-level AdaHedge over {mixture, stack} laid out as the members' (L (2), alive (2), Delta,
 t), the ridge lambda (0 until fixed), the count, mean and sum of squared deviations of the
 targets aggregated (Welford), the cumulative squared losses of the mixture and of the stack (the
-gate), the stack's weights v (N) and its inverse Gram matrix P (N x N, row major). A four-entry agg in regression (a model file from before the stacking layer) runs
-without it.
+gate), the stack's weights v (N) and its inverse Gram matrix P (N x N, row major). A four-entry
+agg in regression (a model file from before the stacking layer) runs without it.
 """
 
 from __future__ import annotations
@@ -237,11 +237,11 @@ def _hedge_round(L, alive, st, w, loss, n):
 def _stack_round(c, y, alive, agg, w, loss, f, s):
     """The stacking layer's round on target y, for the mixture f and the stack s it predicted
     (w, loss: work): the top level's AdaHedge on their squared losses and their cumulative
-    squared losses (the gate of :func:`_stack_share`); the targets' variance;
-    once lambda is fixed (at the first round from :data:`~okl.kernels.WIDTH_WINDOW` targets on
-    with a variance > 0: lambda = :data:`STACK_RIDGE` x that variance, P = I / lambda), the
-    recursive least-squares step of v on the members' deviations r_i = c_i - f from the mixture
-    and the mixture's residual y - f (ridge towards v = 0: the mixture itself). O(N^2)."""
+    squared losses (the gate of :func:`_stack_share`); the targets' variance; once lambda is
+    fixed (at the first round from :data:`~okl.kernels.WIDTH_WINDOW` targets on with a variance
+    > 0: lambda = :data:`STACK_RIDGE` x that variance, P = I / lambda), the recursive
+    least-squares step of v on the members' deviations r_i = c_i - f from the mixture and the
+    mixture's residual y - f (ridge towards v = 0: the mixture itself). O(N^2)."""
     top = agg[AGG_HEAD:AGG_HEAD + STACK_HEAD]
     _weights(top[0:2], top[2:4], _rate(top[4:6], np.int64(2)), w[0:2])
     loss[0] = (f - y) * (f - y)

@@ -156,10 +156,10 @@ Aggregation (every round; no hindsight)
     cumulative squared loss is not below the mixture's (the gate). Why the gate: under spiky
     targets AdaHedge's rate follows the spikes' losses, so its weights move slowly. River's
     WaterFlow (a flow level with abrupt drops) kept the stack at a 16-37 % share after its first
-    100 rows, while it was worse than the mixture in every 100-row segment: MAE +19 % without the gate, +3.9 % with
-    it. ``diagnostics()["stack_share"]`` is u. Measured (docs/results/auto-pool.md: every
-    regression stream and set we have, MAE or mean squared loss, the mixture alone -> with
-    the layer):
+    100 rows, while it was worse than the mixture in every 100-row segment: MAE +19 % without
+    the gate, +3.9 % with it. ``diagnostics()["stack_share"]`` is u. Measured
+    (docs/results/auto-pool.md: every regression stream and set we have, MAE or mean squared
+    loss, the mixture alone -> with the layer):
 
     * River: ChickWeights 21.41 -> 19.84 (River's best, AMF, 19.86), Friedman 1.451 -> 1.340,
       FriedmanDrift 1.668 -> 1.596, Mv 3.930 -> 3.772, Planes2D 0.948 -> 0.946,
@@ -171,9 +171,9 @@ Aggregation (every round; no hindsight)
       0.0167 -> 0.0153, parkinson 0.0138 -> 0.0113.
 
     Replayed offline on the members' decisions (before the gate), lambda at 0.1 and 10 times
-    this gave the same results within 1 %. Classification keeps the mixture alone: agg holds the layer's state
-    only in regression with two or more members. A model file from before the layer (a
-    four-entry agg) runs the mixture alone.
+    this gave the same results within 1 %. Classification keeps the mixture alone: agg holds
+    the layer's state only in regression with two or more members. A model file from before the
+    layer (a four-entry agg) runs the mixture alone.
 
     Weights: exponential weights w_i ~ exp(-eta_t Lbar_i) with the AdaHedge learning rate
     (de Rooij, van Erven, Grunwald & Koolen, JMLR 2014) eta_t = ln N / Delta_{t-1}, Delta the
@@ -256,8 +256,8 @@ import numpy as np
 from okl._threads import one_blas_thread
 from okl._validation import check_bool, check_int
 from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma, scale_sigma_l1
-from okl.engine.aggregation import (AGG_HEAD, _stack_share, _weights, agg_size, aggregate_predict,  # noqa: F401 (re-exported)
-                                    aggregate_rounds, new_agg)
+from okl.engine.aggregation import (AGG_HEAD, _stack_share, _weights, agg_size,  # noqa: F401 (re-exported)
+                                    aggregate_predict, aggregate_rounds, new_agg)
 from okl.engine.roots import EnginePaths, prepare_engine
 from okl.learners._autopool import (WIDTHS, WINDOW_WIDTH, _check_members, _label,  # noqa: F401 (re-exported)
                                    _share_directions, default_pool)
