@@ -331,8 +331,8 @@ def test_regression_model_files_hold_the_stacking_state_or_run_the_mixture_alone
     m = okl.make("auto", loss="squared", budget=20, random_state=0)
     m.run(X[:300], y[:300])
     n = len(m.L_)
-    assert m.agg_.shape == (4 + 12 + n + n * n,) and m.agg_[4 + 6] > 0.0  # lambda fixed
-    share, (mixture_loss, stack_loss) = m.diagnostics()["stack_share"], m.agg_[4 + 10:4 + 12]
+    assert m.agg_.shape == (4 + 10 + n + n * n,) and m.agg_[4 + 4] > 0.0  # lambda fixed
+    share, (mixture_loss, stack_loss) = m.diagnostics()["stack_share"], m.agg_[4 + 8:4 + 10]
     assert mixture_loss > 0.0 and stack_loss > 0.0
     assert (share > 0.0) == (stack_loss < mixture_loss) and share < 1.0  # the gate
     path = tmp_path / "auto.npz"

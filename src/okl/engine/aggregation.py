@@ -18,14 +18,14 @@ import math
 
 import numpy as np
 
-from okl._jit import jit
+from okl._jit import jit, jit_inline
 from okl.kernels import WIDTH_WINDOW
 
 #: agg's head: Delta, t, lo, hi
 AGG_HEAD = 4
-#: the stacking layer's head after it: top L (2), top alive (2), top Delta, top t, lambda, count, mean, M2,
-#: the cumulative squared losses of the mixture and of the stack
-STACK_HEAD = 12
+#: the stacking layer's head after it: the top level's L (mixture, stack), Delta and t, lambda, the
+#: targets' count, mean and M2, the cumulative squared losses of the mixture and of the stack
+STACK_HEAD = 10
 #: the stacking layer's ridge lambda, in units of the variance of the first targets aggregated
 #: (auto's docstring, "Aggregation"; 0.1 and 10 gave the same results within 1 %)
 STACK_RIDGE = 1.0
@@ -40,12 +40,9 @@ def agg_size(n_members: int, classification: bool) -> int:
 
 
 def new_agg(n_members: int, classification: bool) -> np.ndarray:
-    """A fresh agg: no round aggregated, the empty target range, the top level's two experts
-    alive."""
+    """A fresh agg: no round aggregated, the empty target range."""
     agg = np.zeros(agg_size(n_members, classification))
     agg[2], agg[3] = np.inf, -np.inf
-    if agg.shape[0] > AGG_HEAD:
-        agg[AGG_HEAD + 2:AGG_HEAD + 4] = 1.0
     return agg
 
 
@@ -112,34 +109,15 @@ def aggregate_outputs(d, L, alive, agg, classification, w, c, nout, p):
             for o in range(nout):
                 p[o] += w[i] * c[i * nout + o]
     if agg.shape[0] > AGG_HEAD and not classification:
-        u = _stack_share(agg)
-        if u > 0.0:
-            p[0] = (1.0 - u) * p[0] + u * _stacked(c, alive, agg, p[0])
+        s, u, gate = _stack_mix(c, alive, agg, p[0])
+        if gate and u > 0.0:
+            p[0] = (1.0 - u) * p[0] + u * s
 
 
-@jit
-def _stacked(c, alive, agg, f):
-    """The stack's prediction f + sum_i v_i (c_i - f) over the members alive, for the mixture f,
-    clipped to the target range."""
-    v = agg[AGG_HEAD + STACK_HEAD:]
-    s = f
-    for i in range(alive.shape[0]):
-        if alive[i] > 0.0:
-            s += v[i] * (c[i] - f)
-    if agg[2] <= agg[3]:
-        s = min(max(s, agg[2]), agg[3])
-    return s
-
-
-@jit
-def _stack_share(agg):
-    """The top level's weight on the stack (the arithmetic of :func:`_weights` on its two experts);
-    0 unless the stack's cumulative squared loss is below the mixture's (the gate)."""
-    top = agg[AGG_HEAD:AGG_HEAD + STACK_HEAD]
-    if not top[11] < top[10]:
-        return 0.0
-    eta = _rate(top[4:6], np.int64(2))
-    l0, l1 = top[0], top[1]
+@jit_inline
+def _two_weight(l0, l1, eta):
+    """The second of two experts' exponential weights at rate eta (the arithmetic of
+    :func:`_weights`; eta = inf: uniform on the minimisers)."""
     lmin = min(l0, l1)
     if eta == np.inf:
         w0 = 1.0 if l0 == lmin else 0.0
@@ -148,6 +126,23 @@ def _stack_share(agg):
         w0 = math.exp(-eta * (l0 - lmin))
         w1 = math.exp(-eta * (l1 - lmin))
     return w1 / (w0 + w1)
+
+
+@jit_inline
+def _stack_mix(c, alive, agg, f):
+    """(s, u, gate) for the mixture f: the stack's prediction s = f + sum_i v_i (c_i - f) over the
+    members alive, clipped to the target range; the top level's weight u on it (AdaHedge's rate
+    ln 2 / Delta); the gate: whether the stack's cumulative squared loss is below the mixture's."""
+    top = agg[AGG_HEAD:AGG_HEAD + STACK_HEAD]
+    v = agg[AGG_HEAD + STACK_HEAD:]
+    s = f
+    for i in range(alive.shape[0]):
+        if alive[i] > 0.0:
+            s += v[i] * (c[i] - f)
+    if agg[2] <= agg[3]:
+        s = min(max(s, agg[2]), agg[3])
+    eta = math.log(2.0) / top[2] if top[2] > 0.0 else np.inf
+    return s, _two_weight(top[0], top[1], eta), top[9] < top[8]
 
 
 @jit
@@ -186,84 +181,56 @@ def _member_loss(c, i, y, classification, nout, multi):
 
 
 @jit
-def _hedge_round(L, alive, st, w, loss, n):
-    """One AdaHedge round with fixed share on the losses of the n members alive, whose weights
-    this round were w; st = [Delta, t, ...] (auto's docstring, "Aggregation")."""
-    N = alive.shape[0]
-    eta = _rate(st, n)
-    # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
-    h = 0.0
-    lmin = np.inf
-    for i in range(N):
-        if alive[i] > 0.0:
-            li = loss[i]
-            h += w[i] * li
-            if li < lmin:
-                lmin = li
-    if eta == np.inf:
-        m = np.inf
-        for i in range(N):
-            if alive[i] > 0.0 and w[i] > 0.0 and loss[i] < m:
-                m = loss[i]
-    else:
-        s = 0.0
-        for i in range(N):
-            if alive[i] > 0.0:
-                s += w[i] * math.exp(-eta * (loss[i] - lmin))
-        m = lmin - math.log(s) / eta
-    st[0] += max(h - m, 0.0)
-    for i in range(N):
-        if alive[i] > 0.0:
-            L[i] += loss[i]
-    st[1] += 1.0
-    # fixed share with alpha_t = 1 / (t + 1), applied to the next round's weights
-    if n > 1 and st[0] > 0.0:
-        eta2 = math.log(n) / st[0]
-        a = 1.0 / (st[1] + 1.0)
-        _weights(L, alive, eta2, w)
-        for i in range(N):
-            if alive[i] > 0.0:
-                L[i] = -math.log((1.0 - a) * w[i] + a / n) / eta2
-    lmin = np.inf
-    for i in range(N):
-        if alive[i] > 0.0 and L[i] < lmin:
-            lmin = L[i]
-    for i in range(N):
-        if alive[i] > 0.0:
-            L[i] -= lmin
-
-
-@jit
-def _stack_round(c, y, alive, agg, w, loss, f, s):
-    """The stacking layer's round on target y, for the mixture f and the stack s it predicted
-    (w, loss: work): the top level's AdaHedge on their squared losses and their cumulative
-    squared losses (the gate of :func:`_stack_share`); the targets' variance; once lambda is
-    fixed (at the first round from :data:`~okl.kernels.WIDTH_WINDOW` targets on with a variance
-    > 0: lambda = :data:`STACK_RIDGE` x that variance, P = I / lambda), the recursive
-    least-squares step of v on the members' deviations r_i = c_i - f from the mixture and the
-    mixture's residual y - f (ridge towards v = 0: the mixture itself). O(N^2)."""
+def _stack_round(c, y, alive, agg, loss, f, s, u):
+    """The stacking layer's round on target y, for the mixture f, the stack s and the top level's
+    weight u on it this round (loss: work): the top level's AdaHedge round with fixed share on
+    their squared losses (:func:`aggregate_outputs_round`'s rule on two experts) and their
+    cumulative squared losses (the gate); the targets' variance; once lambda is fixed (at the
+    first round from :data:`~okl.kernels.WIDTH_WINDOW` targets on with a variance > 0: lambda =
+    :data:`STACK_RIDGE` x that variance, P = I / lambda), the recursive least-squares step of v
+    on the members' deviations r_i = c_i - f from the mixture and the mixture's residual y - f
+    (ridge towards v = 0: the mixture itself). O(N^2)."""
     top = agg[AGG_HEAD:AGG_HEAD + STACK_HEAD]
-    _weights(top[0:2], top[2:4], _rate(top[4:6], np.int64(2)), w[0:2])
-    loss[0] = (f - y) * (f - y)
-    loss[1] = (s - y) * (s - y)
-    _hedge_round(top[0:2], top[2:4], top[4:6], w[0:2], loss[0:2], np.int64(2))
-    top[10] += (f - y) * (f - y)
-    top[11] += (s - y) * (s - y)
-    top[7] += 1.0  # Welford: count, mean, M2
-    delta = y - top[8]
-    top[8] += delta / top[7]
-    top[9] += delta * (y - top[8])
+    l0 = (f - y) * (f - y)
+    l1 = (s - y) * (s - y)
+    if top[2] > 0.0:  # the mixability gap h - m
+        eta = math.log(2.0) / top[2]
+        lmin = min(l0, l1)
+        m = lmin - math.log((1.0 - u) * math.exp(-eta * (l0 - lmin)) + u * math.exp(-eta * (l1 - lmin))) / eta
+    else:
+        m = l0 if u < 1.0 else np.inf
+        if u > 0.0:
+            m = min(m, l1)
+    top[2] += max((1.0 - u) * l0 + u * l1 - m, 0.0)
+    top[0] += l0
+    top[1] += l1
+    top[3] += 1.0
+    if top[2] > 0.0:  # fixed share, alpha_t = 1 / (t + 1)
+        eta = math.log(2.0) / top[2]
+        a = 1.0 / (top[3] + 1.0)
+        w1 = _two_weight(top[0], top[1], eta)
+        top[0] = -math.log((1.0 - a) * (1.0 - w1) + a / 2.0) / eta
+        top[1] = -math.log((1.0 - a) * w1 + a / 2.0) / eta
+    lmin = min(top[0], top[1])
+    top[0] -= lmin
+    top[1] -= lmin
+    top[8] += l0
+    top[9] += l1
+    top[5] += 1.0  # Welford: count, mean, M2
+    delta = y - top[6]
+    top[6] += delta / top[5]
+    top[7] += delta * (y - top[6])
     N = alive.shape[0]
     v = agg[AGG_HEAD + STACK_HEAD:AGG_HEAD + STACK_HEAD + N]
     P = agg[AGG_HEAD + STACK_HEAD + N:]
-    if top[6] == 0.0:
-        if top[7] < WIDTH_WINDOW or not top[9] > 0.0:
+    if top[4] == 0.0:
+        if top[5] < WIDTH_WINDOW or not top[7] > 0.0:
             return
-        top[6] = STACK_RIDGE * top[9] / top[7]
+        top[4] = STACK_RIDGE * top[7] / top[5]
         for i in range(N * N):
             P[i] = 0.0
         for i in range(N):
-            P[i * N + i] = 1.0 / top[6]
+            P[i * N + i] = 1.0 / top[4]
             v[i] = 0.0
         return
     # r (in c) = the deviations of the members alive, 0 for the others; Px (in loss)
@@ -305,19 +272,57 @@ def aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nou
             n += 1
     if n == 0:
         return
-    for i in range(N):
-        if alive[i] > 0.0:
-            loss[i] = _member_loss(c, i, y, classification, nout, multi)
     stacking = agg.shape[0] > AGG_HEAD and not classification
     if stacking:  # the mixture and the stack this round, before the weights move
         f = 0.0
         for i in range(N):
             if alive[i] > 0.0:
                 f += w[i] * c[i]
-        s = _stacked(c, alive, agg, f)
-    _hedge_round(L, alive, agg, w, loss, np.int64(n))
+        stack, u, _ = _stack_mix(c, alive, agg, f)
+    eta = _rate(agg, np.int64(n))
+    # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
+    h = 0.0
+    lmin = np.inf
+    for i in range(N):
+        if alive[i] > 0.0:
+            li = _member_loss(c, i, y, classification, nout, multi)
+            loss[i] = li
+            h += w[i] * li
+            if li < lmin:
+                lmin = li
+    if eta == np.inf:
+        m = np.inf
+        for i in range(N):
+            if alive[i] > 0.0 and w[i] > 0.0 and loss[i] < m:
+                m = loss[i]
+    else:
+        s = 0.0
+        for i in range(N):
+            if alive[i] > 0.0:
+                s += w[i] * math.exp(-eta * (loss[i] - lmin))
+        m = lmin - math.log(s) / eta
+    agg[0] += max(h - m, 0.0)
+    for i in range(N):
+        if alive[i] > 0.0:
+            L[i] += loss[i]
+    agg[1] += 1.0
+    # fixed share with alpha_t = 1 / (t + 1), applied to the next round's weights
+    if n > 1 and agg[0] > 0.0:
+        eta2 = math.log(n) / agg[0]
+        a = 1.0 / (agg[1] + 1.0)
+        _weights(L, alive, eta2, w)
+        for i in range(N):
+            if alive[i] > 0.0:
+                L[i] = -math.log((1.0 - a) * w[i] + a / n) / eta2
+    lmin = np.inf
+    for i in range(N):
+        if alive[i] > 0.0 and L[i] < lmin:
+            lmin = L[i]
+    for i in range(N):
+        if alive[i] > 0.0:
+            L[i] -= lmin
     if stacking:
-        _stack_round(c, y, alive, agg, w, loss, f, s)
+        _stack_round(c, y, alive, agg, loss, f, stack, u)
     if not classification:
         agg[2] = min(agg[2], y)
         agg[3] = max(agg[3], y)

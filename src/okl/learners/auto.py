@@ -256,7 +256,7 @@ import numpy as np
 from okl._threads import one_blas_thread
 from okl._validation import check_bool, check_int
 from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma, scale_sigma_l1
-from okl.engine.aggregation import (AGG_HEAD, _stack_share, _weights, agg_size,  # noqa: F401 (re-exported)
+from okl.engine.aggregation import (AGG_HEAD, _stack_mix, _weights, agg_size,  # noqa: F401 (re-exported)
                                     aggregate_predict, aggregate_rounds, new_agg)
 from okl.engine.roots import EnginePaths, prepare_engine
 from okl.learners._autopool import (WIDTHS, WINDOW_WIDTH, _check_members, _label,  # noqa: F401 (re-exported)
@@ -676,7 +676,9 @@ class Auto(EnginePaths, Learner):
                 break
         out["aggregation_rate"] = float(math.log(alive) / self.agg_[0]) if self.agg_[0] > 0 and alive else None
         if len(self.agg_) > AGG_HEAD:  # regression: the stacking layer's share of the prediction
-            out["stack_share"] = float(_stack_share(self.agg_))
+            none = np.zeros(len(self.L_))  # (no member alive: only u and the gate are read)
+            _, u, gate = _stack_mix(none, none, self.agg_, 0.0)
+            out["stack_share"] = float(u) if gate else 0.0
         return out
 
     def _state_spec(self):
