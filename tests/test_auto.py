@@ -14,6 +14,7 @@ import pytest
 
 import okl
 from okl.data import permutation
+from okl.engine.aggregation import stack_rows
 from okl.learners.auto import WIDTHS, WINDOW_WIDTH, Auto, aggregate_rounds, default_pool, new_agg
 
 
@@ -100,10 +101,14 @@ def reference_aggregate(D, Y, classification):
 
 
 def compiled_aggregate(D, Y, classification):
+    """The engine's aggregation, then (regression) the stacking layer on the mixture it gave, as
+    auto's block path runs them."""
     N = D.shape[1]
     L, alive, agg = np.zeros(N), np.ones(N), new_agg(N, classification)
     out = np.empty(D.shape[0])
     aggregate_rounds(D, Y, L, alive, agg, classification, out)
+    if len(agg) > 4:
+        stack_rows(D, Y, np.ones(N), agg[4:], out)
     return out, L, alive
 
 
@@ -331,7 +336,7 @@ def test_regression_model_files_hold_the_stacking_state_or_run_the_mixture_alone
     m = okl.make("auto", loss="squared", budget=20, random_state=0)
     m.run(X[:300], y[:300])
     n = len(m.L_)
-    assert m.agg_.shape == (4 + 10 + n + n * n,) and m.agg_[4 + 4] > 0.0  # lambda fixed
+    assert m.agg_.shape == (4 + 12 + n + n * n,) and m.agg_[4 + 4] > 0.0  # lambda fixed
     share, (mixture_loss, stack_loss) = m.diagnostics()["stack_share"], m.agg_[4 + 8:4 + 10]
     assert mixture_loss > 0.0 and stack_loss > 0.0
     assert (share > 0.0) == (stack_loss < mixture_loss) and share < 1.0  # the gate
@@ -357,6 +362,27 @@ def test_regression_model_files_hold_the_stacking_state_or_run_the_mixture_alone
     assert np.isfinite(f).all() and old.agg_.shape == (4,) and "stack_share" not in old.diagnostics()
     with pytest.raises(okl.ModelFileError, match="agg_"):
         okl.Learner.load(rewrite(loaded.agg_[:7].copy(), "bad.npz"))
+
+
+def test_classification_never_runs_or_compiles_the_stacking_layer(data_dir, tmp_path):
+    """The layer runs beside the engine (okl.engine.aggregation.stack_*), so a classification
+    cold start (an empty Numba cache: every function the engine calls is typed, and so listed in
+    its signatures) compiles none of it; regression calls it. Each in a fresh process."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import sys, okl; from okl.engine import aggregation as a; "
+            "X, y = okl.load_dataset(sys.argv[1], sys.argv[2]); "
+            "okl.make('auto', random_state=0, **({} if sys.argv[1] == 'german' else {'loss': 'squared'}))"
+            ".run(X[:120], y[:120]); "
+            "print(sum(len(f.signatures) for f in (a._stack_round, a.stack_rows, a.stack_learn, a.stack_predict)))")
+    cold = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "numba"), OKL_COMPILE_PROCESSES="1")
+    used = [subprocess.run([sys.executable, "-c", code, name, str(data_dir)], capture_output=True, text=True,
+                           check=True, env=env).stdout.split()[-1]
+            for name, env in (("german", cold), ("cpusmall", None))]
+    assert used[0] == "0"  # classification, cold: none of it typed
+    assert used[1] != "0"  # regression's run(): the block path's stack_rows
 
 
 def test_the_stacking_layer_takes_chickweights_past_the_mixture():

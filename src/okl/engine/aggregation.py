@@ -4,12 +4,17 @@ time (the mathematics is in :mod:`okl.learners.auto`'s docstring). Compiled; the
 
 State: L (N effective cumulative losses, min 0 over the members alive), alive (N, 1.0 / 0.0),
 agg = [Delta (cumulative mixability gap), t (rounds aggregated), lo, hi (target range seen)],
-followed in regression (N >= 2 members) by the stacking layer's state (:func:`agg_size`): the
-top-level AdaHedge over {mixture, stack} laid out as the members' (L (2), alive (2), Delta,
-t), the ridge lambda (0 until fixed), the count, mean and sum of squared deviations of the
-targets aggregated (Welford), the cumulative squared losses of the mixture and of the stack (the
-gate), the stack's weights v (N) and its inverse Gram matrix P (N x N, row major). A four-entry
-agg in regression (a model file from before the stacking layer) runs without it.
+followed in regression (N >= 2 members) by the stacking layer's state (:func:`agg_size`; the
+engine never reads it): the top level's effective cumulative losses (mixture, stack), its Delta
+and t, the ridge lambda (0 until fixed), the count, mean and sum of squared deviations of the
+targets (Welford), the cumulative squared losses of the mixture and of the stack (the gate), the
+target range, the stack's weights v (N) and its inverse Gram matrix P (N x N, row major). A
+four-entry agg in regression (a model file from before the stacking layer) runs without it.
+
+The stacking layer runs beside the engine, on the mixture it returns and the member decisions it
+leaves (:func:`stack_predict`, :func:`stack_learn`, :func:`stack_rows`; ``auto``'s paths call them
+in regression only). Why outside the engine: every cold start compiles the engine, and the layer
+in it cost classification's first run() about 1.5 s of compiling for code it never runs.
 """
 
 from __future__ import annotations
@@ -24,8 +29,8 @@ from okl.kernels import WIDTH_WINDOW
 #: agg's head: Delta, t, lo, hi
 AGG_HEAD = 4
 #: the stacking layer's head after it: the top level's L (mixture, stack), Delta and t, lambda, the
-#: targets' count, mean and M2, the cumulative squared losses of the mixture and of the stack
-STACK_HEAD = 10
+#: targets' count, mean and M2, the cumulative squared losses of the mixture and of the stack, lo, hi
+STACK_HEAD = 12
 #: the stacking layer's ridge lambda, in units of the variance of the first targets aggregated
 #: (auto's docstring, "Aggregation"; 0.1 and 10 gave the same results within 1 %)
 STACK_RIDGE = 1.0
@@ -40,9 +45,11 @@ def agg_size(n_members: int, classification: bool) -> int:
 
 
 def new_agg(n_members: int, classification: bool) -> np.ndarray:
-    """A fresh agg: no round aggregated, the empty target range."""
+    """A fresh agg: no round aggregated, the empty target range (the stack's too)."""
     agg = np.zeros(agg_size(n_members, classification))
     agg[2], agg[3] = np.inf, -np.inf
+    if agg.shape[0] > AGG_HEAD:
+        agg[AGG_HEAD + 10], agg[AGG_HEAD + 11] = np.inf, -np.inf
     return agg
 
 
@@ -108,41 +115,6 @@ def aggregate_outputs(d, L, alive, agg, classification, w, c, nout, p):
         if alive[i] > 0.0:
             for o in range(nout):
                 p[o] += w[i] * c[i * nout + o]
-    if agg.shape[0] > AGG_HEAD and not classification:
-        s, u, gate = _stack_mix(c, alive, agg, p[0])
-        if gate and u > 0.0:
-            p[0] = (1.0 - u) * p[0] + u * s
-
-
-@jit_inline
-def _two_weight(l0, l1, eta):
-    """The second of two experts' exponential weights at rate eta (the arithmetic of
-    :func:`_weights`; eta = inf: uniform on the minimisers)."""
-    lmin = min(l0, l1)
-    if eta == np.inf:
-        w0 = 1.0 if l0 == lmin else 0.0
-        w1 = 1.0 if l1 == lmin else 0.0
-    else:
-        w0 = math.exp(-eta * (l0 - lmin))
-        w1 = math.exp(-eta * (l1 - lmin))
-    return w1 / (w0 + w1)
-
-
-@jit_inline
-def _stack_mix(c, alive, agg, f):
-    """(s, u, gate) for the mixture f: the stack's prediction s = f + sum_i v_i (c_i - f) over the
-    members alive, clipped to the target range; the top level's weight u on it (AdaHedge's rate
-    ln 2 / Delta); the gate: whether the stack's cumulative squared loss is below the mixture's."""
-    top = agg[AGG_HEAD:AGG_HEAD + STACK_HEAD]
-    v = agg[AGG_HEAD + STACK_HEAD:]
-    s = f
-    for i in range(alive.shape[0]):
-        if alive[i] > 0.0:
-            s += v[i] * (c[i] - f)
-    if agg[2] <= agg[3]:
-        s = min(max(s, agg[2]), agg[3])
-    eta = math.log(2.0) / top[2] if top[2] > 0.0 else np.inf
-    return s, _two_weight(top[0], top[1], eta), top[9] < top[8]
 
 
 @jit
@@ -181,80 +153,6 @@ def _member_loss(c, i, y, classification, nout, multi):
 
 
 @jit
-def _stack_round(c, y, alive, agg, loss, f, s, u):
-    """The stacking layer's round on target y, for the mixture f, the stack s and the top level's
-    weight u on it this round (loss: work): the top level's AdaHedge round with fixed share on
-    their squared losses (:func:`aggregate_outputs_round`'s rule on two experts) and their
-    cumulative squared losses (the gate); the targets' variance; once lambda is fixed (at the
-    first round from :data:`~okl.kernels.WIDTH_WINDOW` targets on with a variance > 0: lambda =
-    :data:`STACK_RIDGE` x that variance, P = I / lambda), the recursive least-squares step of v
-    on the members' deviations r_i = c_i - f from the mixture and the mixture's residual y - f
-    (ridge towards v = 0: the mixture itself). O(N^2)."""
-    top = agg[AGG_HEAD:AGG_HEAD + STACK_HEAD]
-    l0 = (f - y) * (f - y)
-    l1 = (s - y) * (s - y)
-    if top[2] > 0.0:  # the mixability gap h - m
-        eta = math.log(2.0) / top[2]
-        lmin = min(l0, l1)
-        m = lmin - math.log((1.0 - u) * math.exp(-eta * (l0 - lmin)) + u * math.exp(-eta * (l1 - lmin))) / eta
-    else:
-        m = l0 if u < 1.0 else np.inf
-        if u > 0.0:
-            m = min(m, l1)
-    top[2] += max((1.0 - u) * l0 + u * l1 - m, 0.0)
-    top[0] += l0
-    top[1] += l1
-    top[3] += 1.0
-    if top[2] > 0.0:  # fixed share, alpha_t = 1 / (t + 1)
-        eta = math.log(2.0) / top[2]
-        a = 1.0 / (top[3] + 1.0)
-        w1 = _two_weight(top[0], top[1], eta)
-        top[0] = -math.log((1.0 - a) * (1.0 - w1) + a / 2.0) / eta
-        top[1] = -math.log((1.0 - a) * w1 + a / 2.0) / eta
-    lmin = min(top[0], top[1])
-    top[0] -= lmin
-    top[1] -= lmin
-    top[8] += l0
-    top[9] += l1
-    top[5] += 1.0  # Welford: count, mean, M2
-    delta = y - top[6]
-    top[6] += delta / top[5]
-    top[7] += delta * (y - top[6])
-    N = alive.shape[0]
-    v = agg[AGG_HEAD + STACK_HEAD:AGG_HEAD + STACK_HEAD + N]
-    P = agg[AGG_HEAD + STACK_HEAD + N:]
-    if top[4] == 0.0:
-        if top[5] < WIDTH_WINDOW or not top[7] > 0.0:
-            return
-        top[4] = STACK_RIDGE * top[7] / top[5]
-        for i in range(N * N):
-            P[i] = 0.0
-        for i in range(N):
-            P[i * N + i] = 1.0 / top[4]
-            v[i] = 0.0
-        return
-    # r (in c) = the deviations of the members alive, 0 for the others; Px (in loss)
-    for i in range(N):
-        c[i] = c[i] - f if alive[i] > 0.0 else 0.0
-    rv = 0.0
-    for i in range(N):
-        rv += c[i] * v[i]
-    den = 1.0
-    for i in range(N):
-        q = 0.0
-        for j in range(N):
-            q += P[i * N + j] * c[j]
-        loss[i] = q
-        den += c[i] * q
-    e = (y - f - rv) / den
-    for i in range(N):
-        v[i] += loss[i] * e
-        gi = loss[i] / den
-        for j in range(N):
-            P[i * N + j] -= gi * loss[j]
-
-
-@jit
 def aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nout, multi, p):
     """One test-then-train aggregation round on member decisions d (a member with a non-finite
     output leaves the pool for good); the mixture's outputs go to p. w, loss: work (N); c: work
@@ -272,13 +170,6 @@ def aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nou
             n += 1
     if n == 0:
         return
-    stacking = agg.shape[0] > AGG_HEAD and not classification
-    if stacking:  # the mixture and the stack this round, before the weights move
-        f = 0.0
-        for i in range(N):
-            if alive[i] > 0.0:
-                f += w[i] * c[i]
-        stack, u, _ = _stack_mix(c, alive, agg, f)
     eta = _rate(agg, np.int64(n))
     # mixability gap of this round: h (mixture's dot loss) - m (mix loss)
     h = 0.0
@@ -321,8 +212,6 @@ def aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nou
     for i in range(N):
         if alive[i] > 0.0:
             L[i] -= lmin
-    if stacking:
-        _stack_round(c, y, alive, agg, loss, f, stack, u)
     if not classification:
         agg[2] = min(agg[2], y)
         agg[3] = max(agg[3], y)
@@ -345,3 +234,146 @@ def aggregate_rounds(D, Y, L, alive, agg, classification, out):
     loss = np.empty(N)
     for r in range(D.shape[0]):
         out[r] = aggregate_round(D[r], Y[r], L, alive, agg, classification, w, c, loss)
+
+
+@jit_inline
+def _two_weight(l0, l1, eta):
+    """The second of two experts' exponential weights at rate eta (the arithmetic of
+    :func:`_weights`; eta = inf: uniform on the minimisers)."""
+    lmin = min(l0, l1)
+    if eta == np.inf:
+        w0 = 1.0 if l0 == lmin else 0.0
+        w1 = 1.0 if l1 == lmin else 0.0
+    else:
+        w0 = math.exp(-eta * (l0 - lmin))
+        w1 = math.exp(-eta * (l1 - lmin))
+    return w1 / (w0 + w1)
+
+
+@jit_inline
+def _stack_mix(c, alive, st, f):
+    """(s, u, gate) for the mixture f and the clipped member decisions c (st: the stacking
+    layer's state, agg[AGG_HEAD:]): the stack's prediction s = f + sum_i v_i (c_i - f) over the
+    members alive, clipped to the target range; the top level's weight u on it (AdaHedge's rate
+    ln 2 / Delta); the gate: whether the stack's cumulative squared loss is below the mixture's."""
+    v = st[STACK_HEAD:]
+    s = f
+    for i in range(alive.shape[0]):
+        if alive[i] > 0.0:
+            s += v[i] * (c[i] - f)
+    if st[10] <= st[11]:
+        s = min(max(s, st[10]), st[11])
+    eta = math.log(2.0) / st[2] if st[2] > 0.0 else np.inf
+    return s, _two_weight(st[0], st[1], eta), st[9] < st[8]
+
+
+@jit
+def _stack_round(c, y, alive, st, loss, f, s, u):
+    """The stacking layer's round on target y, for the mixture f, the stack s and the top level's
+    weight u on it this round (loss: work): the top level's AdaHedge round with fixed share on
+    their squared losses (:func:`aggregate_outputs_round`'s rule on two experts) and their
+    cumulative squared losses (the gate); the targets' variance; once lambda is fixed (at the
+    first round from :data:`~okl.kernels.WIDTH_WINDOW` targets on with a variance > 0: lambda =
+    :data:`STACK_RIDGE` x that variance, P = I / lambda), the recursive least-squares step of v
+    on the members' deviations r_i = c_i - f from the mixture and the mixture's residual y - f
+    (ridge towards v = 0: the mixture itself). O(N^2)."""
+    l0 = (f - y) * (f - y)
+    l1 = (s - y) * (s - y)
+    if st[2] > 0.0:  # the mixability gap h - m
+        eta = math.log(2.0) / st[2]
+        lmin = min(l0, l1)
+        m = lmin - math.log((1.0 - u) * math.exp(-eta * (l0 - lmin)) + u * math.exp(-eta * (l1 - lmin))) / eta
+    else:
+        m = l0 if u < 1.0 else np.inf
+        if u > 0.0:
+            m = min(m, l1)
+    st[2] += max((1.0 - u) * l0 + u * l1 - m, 0.0)
+    st[0] += l0
+    st[1] += l1
+    st[3] += 1.0
+    if st[2] > 0.0:  # fixed share, alpha_t = 1 / (t + 1)
+        eta = math.log(2.0) / st[2]
+        a = 1.0 / (st[3] + 1.0)
+        w1 = _two_weight(st[0], st[1], eta)
+        st[0] = -math.log((1.0 - a) * (1.0 - w1) + a / 2.0) / eta
+        st[1] = -math.log((1.0 - a) * w1 + a / 2.0) / eta
+    lmin = min(st[0], st[1])
+    st[0] -= lmin
+    st[1] -= lmin
+    st[8] += l0
+    st[9] += l1
+    st[5] += 1.0  # Welford: count, mean, M2
+    delta = y - st[6]
+    st[6] += delta / st[5]
+    st[7] += delta * (y - st[6])
+    N = alive.shape[0]
+    v = st[STACK_HEAD:STACK_HEAD + N]
+    P = st[STACK_HEAD + N:]
+    if st[4] == 0.0:
+        if st[5] < WIDTH_WINDOW or not st[7] > 0.0:
+            return
+        st[4] = STACK_RIDGE * st[7] / st[5]
+        for i in range(N * N):
+            P[i] = 0.0
+        for i in range(N):
+            P[i * N + i] = 1.0 / st[4]
+            v[i] = 0.0
+        return
+    # r (in c) = the deviations of the members alive, 0 for the others; Px (in loss)
+    for i in range(N):
+        c[i] = c[i] - f if alive[i] > 0.0 else 0.0
+    rv = 0.0
+    for i in range(N):
+        rv += c[i] * v[i]
+    den = 1.0
+    for i in range(N):
+        q = 0.0
+        for j in range(N):
+            q += P[i * N + j] * c[j]
+        loss[i] = q
+        den += c[i] * q
+    e = (y - f - rv) / den
+    for i in range(N):
+        v[i] += loss[i] * e
+        gi = loss[i] / den
+        for j in range(N):
+            P[i * N + j] -= gi * loss[j]
+
+@jit
+def stack_predict(d, alive, st, f, c):
+    """auto's regression prediction for the mixture f of member decisions d: (1 - u) f + u s
+    when the stacking layer's gate is open, else f (st: agg[AGG_HEAD:]; c: work, N). No change to
+    the state."""
+    _clip_row(d, alive, False, st[10], st[11], c, 1)
+    s, u, gate = _stack_mix(c, alive, st, f)
+    if gate and u > 0.0:
+        return (1.0 - u) * f + u * s
+    return f
+
+
+@jit
+def stack_learn(d, y, alive, st, f, c, work):
+    """:func:`stack_predict`, then the stacking layer's round on target y (c, work: N each)."""
+    _clip_row(d, alive, False, st[10], st[11], c, 1)
+    s, u, gate = _stack_mix(c, alive, st, f)
+    p = (1.0 - u) * f + u * s if gate and u > 0.0 else f
+    _stack_round(c, y, alive, st, work, f, s, u)
+    st[10] = min(st[10], y)
+    st[11] = max(st[11], y)
+    return p
+
+
+@jit
+def stack_rows(D, Y, alive, st, out):
+    """:func:`stack_learn` over rows of the engine's block: D the member decisions (n x N), out the
+    mixture's outputs in and auto's predictions out; alive: the members alive before the block (a
+    member whose decision turns non-finite leaves from that row on, as in the engine)."""
+    N = D.shape[1]
+    a = alive.copy()
+    c = np.empty(N)
+    work = np.empty(N)
+    for r in range(D.shape[0]):
+        for i in range(N):
+            if a[i] > 0.0 and not math.isfinite(D[r, i]):
+                a[i] = 0.0
+        out[r] = stack_learn(D[r], Y[r], a, st, out[r], c, work)

@@ -68,7 +68,7 @@ import numpy as np
 from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, ogd_step,
                            row_ok, rows_axpy, sub_scaled)
 from okl._jit import jit_inline
-from okl.engine.aggregation import aggregate_outputs, aggregate_outputs_round
+from okl.engine.aggregation import AGG_HEAD, aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import _fourier_from_projections, _project_t
 from okl.learners.linear import linear_features
@@ -519,6 +519,9 @@ class Engine:
         self.L[:], self.alive[:], self.agg[:] = L, alive, agg
         self.todo = np.zeros(N, dtype=np.int64)
         self.classification = pool[0].task == "classification" if pool else True
+        #: regression's stacking layer's state (a view of agg; None without it): run beside the
+        #: engine, on the mixture it returns (okl.engine.aggregation.stack_predict)
+        self.stack = self.agg[AGG_HEAD:] if self.agg.shape[0] > AGG_HEAD and not self.classification else None
         self.stale = False
 
     def _block(self, j, col, n):

@@ -50,6 +50,7 @@ from okl._compiled import row_ok
 from okl._jit import is_cached, jit_inline
 from okl._validation import MAX_ABS_FEATURE, check_vector
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
+from okl.engine.aggregation import stack_learn, stack_predict, stack_rows
 from okl.engine.core import (I_COLS, R_COLS, engine_event, engine_rows, learn_all_one, predict_all_one,
                              state_size)
 from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_XL, O_XS, PENDING, SEEN,
@@ -349,6 +350,15 @@ def build_auto(learner, eng) -> AutoPlan | None:
     return AutoPlan(learner, eng, spread, cal)
 
 
+def _stacked_round(eng, y, f):
+    """auto's regression prediction after the engine's round on target y with mixture f:
+    the stacking layer's (:func:`okl.engine.aggregation.stack_learn`), which then learns y; f as
+    it is without the layer or when f is not finite (no member left)."""
+    if eng.stack is None or not f - f == 0.0:
+        return f
+    return stack_learn(eng.d, y, eng.alive, eng.stack, f, eng.c, eng.loss)
+
+
 class EnginePaths:
     """``auto``'s paths into its engine (a mixin of :class:`okl.learners.auto.Auto`): per event, the
     plan's two compiled calls, else the generic hooks on the same engine, and blocks of rows
@@ -380,6 +390,9 @@ class EnginePaths:
             if f - f == 0.0:
                 if plan.K:
                     return self._outputs(plan.eng)
+                eng = plan.eng
+                if eng.stack is not None:
+                    f = stack_predict(eng.d, eng.alive, eng.stack, f, eng.c)
                 return f + self._target_mean() if plan.center else f
         return self._predict_event(x)
 
@@ -401,6 +414,7 @@ class EnginePaths:
             if k >= 0:  # learned (else nothing changed: the generic path takes the event and says why)
                 if plan.K:
                     f = self._outputs(plan.eng)
+                f = _stacked_round(plan.eng, r, f)
                 if k:  # members' transitions / update rounds (the calibration's step after them)
                     self._python_steps(plan.eng, plan.xs.copy(), r)
                     if not self.alive_.any():
@@ -424,6 +438,8 @@ class EnginePaths:
         ok, f = call_predict(eng, x)
         if not ok:
             self._check_values(x)
+        if eng.stack is not None and f - f == 0.0:
+            f = stack_predict(eng.d, eng.alive, eng.stack, f, eng.c)
         return (f if not eng.K else self._outputs(eng)), eng
 
     def _event_learn(self, x, y, z, ev):
@@ -436,6 +452,7 @@ class EnginePaths:
             self._check_values(x)
         if eng.K:
             f = self._outputs(eng)
+        f = _stacked_round(eng, y, f)
         if n:
             self._python_steps(eng, x, y)
             if not self.alive_.any():
@@ -471,7 +488,11 @@ class EnginePaths:
             r = 0
             while r < e - s:
                 eng = self._engine()
+                r0, alive = r, (eng.alive.copy() if eng.stack is not None else None)
                 r, k = call_rows(eng, X[s:e], y[s:e], r, classification, D, rows[s:e])
+                if eng.stack is not None and r > r0:  # (before a member's Python step can drop it)
+                    stack_rows(D[r0:r], np.ascontiguousarray(y[s + r0:s + r], dtype=float), alive, eng.stack,
+                               out[s + r0:s + r])
                 if k:
                     eng.d[:] = D[r - 1]
                     self._python_steps(eng, X[s + r - 1], y[s + r - 1])

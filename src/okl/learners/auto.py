@@ -170,8 +170,13 @@ Aggregation (every round; no hindsight)
     * staged (first 20,000 rows, permutation 0): cpusmall 0.00238 -> 0.00209, cadata
       0.0167 -> 0.0153, parkinson 0.0138 -> 0.0113.
 
-    Replayed offline on the members' decisions (before the gate), lambda at 0.1 and 10 times
-    this gave the same results within 1 %. Classification keeps the mixture alone: agg holds
+    The layer runs beside the engine (:func:`okl.engine.aggregation.stack_predict`,
+    ``stack_learn``, ``stack_rows``), on the mixture the engine returns and the member decisions
+    it leaves. Inside the engine it cost every cold start, classification's too, about 1.5 s of
+    compiling (``firstcontact.py --quick``: auto's first run() 12.4-13.2 s against 11.3-11.4 s);
+    beside it, 12.1 s against 12.2-12.5 s in runs that alternated. Replayed offline on the
+    members' decisions (before the gate), lambda at 0.1 and 10 times this gave the same results
+    within 1 %. Classification keeps the mixture alone: agg holds
     the layer's state only in regression with two or more members. A model file from before the
     layer (a four-entry agg) runs the mixture alone.
 
@@ -221,7 +226,9 @@ Shared work (what the members share, and what that changes)
       part of a kernel member's round (the projection on the map is ~4x it).
 
 Cost: one round of ``auto`` is one round of every member plus an O(N) aggregation (in regression
-O(N^2) with the stacking layer: 1.6 against 1.0 us a round at N = 19), all in one
+O(N^2) more for the stacking layer: 1.6 against 1.0 us a round at N = 19, in a compiled call of its
+own beside the engine's, so that classification's cold start compiles none of it; regression's
+first run compiles it, about 2 s on a cold cache), all in one
 compiled call per event (:mod:`okl.engine.core`: predict_one one call for every member's
 features and the mixture, learn_one one call for every member's step and the weights, on the
 features predict_one left; the row check, input scale and calibration's step in the same calls,
@@ -677,7 +684,7 @@ class Auto(EnginePaths, Learner):
         out["aggregation_rate"] = float(math.log(alive) / self.agg_[0]) if self.agg_[0] > 0 and alive else None
         if len(self.agg_) > AGG_HEAD:  # regression: the stacking layer's share of the prediction
             none = np.zeros(len(self.L_))  # (no member alive: only u and the gate are read)
-            _, u, gate = _stack_mix(none, none, self.agg_, 0.0)
+            _, u, gate = _stack_mix(none, none, self.agg_[AGG_HEAD:], 0.0)
             out["stack_share"] = float(u) if gate else 0.0
         return out
 
