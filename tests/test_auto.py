@@ -362,6 +362,10 @@ def test_regression_model_files_hold_the_stacking_state_or_run_the_mixture_alone
     assert np.isfinite(f).all() and old.agg_.shape == (4,) and "stack_share" not in old.diagnostics()
     with pytest.raises(okl.ModelFileError, match="agg_"):
         okl.Learner.load(rewrite(loaded.agg_[:7].copy(), "bad.npz"))
+    nan = loaded.agg_.copy()
+    nan[4 + 12 + 1] = np.nan  # a stack weight
+    with pytest.raises(okl.ModelFileError, match="agg_"):
+        okl.Learner.load(rewrite(nan, "nan.npz"))
 
 
 def test_classification_never_runs_or_compiles_the_stacking_layer(data_dir, tmp_path):

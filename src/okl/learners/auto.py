@@ -263,8 +263,8 @@ import numpy as np
 from okl._threads import one_blas_thread
 from okl._validation import check_bool, check_int
 from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma, scale_sigma_l1
-from okl.engine.aggregation import (AGG_HEAD, _stack_mix, _weights, agg_size,  # noqa: F401 (re-exported)
-                                    aggregate_predict, aggregate_rounds, new_agg)
+from okl.engine.aggregation import (  # noqa: F401 (aggregate_predict, aggregate_rounds, _weights: re-exported)
+    AGG_HEAD, STACK_HEAD, _stack_mix, _weights, agg_size, aggregate_predict, aggregate_rounds, new_agg)
 from okl.engine.roots import EnginePaths, prepare_engine
 from okl.learners._autopool import (WIDTHS, WINDOW_WIDTH, _check_members, _label,  # noqa: F401 (re-exported)
                                    _share_directions, default_pool)
@@ -703,7 +703,9 @@ class Auto(EnginePaths, Learner):
             rules=((lambda m: m._pool is not None or m._unpack(), "members_blob_",
                     "does not hold valid model files of the members"),
                    (lambda m: len(m.agg_) in (AGG_HEAD, agg_size(len(m.L_), m._pool[0].task == "classification"))
-                    and np.isfinite(m.agg_[:2]).all() and np.isfinite(m.agg_[AGG_HEAD:]).all(),
+                    and not np.isnan(m.agg_).any() and np.isfinite(m.agg_[:2]).all()  # (ranges: +-inf when empty)
+                    and np.isfinite(m.agg_[AGG_HEAD:AGG_HEAD + STACK_HEAD - 2]).all()
+                    and np.isfinite(m.agg_[AGG_HEAD + STACK_HEAD:]).all(),
                     "agg_", "is not a finite aggregation state of this pool's length")))
 
     # ---- model files ----------------------------------------------------------------------
