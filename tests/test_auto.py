@@ -14,7 +14,7 @@ import pytest
 
 import okl
 from okl.data import permutation
-from okl.engine.aggregation import stack_rows
+from okl.engine.aggregation import AGG_HEAD, CUM_MIX, CUM_STACK, LAMBDA, STACK_HEAD, stack_rows
 from okl.learners.auto import WIDTHS, WINDOW_WIDTH, Auto, aggregate_rounds, default_pool, new_agg
 
 
@@ -107,8 +107,8 @@ def compiled_aggregate(D, Y, classification):
     L, alive, agg = np.zeros(N), np.ones(N), new_agg(N, classification)
     out = np.empty(D.shape[0])
     aggregate_rounds(D, Y, L, alive, agg, classification, out)
-    if len(agg) > 4:
-        stack_rows(D, Y, np.ones(N), agg[4:], out)
+    if len(agg) > AGG_HEAD:
+        stack_rows(D, Y, np.ones(N), agg[AGG_HEAD:], out)
     return out, L, alive
 
 
@@ -336,8 +336,9 @@ def test_regression_model_files_hold_the_stacking_state_or_run_the_mixture_alone
     m = okl.make("auto", loss="squared", budget=20, random_state=0)
     m.run(X[:300], y[:300])
     n = len(m.L_)
-    assert m.agg_.shape == (4 + 12 + n + n * n,) and m.agg_[4 + 4] > 0.0  # lambda fixed
-    share, (mixture_loss, stack_loss) = m.diagnostics()["stack_share"], m.agg_[4 + 8:4 + 10]
+    st = m.agg_[AGG_HEAD:]
+    assert m.agg_.shape == (AGG_HEAD + STACK_HEAD + n + n * n,) and st[LAMBDA] > 0.0  # lambda fixed
+    share, mixture_loss, stack_loss = m.diagnostics()["stack_share"], st[CUM_MIX], st[CUM_STACK]
     assert mixture_loss > 0.0 and stack_loss > 0.0
     assert (share > 0.0) == (stack_loss < mixture_loss) and share < 1.0  # the gate
     path = tmp_path / "auto.npz"
@@ -363,7 +364,7 @@ def test_regression_model_files_hold_the_stacking_state_or_run_the_mixture_alone
     with pytest.raises(okl.ModelFileError, match="agg_"):
         okl.Learner.load(rewrite(loaded.agg_[:7].copy(), "bad.npz"))
     nan = loaded.agg_.copy()
-    nan[4 + 12 + 1] = np.nan  # a stack weight
+    nan[AGG_HEAD + STACK_HEAD + 1] = np.nan  # a stack weight
     with pytest.raises(okl.ModelFileError, match="agg_"):
         okl.Learner.load(rewrite(nan, "nan.npz"))
 

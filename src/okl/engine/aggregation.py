@@ -5,10 +5,11 @@ time (the mathematics is in :mod:`okl.learners.auto`'s docstring). Compiled; the
 State: L (N effective cumulative losses, min 0 over the members alive), alive (N, 1.0 / 0.0),
 agg = [Delta (cumulative mixability gap), t (rounds aggregated), lo, hi (target range seen)],
 followed in regression (N >= 2 members) by the stacking layer's state (:func:`agg_size`; the
-engine never reads it): the top level's effective cumulative losses (mixture, stack), its Delta
-and t, the ridge lambda (0 until fixed), the count, mean and sum of squared deviations of the
-targets (Welford), the cumulative squared losses of the mixture and of the stack (the gate), the
-target range, the stack's weights v (N) and its inverse Gram matrix P (N x N, row major). A
+engine never reads it; the slots are named below): the top level's effective cumulative losses
+(mixture, stack), its Delta and t, the ridge lambda (0 until fixed), the targets' mean and sum of
+squared deviations (Welford, over t), the cumulative squared losses of the mixture and of the
+stack (the gate), the target range, the stack's weights v (N) and its inverse Gram matrix P
+(N x N, row major). A
 four-entry agg in regression (a model file from before the stacking layer) runs without it.
 
 The stacking layer runs beside the engine, on the mixture it returns and the member decisions it
@@ -28,9 +29,12 @@ from okl.kernels import WIDTH_WINDOW
 
 #: agg's head: Delta, t, lo, hi
 AGG_HEAD = 4
-#: the stacking layer's head after it: the top level's L (mixture, stack), Delta and t, lambda, the
-#: targets' count, mean and M2, the cumulative squared losses of the mixture and of the stack, lo, hi
-STACK_HEAD = 12
+#: the stacking layer's state (agg[AGG_HEAD:]), its head's slots: the top level's effective
+#: cumulative losses of the mixture and of the stack, its Delta and its rounds t (also the count of
+#: the targets' Welford mean and M2), lambda, the cumulative squared losses (the gate), and the
+#: target range before the round; then v (N) and P (N x N)
+(L_MIX, L_STACK, DELTA, ROUNDS, LAMBDA, MEAN, M2, CUM_MIX, CUM_STACK, LO, HI) = range(11)
+STACK_HEAD = 11
 #: the stacking layer's ridge lambda, in units of the variance of the first targets aggregated
 #: (auto's docstring, "Aggregation"; 0.1 and 10 gave the same results within 1 %)
 STACK_RIDGE = 1.0
@@ -49,7 +53,7 @@ def new_agg(n_members: int, classification: bool) -> np.ndarray:
     agg = np.zeros(agg_size(n_members, classification))
     agg[2], agg[3] = np.inf, -np.inf
     if agg.shape[0] > AGG_HEAD:
-        agg[AGG_HEAD + 10], agg[AGG_HEAD + 11] = np.inf, -np.inf
+        agg[AGG_HEAD + LO], agg[AGG_HEAD + HI] = np.inf, -np.inf
     return agg
 
 
@@ -251,20 +255,28 @@ def _two_weight(l0, l1, eta):
 
 
 @jit_inline
+def stack_share(st):
+    """(u, gate): the top level's weight u on the stack (AdaHedge's rate ln 2 / Delta) and the
+    gate, whether the stack's cumulative squared loss is below the mixture's (st: the stacking
+    layer's state, agg[AGG_HEAD:])."""
+    eta = math.log(2.0) / st[DELTA] if st[DELTA] > 0.0 else np.inf
+    return _two_weight(st[L_MIX], st[L_STACK], eta), st[CUM_STACK] < st[CUM_MIX]
+
+
+@jit_inline
 def _stack_mix(c, alive, st, f):
-    """(s, u, gate) for the mixture f and the clipped member decisions c (st: the stacking
-    layer's state, agg[AGG_HEAD:]): the stack's prediction s = f + sum_i v_i (c_i - f) over the
-    members alive, clipped to the target range; the top level's weight u on it (AdaHedge's rate
-    ln 2 / Delta); the gate: whether the stack's cumulative squared loss is below the mixture's."""
+    """(s, u, gate) for the mixture f and the clipped member decisions c: the stack's prediction
+    s = f + sum_i v_i (c_i - f) over the members alive, clipped to the target range, and
+    :func:`stack_share`."""
     v = st[STACK_HEAD:]
     s = f
     for i in range(alive.shape[0]):
         if alive[i] > 0.0:
             s += v[i] * (c[i] - f)
-    if st[10] <= st[11]:
-        s = min(max(s, st[10]), st[11])
-    eta = math.log(2.0) / st[2] if st[2] > 0.0 else np.inf
-    return s, _two_weight(st[0], st[1], eta), st[9] < st[8]
+    if st[LO] <= st[HI]:
+        s = min(max(s, st[LO]), st[HI])
+    u, gate = stack_share(st)
+    return s, u, gate
 
 
 @jit
@@ -276,47 +288,48 @@ def _stack_round(c, y, alive, st, loss, f, s, u):
     first round from :data:`~okl.kernels.WIDTH_WINDOW` targets on with a variance > 0: lambda =
     :data:`STACK_RIDGE` x that variance, P = I / lambda), the recursive least-squares step of v
     on the members' deviations r_i = c_i - f from the mixture and the mixture's residual y - f
-    (ridge towards v = 0: the mixture itself). O(N^2)."""
+    (ridge towards v = 0: the mixture itself). O(N^2). The top level is written out for its two
+    experts rather than calling the members' rule, which lives inside the engine's round (a
+    function of its own there cost every cold start its compile)."""
     l0 = (f - y) * (f - y)
     l1 = (s - y) * (s - y)
-    if st[2] > 0.0:  # the mixability gap h - m
-        eta = math.log(2.0) / st[2]
+    if st[DELTA] > 0.0:  # the mixability gap h - m
+        eta = math.log(2.0) / st[DELTA]
         lmin = min(l0, l1)
         m = lmin - math.log((1.0 - u) * math.exp(-eta * (l0 - lmin)) + u * math.exp(-eta * (l1 - lmin))) / eta
     else:
         m = l0 if u < 1.0 else np.inf
         if u > 0.0:
             m = min(m, l1)
-    st[2] += max((1.0 - u) * l0 + u * l1 - m, 0.0)
-    st[0] += l0
-    st[1] += l1
-    st[3] += 1.0
-    if st[2] > 0.0:  # fixed share, alpha_t = 1 / (t + 1)
-        eta = math.log(2.0) / st[2]
-        a = 1.0 / (st[3] + 1.0)
-        w1 = _two_weight(st[0], st[1], eta)
-        st[0] = -math.log((1.0 - a) * (1.0 - w1) + a / 2.0) / eta
-        st[1] = -math.log((1.0 - a) * w1 + a / 2.0) / eta
-    lmin = min(st[0], st[1])
-    st[0] -= lmin
-    st[1] -= lmin
-    st[8] += l0
-    st[9] += l1
-    st[5] += 1.0  # Welford: count, mean, M2
-    delta = y - st[6]
-    st[6] += delta / st[5]
-    st[7] += delta * (y - st[6])
+    st[DELTA] += max((1.0 - u) * l0 + u * l1 - m, 0.0)
+    st[L_MIX] += l0
+    st[L_STACK] += l1
+    st[ROUNDS] += 1.0
+    if st[DELTA] > 0.0:  # fixed share, alpha_t = 1 / (t + 1)
+        eta = math.log(2.0) / st[DELTA]
+        a = 1.0 / (st[ROUNDS] + 1.0)
+        w1 = _two_weight(st[L_MIX], st[L_STACK], eta)
+        st[L_MIX] = -math.log((1.0 - a) * (1.0 - w1) + a / 2.0) / eta
+        st[L_STACK] = -math.log((1.0 - a) * w1 + a / 2.0) / eta
+    lmin = min(st[L_MIX], st[L_STACK])
+    st[L_MIX] -= lmin
+    st[L_STACK] -= lmin
+    st[CUM_MIX] += l0
+    st[CUM_STACK] += l1
+    delta = y - st[MEAN]  # Welford over the ROUNDS targets
+    st[MEAN] += delta / st[ROUNDS]
+    st[M2] += delta * (y - st[MEAN])
     N = alive.shape[0]
     v = st[STACK_HEAD:STACK_HEAD + N]
     P = st[STACK_HEAD + N:]
-    if st[4] == 0.0:
-        if st[5] < WIDTH_WINDOW or not st[7] > 0.0:
+    if st[LAMBDA] == 0.0:
+        if st[ROUNDS] < WIDTH_WINDOW or not st[M2] > 0.0:
             return
-        st[4] = STACK_RIDGE * st[7] / st[5]
+        st[LAMBDA] = STACK_RIDGE * st[M2] / st[ROUNDS]
         for i in range(N * N):
             P[i] = 0.0
         for i in range(N):
-            P[i * N + i] = 1.0 / st[4]
+            P[i * N + i] = 1.0 / st[LAMBDA]
             v[i] = 0.0
         return
     # r (in c) = the deviations of the members alive, 0 for the others; Px (in loss)
@@ -339,12 +352,13 @@ def _stack_round(c, y, alive, st, loss, f, s, u):
         for j in range(N):
             P[i * N + j] -= gi * loss[j]
 
+
 @jit
 def stack_predict(d, alive, st, f, c):
     """auto's regression prediction for the mixture f of member decisions d: (1 - u) f + u s
     when the stacking layer's gate is open, else f (st: agg[AGG_HEAD:]; c: work, N). No change to
     the state."""
-    _clip_row(d, alive, False, st[10], st[11], c, 1)
+    _clip_row(d, alive, False, st[LO], st[HI], c, 1)
     s, u, gate = _stack_mix(c, alive, st, f)
     if gate and u > 0.0:
         return (1.0 - u) * f + u * s
@@ -354,12 +368,12 @@ def stack_predict(d, alive, st, f, c):
 @jit
 def stack_learn(d, y, alive, st, f, c, work):
     """:func:`stack_predict`, then the stacking layer's round on target y (c, work: N each)."""
-    _clip_row(d, alive, False, st[10], st[11], c, 1)
+    _clip_row(d, alive, False, st[LO], st[HI], c, 1)
     s, u, gate = _stack_mix(c, alive, st, f)
     p = (1.0 - u) * f + u * s if gate and u > 0.0 else f
     _stack_round(c, y, alive, st, work, f, s, u)
-    st[10] = min(st[10], y)
-    st[11] = max(st[11], y)
+    st[LO] = min(st[LO], y)
+    st[HI] = max(st[HI], y)
     return p
 
 

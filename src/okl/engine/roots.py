@@ -350,6 +350,15 @@ def build_auto(learner, eng) -> AutoPlan | None:
     return AutoPlan(learner, eng, spread, cal)
 
 
+def _stacked(eng, f):
+    """auto's regression prediction for the engine's mixture f: the stacking layer's
+    (:func:`okl.engine.aggregation.stack_predict`); f as it is without the layer or when f is
+    not finite (no member left)."""
+    if eng.stack is None or not f - f == 0.0:
+        return f
+    return stack_predict(eng.d, eng.alive, eng.stack, f, eng.c)
+
+
 def _stacked_round(eng, y, f):
     """auto's regression prediction after the engine's round on target y with mixture f:
     the stacking layer's (:func:`okl.engine.aggregation.stack_learn`), which then learns y; f as
@@ -390,9 +399,7 @@ class EnginePaths:
             if f - f == 0.0:
                 if plan.K:
                     return self._outputs(plan.eng)
-                eng = plan.eng
-                if eng.stack is not None:
-                    f = stack_predict(eng.d, eng.alive, eng.stack, f, eng.c)
+                f = _stacked(plan.eng, f)
                 return f + self._target_mean() if plan.center else f
         return self._predict_event(x)
 
@@ -438,9 +445,7 @@ class EnginePaths:
         ok, f = call_predict(eng, x)
         if not ok:
             self._check_values(x)
-        if eng.stack is not None and f - f == 0.0:
-            f = stack_predict(eng.d, eng.alive, eng.stack, f, eng.c)
-        return (f if not eng.K else self._outputs(eng)), eng
+        return (_stacked(eng, f) if not eng.K else self._outputs(eng)), eng
 
     def _event_learn(self, x, y, z, ev):
         eng = self._engine(ev)

@@ -264,7 +264,7 @@ from okl._threads import one_blas_thread
 from okl._validation import check_bool, check_int
 from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma, scale_sigma_l1
 from okl.engine.aggregation import (  # noqa: F401 (aggregate_predict, aggregate_rounds, _weights: re-exported)
-    AGG_HEAD, STACK_HEAD, _stack_mix, _weights, agg_size, aggregate_predict, aggregate_rounds, new_agg)
+    AGG_HEAD, HI, LO, STACK_HEAD, _weights, agg_size, aggregate_predict, aggregate_rounds, new_agg, stack_share)
 from okl.engine.roots import EnginePaths, prepare_engine
 from okl.learners._autopool import (WIDTHS, WINDOW_WIDTH, _check_members, _label,  # noqa: F401 (re-exported)
                                    _share_directions, default_pool)
@@ -683,8 +683,7 @@ class Auto(EnginePaths, Learner):
                 break
         out["aggregation_rate"] = float(math.log(alive) / self.agg_[0]) if self.agg_[0] > 0 and alive else None
         if len(self.agg_) > AGG_HEAD:  # regression: the stacking layer's share of the prediction
-            none = np.zeros(len(self.L_))  # (no member alive: only u and the gate are read)
-            _, u, gate = _stack_mix(none, none, self.agg_[AGG_HEAD:], 0.0)
+            u, gate = stack_share(self.agg_[AGG_HEAD:])
             out["stack_share"] = float(u) if gate else 0.0
         return out
 
@@ -704,8 +703,7 @@ class Auto(EnginePaths, Learner):
                     "does not hold valid model files of the members"),
                    (lambda m: len(m.agg_) in (AGG_HEAD, agg_size(len(m.L_), m._pool[0].task == "classification"))
                     and not np.isnan(m.agg_).any() and np.isfinite(m.agg_[:2]).all()  # (ranges: +-inf when empty)
-                    and np.isfinite(m.agg_[AGG_HEAD:AGG_HEAD + STACK_HEAD - 2]).all()
-                    and np.isfinite(m.agg_[AGG_HEAD + STACK_HEAD:]).all(),
+                    and (len(m.agg_) == AGG_HEAD or np.isfinite(np.delete(m.agg_[AGG_HEAD:], [LO, HI])).all()),
                     "agg_", "is not a finite aggregation state of this pool's length")))
 
     # ---- model files ----------------------------------------------------------------------
