@@ -19,5 +19,14 @@ from okl.data import load_dataset, datasets, fetch_dataset, load_file  # noqa: E
 # the feature-evolvable learners join the one registry (okl.learners(kind="evolvable"))
 import okl.evolvable  # noqa: E402,F401
 
+
+def compile(processes=None, progress=True):  # noqa: A001
+    """Compile okl's code for this machine now, into its cache (what installing okl does; see
+    :func:`okl.precompile.compile`): for a read-only install, an image built on another CPU, or
+    after an upgrade. Returns the report of :func:`okl.precompile.check`."""
+    from okl.precompile import compile as compile_all
+
+    return compile_all(processes=processes, progress=progress)
+
 __all__ = ["__version__", "RBF", "Laplacian", "Linear", "Polynomial", "get_loss", "Learner", "MultiClass", "Trace",
-           "learners", "make", "load_dataset", "datasets", "fetch_dataset", "load_file"]
+           "learners", "make", "load_dataset", "datasets", "fetch_dataset", "load_file", "compile"]

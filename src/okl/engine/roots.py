@@ -41,13 +41,12 @@ import os
 import subprocess
 import sys
 
-import numba as nb
 import numpy as np
 from numba import types
 
 import okl.calibration as calibration
 from okl._compiled import row_ok
-from okl._jit import is_cached, jit_inline
+from okl._jit import compiling, is_cached, jit_inline
 from okl._validation import MAX_ABS_FEATURE, check_vector
 from okl.calibration import GAMMA, N_STATE, _step as calibration_step
 from okl.engine.aggregation import stack_learn, stack_predict, stack_rows
@@ -167,16 +166,17 @@ def compiled_engine(k_out: bool):
     root = _ROOTS.get(k_out)
     if root is None:
         source = engine_k if k_out else engine_one
-        if not is_cached(nb.njit(cache=True)(source)):
+        if not is_cached(source):
             prepare_engine(k_out)
             compile_part(k_out, 0)
             child = _CHILDREN.pop(k_out, None)
             if child is not None:
-                try:
-                    child.wait(timeout=60)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-                    child.wait()
+                with compiling():
+                    try:
+                        child.wait(timeout=60)
+                    except subprocess.TimeoutExpired:
+                        child.kill()
+                        child.wait()
         root = _ROOTS[k_out] = _jit_for([_SIGNATURE])(source)
     return root
 
@@ -192,8 +192,7 @@ def prepare_engine(k_out: bool) -> None:
     if k_out in _ROOTS or k_out in _PREPARED:
         return
     _PREPARED.add(k_out)
-    if os.environ.get("OKL_COMPILE_PROCESSES", "2") == "1" or not sys.executable \
-            or is_cached(nb.njit(cache=True)(engine_k if k_out else engine_one)):
+    if compile_processes() <= 1 or not sys.executable or is_cached(engine_k if k_out else engine_one):
         return
     try:
         cores = len(os.sched_getaffinity(0))
@@ -207,6 +206,19 @@ def prepare_engine(k_out: bool) -> None:
                                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     except OSError:
         pass
+
+
+def compile_processes() -> int:
+    """``OKL_COMPILE_PROCESSES`` (default 2): how many processes a cold start of auto's engine
+    compiles in (1 or less: this one only). Raises ValueError naming it when it is not an integer."""
+    text = os.environ.get("OKL_COMPILE_PROCESSES", "").strip()
+    if not text:
+        return 2
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"OKL_COMPILE_PROCESSES={text!r}: expected an integer (1 or less: compile in this "
+                         "process only; 2: with a second process)") from None
 
 
 _PREPARED: set = set()
@@ -247,7 +259,7 @@ def compile_part(k_out: bool, part: int) -> None:
 def roots_cached() -> bool:
     """Whether Numba's cache holds both roots (a lazy dispatcher of the same source reads the same
     index: nothing is compiled)."""
-    return all(is_cached(nb.njit(cache=True)(root)) for root in (engine_one, engine_k))
+    return all(is_cached(root) for root in (engine_one, engine_k))
 
 
 _NO_ROWS, _NO_LABELS, _NO_ROW = np.zeros((0, 0)), np.zeros(0), np.zeros(0)

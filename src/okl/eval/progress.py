@@ -5,18 +5,25 @@ from __future__ import annotations
 import sys
 import time
 
+from okl._jit import compile_seconds
+
 
 class Progress:
     """``with Progress(total, "label") as p: ... p.advance()``; silent when ``enabled`` is False.
 
-    Redraws at most every 0.2 s; on a non-terminal stream it prints one line per 10 % instead.
+    Redraws at most every 0.2 s; on a non-terminal stream it prints one line per 10 % instead. The
+    rate and ETA leave out the seconds this process spent compiling (``eta=False``: no ETA, for
+    steps of uneven length).
     """
 
-    def __init__(self, total: int, label: str = "", enabled: bool = True, stream=None, unit: str = "runs"):
+    def __init__(self, total: int, label: str = "", enabled: bool = True, stream=None, unit: str = "runs",
+                 eta: bool = True):
         self.total, self.label, self.enabled, self.unit = max(int(total), 0), label, enabled, unit
+        self.eta = eta
         self.stream = stream if stream is not None else sys.stderr
         self.done = 0
         self.start = time.perf_counter()
+        self._compiled0 = compile_seconds()
         self._last = 0.0
         self._tty = hasattr(self.stream, "isatty") and self.stream.isatty()
         self._last_decile = -1
@@ -39,9 +46,11 @@ class Progress:
         self._draw()
 
     def line(self) -> str:
-        elapsed = time.perf_counter() - self.start
+        # (seconds spent compiling okl's code are not working time: a rate and ETA from them would
+        # promise minutes for a run that takes seconds once compiled)
+        elapsed = time.perf_counter() - self.start - (compile_seconds() - self._compiled0)
         rate = self.done / elapsed if elapsed > 0 else 0.0
-        eta = (self.total - self.done) / rate if rate > 0 else float("nan")
+        eta = (self.total - self.done) / rate if rate > 0 and self.eta else float("nan")
         pct = 100.0 * self.done / self.total if self.total else 100.0
         eta_s = f"{eta:6.1f}s" if eta == eta else "   ?  "
         rate_s = f"{rate:7.2f}" if rate < 100 else f"{rate:7,.0f}"

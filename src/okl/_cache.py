@@ -1,0 +1,249 @@
+"""Where okl's compiled code is cached on disk, and what makes a cached entry valid.
+
+Numba caches a compiled function as an index (``.nbi``: one entry per signature and CPU) and data
+files (``.nbc``). Its own stamp on an index is the defining file's modification time and size
+(Numba 0.59-0.67) or content (0.68), and only that file's: an edited helper in another file leaves
+its callers' entries stale. okl stamps every entry with the **content of the whole package** (a
+SHA-256 over every ``.py`` file under ``okl/``, about 1 ms once a process), so that
+
+* a cache built beside the sources, at install (``build_support/okl_backend.py``), is valid
+  wherever the same sources are installed, on a CPU of the same kind (Numba keys each entry by the
+  CPU's name and features: another CPU compiles its own entries beside them);
+* an edit to any file of the package invalidates every entry (each function is compiled again at
+  its first use, once).
+
+Where the entries are read and written (:func:`cache_dirs`, decided once a process):
+
+1. ``NUMBA_CACHE_DIR``, when set (Numba's setting: it replaces every default), in
+   ``<dir>/okl-<fingerprint>/``; when it cannot be created or written, the defaults below;
+2. the package's own cache, ``okl/_numba_cache/`` (filled at install), read first, and written
+   when this process may write there;
+3. else a user cache, ``$XDG_CACHE_HOME/okl/<fingerprint>/`` (``~/.cache`` by default), read after
+   the package's and written (a read-only install, another CPU than the one it was built on).
+
+An entry that cannot be read (a truncated data file, an index of garbage: a full disk, a killed
+copy) counts as missing: the function is compiled again and its entry written anew (Numba writes a
+temporary file and renames it over the old one). Cache files are okl's own output, read with
+Numba's pickle-based format; nothing else is loaded from them.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import tempfile
+
+from numba.core import config
+from numba.core.caching import Cache, CompileResultCacheImpl, IndexDataCacheFile
+
+PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+#: the package's own cache, filled when okl is built (pip install, python -m build)
+PACKAGE_CACHE = os.path.join(PACKAGE_DIR, "_numba_cache")
+
+
+@functools.lru_cache(maxsize=None)
+def fingerprint() -> str:
+    """SHA-256 over the relative path and content of every ``.py`` file of the package (hex)."""
+    digest = hashlib.sha256()
+    for top, dirs, files in os.walk(PACKAGE_DIR):
+        dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", "_numba_cache"))
+        for name in sorted(files):
+            if name.endswith(".py"):
+                path = os.path.join(top, name)
+                digest.update(os.path.relpath(path, PACKAGE_DIR).replace(os.sep, "/").encode() + b"\0")
+                with open(path, "rb") as f:
+                    digest.update(f.read())
+                digest.update(b"\0")
+    return digest.hexdigest()
+
+
+def _writable(path: str) -> bool:
+    """Whether this process can create ``path`` and write a file in it (tried, not guessed: a root
+    install read by another user, a read-only mount, a path under a file)."""
+    try:
+        os.makedirs(path, exist_ok=True)
+        tempfile.TemporaryFile(dir=path).close()
+        return True
+    except OSError:
+        return False
+
+
+def _user_cache() -> str:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "okl", fingerprint()[:16])
+
+
+class CacheDirs:
+    """The directories a process reads entries from (in order) and the one it writes to (None:
+    none is writable; every process then compiles), and why (:attr:`note`, for the notice)."""
+
+    def __init__(self, read: list[str], write: str | None, note: str = ""):
+        self.read, self.write, self.note = read, write, note
+
+
+@functools.lru_cache(maxsize=None)
+def cache_dirs() -> CacheDirs:
+    """This process's :class:`CacheDirs` (see the module docstring)."""
+    note = ""
+    if config.CACHE_DIR:
+        own = os.path.join(config.CACHE_DIR, f"okl-{fingerprint()[:16]}")
+        if _writable(own):
+            return CacheDirs([own], own)
+        note = "NUMBA_CACHE_DIR is not a directory this process can write"
+    if _writable(PACKAGE_CACHE):
+        return CacheDirs([PACKAGE_CACHE], PACKAGE_CACHE, note)
+    user = _user_cache()
+    return CacheDirs([PACKAGE_CACHE, user], user if _writable(user) else None, note)
+
+
+class _Locator:
+    """Numba's cache locator interface for a function of the package: its directory (the same
+    relative path as its module's, under each cache directory) and the package's stamp."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self.subdir = os.path.relpath(os.path.dirname(py_file), PACKAGE_DIR)
+
+    @classmethod
+    def from_function(cls, py_func, py_file):
+        inside = os.path.abspath(py_file).startswith(PACKAGE_DIR + os.sep)
+        return cls(py_func, py_file) if inside else None
+
+    def path_in(self, root: str) -> str:
+        return os.path.normpath(os.path.join(root, self.subdir))
+
+    def get_cache_path(self) -> str:
+        dirs = cache_dirs()
+        return self.path_in(dirs.write or dirs.read[-1])
+
+    def get_source_stamp(self):
+        return fingerprint()
+
+    def get_disambiguator(self) -> str:
+        return str(self._lineno)
+
+    def ensure_cache_path(self) -> None:
+        pass  # (the directories are made and tried once: cache_dirs)
+
+
+class _Impl(CompileResultCacheImpl):
+    _locator_classes = [_Locator]
+
+
+class _SafeIndex(IndexDataCacheFile):
+    """Numba's index and data files in one directory; an unreadable index or data file reads as
+    missing (and is counted in :data:`DAMAGED`)."""
+
+    def _load_index(self):
+        try:
+            return super()._load_index()
+        except Exception:  # (any unpickling failure of a damaged file: UnpicklingError, EOFError, ...)
+            DAMAGED.add(self._index_path)
+            return {}
+
+    def load(self, key):
+        name = self._load_index().get(key)
+        if name is None:
+            return None
+        try:
+            return self._load_data(name)
+        except Exception:
+            DAMAGED.add(self._data_path(name))
+            return None
+
+    def keys(self):
+        return list(self._load_index())
+
+
+#: the damaged cache files this process found (and wrote anew where it could)
+DAMAGED: set = set()
+
+
+class PackageCache(Cache):
+    """Numba's per-function cache for okl's functions, on :func:`cache_dirs`: reads each
+    directory in turn, writes the writable one; an entry that cannot be read or rebuilt is
+    compiled again, and a directory that cannot be written costs only the time to compile."""
+
+    _impl_class = _Impl
+
+    def __init__(self, py_func):  # (Cache.__init__ with a file per directory)
+        self._name = repr(py_func)
+        self._py_func = py_func
+        self._impl = self._impl_class(py_func)
+        locator, dirs = self._impl.locator, cache_dirs()
+        stamp, base = locator.get_source_stamp(), self._impl.filename_base
+        self.files = [_SafeIndex(locator.path_in(d), base, stamp) for d in dirs.read]
+        self.writer = None
+        if dirs.write is not None:
+            self.writer = next((f for f, d in zip(self.files, dirs.read) if d == dirs.write), None) or \
+                _SafeIndex(locator.path_in(dirs.write), base, stamp)
+        self._cache_file = self.writer or self.files[-1]
+        self._cache_path = self._cache_file._cache_path
+        self.enable()
+
+    def _load_overload(self, sig, target_context):
+        if not self._enabled:
+            return None
+        key = self._index_key(sig, target_context.codegen())
+        for file in self.files + ([self.writer] if self.writer not in self.files else []):
+            data = file.load(key)
+            if data is not None:
+                try:
+                    return self._impl.rebuild(target_context, data)
+                except Exception:
+                    DAMAGED.add(file._index_path)
+        return None
+
+    def _save_overload(self, sig, data):
+        if not self._enabled or self.writer is None or not self._impl.check_cachable(data):
+            return
+        key = self._index_key(sig, data.codegen)
+        try:
+            os.makedirs(self.writer._cache_path, exist_ok=True)
+            self.writer.save(key, self._impl.reduce(data))
+        except OSError:
+            pass  # (a full disk or a directory gone read-only: the next process compiles it again)
+
+    def has_entry_for(self, magic: tuple) -> bool:
+        """Whether a directory holds a valid entry compiled for the CPU ``magic`` describes."""
+        return any(key[1] == magic for file in self.files for key in file.keys())
+
+
+class LazyCache:
+    """A :class:`PackageCache` built at the function's first compile or cache lookup, not when its
+    module is imported (the fingerprint and the directories are then decided once, in the first
+    process that compiles or loads)."""
+
+    def __init__(self, py_func):
+        self._py_func = py_func
+        self._real = None
+
+    @property
+    def real(self) -> PackageCache:
+        if self._real is None:
+            self._real = PackageCache(self._py_func)
+        return self._real
+
+    def __getattr__(self, name):
+        return getattr(self.real, name)
+
+
+@functools.lru_cache(maxsize=None)
+def cpu_magic() -> tuple:
+    """Numba's description of this machine's code generation (target, CPU name and features): the
+    part of an entry's key that ties it to a CPU."""
+    from numba.core.registry import cpu_target
+
+    return cpu_target.target_context.codegen().magic_tuple()
+
+
+def where() -> str:
+    """The cache directory this process writes, for messages (or why there is none)."""
+    dirs = cache_dirs()
+    return dirs.write or "nowhere: no cache directory is writable (set NUMBA_CACHE_DIR to one)"
+
+
+__all__ = ["PACKAGE_CACHE", "CacheDirs", "LazyCache", "PackageCache", "cache_dirs", "cpu_magic", "fingerprint",
+           "where", "DAMAGED"]

@@ -1,0 +1,331 @@
+"""Compile okl's code for this machine ahead of its first use (``okl compile``, ``okl.compile()``,
+and the build: ``build_support/okl_backend.py`` runs it when okl is installed).
+
+Numba compiles a function for the argument types of its first call, so the code a process needs
+is found by running it: :data:`UNITS` are short workloads that take every path a user's first
+minute takes (each stream learner's ``run()`` and per-event calls on german and on a regression
+stream, K classes, auto's engine with one and K outputs, River's and scikit-learn's adapters, the
+feature-evolvable learners), each filling :mod:`okl._cache` with what it compiled. The units run
+in ``processes`` worker processes at once (longest first: auto's two engines take most of the
+time); a unit whose code is already cached only loads it.
+
+:func:`check` lists every compiled function of the package (each module's dispatchers, less those
+inlined into their callers) and whether the cache holds an entry of it for this CPU.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import sys
+from dataclasses import dataclass
+
+#: the workloads, longest first (seconds of a cold compile on a 2-core AMD EPYC, for the order only)
+UNITS = ("auto-k", "auto", "river", "forks", "skegd", "pros-n-kons", "con-kons", "b-kons", "nogd", "fogd",
+         "kogd", "rbp", "forgetron", "projectron", "projectron++", "bpa-s", "bogd", "linear", "window",
+         "sklearn", "evolvable")
+#: rows of the per-event part of a learner's unit (past auto's width window and a small budget's overflow)
+EVENTS = 300
+
+
+def _regression(rows: int = 600, dim: int = 8):
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(rows, dim))
+    return X, np.sin(X[:, 0]) + 0.5 * X[:, 1] * X[:, 2] + 0.1 * rng.normal(size=rows)
+
+
+def _learner(name: str) -> None:
+    """A stream learner's first-minute paths: run() and per-event calls on german (two classes),
+    the same on a regression stream where it takes a squared loss, and K = 3 classes."""
+    import numpy as np
+
+    from okl.data import load_dataset
+    from okl.learners import make
+    from okl.runtime.multiclass import MultiClass
+
+    X, y = load_dataset("german")
+    make(name, random_state=0).run(X, y)
+    m = make(name, random_state=0)
+    for t in range(EVENTS):
+        m.predict_one(X[t])
+        m.learn_one(X[t], y[t])
+    try:
+        reg = make(name, random_state=0, loss="squared")
+    except (TypeError, ValueError):  # a classification-only learner
+        reg = None
+    if reg is not None:
+        Xr, yr = _regression()
+        reg.run(Xr, yr)
+        m = make(name, random_state=0, loss="squared")
+        for t in range(EVENTS):
+            m.predict_one(Xr[t])
+            m.learn_one(Xr[t], float(yr[t]))
+    if name == "auto":
+        return  # (auto's K classes: the "auto-k" unit, in another process at the same time)
+    k = np.digitize(X[:, 1], np.quantile(X[:, 1], [1 / 3, 2 / 3])).astype(float)
+    try:
+        multi = MultiClass(name, random_state=0)
+    except ValueError:
+        return
+    for t in range(EVENTS):
+        multi.predict_one(X[t])
+        multi.learn_one(X[t], int(k[t]))
+
+
+def _auto_k() -> None:
+    """auto with K = 3 outputs: its K-output engine (run() and per event)."""
+    import numpy as np
+
+    from okl.data import load_dataset
+    from okl.runtime.multiclass import MultiClass
+
+    X, _ = load_dataset("german")
+    k = np.digitize(X[:, 1], np.quantile(X[:, 1], [1 / 3, 2 / 3])).astype(float)
+    MultiClass("auto", random_state=0).run(X, k)
+    multi = MultiClass("auto", random_state=0)
+    for t in range(EVENTS):
+        multi.predict_one(X[t])
+        multi.learn_one(X[t], int(k[t]))
+
+
+def _river() -> None:
+    """River's adapters at their defaults: two classes, three, a regression stream (the events of
+    a River user's first minute)."""
+    import numpy as np
+
+    try:
+        import river  # noqa: F401
+    except ImportError:  # (the build environment: River's base classes only, for okl's adapter code)
+        _river_bases()
+    from okl.river import OKLRiverClassifier, OKLRiverRegressor
+
+    rng = np.random.default_rng(0)
+    for classes in ((False, True), ("a", "b", "c")):
+        m = OKLRiverClassifier()
+        for _ in range(EVENTS):
+            x = {"a": float(rng.random()), "b": float(rng.random())}
+            m.predict_proba_one(x)
+            m.learn_one(x, classes[int(x["a"] * len(classes))])
+    r = OKLRiverRegressor()
+    for _ in range(EVENTS):
+        x = {"a": float(rng.random()), "b": float(rng.random())}
+        r.predict_one(x)
+        r.learn_one(x, x["a"] - 2 * x["b"])
+
+
+def _river_bases() -> None:
+    """Stand-ins for the two base classes ``okl.river`` takes from River, in this process only:
+    the adapter's own code (what it compiles) then runs without River installed. The build
+    environment installs okl's dependencies, and River is not one of them."""
+    import types
+
+    river, base = types.ModuleType("river"), types.ModuleType("river.base")
+    base.MiniBatchClassifier = type("MiniBatchClassifier", (), {})
+    base.MiniBatchRegressor = type("MiniBatchRegressor", (), {})
+    river.base = base
+    sys.modules.update({"river": river, "river.base": base})
+
+
+def _sklearn() -> None:
+    import numpy as np
+
+    from okl.data import load_dataset
+    from okl.sklearn import OKLClassifier, OKLRegressor
+
+    X, y = load_dataset("german")
+    OKLClassifier().fit(X, y).predict(X[:10])
+    OKLClassifier().fit(X, np.digitize(X[:, 1], [0.3, 0.6])).predict_proba(X[:10])
+    Xr, yr = _regression()
+    OKLRegressor().fit(Xr, yr).predict(Xr[:10])
+
+
+def _evolvable() -> None:
+    import okl.evolvable  # noqa: F401  (the feature-evolvable learners join the registry)
+    from okl.checks import cases, data_for
+    from okl.learners import learners, make
+
+    for name in learners(kind="evolvable"):
+        for case in cases(name)[:1]:
+            stream = data_for(case)
+            make(name, **case.params(len(stream.y))).run(stream)
+
+
+def run_unit(unit: str) -> None:
+    """Run one workload of :data:`UNITS` in this process (what it compiles goes to the cache)."""
+    os.environ.setdefault("OKL_COMPILE_PROCESSES", "1")  # (the units are this module's parallelism)
+    from okl._threads import one_blas_thread
+
+    with one_blas_thread():
+        special = {"auto-k": _auto_k, "river": _river, "sklearn": _sklearn, "evolvable": _evolvable}
+        if unit in special:
+            special[unit]()
+        else:
+            _learner(unit)
+
+
+@dataclass
+class Report:
+    """What :func:`check` found: the functions :func:`compile` cached for this CPU (its manifest;
+    empty when it never ran here on these sources), those of them without an entry now, and the
+    cache directories read and written."""
+
+    functions: list[str]
+    missing: list[str]
+    read: list[str]
+    write: str | None
+    manifest: str | None
+
+    @property
+    def complete(self) -> bool:
+        return self.manifest is not None and not self.missing
+
+    def summary(self) -> str:
+        if self.manifest is None:
+            state = "not compiled ahead for this CPU and these sources (first use compiles; run `okl compile`)"
+        elif self.missing:
+            state = (f"{len(self.functions)} compiled ahead, {len(self.missing)} of them no longer cached "
+                     "(they compile at first use; run `okl compile`)")
+        else:
+            state = f"all {len(self.functions)} compiled ahead are cached for this CPU"
+        lines = [f"okl's compiled code: {state}",
+                 "cache read from: " + ", ".join(self.read),
+                 f"cache written to: {self.write or 'nowhere (no writable directory: set NUMBA_CACHE_DIR)'}"]
+        if self.missing:
+            lines.append("not cached: " + ", ".join(self.missing[:12]) + (" ..." if len(self.missing) > 12 else ""))
+        return "\n".join(lines)
+
+
+def _manifest_name() -> str:
+    import hashlib
+
+    from okl._cache import cpu_magic
+
+    return f"compiled-{hashlib.sha256(repr(cpu_magic()).encode()).hexdigest()[:12]}.txt"
+
+
+def _write_manifest(root: str, names: list[str]) -> None:
+    """The functions compiled ahead for this CPU, under the package's fingerprint (first line)."""
+    from okl._cache import fingerprint
+
+    path = os.path.join(root, _manifest_name())
+    tmp = f"{path}.tmp.{os.getpid()}"
+    with open(tmp, "w") as f:
+        f.write("\n".join([fingerprint()] + names) + "\n")
+    os.replace(tmp, path)
+
+
+def _read_manifest(roots: list[str]) -> tuple[str | None, list[str]]:
+    from okl._cache import fingerprint
+
+    for root in roots:
+        path = os.path.join(root, _manifest_name())
+        try:
+            with open(path) as f:
+                lines = f.read().split()
+        except OSError:
+            continue
+        if lines and lines[0] == fingerprint():
+            return path, lines[1:]
+    return None, []
+
+
+def compiled_functions():
+    """Every compiled function the package defines, as (``module.name``, dispatcher), less those
+    inlined into their callers (never compiled alone). Imports every module of the package."""
+    from okl._cache import PACKAGE_DIR, LazyCache
+
+    seen = {}
+    for info in pkgutil.walk_packages([PACKAGE_DIR], "okl."):
+        if info.name.startswith(("okl.cli", "okl.precompile")):
+            continue
+        try:
+            module = importlib.import_module(info.name)
+        except ImportError:  # (an adapter whose optional dependency is not installed: okl.river)
+            continue
+        for name, value in vars(module).items():
+            cache = getattr(value, "_cache", None)
+            if isinstance(cache, LazyCache) and value.py_func.__module__ == info.name \
+                    and value.targetoptions.get("inline", "never") == "never":
+                seen.setdefault(f"{info.name}.{value.py_func.__qualname__}", value)
+    return sorted(seen.items())
+
+
+def check() -> Report:
+    """Whether the cache holds every compiled function of the package for this CPU (nothing is
+    compiled)."""
+    from okl._cache import cache_dirs
+    from okl._jit import is_cached
+
+    dirs = cache_dirs()
+    manifest, names = _read_manifest(dirs.read + ([dirs.write] if dirs.write and dirs.write not in dirs.read else []))
+    if manifest is None:
+        return Report([], [], dirs.read, dirs.write, None)
+    functions = dict(compiled_functions())
+    missing = [name for name in names if name not in functions or not is_cached(functions[name])]
+    return Report(names, missing, dirs.read, dirs.write, manifest)
+
+
+#: the wall seconds of each unit in the last :func:`compile` of this process
+SECONDS: dict = {}
+
+
+def _unit_in_worker(unit: str) -> tuple[str, str, float]:
+    """:func:`run_unit` in a worker of :func:`compile`'s pool: (unit, "" or the failure, seconds)."""
+    import time
+    import traceback
+
+    t0 = time.perf_counter()
+    try:
+        run_unit(unit)
+    except Exception:  # (reported by the parent, naming the unit; the other units go on)
+        return unit, traceback.format_exc(limit=3)[-600:], time.perf_counter() - t0
+    return unit, "", time.perf_counter() - t0
+
+
+def compile(processes: int | None = None, progress: bool = True, units=UNITS) -> Report:  # noqa: A001
+    """Fill the cache for this machine: run :data:`UNITS` in a pool of ``processes`` worker
+    processes (default: the cores this process may use, at most 2: auto's two engines, the first
+    two units, take most of the time), with a progress line on stderr; writes the manifest
+    :func:`check` reads and returns its report. A unit that fails raises RuntimeError naming it
+    (what the others compiled stays cached)."""
+    import multiprocessing
+
+    from okl._cache import cache_dirs
+    from okl._jit import is_cached
+    from okl.eval.progress import Progress
+
+    if processes is None:
+        try:
+            processes = min(len(os.sched_getaffinity(0)), 2)
+        except (AttributeError, OSError):
+            processes = min(os.cpu_count() or 1, 2)
+    processes = max(1, min(int(processes), len(units)))
+    saved = os.environ.get("OKL_COMPILE_PROCESSES")
+    os.environ["OKL_COMPILE_PROCESSES"] = "1"  # (the pool is the parallelism: no compile child per worker)
+    failed = []
+    try:
+        with Progress(len(units), "okl compile", enabled=progress, unit="workloads", eta=False) as bar, \
+                multiprocessing.get_context("spawn").Pool(processes) as pool:
+            for unit, error, seconds in pool.imap_unordered(_unit_in_worker, units, chunksize=1):
+                SECONDS[unit] = seconds
+                if error:
+                    failed.append(f"{unit}: {error}")
+                bar.set_label(f"okl compile: {unit}")
+                bar.advance()
+    finally:
+        if saved is None:
+            os.environ.pop("OKL_COMPILE_PROCESSES", None)
+        else:
+            os.environ["OKL_COMPILE_PROCESSES"] = saved
+    if failed:
+        raise RuntimeError("okl compile: workloads failed (what the others compiled is cached): " + "; ".join(failed))
+    write = cache_dirs().write
+    if write is not None:
+        _write_manifest(write, [name for name, dispatcher in compiled_functions() if is_cached(dispatcher)])
+    return check()
+
+
+__all__ = ["UNITS", "Report", "check", "compile", "compiled_functions", "run_unit"]
