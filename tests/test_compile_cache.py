@@ -1,0 +1,198 @@
+"""okl's compile cache (okl._cache, okl.precompile): entries stamped by the package's content, a
+read-only install that compiles into a user cache the notice names, a prebuilt cache loaded from a
+read-only package, damaged entries compiled again, ``okl compile`` and its check, and
+``OKL_COMPILE_PROCESSES`` read as a number."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+import okl
+
+NOTICE = "okl: compiling the learners' loops for this machine"
+LINEAR = ("import okl; X, y = okl.load_dataset('german'); print(okl.make('linear').run(X, y).mistake_rate)")
+PACKAGE = os.path.dirname(okl.__file__)
+
+
+def _env(**extra):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_CACHE_DIR", "XDG_CACHE_HOME"))}
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def _python(code, env, cwd=None, wrap=()):
+    return subprocess.run([*wrap, sys.executable, "-c", code], capture_output=True, text=True, timeout=600, env=env,
+                          cwd=cwd)
+
+
+def _copy_package(tmp_path):
+    """A copy of the package's sources (no compiled cache) under tmp_path/site."""
+    site = tmp_path / "site"
+    shutil.copytree(PACKAGE, site / "okl", ignore=shutil.ignore_patterns("__pycache__", "_numba_cache"))
+    return site
+
+
+def _read_only(site):
+    """A command prefix that runs a child with ``site`` read-only: chmod for a user, a read-only bind
+    mount in a private mount namespace for root (whom permissions do not stop); None when neither
+    is available here."""
+    if os.geteuid() != 0:
+        for top, dirs, files in os.walk(site):
+            for name in dirs + files:
+                os.chmod(os.path.join(top, name), 0o555 if name in dirs else 0o444)
+        os.chmod(site, 0o555)
+        return ()
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"mount --bind -o ro {site} {site} && ! touch {site}/x"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        return None
+    return ("unshare", "-rm", "sh", "-c", f'mount --bind -o ro {site} {site} && exec "$0" "$@"')
+
+
+def _files(path):
+    return sorted(os.path.relpath(os.path.join(t, f), path) for t, _, fs in os.walk(path) for f in fs)
+
+
+def test_a_read_only_install_compiles_into_the_user_cache_the_notice_names(tmp_path):
+    site = _copy_package(tmp_path)
+    home = tmp_path / "home"
+    home.mkdir()
+    wrap = _read_only(site)
+    if wrap is None:
+        pytest.skip("root without user namespaces: no way to make a directory read-only for this process")
+    env = _env(PYTHONPATH=site, HOME=home)
+    first = _python(LINEAR, env, cwd=tmp_path, wrap=wrap)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split() == ["26.8"]
+    user = home / ".cache" / "okl"
+    assert first.stderr.count(NOTICE) == 1 and str(user) in first.stderr, first.stderr
+    assert any(name.endswith(".nbi") for name in _files(user))  # the entries went where it said
+    assert not (site / "okl" / "_numba_cache").exists()  # and nothing into the read-only package
+    again = _python(LINEAR, env, cwd=tmp_path, wrap=wrap)
+    assert again.returncode == 0 and NOTICE not in again.stderr and again.stdout == first.stdout, again.stderr
+
+
+def test_a_cache_built_beside_the_sources_loads_from_a_read_only_copy_elsewhere(tmp_path):
+    """The package's content stamps its entries, not the files' times: a cache compiled in one copy
+    is valid in another copy made later (new modification times), read-only, with nothing written."""
+    build = _copy_package(tmp_path / "build")
+    made = _python("import sys; from okl.precompile import compile; r = compile(processes=1, progress=False, "
+                   "units=('linear',)); sys.exit(0 if r.complete else 1)", _env(PYTHONPATH=build), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    site = tmp_path / "site"
+    shutil.copytree(build, site)  # (copytree gives the sources new modification times)
+    home = tmp_path / "home"
+    home.mkdir()
+    wrap = _read_only(site)
+    if wrap is None:
+        pytest.skip("root without user namespaces: no way to make a directory read-only for this process")
+    run = _python(LINEAR, _env(PYTHONPATH=site, HOME=home), cwd=tmp_path, wrap=wrap)
+    assert run.returncode == 0 and run.stdout.split() == ["26.8"], run.stderr
+    assert NOTICE not in run.stderr, run.stderr
+    assert not (home / ".cache" / "okl").exists()
+    check = _python("from okl.precompile import check; print(check().summary())", _env(PYTHONPATH=site, HOME=home),
+                    cwd=tmp_path, wrap=wrap)
+    assert "all" in check.stdout and "cached for this CPU" in check.stdout, check.stdout + check.stderr
+
+
+def test_an_edit_anywhere_in_the_package_invalidates_its_entries(tmp_path):
+    site = _copy_package(tmp_path)
+    env = _env(PYTHONPATH=site, NUMBA_CACHE_DIR=tmp_path / "cache")
+    assert NOTICE in _python(LINEAR, env, cwd=tmp_path).stderr
+    assert NOTICE not in _python(LINEAR, env, cwd=tmp_path).stderr
+    with open(site / "okl" / "kernels.py", "a") as f:  # (a file that defines no compiled function)
+        f.write("\n# an edit\n")
+    edited = _python(LINEAR, env, cwd=tmp_path)
+    assert edited.returncode == 0 and NOTICE in edited.stderr, edited.stderr
+
+
+@pytest.mark.parametrize("damage", ["truncate data", "garbage index"])
+def test_a_damaged_cache_entry_is_compiled_again_with_the_same_numbers(tmp_path, damage):
+    env = _env(NUMBA_CACHE_DIR=tmp_path / "cache")
+    code = LINEAR + "; print(okl.make('nogd', random_state=0).run(X, y).mistake_rate)"
+    clean = _python(code, env)
+    assert clean.returncode == 0, clean.stderr
+    damaged = 0
+    for name in _files(tmp_path / "cache"):
+        path = tmp_path / "cache" / name
+        if damage == "truncate data" and name.endswith(".nbc"):
+            os.truncate(path, path.stat().st_size // 2)
+            damaged += 1
+        elif damage == "garbage index" and name.endswith(".nbi"):
+            path.write_bytes(os.urandom(200))
+            damaged += 1
+    assert damaged > 5
+    again = _python(code, env)
+    assert again.returncode == 0 and "Traceback" not in again.stderr, again.stderr
+    assert again.stdout == clean.stdout
+    assert NOTICE in again.stderr  # (compiled again)
+    healed = _python(code, env)  # the entries were written anew
+    assert healed.returncode == 0 and NOTICE not in healed.stderr and healed.stdout == clean.stdout, healed.stderr
+
+
+def test_okl_compile_fills_the_cache_and_check_says_so(tmp_path):
+    from okl.cli import main  # noqa: F401  (the command is registered)
+
+    env = _env(NUMBA_CACHE_DIR=tmp_path / "cache")
+    before = _python("from okl.precompile import check; r = check(); print(r.complete); print(r.summary())", env)
+    assert before.stdout.splitlines()[0] == "False" and "not compiled ahead" in before.stdout, before.stdout
+    made = subprocess.run([sys.executable, "-c", "import sys; from okl.precompile import compile; "
+                           "r = compile(processes=2, progress=True, units=('linear', 'nogd')); print(r.summary())"],
+                          capture_output=True, text=True, timeout=600, env=env)
+    assert made.returncode == 0, made.stderr
+    assert "okl compile" in made.stderr and "ETA    ?" in made.stderr  # progress, and no ETA from uneven steps
+    assert "compiled ahead are cached for this CPU" in made.stdout and str(tmp_path / "cache") in made.stdout
+    cli = subprocess.run([sys.executable, "-m", "okl.cli", "compile", "--check"], capture_output=True, text=True,
+                         timeout=600, env=env)
+    assert cli.returncode == 0 and "cached for this CPU" in cli.stdout, cli.stdout + cli.stderr
+    run = _python(LINEAR, env)
+    assert run.returncode == 0 and NOTICE not in run.stderr, run.stderr
+
+
+def test_the_notice_names_the_directory_used_when_numba_cache_dir_cannot_be(tmp_path):
+    (tmp_path / "afile").write_text("")
+    env = _env(NUMBA_CACHE_DIR=tmp_path / "afile" / "sub", HOME=tmp_path, XDG_CACHE_HOME=tmp_path / "xdg")
+    site = _copy_package(tmp_path)  # (a package copy whose own cache is cold)
+    env["PYTHONPATH"] = str(site)
+    run = _python(LINEAR, env, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    line = next(line for line in run.stderr.splitlines() if line.startswith(NOTICE))
+    assert "afile" not in line and str(site / "okl" / "_numba_cache") in line, line
+    assert "NUMBA_CACHE_DIR is not a directory this process can write" in line
+
+
+def test_okl_compile_processes_is_a_number(monkeypatch):
+    from okl.engine.roots import compile_processes
+
+    for text, expected in (("", 2), ("0", 0), ("1", 1), (" 3 ", 3)):
+        monkeypatch.setenv("OKL_COMPILE_PROCESSES", text)
+        assert compile_processes() == expected
+    monkeypatch.setenv("OKL_COMPILE_PROCESSES", "two")
+    with pytest.raises(ValueError, match="OKL_COMPILE_PROCESSES='two': expected an integer"):
+        compile_processes()
+
+
+def _backend():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "build_support" / "okl_backend.py"
+    spec = importlib.util.spec_from_file_location("okl_backend_under_test", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_build_backend_asks_for_what_compiling_needs_unless_told_not_to(monkeypatch, capsys):
+    backend = _backend()
+    monkeypatch.delenv("OKL_NO_PRECOMPILE", raising=False)
+    extra = [r.split(">")[0].split("<")[0] for r in backend.get_requires_for_build_wheel()]
+    assert {"numpy", "scipy", "scikit-learn", "numba", "threadpoolctl"} <= set(extra)
+    assert "matplotlib" not in extra  # (compiling imports no plotting)
+    monkeypatch.setenv("OKL_NO_PRECOMPILE", "1")
+    assert not {"numba", "numpy"} & set(backend.get_requires_for_build_wheel())
+    backend._precompile()  # told not to: says so, compiles nothing
+    assert "OKL_NO_PRECOMPILE is set" in capsys.readouterr().err
