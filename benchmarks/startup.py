@@ -5,7 +5,12 @@ empty for the cold figure, the one the cold process filled for the warm one. Com
 time, so the machine's load (printed before and after) moves every cold figure; each process's
 CPU seconds are printed beside its wall seconds.
 
-    python benchmarks/startup.py [--learners auto,nogd] [--out docs/results/startup.md]
+``--install`` adds what a newcomer waits for after a clone: ``pip install .`` of the committed HEAD
+into a new virtual environment (which compiles okl's code for this machine), the same with
+``OKL_NO_PRECOMPILE=1`` (no compile), and the first answer after each install (``okl run``, the
+first 60 River events, auto's first ``run()``), with no ``NUMBA_CACHE_DIR``.
+
+    python benchmarks/startup.py [--learners auto,nogd] [--install] [--out docs/results/startup.md]
 
 Not a timed test: ``../shared/checks/firstcontact.py`` holds the bars.
 """
@@ -61,10 +66,49 @@ def cold_and_warm(label: str, cmd: list[str], root: str, cwd: str | None = None)
     return row
 
 
+def install_rows(root: str) -> list[dict]:
+    """``pip install .`` of HEAD into a new venv, with and without the compile, and the first answer
+    after each (every process with the environment a user has: no NUMBA_* or OKL_* settings)."""
+    rows = []
+    src = os.path.join(root, "okl")
+    subprocess.run(["git", "clone", "-q", os.getcwd(), src], check=True)
+    for label, extra in (("compiled at install", {}), ("OKL_NO_PRECOMPILE=1", {"OKL_NO_PRECOMPILE": "1"})):
+        venv = os.path.join(root, f"venv-{len(rows)}")
+        subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("NUMBA_", "OKL_", "VIRTUAL_ENV", "PYTHON"))}
+        env["PATH"] = os.path.join(venv, "bin") + os.pathsep + env.get("PATH", "")
+        py = os.path.join(venv, "bin", "python")
+        subprocess.run([py, "-m", "pip", "install", "-q", "--upgrade", "pip"], env=env, capture_output=True)
+        subprocess.run([py, "-m", "pip", "install", "-q", "river"], env=env, capture_output=True)
+
+        def clock(cmd, cwd=root, more=None):
+            t0 = time.perf_counter()
+            r = subprocess.run(cmd, cwd=cwd, env={**env, **(more or {})}, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError(f"{' '.join(cmd)} failed: {r.stderr[-500:]}")
+            return time.perf_counter() - t0, said(r.stderr)
+
+        install, _ = clock([py, "-m", "pip", "install", "-q", "."], cwd=src, more=extra)
+        run1, n1 = clock([os.path.join(venv, "bin", "okl"), "run"])
+        run2, _ = clock([os.path.join(venv, "bin", "okl"), "run"])
+        river, nr = clock([py, "-c", RIVER])
+        auto, na = clock([py, "-c", FIRST_RUN.format(name="auto")])
+        row = {"what": label, "install": install, "run1": run1, "run2": run2, "river": river, "auto": auto,
+               "notice": " / ".join((n1, nr, na))}
+        print(f"{label:22s} pip install . {install:5.1f} s; then okl run {run1:5.1f} s (again {run2:4.1f} s), "
+              f"60 River events {river:4.1f} s, auto's run() {auto:4.1f} s; compile notice {row['notice']}",
+              flush=True)
+        rows.append(row)
+    return rows
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--learners", help="comma-separated learners (default: every registered stream learner)")
     ap.add_argument("--out", help="also write the table as Markdown to this file")
+    ap.add_argument("--install", action="store_true",
+                    help="also time pip install . of HEAD into new venvs (with and without the compile) and the "
+                         "first answer after it")
     args = ap.parse_args(argv)
     names = args.learners.split(",") if args.learners else okl.learners(kind="streaming")
     py = sys.executable
@@ -72,8 +116,10 @@ def main(argv=None) -> int:
     load0 = os.getloadavg()[0]
     print(f"load average at start: {load0:.2f}; {os.cpu_count()} CPUs; {platform.processor() or platform.machine()}")
     root = tempfile.mkdtemp(prefix="okl-startup-")
-    rows = []
+    rows, installs = [], []
     try:
+        if args.install:
+            installs = install_rows(root)
         rows.append(cold_and_warm("import okl", [py, "-c", IMPORT], root))
         for name in names:
             rows.append(cold_and_warm(f"first run() of {name} (german)", [py, "-c", FIRST_RUN.format(name=name)], root))
@@ -102,6 +148,15 @@ def main(argv=None) -> int:
         ]
         lines += [f"| {r['what']} | {r['cold']:.1f} | {r['cold_cpu']:.1f} | {r['warm']:.1f} | {r['warm_cpu']:.1f} | "
                   f"{r['notice']} |" for r in rows]
+        if installs:
+            lines += ["", "## After `pip install .`", "",
+                      "A clone of HEAD installed into a new virtual environment (River installed first), each figure "
+                      "a fresh process with no `NUMBA_CACHE_DIR`: the install, then the first answers.", "",
+                      "| install | pip install . s | first okl run s | second okl run s | first 60 River events s | "
+                      "auto's first run() s | compile notice (run / River / auto) |",
+                      "|---|---|---|---|---|---|---|"]
+            lines += [f"| {r['what']} | {r['install']:.1f} | {r['run1']:.1f} | {r['run2']:.1f} | {r['river']:.1f} | "
+                      f"{r['auto']:.1f} | {r['notice']} |" for r in installs]
         with open(args.out, "w") as fh:
             fh.write("\n".join(lines) + "\n")
     return 0

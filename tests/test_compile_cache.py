@@ -92,7 +92,7 @@ def test_a_cache_built_beside_the_sources_loads_from_a_read_only_copy_elsewhere(
     run = _python(LINEAR, _env(PYTHONPATH=site, HOME=home), cwd=tmp_path, wrap=wrap)
     assert run.returncode == 0 and run.stdout.split() == ["26.8"], run.stderr
     assert NOTICE not in run.stderr, run.stderr
-    assert not (home / ".cache" / "okl").exists()
+    assert not _files(home)  # (nothing compiled, nothing written)
     check = _python("from okl.precompile import check; print(check().summary())", _env(PYTHONPATH=site, HOME=home),
                     cwd=tmp_path, wrap=wrap)
     assert "all" in check.stdout and "cached for this CPU" in check.stdout, check.stdout + check.stderr
@@ -196,3 +196,26 @@ def test_the_build_backend_asks_for_what_compiling_needs_unless_told_not_to(monk
     assert not {"numba", "numpy"} & set(backend.get_requires_for_build_wheel())
     backend._precompile()  # told not to: says so, compiles nothing
     assert "OKL_NO_PRECOMPILE is set" in capsys.readouterr().err
+
+
+def test_ctrl_c_during_a_compile_ends_the_command_with_130(tmp_path):
+    """SIGINT as soon as the compile notice appears (the compile under way): "okl: interrupted",
+    exit code 130, and nothing swallowed inside Numba's ctypes callbacks."""
+    import signal
+    import time
+
+    env = _env(NUMBA_CACHE_DIR=tmp_path / "cache")
+    proc = subprocess.Popen([sys.executable, "-m", "okl.cli", "run", "--learners", "nogd", "--runs", "1"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line.startswith(NOTICE):
+            break
+    time.sleep(0.2)
+    proc.send_signal(signal.SIGINT)
+    rest = proc.stderr.read()
+    proc.wait(timeout=120)
+    err = "".join(seen) + rest
+    assert proc.returncode == 130, err
+    assert "okl: interrupted" in err and "Exception ignored" not in err and "Traceback" not in err, err

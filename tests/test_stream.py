@@ -402,8 +402,9 @@ def test_a_stream_with_more_classes_turns_multiclass_and_resumes_exactly(tmp_pat
     status, reference, _ = _run(argv[:-5] + ["--quiet"])
     assert status == 0
     status, _, err = _run(argv[:-5])
-    assert status == 0 and "label 0: more than two classes; one-vs-rest from here on (okl.MultiClass: K outputs " \
-        "over one feature map); the outputs of -1 and +1 continue the learner" in err
+    assert status == 0 and "label 0 is neither -1 nor +1 (after the labels -1 and +1): the labels are classes from " \
+        "here on, one-vs-rest (okl.MultiClass: K outputs over one feature map); the outputs of -1 and +1 continue " \
+        "the learner" in err
     s = int(np.flatnonzero(y == 0.0)[0])  # the first third label (row 61)
     binary = okl.make("nogd", budget=20, random_state=0)
     ref_f = list(binary.run(X[:s], y[:s]).decisions)

@@ -4,7 +4,9 @@ machine's vector width), and the one-line notice on stderr when a process compil
 without this machine's entries: see ``okl compile``)."""
 
 import contextlib
+import signal
 import sys
+import threading
 import time
 
 import numba as nb
@@ -67,11 +69,41 @@ class _CompileNotice(_event.Listener):
         self.depth = 0
         self.started = 0.0
         self.seconds = 0.0
+        self.interrupted = False
+        self.handler = None
+
+    # Ctrl-C during a compile: LLVM calls back into Python through ctypes, and a KeyboardInterrupt
+    # raised inside such a callback is printed and dropped ("Exception ignored on calling ctypes
+    # callback function"), so the compile went on as if nothing was pressed. While okl compiles, a
+    # Ctrl-C is noted and raised at the next compile event (the end of the function being
+    # compiled, at most seconds later); a second one is raised at once.
+
+    def _on_interrupt(self, signum, frame):
+        if self.interrupted:
+            raise KeyboardInterrupt
+        self.interrupted = True
+
+    def _defer_interrupts(self):
+        if threading.current_thread() is threading.main_thread() and \
+                signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            self.handler = signal.signal(signal.SIGINT, self._on_interrupt)
+
+    def _restore_interrupts(self):
+        if self.handler is not None:
+            signal.signal(signal.SIGINT, self.handler)
+            self.handler = None
+
+    def _raise_if_interrupted(self):
+        if self.interrupted:
+            self.interrupted = False
+            raise KeyboardInterrupt
 
     def on_start(self, event):
         if self.depth == 0:
             self.started = time.perf_counter()
+            self._defer_interrupts()
         self.depth += 1
+        self._raise_if_interrupted()
         if self.said or not self.enabled:
             return
         dispatcher = event.data.get("dispatcher")
@@ -85,6 +117,8 @@ class _CompileNotice(_event.Listener):
         self.depth = max(self.depth - 1, 0)
         if self.depth == 0:
             self.seconds += time.perf_counter() - self.started
+            self._restore_interrupts()
+        self._raise_if_interrupted()
 
 
 def notice_text() -> str:

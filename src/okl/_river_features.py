@@ -109,7 +109,8 @@ class _OKLRiverEstimator:
         if isinstance(value, (bool, np.bool_)):
             return float(value)
         if not isinstance(value, numbers.Real):
-            raise ValueError(f"feature {key!r} has a non-numeric value {value!r}")
+            raise ValueError(f"feature {key!r} has a non-numeric value {value!r}; if {key!r} holds categories, "
+                             f"declare it: categorical=[{key!r}] (None is then a missing level)")
         value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"feature {key!r} has a non-finite value {value!r}")

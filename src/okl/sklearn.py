@@ -138,6 +138,21 @@ def _refuse_classification_only(learner) -> None:
                          "use OKLClassifier, or a learner with a regression loss")
 
 
+def _not_a_number(X, columns=None) -> None:
+    """Raise the ValueError naming the first cell of ``columns`` (default every column) of X that is
+    not a number, its row and column, and ``categorical=`` (a column of strings is a category)."""
+    X = np.asarray(X, dtype=object)
+    if X.ndim != 2:
+        return
+    for j in range(X.shape[1]) if columns is None else columns:
+        for i, v in enumerate(X[:, j]):
+            try:
+                float(v)
+            except (TypeError, ValueError):
+                raise ValueError(f"row {i}, column {j}: {v!r} is not a number (if column {j} holds categories, "
+                                 f"name it: categorical=[{j}])") from None
+
+
 def _categorical_columns(categorical, d: int) -> list[int]:
     """The column indices named by ``categorical`` (indices or a boolean mask of length d)."""
     if isinstance(categorical, (str, bytes)) or not hasattr(categorical, "__iter__"):
@@ -198,9 +213,14 @@ class _OKLEstimator(BaseEstimator):
         one-hot after the numeric ones (levels fixed at ``reset``, the module docstring)."""
         learning = y is not _NO_Y
         plain = self.categorical is None
-        out = validate_data(self, *((X, y) if learning else (X,)), reset=reset, **(kw if learning else {}),
-                            **(dict(accept_sparse="csr", dtype=np.float64) if plain
-                               else dict(dtype=None, ensure_all_finite=False)))
+        try:
+            out = validate_data(self, *((X, y) if learning else (X,)), reset=reset, **(kw if learning else {}),
+                                **(dict(accept_sparse="csr", dtype=np.float64) if plain
+                                   else dict(dtype=None, ensure_all_finite=False)))
+        except ValueError as exc:
+            if plain and "could not convert" in str(exc):
+                _not_a_number(X)
+            raise
         if plain:
             return out
         X, y = out if learning else (out, None)
@@ -213,13 +233,7 @@ class _OKLEstimator(BaseEstimator):
         try:
             Z = X[:, numeric].astype(np.float64)
         except (TypeError, ValueError):
-            for j in numeric:
-                for i, v in enumerate(X[:, j]):
-                    try:
-                        float(v)
-                    except (TypeError, ValueError):
-                        raise ValueError(f"row {i}, column {j}: {v!r} is not a number (name the column in "
-                                         "categorical= if it holds categories)") from None
+            _not_a_number(X, numeric)
             raise
         if Z.size and not np.isfinite(Z).all():
             i, k = np.argwhere(~np.isfinite(Z))[0]

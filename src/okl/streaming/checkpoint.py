@@ -42,12 +42,15 @@ class StreamPosition:
     lines: int = 0  #: physical lines consumed (blank, comment and skipped bad lines included)
     byte_offset: int = 0  #: bytes consumed; the next event starts here
     mistakes: int = 0  #: classification mistakes on labelled events
-    squared_loss: float = 0.0  #: sum of (f - y)^2 over labelled events
+    squared_loss: float = 0.0  #: sum of (f - y)^2 over the labelled events after the first
     skipped_bad: int = 0  #: bad lines skipped under --skip-bad
     dim: int | None = None  #: feature dimension (from --dim or the first CSV line)
     header_done: bool = False  #: CSV --header line already consumed
     #: binary labels learned so far (1: -1, 2: +1); the heads kept when a stream turns multi-class
     labels_seen: int = 0
+    #: the class names of a CSV stream whose labels are not numbers, in order of appearance
+    #: (the first is the class -1, the second +1, then 2, 3, ...)
+    label_names: list = field(default_factory=list)
 
 
 @dataclass
@@ -198,6 +201,9 @@ def read_checkpoint(path: str) -> tuple[Learner, StreamConfig, StreamPosition]:
 MAX_CHECKPOINT_HEADER = 16 << 20
 
 
+#: most class names, and longest name, a checkpoint may record
+MAX_LABEL_NAMES, MAX_LABEL_NAME = 1 << 16, 1 << 12
+
 #: largest count or byte offset a checkpoint may record
 MAX_POSITION = 1 << 62
 
@@ -221,6 +227,11 @@ def check_position(path: str, position: StreamPosition, learner: Learner | None 
     ls = position.labels_seen
     if isinstance(ls, bool) or not isinstance(ls, int) or not 0 <= ls <= 3:
         raise bad("labels_seen", f"must be an integer in [0, 3], got {str(ls)[:200]!r}")
+    names = position.label_names
+    if not isinstance(names, list) or len(names) > MAX_LABEL_NAMES or not all(
+            isinstance(n, str) and len(n) <= MAX_LABEL_NAME for n in names) or len(set(names)) != len(names):
+        raise bad("label_names", f"must be a list of distinct strings (at most {MAX_LABEL_NAMES} of at most "
+                  f"{MAX_LABEL_NAME} characters), got {str(names)[:200]!r}")
     if not isinstance(position.header_done, bool):
         raise bad("header_done", f"must be true or false, got {str(position.header_done)[:200]!r}")
     dim = position.dim

@@ -10,7 +10,7 @@ from typing import BinaryIO, Iterator
 
 import numpy as np
 
-from okl.data.readers import DataFormatError, finite_float, number_problem, parse_svmlight_line
+from okl.data.readers import DataFormatError, finite_float, number_problem, parse_svmlight_line, split_fields
 from okl.streaming.checkpoint import CheckpointError
 
 
@@ -32,10 +32,14 @@ class _Stop(Exception):
 # Line parsing
 
 
-def _label(text: str, where: str) -> float:
+def _label(text: str, where: str) -> float | str:
+    """A CSV label: a finite number, else (not a number at all) a class name, as ``okl run``
+    reads it; ``nan`` / ``inf`` are refused (how programs write a missing value)."""
     value = finite_float(text)
     if value is None:
-        raise DataFormatError(f"{where}: label {text!r} {number_problem(text)}")
+        if number_problem(text) == "is not finite":
+            raise DataFormatError(f"{where}: label {text!r} is not finite (a missing label? leave the field empty)")
+        return text
     return value
 
 
@@ -49,8 +53,9 @@ def check_label_column(label_column: int, width: int, where: str) -> None:
 
 
 def parse_event(line: str, where: str, fmt: str, dim: int | None, sep: str = ",",
-                label_column: int = -1) -> tuple[np.ndarray, float | None]:
-    """One data line -> (dense feature vector, label or None). Raises DataFormatError."""
+                label_column: int = -1) -> tuple[np.ndarray, float | str | None]:
+    """One data line -> (dense feature vector, label or None). A CSV label that is not a number is
+    returned as it is written (a class name; the runner maps it). Raises DataFormatError."""
     if fmt == "svmlight":
         if dim is None:
             raise ValueError("svmlight input needs --dim (the feature dimension)")
@@ -61,7 +66,10 @@ def parse_event(line: str, where: str, fmt: str, dim: int | None, sep: str = ","
                 raise DataFormatError(f"{where}: feature index {i + 1} exceeds --dim {dim}")
             x[i] = v
         return x, label
-    fields = [f.strip() for f in line.rstrip("\r\n").split(sep)]
+    try:
+        fields = split_fields(line, sep)
+    except DataFormatError as exc:
+        raise DataFormatError(f"{where}: {exc}") from None
     width = len(fields) if dim is None else dim + 1
     if len(fields) != width:
         raise DataFormatError(f"{where}: {len(fields)} fields, expected {width} "

@@ -122,8 +122,10 @@ def _resume_and_run(args, learner, config, position, err, stdout, stderr, stdin)
                                   f"--dim is {args.dim}")
         learner = ck_learner
         if not args.quiet:
+            skip = (f"; on stdin its first {position.byte_offset:,} bytes are skipped unread, so feed the whole "
+                    "stream again from its first line" if args.input == "-" and position.byte_offset else "")
             err.write(f"okl stream: resuming from {args.checkpoint} at event {position.events} "
-                      f"(line {position.lines + 1}, byte {position.byte_offset})\n")
+                      f"(line {position.lines + 1}, byte {position.byte_offset}){skip}\n")
     runner = StreamRunner(learner, config, position, checkpoint=args.checkpoint, every=args.every,
                           skip_bad=args.skip_bad, stats_every=args.stats_every, out=stdout,
                           err=stderr, quiet=args.quiet, header=args.header)

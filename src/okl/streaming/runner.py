@@ -127,13 +127,56 @@ class StreamRunner:
         self.err = err if err is not None else sys.stderr
         self.classification = learner.task == "classification"
         self.multi = isinstance(learner, MultiClass)
+        self._codes: dict = {}
         self._checkpointed_at = position.events
         self._start_events = position.events
         self._t0 = time.perf_counter()
 
     # ---- one event -----------------------------------------------------------------------
 
-    def _target(self, label: float, where: str) -> float:
+    # ---- class names: CSV labels that are not numbers, in order of appearance --------------
+    #
+    # The first name is the class -1, the second +1 (River's and the adapters' order), a third
+    # and later ones 2, 3, ... (the stream then turns multi-class as a third number does); the
+    # names are in the checkpoint (StreamPosition.label_names) and the predictions print them.
+
+    def _code_of(self, name: str, where: str, learn: bool) -> float:
+        names = self.pos.label_names
+        if not self.classification:
+            raise DataFormatError(f"{where}: target {name!r} is not a number (a regression loss)")
+        if self.config.positive_label is not None:
+            raise DataFormatError(f"{where}: label {name!r} is not a number (--positive-label compares numbers)")
+        if self.pos.labels_seen and not names:
+            raise DataFormatError(f"{where}: label {name!r} is not a number, and this stream's labels so far are "
+                                  "numbers; give every label as a number or every one as a name")
+        codes = self._name_codes
+        if name not in codes:
+            if not learn:
+                raise DataFormatError(f"{where}: label {name!r} is new")
+            codes[name] = -1.0 if not names else (1.0 if len(names) == 1 else float(len(names)))
+            names.append(name)
+        return codes[name]
+
+    @property
+    def _name_codes(self) -> dict:
+        if len(self._codes) != len(self.pos.label_names):
+            names = self.pos.label_names
+            self._codes = {n: (-1.0 if i == 0 else 1.0 if i == 1 else float(i)) for i, n in enumerate(names)}
+        return self._codes
+
+    def _name_for(self, code: float) -> str:
+        """The class name of ``code`` (the printed prediction of a stream of names; ? before it is seen)."""
+        names = self.pos.label_names
+        i = 0 if code == -1.0 else 1 if code == 1.0 else int(code)
+        return names[i] if 0 <= i < len(names) else "?"
+
+    def _target(self, label: float | str, where: str) -> float:
+        if isinstance(label, str):
+            label = self._code_of(label, where, learn=True)
+        elif self.pos.label_names:
+            raise DataFormatError(f"{where}: label {label:g} is a number, but this stream's labels are names "
+                                  f"({', '.join(map(repr, self.pos.label_names[:3]))}); give every label as a "
+                                  "name or every one as a number")
         if not self.classification:
             return label
         if self.config.positive_label is not None:
@@ -154,15 +197,21 @@ class StreamRunner:
                                               random_state=self.learner.get_params().get("random_state"))
         self.multi = True
 
-    def _said_multiclass(self, label: float, where: str) -> None:
+    def _said_multiclass(self, label: float | str, where: str) -> None:
         """The stderr line saying the stream turned multi-class (once its first event was learned)."""
         seen = self.pos.labels_seen
         if not self.quiet:
-            kept = " and ".join(v for bit, v in ((1, "-1"), (2, "+1")) if seen & bit)
+            names = self.pos.label_names
+            signs = ((1, repr(names[0]) if names else "-1"), (2, repr(names[1]) if len(names) > 1 else "+1"))
+            kept = " and ".join(v for bit, v in signs if seen & bit)
+            label = repr(label) if isinstance(label, str) else f"{label:g}"
             form, part = (("K outputs over one feature map", "outputs") if self.learner.native
                           else ("one binary head per class", "heads"))
-            self.err.write(f"okl stream: {where}: label {label:g}: more than two classes; one-vs-rest from here on "
-                           f"(okl.MultiClass: {form}){f'; the {part} of ' + kept + ' continue the learner' if kept else ''}\n")
+            before = f"after the labels {kept}" if kept else "before any other label"
+            what = "a third class name" if names else "neither -1 nor +1"
+            self.err.write(f"okl stream: {where}: label {label} is {what} ({before}): the labels are "
+                           f"classes from here on, one-vs-rest (okl.MultiClass: {form})"
+                           f"{f'; the {part} of ' + kept + ' continue the learner' if kept else ''}\n")
 
     def _classes_of(self, margins: np.ndarray) -> np.ndarray:
         """The predicted class per row of (n, K) margins (NaN where no class is known yet; a
@@ -182,12 +231,15 @@ class StreamRunner:
         if label is None:
             f = self.learner.decision_one(x) if self.multi else self.learner.predict_one(x)
         else:
-            saved = (self.learner, self.multi)
+            saved, n_names = (self.learner, self.multi), len(self.pos.label_names)
             try:
                 y = self._target(label, where)
                 f = self.learner._learn_round(x, y)  # as _learn_rows: one event at a time
             except ValueError as exc:  # the learner validates before changing any state
                 self.learner, self.multi = saved  # (a switch to K classes built a new learner)
+                del self.pos.label_names[n_names:]  # (and a refused event names no class)
+                if isinstance(exc, DataFormatError):
+                    raise
                 raise DataFormatError(f"{where}: {exc}") from None
             if self.multi and not saved[1]:
                 self._said_multiclass(label, where)
@@ -197,14 +249,18 @@ class StreamRunner:
             elif self.classification:
                 self.pos.mistakes += int((1.0 if f >= 0.0 else -1.0) != y)
                 self.pos.labels_seen |= 2 if y > 0 else 1
-            else:
+            elif self.pos.labelled > 1:  # (the first labelled event is predicted before any label)
                 self.pos.squared_loss += (f - y) ** 2
         if self.multi:
             f = np.asarray(f, dtype=float)
             pred = self._classes_of(f[None, :])[0]
             f, pred = (float(f.max()) if f.size else -math.inf), ("?" if math.isnan(pred) else f"{pred:g}")
+            if self.pos.label_names and pred != "?":
+                pred = self._name_for(float(pred))
         else:
             pred = ("1" if f >= 0.0 else "-1") if self.classification else f"{f:.17g}"
+            if self.pos.label_names and self.classification:
+                pred = self._name_for(1.0 if f >= 0.0 else -1.0)
         self.out.write(f"{self.pos.events}\t{f:.17g}\t{pred}\n")
         self.out.flush()
         self.pos.events += 1
@@ -219,7 +275,8 @@ class StreamRunner:
             metric = (f"mistake rate {100.0 * p.mistakes / p.labelled:.2f} %" if p.labelled
                       else "mistake rate n/a")
         else:
-            metric = f"mean squared loss {p.squared_loss / p.labelled:.5g}" if p.labelled else "msl n/a"
+            metric = (f"mean squared loss {p.squared_loss / (p.labelled - 1):.5g} (from the second labelled event: "
+                      "the first is predicted before any label)" if p.labelled > 1 else "msl n/a")
         bad = f", {p.skipped_bad} bad lines skipped" if p.skipped_bad else ""
         return (f"okl stream: {p.events} events ({p.labelled} labelled), {metric}, "
                 f"{rate:.0f} events/s{bad}")
@@ -288,11 +345,15 @@ class StreamRunner:
             parsed = parse_svmlight_block("".join([texts[i] for i in rows]).encode(), dim, len(rows))
         elif self.config.format == "csv":
             X, labels = [], []
+            named = bool(self.pos.label_names)
             for i in rows:
                 try:
                     x, label = parse_event(texts[i], name, "csv", dim, self.config.sep, self.config.label_column)
                 except DataFormatError:
                     x, label = None, None
+                named = named or isinstance(label, str)
+                if named:  # (class names, and every line after the first: the per-line path maps and checks them)
+                    x = None
                 if x is None or label is None or (dim is not None and x.shape[0] != dim) or (
                         dim is None and X and x.shape[0] != X[0].shape[0]):
                     kinds[i] = 2
@@ -352,7 +413,7 @@ class StreamRunner:
             self.pos.labels_seen |= (2 if (y > 0).any() else 0) | (1 if (y < 0).any() else 0)
             text = "".join([f"{e0 + i}\t{v:.17g}\t{'1' if v >= 0.0 else '-1'}\n" for i, v in enumerate(f.tolist())])
         else:
-            for d in ((f - y) ** 2).tolist():
+            for d in ((f - y) ** 2).tolist()[1 if self.pos.labelled == 0 else 0:]:  # (as process_line)
                 self.pos.squared_loss += d
             text = "".join([f"{e0 + i}\t{v:.17g}\t{v:.17g}\n" for i, v in enumerate(f.tolist())])
         self.out.write(text)
