@@ -277,6 +277,9 @@ def _unit_in_worker(unit: str) -> tuple[str, str, float]:
     import time
     import traceback
 
+    from okl._jit import compile_notice
+
+    compile_notice(False)  # (the parent's progress line says what is compiling)
     t0 = time.perf_counter()
     try:
         run_unit(unit)

@@ -10,14 +10,19 @@ with the event number counted from 0 over the data lines of the whole stream (it
 restarts), f printed with 17 significant digits (it reproduces the float exactly) and the
 predicted label -1 or +1 (f >= 0 -> +1, as everywhere in okl); for a regression loss the third
 column repeats f. Running totals (events, labelled events, mistake rate or mean squared loss so
-far, events/s) go to stderr every ``--stats-every`` seconds and at the end.
+far, events/s) go to stderr every ``--stats-every`` seconds and at the end; the mean squared loss
+leaves out the first labelled event, predicted before any label (0, or the target's scale away on
+targets far from 0: it would dominate the mean of a short stream).
 
 Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     ``svmlight``: ``label idx:val ...`` with 1-based increasing indices (parsed by
     :func:`okl.data.readers.parse_svmlight_line`); a line without a label (it starts with
     ``idx:val``) is unlabelled. The dimension is not inferable from one sparse line, so ``--dim``
-    is required. ``csv``: numeric fields separated by ``--sep`` (default ``,``); the label is
-    column ``--label-column`` (default the last); an empty label field or ``?`` marks an
+    is required. ``csv``: fields separated by ``--sep`` (default ``,``), quoted as ``okl run``
+    reads them (``"0.1","big, red"``: :func:`okl.data.readers.split_fields`), the features
+    numbers; the label is column ``--label-column`` (default the last), a number or a class name
+    (names in order of appearance: the first -1, the second +1, a third turns the stream
+    multi-class; predictions print the names); an empty label field or ``?`` marks an
     unlabelled line; the dimension is the first data line's field count minus one (or ``--dim``,
     checked); ``--header`` skips the first line. Blank lines and lines starting with ``#`` are not
     events; a UTF-8 byte-order mark opening the stream is skipped. Classification labels are
