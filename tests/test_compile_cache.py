@@ -148,6 +148,9 @@ def test_okl_compile_fills_the_cache_and_check_says_so(tmp_path):
     cli = subprocess.run([sys.executable, "-m", "okl.cli", "compile", "--check"], capture_output=True, text=True,
                          timeout=600, env=env)
     assert cli.returncode == 0 and "cached for this CPU" in cli.stdout, cli.stdout + cli.stderr
+    again = subprocess.run([sys.executable, "-m", "okl.cli", "compile"], capture_output=True, text=True, timeout=600,
+                           env=env)  # (complete for the manifest's functions: nothing to run)
+    assert again.returncode == 0 and "nothing to do" in again.stdout, again.stdout + again.stderr
     run = _python(LINEAR, env)
     assert run.returncode == 0 and NOTICE not in run.stderr, run.stderr
 

@@ -16,6 +16,11 @@ def cmd_compile(args) -> int:
     if args.processes is not None and args.processes < 1:
         raise ValueError(f"--processes must be at least 1, got {args.processes}")
     args.on_interrupt = "what finished compiling is cached; run okl compile again for the rest"
+    if not args.force:
+        report = check()
+        if report.complete:
+            print(report.summary() + "\n(nothing to do; --force compiles again)")
+            return 0
     report = compile(processes=args.processes, progress=not args.quiet, units=UNITS)
     print(report.summary())
     if not args.quiet:
@@ -33,6 +38,7 @@ def add_parser(sub):
                    help="say whether every function is cached for this CPU and where; exit 1 when not")
     c.add_argument("--processes", type=int, default=None,
                    help="worker processes (default: this machine's cores, at most 2)")
+    c.add_argument("--force", action="store_true", help="run every workload even when the cache is complete")
     c.add_argument("--quiet", action="store_true", help="no progress on stderr")
     c.set_defaults(func=cmd_compile)
     return c

@@ -2,18 +2,18 @@
 
 A user with a new stream does not know which learner, kernel width or step to use. ``auto`` runs a
 fixed *pool* of okl learners side by side and predicts with an online aggregation of their
-decisions (the Raker / AdaRaker idea of Shen, Chen & Giannakis, JMLR 2019 — a dictionary of
-kernels, one learner per kernel, exponentially updated weights — extended to several learner
+decisions (the Raker / AdaRaker idea of Shen, Chen & Giannakis, JMLR 2019 -- a dictionary of
+kernels, one learner per kernel, exponentially updated weights -- extended to several learner
 families and steps, with a learning rate that needs no tuning and a share step that follows a
-changing best member; in regression, a stacking layer beside the mixture).
+changing best member; in regression, a stacking layer beside the mixture). What each choice
+measured: docs/results/auto-design.md (this docstring's longer predecessor) and auto-pool.md.
 
 Pool (built from the stream's own scale; every member predicts before the label and learns every
-round, as it would alone: see "Shared work" for the one draw its FOGD members share)
-    The centre width sigma_0 is chosen like every okl learner's (no kernel given: from the first
-    :data:`~okl.kernels.WIDTH_WINDOW` rows, :func:`okl.kernels.scale_sigma`, the running label mean
-    predicting those rows, which are then replayed; a kernel given: its width). Around it, a grid of
-    widths sigma_0 x {1/2, 1, 2} (a factor 2 either way: the kernel's length scale is only known to
-    this order from unlabelled rows), and for each family its library step plus one faster step:
+round, as it would alone)
+    The centre width sigma_0 is chosen like every okl learner's (:func:`okl.kernels.scale_sigma`
+    over the first :data:`~okl.kernels.WIDTH_WINDOW` rows, which the window member's smoother
+    predicts meanwhile and which are then replayed; a kernel given: its width), and the widths
+    are sigma_0 x {1/2, 1, 2}:
 
     ==============  =======================================  =========================================
     family          classification (hinge)                   regression (squared loss)
@@ -26,230 +26,57 @@ round, as it would alone: see "Shared work" for the one draw its FOGD members sh
     (Laplacian)
     linear          eta in {0.2, 1}                           eta in {0.02, 0.2}
     window          the last 2B rows, width sigma_0 / 4       the same (targets)
-    (smoother)
-    affine          linear on scale="affine" inputs,          the same, degree 2 (every pairwise
-    (linear, the    logistic loss, eta = 0.05                 product, while d (d + 1) / 2 <= 8B),
-    curvature                                                 eta = 0.2
-    undone)
+    affine          linear on scale="affine" inputs,          the same, degree 2 while
+                    logistic loss, eta = 0.05                 d (d + 1) / 2 <= 8B, eta = 0.2
     ==============  =======================================  =========================================
 
-    The L1 family: FOGD on the Laplacian kernel exp(-||x - x'||_1 / sigma_1) (random Fourier
-    features with Cauchy directions, :meth:`okl.kernels.Laplacian.sample_frequencies`), at the
-    widths sigma_1 x {1/2, 1, 2}, where the centre width sigma_1 = E||x - x'||_1 / 2 is chosen from
-    the same window as sigma_0 (:func:`okl.kernels.scale_sigma_l1`: the kernel is exp(-2) at the
-    mean pairwise L1 distance, as the Gaussian's sigma_0 gives exp(-2) at the root-mean-square
-    distance). Why it is in the pool: the Gaussian kernel sees the Euclidean distance, in which a
-    row that differs from another by a lot in one feature is as far as one that differs a little
-    in many; rule-structured streams (thresholds on single features, categorical codes: River's
-    Agrawal, RandomTree, Phishing; splice's one-hot nucleotides) are what the L1 distance and
-    axis-aligned structure fit. Measured with docs/results/scripts/auto_pool.py
-    (docs/results/auto-pool.md, 42 River stream configurations and 16 staged sets): Agrawal +4.6
-    / +3.8 points, RandomTree +4.0 / +9.2 (+3.5, +0.5, +1.3 on three other settings), Phishing +1.3,
-    splice 21.98 -> 11.91 % mistakes (first 20,000 rows), cpusmall -22 %, parkinson -11 %,
-    Friedman and Mv -10 % loss; nothing worse by more than 0.03 points or 0.1 %. Only when auto chooses its width (no ``kernel`` given): with a kernel
-    given the L1 members leave the pool (its width is a length of that kernel, not of the L1
-    distance). Capacity: the L1 family draws D = 4 x 3B = 12B directions (budget scale
-    :data:`~okl.learners._autopool.L1_BUDGET_SCALE`; the Gaussian family 4B). The Laplacian
-    kernel is not smooth (its spectrum, the Cauchy density, decays polynomially), so its random
-    features approximate it more slowly than the Gaussian's, and the rule-structured streams it
-    is for need the detail: River's RandomTree gap to SRP(10) -3.62 / -1.38 / -0.68 / -0.53
-    points (mean of seeds 1 and 2) at D = 400 / 800 / 1000 / 1200, Agrawal +0.9 to +2.0,
-    Mv -10 to -14 %, splice -2.6 to -4.7 points (docs/results/auto-pool.md). 12B costs 5-9 %
-    of auto's per-event time against 8B. Cheaper rounds elsewhere pay it back: the River adapters'
-    learn_one reuses predict_one's row, the NOGD pair shares its transition, and FORKS's ONS update
-    is deferred into the next product (Engine.sync). Interleaved with River's ARF(10) on Agrawal,
-    auto was then 1 % faster than the 8B pool before them (8.98, 8.42, 8.35x against 8.87, 8.32,
-    8.25x); the window phase's smoother below costs about 3 % of that (8.33, 8.44, 8.25x against
-    8.61, 8.73, 8.45x without it). run() on codrna pays the 12B family in full: 6 % slower. Cost:
-    one draw shared by the three widths (below).
-
-    Inside the width window (the first rows, before the pool exists) auto predicts by the window
-    member's rule over the rows buffered so far, not by the running label mean
-    (:meth:`Auto._window_estimate`; River's Phishing +1.0 point, all of it in its first 50 rows).
-
-    The window member (:mod:`okl.learners.window`): the Nadaraya-Watson smoother over the last
-    2 B rows, f(x) = sum_i kappa(x_i, x) y_i / sum_i kappa(x_i, x) at the width sigma_0 / 4 (a
-    neighbourhood, not a length scale). Why it is in the pool: every other member fits a function
-    of bounded complexity (B support vectors, landmarks or 4B directions) with steps, so a stream
-    whose classes sit in many small regions that move (River's RandomRBFDrift: 50 moving
-    centroids) outruns them, where a nearest-neighbour vote over recent rows follows it at once;
-    it fits nothing, so it cannot diverge. Measured (docs/results/window.md, the same three
-    suites): RandomRBFDrift 88.91 / 87.48 -> 92.77 / 91.52 (River's KNN 92.49 / 91.08; held-out
-    seed 3 +4.0), ChickWeights MAE 22.65 -> 21.40; the other River streams and staged sets within
-    0.1 points. Cost: one kernel row over the window, O(2 B d) a round: 3-6 % of auto's run() on
-    codrna (d = 8; 300 rows cost 5-10 %, 500 rows 10-13 %). With three or more classes it
-    leaves the pool (:meth:`Auto._retire_windows`: the K-output loss credits its -1 votes on the
-    absent classes; digits 86.14 % with it, 97.38 % without).
-
-    The affine member (:mod:`okl.scaling`, ``scale="affine"``; appended last): the linear learner
-    on the window's affine coordinates, u_j = T clip((x_j - c_j) / s_j, -2, 2) with symlog's
-    centre and spread and T = 2 / ln 3 its slope at the median (auto maps the input once, with
-    symlog; this member undoes the map, :func:`okl.scaling.affine_from_symlog`). Why it is in the
-    pool: the symlog map is curved, so on symlog inputs a linear model fits a bent boundary to a
-    linear concept, and a kernel member needs many rows to straighten it; River's Hyperplane
-    (a drifting linear concept, where River's logistic regression on standardised inputs is the
-    best model) loses 1.7 points to that curvature (the linear learner alone: 90.2 % on symlog,
-    92.4 % on affine inputs). Classification takes the logistic loss at eta = 0.05 (the least
-    regret of eta in {0.02, ..., 0.5} alone on Hyperplane; on inputs of spread about 1 the hinge
-    at a small step updates on almost every row and its decision hardly grows). Regression takes
-    the degree-2 features [u, (u_i u_j)_{i <= j}, 1] with the NLMS step eta = 0.2: what a
-    polynomial kernel of degree 2 spans, explicitly (River's Planes2D is a plane gated by a
-    +-1 feature, a product; Friedman's target holds x_1 x_2 and (x_3 - 1/2)^2), in d (d + 3) / 2
-    + 1 weights; while the products number at most 8B (one FOGD member's 2D features, 780 at
-    d = 39 with B = 100) and degree 1 beyond, so the member never costs more than a FOGD member.
-    Measured (docs/results/auto-pool.md): Hyperplane 90.69 / 91.24 -> 91.47 / 92.74 (with the
-    0-1 half of the loss below: 92.23 / 93.13), Planes2D MAE 1.048 -> 0.951, Friedman 1.642 ->
-    1.501, FriedmanDrift 1.92 -> 1.69; the other River streams within 0.06 points. Cost: O(d)
-    (classification) or O(d^2) (regression) a round; in classification about 0.4 us an event,
-    as a linear member (four on codrna: 2.04 against 1.89 us a round for four plain ones). Only under
-    auto's symlog or affine map: with a kernel given or ``scale=None`` it leaves the pool.
-
-    Why these steps: FOGD's features have ||z|| = 1, so eta = 1 is the step at which one hinge
-    update moves f(x_t) by the whole margin (the passive-aggressive step: a stream that changes
-    fast, e.g. the adversarial streams, needs it); for the squared loss eta = 0.5 is the
-    normalised-LMS step that fits the current target in one update (2 eta ||z||^2 = 1, inside
-    the stability bound 2). FOGD is the pool's fast-tracking member and runs only this step: the
-    library step on the same kernel is covered by NOGD and FORKS, and a FOGD member costs as much
-    as two widths of NOGD (2D = 800 sines and cosines per round, shared as below). NOGD's AdaGrad rate lr is the largest move of one coordinate in one
-    round; lr = 3 lets a coordinate cross the margin in one step. The linear learner's inputs are
-    not normalised, so its regression steps are the library step and one ten times smaller.
-    Every member takes ``budget`` (memory O(budget d) each) and ``random_state`` (derived from
-    auto's generator, so one seed fixes every member).
+    Why: the Gaussian width is known from unlabelled rows only to a factor 2; the L1 family
+    (exp(-||x - x'||_1 / sigma_1), sigma_1 = E||x - x'||_1 / 2, Cauchy random features) fits
+    rule-structured streams (thresholds on single features, categorical codes), and its kernel,
+    not smooth, needs more directions (12B against 4B); the window member (Nadaraya-Watson over
+    the last 2B rows) follows classes in many small moving regions that a bounded model outruns;
+    the affine member undoes the curvature of auto's symlog input map for linear concepts. FOGD's
+    eta = 1 (hinge) is the passive-aggressive step for ||z|| = 1, eta = 0.5 (squared) the
+    normalised-LMS step (2 eta ||z||^2 = 1); NOGD's lr = 3 lets a coordinate cross the margin in
+    one step. The L1 members leave the pool when a kernel is given, the window member with three
+    or more classes, the affine member without auto's input map. Every member takes ``budget``
+    and a ``random_state`` derived from auto's generator.
 
 Aggregation (every round; no hindsight)
-    Member decisions are *clipped* to the range where the loss is informative — [-1, 1] for
-    labels (the hinge margin: beyond it a member is not more right), the range [min y, max y] of
-    the targets seen so far for regression (a prediction outside the observed range is never
-    closer to a target inside it) — giving c_i. The prediction is the weighted mean
-    f = sum_i w_i c_i, and each member pays
+    Member decisions are clipped to where the loss is informative ([-1, 1] for labels, the
+    targets' range so far for regression), giving c_i; the prediction is f = sum_i w_i c_i. Each
+    member pays l_i = (1 - y c_i) / 4 + [sign(c_i) != y] / 2 (classification: half the clipped
+    hinge, half the 0-1 loss, so mistakes(auto) <= 4 sum_t sum_i w_ti l_ti), or (c_i - y)^2
+    (regression). With K classes each member's K one-vs-rest outputs pay half the mean clipped
+    hinge plus half the argmax's 0-1 loss (mistakes <= 2K sum_t sum_i w_ti l_ti). Weights:
+    w_i ~ exp(-eta_t Lbar_i) with AdaHedge's rate eta_t = ln N / Delta_{t-1} (de Rooij, van
+    Erven, Grunwald & Koolen, JMLR 2014: no tuning, invariant to the losses' scale, regret
+    O(sqrt(L* ln N) + ln N)), then a fixed-share step w <- (1 - alpha_t) w + alpha_t / N,
+    alpha_t = 1 / (t + 1) (Herbster & Warmuth 1998; Koolen & de Rooij 2013), stored back as
+    effective losses Lbar_i = -ln w_i / eta. A member whose decision becomes non-finite leaves
+    the pool; auto fails only if every member does.
 
-    * classification: l_i = (1 - y c_i) / 4 + [sign(c_i) != y] / 2 in [0, 1]: half the clipped
-      hinge loss, half the member's 0-1 loss (sign(0) = +1, as auto predicts;
-      :data:`okl.engine.aggregation.ZERO_ONE_SHARE`). On a mistake of sign(f), y f <= 0, so the
-      hinge half of the members' weighted loss is (1 - y f) / 4 >= 1/4: mistakes(auto) <=
-      4 sum_t sum_i w_ti l_ti, bounded by 4 (the best member's loss plus the aggregation
-      regret). Why half 0-1: under the clipped hinge alone a member that is right with a small
-      margin (a logistic member near a linear boundary) pays almost as much as one that is
-      wrong (margin 0.3: 0.35 a round against 0.2 for a member saying +-1 that errs 20 % of the
-      time), and lost its weight to confident members that err more; the 0-1 half credits the
-      sign it got right. Measured (docs/results/auto-pool.md): River's Hyperplane 91.47 /
-      92.74 -> 92.23 / 93.13, Sine +0.23, LED +0.32, Mixed +0.10, held-out SEA, Sine and
-      Hyperplane settings +0.2 to +0.4, the staged sets within +0.15 points or better; the 0-1
-      loss alone (no mistake bound) gained a little more on some streams and lost 0.16 points
-      on Phishing and 0.10 on Agrawal s2;
-    * regression: l_i = (c_i - y)^2, the squared loss of the clipped member; the mixture's loss is
-      at most sum_i w_i l_i (convexity).
+    Regression's stacking layer (:mod:`okl.engine.aggregation`): an affine combination can beat
+    every convex one where members err in different directions, so a ridge regression (recursive
+    least squares, O(N^2) a round) of the residual y - f on the deviations r_i = c_i - f, with
+    lambda = :data:`~okl.engine.aggregation.STACK_RIDGE` x the first window's target variance
+    (unit-free), predicts s = f + v . r, clipped; a two-expert AdaHedge with fixed share weighs f
+    and s, and auto predicts (1 - u) f + u s, u = 0 while the stack's cumulative loss is not below
+    the mixture's (spiky targets slow AdaHedge's weights). ``diagnostics()["stack_share"]`` is u.
 
-    Regression's stacking layer (:func:`okl.engine.aggregation._stack_round`): the mixture f is
-    a convex combination, so it is never better than the best convex mixture of the members in
-    hindsight. Where members err in different directions (one lags a trend, another overshoots
-    it) an affine combination beats every convex one. The layer fits it online, as a ridge
-    regression of the mixture's residual y - f on the members' deviations r_i = c_i - f:
-    v minimises lambda ||v||^2 + sum_s (y_s - f_s - v . r_s)^2 over the rounds so far
-    (recursive least squares, O(N^2) a round). The ridge pulls v towards 0, i.e. towards the
-    mixture itself. lambda = :data:`~okl.engine.aggregation.STACK_RIDGE` (1) x the variance of
-    the first :data:`~okl.kernels.WIDTH_WINDOW` targets, so the layer is invariant to the
-    targets' units; it starts learning once lambda is fixed. The stack's prediction
-    s = f + v . r is clipped to the target range as the members are. A second AdaHedge with
-    fixed share (the same rule as above, two experts) weighs f and s by their squared losses,
-    and auto predicts (1 - u) f + u s with u the stack's weight, or u = 0 while the stack's
-    cumulative squared loss is not below the mixture's (the gate). Why the gate: under spiky
-    targets AdaHedge's rate follows the spikes' losses, so its weights move slowly. River's
-    WaterFlow (a flow level with abrupt drops) kept the stack at a 16-37 % share after its first
-    100 rows, while it was worse than the mixture in every 100-row segment: MAE +19 % without
-    the gate, +3.9 % with it. ``diagnostics()["stack_share"]`` is u. Measured
-    (docs/results/auto-pool.md: every regression stream and set we have, MAE or mean squared
-    loss, the mixture alone -> with the layer):
+Shared work: NOGD's two steps at one width share their stage 1 and Nystrom map (classification);
+the FOGD members of a family draw their directions once (the widest member's U, the others U x 2
+and U x 4: features by the double angle, within a few ulp), so their random-feature errors are
+correlated across widths, each still an exact FOGD.
 
-    * River: ChickWeights 21.41 -> 19.84 (River's best, AMF, 19.86), Friedman 1.451 -> 1.340,
-      FriedmanDrift 1.668 -> 1.596, Mv 3.930 -> 3.772, Planes2D 0.948 -> 0.946,
-      TrumpApproval 0.2151 -> 0.2144;
-    * held out: Friedman s2 1.415 -> 1.308, FriedmanDrift 1.859 -> 1.716, Planes2D s2
-      0.9897 -> 0.9903, Mv s2 3.717 -> 3.488; six more generator settings -0.3 to -9 %;
-      River's AirlinePassengers 27.5 -> 24.2; WaterFlow 0.768 -> 0.798 (+3.9 %, the one loss);
-    * staged (first 20,000 rows, permutation 0): cpusmall 0.00238 -> 0.00209, cadata
-      0.0167 -> 0.0153, parkinson 0.0138 -> 0.0113.
-
-    The layer runs beside the engine (:func:`okl.engine.aggregation.stack_predict`,
-    ``stack_learn``, ``stack_rows``), on the mixture the engine returns and the member decisions
-    it leaves. Inside the engine it cost every cold start, classification's too, about 1.5 s of
-    compiling (``firstcontact.py --quick``: auto's first run() 12.4-13.2 s against 11.3-11.4 s);
-    beside it, 12.1 s against 12.2-12.5 s in runs that alternated. Replayed offline on the
-    members' decisions (before the gate), lambda at 0.1 and 10 times this gave the same results
-    within 1 %. Classification keeps the mixture alone: agg holds
-    the layer's state only in regression with two or more members. A model file from before the
-    layer (a four-entry agg) runs the mixture alone.
-
-    Weights: exponential weights w_i ~ exp(-eta_t Lbar_i) with the AdaHedge learning rate
-    (de Rooij, van Erven, Grunwald & Koolen, JMLR 2014) eta_t = ln N / Delta_{t-1}, Delta the
-    cumulative mixability gap: no tuning, invariant to the scale of the losses (so targets in
-    any units work), regret O(sqrt(L* ln N) + ln N) against the best member. To follow a stream
-    whose best member changes, every round ends with a *fixed share* step (Herbster & Warmuth
-    1998) with the decreasing switching rate alpha_t = 1 / (t + 1) (Koolen & de Rooij 2013; no
-    parameter): w <- (1 - alpha_t) w + alpha_t / N. The share is applied to the weights the next
-    round uses and stored back as effective cumulative losses Lbar (Lbar_i = -ln w_i / eta), so
-    that when eta later shrinks the weights spread as AdaHedge's do.
-
-    K classes (:class:`~okl.runtime.multiclass.MultiClass`): every member has K one-vs-rest
-    outputs c_ik (clipped to [-1, 1]), the mixture's outputs are f_k = sum_i w_i c_ik with one
-    weight per member, and a member pays half the mean of its outputs' clipped hinge losses,
-    (1 / 2K) sum_k (1 - y_k c_ik) / 2 (y_k = +1 for the label's class, -1 else), plus half its
-    0-1 loss (its argmax class, the last of a tie, is not y). The hinge half is linear in c, and
-    a wrong argmax of the mixture (some k != y with f_k >= f_y) costs (1 - f_y) / 2 + (1 + f_k)
-    / 2 >= 1 on those two outputs, so the weighted loss is at least 1 / 2K: mistakes(auto) <=
-    2K sum_t sum_i w_ti l_ti, bounded by 2K (the best member's loss plus the same aggregation
-    regret). Two mirrored outputs (a binary learner turned multi-class) pay exactly the binary
-    loss (the tie at c = 0 goes to the +1 class, as sign(0) = +1).
-
-    A member whose decision becomes non-finite (its step diverged on this stream) is dropped from
-    the pool from that round on (weight 0, no more updates); ``auto`` only fails if every member
-    does.
-
-Shared work (what the members share, and what that changes)
-    * NOGD's two steps at one width (classification): their stage 1 is the same KOGD (same eta,
-      kernel, budget), so their support vectors and Nystrom map are equal, and the engine
-      computes the map's features once a round for both (detected from the maps themselves, so
-      nothing changes: each is exactly NOGD alone; in regression the steps are stage-1 steps too,
-      the maps differ and nothing is shared).
-    * The FOGD members draw their directions once per kernel family (Gaussian, Laplacian; the
-      Cauchy scale doubles as the Gaussian's does): the widest member's U (sigma_0 x 2) is drawn
-      from its own seed and the others take U x 2 (sigma_0) and U x 4 (sigma_0 / 2), exact
-      multiples, so a round computes one set of projections and sines / cosines and the two
-      narrower members' features by the double angle (cos 2p = (cos p - sin p)(cos p + sin p),
-      sin 2p = 2 sin p cos p; within a few ulp of sin / cos). What that changes: the three FOGD
-      members are no longer independent draws (their random-feature errors are correlated
-      across widths); each is still an exact FOGD with a valid draw for its width. auto's
-      quality before -> after on 11 staged sets (within +0.05 points or better, regression
-      -5 % to 0 %): docs/results/per-event-speed.md.
-    * Landmarks are not shared across widths: NOGD's and FORKS's landmarks are the support
-      vectors of their own stage 1, which depends on the width; the kernel row is the smallest
-      part of a kernel member's round (the projection on the map is ~4x it).
-
-Cost: one round of ``auto`` is one round of every member plus an O(N) aggregation (in regression
-O(N^2) more for the stacking layer: 1.6 against 1.0 us a round at N = 19, in a compiled call of its
-own beside the engine's, so that classification's cold start compiles none of it; regression's
-first run compiles it, about 2 s on a cold cache), all in one
-compiled call per event (:mod:`okl.engine.core`: predict_one one call for every member's
-features and the mixture, learn_one one call for every member's step and the weights, on the
-features predict_one left; the row check, input scale and calibration's step in the same calls,
-:class:`okl.engine.roots.AutoPlan`); transitions and FORKS's update rounds run in the members'
-own Python. ``run``, ``learn_many`` and ``okl stream`` take the same per-row arithmetic, so
-per-event decisions equal run()'s bit for bit. N = 19 members by default (14 before the L1 family, whose
-three members add about 15-20 % to an event; 17 before the window member, 18 before the affine
-one); on codrna (d = 8, B = 100)
-a round in stage 2 costs about 11-12 us in run() (NOGD, FORKS with 3 ONS steps on 100 x 100
-inverses, FOGD, linear and the aggregation) and an event about 16 us (the kernel maps' features one
-row a pass over the map, against four in run(); docs/results/per-event-speed.md). Memory is the
-members' (bounded by the budget) plus O(N) (O(N^2) in regression) and one block of N decisions.
-benchmarks/auto.py measures the rounds per second beside each member's, benchmarks/events.py per
-event beside River's models.
-
-Transparency: ``diagnostics()`` (and so ``Trace.diagnostics``) holds the final weight of every
-member (``weight[<member>]``), the member that carries the most weight (``carried_by``), the
-learning rate and the number of members alive.
-
-Model files: the members are saved as complete okl model files of their own, concatenated in one
-byte array (``members_blob_``; each is checked against its own state declaration when loaded).
+Cost: one round is one round of every member plus an O(N) aggregation (O(N^2) more for the stacking
+layer in regression), in one compiled call per event (:mod:`okl.engine.core`, :class:`okl.engine.roots.AutoPlan`);
+transitions and FORKS's update rounds run in the members' Python. ``run``, ``learn_many`` and
+``okl stream`` take the same per-row arithmetic, so per-event decisions equal run()'s bit for bit.
+N = 19 members by default. Memory is the members' (bounded by the budget) plus O(N) (O(N^2) in
+regression). ``diagnostics()`` holds every member's weight (``weight[<member>]``), ``carried_by``,
+the learning rate and the members alive; model files hold the members as complete okl model files
+of their own (``members_blob_``, each checked against its own state declaration).
 """
 
 from __future__ import annotations
