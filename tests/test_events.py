@@ -157,8 +157,8 @@ def test_width_window_per_event(rows):
 # ---- the fast plan (issue 24: okl.engine.fastpath) -----------------------------------------
 
 def _plan(learner):
-    from okl.runtime.events import _PLANS
-    return _PLANS.get(id(learner))
+    from okl.runtime.events import PLANS
+    return PLANS.get(id(learner))
 
 
 @pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd", "linear"))
@@ -287,14 +287,14 @@ def test_auto_fast_plan_runs_the_engine_and_holds_its_state_in_views(rows):
     (auto's own attributes become views of it); the Python steps of members (transitions, FORKS's
     update rounds) drop it, and the next event builds it on the new engine."""
     from okl.engine.roots import AutoPlan
-    from okl.runtime.events import _event_state
+    from okl.runtime.events import event_state
 
     X, y = rows
     m = okl.make("auto", **_params("auto"))
     m.run(X[:60], y[:60])  # started; members in stage 1
     m.predict_one(X[60])
     plan = _plan(m)
-    assert isinstance(plan, AutoPlan) and plan.eng is _event_state(m).buf
+    assert isinstance(plan, AutoPlan) and plan.eng is event_state(m).buf
     assert m.calibration_.base is plan.T and m.scale_spread_ is None  # (a kernel given: no input scale)
     engines = set()
     for t in range(60, 400):

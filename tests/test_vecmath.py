@@ -21,7 +21,7 @@ import okl
 from okl import _compiled, _vecmath
 from okl._vecmath import SINCOS_MAX_ARG, exp_neg_scaled, exp_scalar, sincos_into, sincos_scaled_into
 from okl.learners._expansion import column_kernel_row
-from okl.learners.fogd import _project, _project_t, fogd_decision, fourier_features
+from okl.learners.fogd import _project, project_t, fogd_decision, fourier_features
 
 ULP_VS_NUMPY = 2.0
 ULP_VS_EXACT = 1.0
@@ -203,7 +203,7 @@ def test_fogd_projections_and_features():
         UT = np.ascontiguousarray(U.T)
         for x in X:
             _project(U, x, p1)
-            _project_t(UT, x, p2)
+            project_t(UT, x, p2)
             np.testing.assert_array_equal(p1, p2)
         learner = okl.make("fogd", n_components=300, kernel=kernel, random_state=0)
         trace = learner.run(X[:20], np.sign(X[:20, 0]))

@@ -165,6 +165,11 @@ def is_cached(function) -> bool:
         return False
 
 
+def compile_notice_enabled() -> bool:
+    """Whether this process prints the compile notice (what :func:`compile_notice` last set)."""
+    return _NOTICE.enabled
+
+
 def compile_notice(enabled: bool) -> None:
     """Turn the compile notice on or off for this process (the CLI's ``--quiet`` turns it off)."""
     _NOTICE.enabled = bool(enabled)

@@ -97,7 +97,7 @@ def _sigmoid(z):
 
 
 @jit
-def _step(s, f, positive, gamma):
+def state_step(s, f, positive, gamma):
     """One round on the state row ``s`` (in place) with decision f and label (+1: positive);
     returns the probability of +1 given before the step (gamma: the curvature's decay)."""
     f = min(max(f, -F_CLIP), F_CLIP)
@@ -121,9 +121,9 @@ def _step(s, f, positive, gamma):
 
 
 @jit
-def _steps(s, F, Y, out, gamma):
+def state_steps(s, F, Y, out, gamma):
     for i in range(F.shape[0]):
-        out[i] = _step(s, F[i], Y[i] > 0.0, gamma)
+        out[i] = state_step(s, F[i], Y[i] > 0.0, gamma)
 
 
 def update(state: np.ndarray, decisions, labels, memory: float = MEMORY) -> np.ndarray:
@@ -134,13 +134,13 @@ def update(state: np.ndarray, decisions, labels, memory: float = MEMORY) -> np.n
     Y = np.ascontiguousarray(labels, dtype=np.float64).reshape(-1)
     out = np.empty(F.shape[0])
     if F.shape[0]:
-        _steps(state[0], F, Y, out, 1.0 - 1.0 / memory)
+        state_steps(state[0], F, Y, out, 1.0 - 1.0 / memory)
     return out
 
 
 def update_one(state: np.ndarray, decision: float, label: float) -> float:
     """:func:`update` for one round (the same compiled step)."""
-    return _step(state[0], float(decision), label > 0, GAMMA)
+    return state_step(state[0], float(decision), label > 0, GAMMA)
 
 
 def probabilities(state: np.ndarray, decisions) -> np.ndarray:

@@ -15,7 +15,7 @@ import time
 import numpy as np
 import okl
 from okl.engine.roots import call_learn, call_predict
-from okl.runtime.events import _event_state
+from okl.runtime.events import event_state
 from okl.river import OKLRiverClassifier
 
 X0, y0 = okl.load_dataset("codrna")
@@ -42,7 +42,7 @@ def per_event():
 def engine_calls():
     m = warm()
     XS = m._scaled_rows(X[W:W + N], commit=False)
-    ev = _event_state(m)
+    ev = event_state(m)
     t0 = time.perf_counter()
     for i in range(N):
         eng = m._engine(ev)

@@ -260,9 +260,9 @@ def user_error(exc: BaseException | str) -> str:
 def run_command(func, args) -> int:
     """Run a subcommand: every user mistake is one line on stderr and exit code 2; a failed
     download or an unreadable file (OSError) exit code 1."""
-    from okl._jit import _NOTICE, compile_notice
+    from okl._jit import compile_notice, compile_notice_enabled
 
-    was = _NOTICE.enabled
+    was = compile_notice_enabled()
     if getattr(args, "quiet", False):
         compile_notice(False)  # --quiet: no compile notice either (restored after the command)
     try:

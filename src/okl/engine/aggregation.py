@@ -58,7 +58,7 @@ def new_agg(n_members: int, classification: bool) -> np.ndarray:
 
 
 @jit
-def _weights(L, alive, eta, w):
+def mixture_weights(L, alive, eta, w):
     """w_i ~ exp(-eta (L_i - min L)) over the members alive (eta = inf: uniform on the minimisers)."""
     lmin = np.inf
     for i in range(L.shape[0]):
@@ -114,7 +114,7 @@ def aggregate_outputs(d, L, alive, agg, classification, w, c, nout, p):
         p[o] = 0.0
     if n == 0:
         return
-    _weights(L, alive, _rate(agg, n), w)
+    mixture_weights(L, alive, _rate(agg, n), w)
     for i in range(alive.shape[0]):
         if alive[i] > 0.0:
             for o in range(nout):
@@ -205,7 +205,7 @@ def aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nou
     if n > 1 and agg[0] > 0.0:
         eta2 = math.log(n) / agg[0]
         a = 1.0 / (agg[1] + 1.0)
-        _weights(L, alive, eta2, w)
+        mixture_weights(L, alive, eta2, w)
         for i in range(N):
             if alive[i] > 0.0:
                 L[i] = -math.log((1.0 - a) * w[i] + a / n) / eta2
@@ -243,7 +243,7 @@ def aggregate_rounds(D, Y, L, alive, agg, classification, out):
 @jit_inline
 def _two_weight(l0, l1, eta):
     """The second of two experts' exponential weights at rate eta (the arithmetic of
-    :func:`_weights`; eta = inf: uniform on the minimisers)."""
+    :func:`mixture_weights`; eta = inf: uniform on the minimisers)."""
     lmin = min(l0, l1)
     if eta == np.inf:
         w0 = 1.0 if l0 == lmin else 0.0

@@ -70,7 +70,7 @@ from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_
 from okl._jit import jit_inline
 from okl.engine.aggregation import AGG_HEAD, aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
-from okl.learners.fogd import _fourier_from_projections, _project_t
+from okl.learners.fogd import fourier_from_projections, project_t
 from okl.learners.linear import linear_features
 from okl.learners.forks import CODE_PROJECTION_EPS, apply_pending, ons_code_step_deferred, pending_size
 from okl.learners.nogd import nogd_step
@@ -116,8 +116,8 @@ def _member_features(F, I, R, j, x, own, q, pre):
             D = k // 2
             UT = F[I[j, O_A]:I[j, O_A] + d * D].reshape((d, D))
             p = F[I[j, O_KB]:I[j, O_KB] + D]
-            _project_t(UT, x, p)
-            _fourier_from_projections(p, 1.0 / math.sqrt(D), z)
+            project_t(UT, x, p)
+            fourier_from_projections(p, 1.0 / math.sqrt(D), z)
         else:  # LINEAR
             linear_features(x, k, I[j, UNMAP] != 0, z)
     elif t == FOURIER:  # directions twice the source's: the double angle of its features

@@ -42,7 +42,7 @@ docs/results/per-event-speed.md).
 
 The arithmetic is that of the learners' own compiled code, called in the same order (kernel row
 :func:`okl._compiled.kernel_row_t`, projection :func:`okl._compiled.rows_axpy`, Fourier
-:func:`okl.learners.fogd._project_t`, expansion :func:`okl.learners.kogd.expansion_decision`,
+:func:`okl.learners.fogd.project_t`, expansion :func:`okl.learners.kogd.expansion_decision`,
 steps :func:`okl.learners.nogd.adagrad_step`, :func:`okl.learners.forks.ons_code_step`, ...), so
 decisions equal the generic per-event path's bit for bit, and run()'s within rounding (run()
 computes stage-2 features of a block with BLAS).
@@ -59,11 +59,11 @@ from numba import types
 from okl._compiled import dot, kernel_row_t, loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled
 from okl._jit import jit, jit_for
 from okl._validation import MAX_ABS_FEATURE
-from okl.calibration import GAMMA, N_STATE, _step as calibration_step
+from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
 from okl.learners._sketched import update_round_due
 from okl.kernels import WIDTH_WINDOW
 from okl.runtime.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, install_fast_path
-from okl.learners.fogd import _fourier_from_projections, _project_t
+from okl.learners.fogd import fourier_from_projections, project_t
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
 from okl.learners.kogd import expansion_decision
 from okl.learners.linear import linear_features
@@ -144,8 +144,8 @@ def _decide(F, xs):
         kernel_row_t(int(F[KKIND]), F[KA], F[KB], F[KC], F[oa:oa + d * m].reshape((d, m)), m, xs, kb)
         rows_axpy(F[op:op + m * k].reshape((m, k)), kb, z)
     else:
-        _project_t(F[oa:oa + d * m].reshape((d, m)), xs, F[okb:okb + m])
-        _fourier_from_projections(F[okb:okb + m], 1.0 / math.sqrt(m), z)
+        project_t(F[oa:oa + d * m].reshape((d, m)), xs, F[okb:okb + m])
+        fourier_from_projections(F[okb:okb + m], 1.0 / math.sqrt(m), z)
     return dot(F[ow:ow + k], z)
 
 

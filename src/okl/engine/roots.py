@@ -48,15 +48,15 @@ import okl.calibration as calibration
 from okl._compiled import row_ok
 from okl._jit import compiling, is_cached, jit_inline
 from okl._validation import MAX_ABS_FEATURE, check_vector
-from okl.calibration import GAMMA, N_STATE, _step as calibration_step
+from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
 from okl.engine.aggregation import stack_learn, stack_predict, stack_rows
 from okl.engine.core import (I_COLS, R_COLS, engine_event, engine_rows, learn_all_one, predict_all_one,
                              state_size)
 from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_XL, O_XS, PENDING, SEEN,
                                  _input_part, _jit, _jit_for, _own, _same_row, _scale)
 from okl.engine.k_outputs import learn_all_k, predict_all_k
-from okl.runtime.base import Learner, _event_state
-from okl.runtime.events import _FLOATS, _NDARRAY, _PLANS, BAD_LABEL, BAD_ROW
+from okl.runtime.base import Learner, event_state
+from okl.runtime.events import FLOAT_TYPES, NDARRAY, PLANS, BAD_LABEL, BAD_ROW
 
 ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN = range(5)
 
@@ -234,7 +234,7 @@ def _parts(k_out: bool) -> list[list[tuple]]:
     The child compiles a leaf of the members' outputs first (the window's smoother), which this
     process reaches after the block features (it then loads it from the cache, or compiles it too
     when it gets there first: only time is at stake)."""
-    from okl.calibration import _steps
+    from okl.calibration import state_steps
     from okl.engine.aggregation import aggregate_outputs_round
     from okl.engine.core import _block_features
     from okl.learners.window import window_decision
@@ -242,7 +242,7 @@ def _parts(k_out: bool) -> list[list[tuple]]:
     i64, f64, flag = types.int64, types.float64, types.boolean
     return [[(_block_features, (_A1, _I, _A2, _A2, i64, i64, _A1, f64)),
              (predict_all_k if k_out else predict_all_one, (_A1, _I, _A2, _A1, _A1, _A1, i64, flag)),
-             (_steps, (_A1, _A1, _A1, _A1, f64)),
+             (state_steps, (_A1, _A1, _A1, _A1, f64)),
              (_event_start, (_F, _ROW, f64, i64, flag)),
              (_event_end, (_F, _ROW, f64, i64, flag, f64, i64))],
             [(window_decision, (i64, f64, _A2, _A1, i64, _A1, _A1, i64, _A1)),
@@ -396,14 +396,14 @@ class EnginePaths:
     # engine is rebuilt or the state changes otherwise.
 
     def _fast_plan(self):
-        ev = _event_state(self)
+        ev = event_state(self)
         plan = build_auto(self, self._engine(ev)) if self.started_ and self.dim_ is not None else None
-        _PLANS[id(self)] = plan = plan or False
+        PLANS[id(self)] = plan = plan or False
         return plan
 
     def predict_one(self, x):
-        plan = _PLANS.get(id(self))
-        if plan and type(x) is _NDARRAY:
+        plan = PLANS.get(id(self))
+        if plan and type(x) is NDARRAY:
             try:
                 f = plan.predict(x, 0.0, self.n_seen_)[2]
             except TypeError:  # not a float64, C-contiguous, 1-D array
@@ -416,11 +416,11 @@ class EnginePaths:
         return self._predict_event(x)
 
     def _learn_round(self, x, y):
-        plan = _PLANS.get(id(self))
+        plan = PLANS.get(id(self))
         if plan is None:
             plan = self._fast_plan()
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
-        if plan and type(x) is _NDARRAY and type(y) in _FLOATS and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
+        if plan and type(x) is NDARRAY and type(y) in FLOAT_TYPES and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
             n = self.n_seen_
             if plan.center:  # (self._residual(y), inline: the per-event path)
                 mu, r = (self.target_sum_ / n if n else 0.0), y - (self.target_sum_ + y) / (n + 1)
@@ -477,7 +477,7 @@ class EnginePaths:
         return f
 
     def _decision(self, x):
-        return self._event_features(x, _event_state(self))[0]
+        return self._event_features(x, event_state(self))[0]
 
     def _member_block(self, member: Learner, X, y) -> np.ndarray:
         """One member's test-then-train decisions over a block (NaN once it fails)."""

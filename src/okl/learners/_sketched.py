@@ -42,7 +42,7 @@ import numpy as np
 from okl._compiled import jit, kernel_features, kernel_features_rows
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_int
-from okl.runtime.base import Arr, Learner, Num, StateSpec, _drop_event_cache, _event_state
+from okl.runtime.base import Arr, Learner, Num, StateSpec, drop_event_cache, event_state
 from okl.runtime.events import EventWork
 from okl.learners.kogd import DONE, expansion_decision, expansion_fast_spec, expansion_rounds
 from okl.linalg.sketch import IncrementalSketch
@@ -259,7 +259,7 @@ class SketchedLearner(Learner):
         j, counter = self._sketched_rounds(Z, w.Y, w.out, self.n_seen_)
         self.counter_ = int(counter)
         if j == 0:
-            _drop_event_cache(self)  # the map and the weights are replaced
+            drop_event_cache(self)  # the map and the weights are replaced
             with one_blas_thread():
                 self._update_round(x, y, w.out[0])
         return float(w.out[0])
@@ -280,7 +280,7 @@ class SketchedLearner(Learner):
     def _event_block(self, X, y, out):
         if not self._event_ready():
             return 0
-        w = self._event_plan(_event_state(self))
+        w = self._event_plan(event_state(self))
         Z = np.empty((X.shape[0], w.Qc.shape[1]))
         r = kernel_features_rows(*w.spec, w.LT, w.Qc.shape[0], w.Qc, X, MAX_ABS_FEATURE, w.KB, Z)
         if not r:
@@ -289,7 +289,7 @@ class SketchedLearner(Learner):
         self.counter_ = int(counter)
         if j == r:
             return r
-        _drop_event_cache(self)
+        drop_event_cache(self)
         with one_blas_thread():  # an update round: the map changes after row j
             self._update_round(X[j], y[j], out[j])
         return j + 1

@@ -90,15 +90,15 @@ import numpy as np
 from okl._threads import one_blas_thread
 from okl._validation import check_bool, check_int
 from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma, scale_sigma_l1
-from okl.engine.aggregation import (  # noqa: F401 (aggregate_predict, aggregate_rounds, _weights: re-exported)
-    AGG_HEAD, HI, LO, STACK_HEAD, _weights, agg_size, aggregate_predict, aggregate_rounds, new_agg, stack_share)
+from okl.engine.aggregation import (  # noqa: F401 (aggregate_predict, aggregate_rounds, mixture_weights: re-exported)
+    AGG_HEAD, HI, LO, STACK_HEAD, mixture_weights, agg_size, aggregate_predict, aggregate_rounds, new_agg, stack_share)
 from okl.engine.roots import EnginePaths, prepare_engine
 from okl.learners._autopool import (WIDTHS, WINDOW_WIDTH, _check_members, _label,  # noqa: F401 (re-exported)
                                    _share_directions, default_pool)
 from okl.engine.core import TRANSITION, Engine
 from okl.learners.nogd import NOGD
-from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, _event_state, learner_class, make, register
-from okl.runtime.events import _drop_event_cache
+from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, event_state, learner_class, make, register
+from okl.runtime.events import drop_event_cache
 from okl.runtime.state import MAX_CLASSES
 from okl.losses import get_loss
 from okl.scaling import RULE_CODES, check_scale, scale_rows, window_scale
@@ -295,7 +295,7 @@ class Auto(EnginePaths, Learner):
         if n < 2 or not self._chooses_width() or self._raw_member:
             return None
         x = np.asarray(x, dtype=float)
-        ev = _event_state(self)
+        ev = event_state(self)
         key = (n, self.n_outputs_, x.tobytes())
         cache = ev.window if ev.window is not None and ev.window["rows"] is self.warmup_X_ else None
         if cache is not None and cache["key"] == key:  # (learn_one asks again for predict_one's row)
@@ -403,11 +403,11 @@ class Auto(EnginePaths, Learner):
         return eng.d[:eng.K].copy() if self._raw_member else eng.p.copy()
 
     def _stale(self) -> None:
-        ev = _event_state(self)
+        ev = event_state(self)
         if ev.buf is not None:
             ev.buf.sync()
             ev.buf.stale = True
-        _drop_event_cache(self)
+        drop_event_cache(self)
 
     @property
     def pool_(self) -> list[Learner]:
@@ -427,17 +427,17 @@ class Auto(EnginePaths, Learner):
         """The compiled layout of the pool (kept outside the learner, in its event state ``ev``:
         never saved or copied); rebuilt after a member's arrays were replaced or the pool or the
         aggregation's state reloaded."""
-        ev = ev or _event_state(self)
+        ev = ev or event_state(self)
         eng = ev.buf
         if eng is None or eng.stale or eng.pool is not self._pool or eng.L is not self.L_:
-            _drop_event_cache(self)  # (a fast plan holds the engine's arrays)
+            drop_event_cache(self)  # (a fast plan holds the engine's arrays)
             eng = ev.buf = Engine(self.pool_, self.dim_, self.L_, self.alive_, self.agg_)  # (pool_ syncs first)
             self.L_, self.alive_, self.agg_ = eng.L, eng.alive, eng.agg  # views of the engine's state
         return eng
 
     def _sync(self) -> None:
         """Bring the member objects up to date with the engine (their counters)."""
-        ev = _event_state(self)
+        ev = event_state(self)
         if ev.buf is not None and ev.buf.pool is self._pool:
             ev.buf.sync()
 
@@ -450,7 +450,7 @@ class Auto(EnginePaths, Learner):
         with label y; their decisions are in ``eng.d``."""
         eng.sync()
         eng.stale = True  # the members now hold the state; the layout is rebuilt from them
-        _drop_event_cache(self)
+        drop_event_cache(self)
         maps: dict = {}  # NOGD members with the same stage 1 share the transition's eigen-map
         with np.errstate(all="ignore"), one_blas_thread():  # (once a round: an entry costs 0.1-0.4 ms)
             for j in np.flatnonzero(eng.todo):
@@ -491,7 +491,7 @@ class Auto(EnginePaths, Learner):
         w = np.zeros(n)
         if alive:
             eta = math.log(alive) / self.agg_[0] if self.agg_[0] > 0.0 else np.inf
-            _weights(self.L_, self.alive_, eta, w)
+            mixture_weights(self.L_, self.alive_, eta, w)
         return w
 
     def diagnostics(self):

@@ -64,7 +64,7 @@ def ogd_rounds(Z, Y, w, eta, lkind, out):
 
 
 @jit
-def _project_t(UT, x, p):
+def project_t(UT, x, p):
     """p[j] = u_j^T x for the directions given transposed, UT = U^T (d x D, C-contiguous): the D
     sums advance together over the coordinates (:func:`okl._compiled.rows_axpy`, vectorised), each
     summed over c = 0..d-1 in order from 0.0, so p is bit for bit the per-direction loop of
@@ -75,7 +75,7 @@ def _project_t(UT, x, p):
 @jit
 def _project(U, x, p):
     """p[j] = u_j^T x from U itself (D x d): one dot product per direction, summed as in
-    :func:`_project_t`, for single rows, where transposing U would cost more than it saves."""
+    :func:`project_t`, for single rows, where transposing U would cost more than it saves."""
     for j in range(U.shape[0]):
         pj = 0.0
         for c in range(x.shape[0]):
@@ -84,7 +84,7 @@ def _project(U, x, p):
 
 
 @jit
-def _fourier_from_projections(p, scale, z):
+def fourier_from_projections(p, scale, z):
     """z = [cos p, sin p] * scale (2D entries) with :func:`okl._vecmath.sincos_scaled_into`:
     one vectorised range reduction for both, within 1 ulp of cos / sin."""
     D = p.shape[0]
@@ -95,22 +95,22 @@ def _fourier_from_projections(p, scale, z):
 def _fourier_row(U, x, scale, p, z):
     """The Fourier features z of one row x (p: work space of length D)."""
     _project(U, x, p)
-    _fourier_from_projections(p, scale, z)
+    fourier_from_projections(p, scale, z)
 
 
 @jit
 def fogd_rounds(X, Y, U, w, eta, lkind, out):
     """FOGD test-then-train with the Fourier map computed row by row inside the compiled loop (no
     feature matrix is materialised). U is transposed once per call so that the D projections of
-    a row are computed together (:func:`_project_t`; the same values as :func:`_fourier_row`)."""
+    a row are computed together (:func:`project_t`; the same values as :func:`_fourier_row`)."""
     D = U.shape[0]
     scale = 1.0 / math.sqrt(D)
     UT = np.ascontiguousarray(U.T)
     p = np.empty(D)
     z = np.empty(2 * D)
     for i in range(X.shape[0]):
-        _project_t(UT, X[i], p)
-        _fourier_from_projections(p, scale, z)
+        project_t(UT, X[i], p)
+        fourier_from_projections(p, scale, z)
         g = linear_round(w, z, Y[i], lkind, out, i)
         if g != 0.0:
             sub_scaled(w, ogd_step(eta * g, z, lkind), z)
@@ -130,8 +130,8 @@ def fogd_event_features(UT, w, x, bound, p, z):
     (:func:`okl._compiled.row_ok`); returns (ok, w^T z)."""
     if not row_ok(x, bound):
         return False, 0.0
-    _project_t(UT, x, p)
-    _fourier_from_projections(p, 1.0 / math.sqrt(UT.shape[1]), z)
+    project_t(UT, x, p)
+    fourier_from_projections(p, 1.0 / math.sqrt(UT.shape[1]), z)
     return True, dot(w, z)
 
 

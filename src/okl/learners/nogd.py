@@ -42,7 +42,7 @@ from okl._jit import jit_vector
 from okl._validation import MAX_ABS_FEATURE, check_bool, check_choice, check_int, check_positive
 from okl.kernels import check_kernel
 from okl.linalg.svd import PINV_RTOL
-from okl.runtime.base import Arr, Learner, Num, StateSpec, _event_state, register
+from okl.runtime.base import Arr, Learner, Num, StateSpec, event_state, register
 from okl.runtime.state import MAX_CLASSES
 from okl.runtime.events import EventWork
 from okl.learners.fogd import ogd_rounds
@@ -288,7 +288,7 @@ class NOGD(Learner):
     def _event_block(self, X, y, out):
         if self.M_ is None:
             return 0
-        w = self._event_plan(_event_state(self))
+        w = self._event_plan(event_state(self))
         Z = np.empty((X.shape[0], w.MT.shape[1]))
         r = kernel_features_rows(*w.spec, w.SVT, self.budget, w.MT, X, MAX_ABS_FEATURE, w.KB, Z)
         if r:

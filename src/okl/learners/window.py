@@ -46,7 +46,7 @@ from okl._validation import check_bool, check_int
 from okl._vecmath import exp_neg_scaled
 from okl.kernels import LAPLACIAN_KIND, RBF_KIND, check_kernel
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
-from okl.runtime.events import _drop_event_cache
+from okl.runtime.events import drop_event_cache
 from okl.runtime.state import MAX_CLASSES
 from okl.losses import get_loss
 from okl.scaling import check_scale
@@ -210,7 +210,7 @@ class KernelWindow(Learner):
             self.Y_[: self.m_] = np.where(self.Y_[: self.m_] > 0.0, index[1.0], index[-1.0])
         self.n_outputs_ = len(signs)
         self.calibration_ = None
-        _drop_event_cache(self)
+        drop_event_cache(self)
 
     # a new class needs no arrays (it has no stored rows: its output is -1 until it has), so the
     # base class's _grow_outputs / _drop_last_output, which only count outputs here, apply

@@ -89,13 +89,13 @@ from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.losses import Loss, get_loss
 from okl.scaling import RULE_CODES, scale_rows, scale_rule, window_scale
 
-from okl.runtime.events import _EVENTS, _FLOATS, EventPath, _drop_event_cache, _event_state, _EventState  # noqa: F401
+from okl.runtime.events import _EVENTS, FLOAT_TYPES, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
 from okl.runtime.modelfile import _LAYOUT_CHECKED, ModelFiles, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
                                   learner_kind, learners, make, register, select_params)
 from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,  # noqa: F401
                                _BASE_STATE, Arr, ModelFileError, Num, Opaque, Seq, StateError, StateSpec,
-                               _base_spec, _decode_param, _encode_param, _Header, _SpecChecker)
+                               _base_spec, _decode_param, encode_param, _Header, _SpecChecker)
 from okl.runtime.trace import NonFiniteError, Trace, mistakes_of  # noqa: F401
 
 
@@ -231,7 +231,7 @@ class Learner(EventPath, ModelFiles):
                 setattr(self, attr, np.stack([a * s if mirror < 0 else a.copy() for s in signs]))
         self.n_outputs_ = len(signs)
         self.calibration_ = None  # the K outputs' probabilities are the multi-class model's
-        _drop_event_cache(self)
+        drop_event_cache(self)
 
     def _grow_outputs(self, K: int) -> None:
         """Add outputs up to K, each with zero weights (a class seen for the first time)."""
@@ -240,7 +240,7 @@ class Learner(EventPath, ModelFiles):
             if a is not None:
                 setattr(self, attr, np.concatenate([a, np.zeros((K - a.shape[0],) + a.shape[1:])]))
         self.n_outputs_ = int(K)
-        _drop_event_cache(self)
+        drop_event_cache(self)
 
     def _drop_last_output(self) -> None:
         """Undo :meth:`_grow_outputs` by one output (a new class whose first event was refused)."""
@@ -249,7 +249,7 @@ class Learner(EventPath, ModelFiles):
             if a is not None:
                 setattr(self, attr, np.ascontiguousarray(a[:-1]))
         self.n_outputs_ -= 1
-        _drop_event_cache(self)
+        drop_event_cache(self)
 
     def _chooses_width(self) -> bool:
         """True when the learner takes a kernel and none was given: it then fixes a Gaussian width
@@ -383,7 +383,7 @@ class Learner(EventPath, ModelFiles):
         """Fix the width now from the rows buffered so far, when a finite batch (a scikit-learn
         ``fit``) ended inside the width window; nothing happens otherwise."""
         if self.dim_ is not None and not self.started_ and self.n_seen_ > 0:
-            _drop_event_cache(self)
+            drop_event_cache(self)
             self.warmup_X_ = self.warmup_X_[: self.n_seen_]
             self.warmup_y_ = self.warmup_y_[: self.n_seen_]
             self._finish_warmup()
@@ -391,7 +391,7 @@ class Learner(EventPath, ModelFiles):
 
     def _advance(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """Test-then-train over validated rows (shared by ``learn_one`` and ``run``)."""
-        _drop_event_cache(self)
+        drop_event_cache(self)
         n = X.shape[0]
         out = self._new_decisions(n)
         mu = None

@@ -43,7 +43,7 @@ _EVENTS: dict[int, _EventState] = {}
 #: auto), or False: none in the
 #: current state, or _NEVER: none for its class; no entry: not tried yet (one lookup on the hot
 #: path; kept like _EVENTS)
-_PLANS: dict[int, object] = {}
+PLANS: dict[int, object] = {}
 
 
 class _Never:
@@ -60,10 +60,10 @@ _NEVER = _Never()
 
 def _forget(key: int) -> None:
     _EVENTS.pop(key, None)
-    _PLANS.pop(key, None)
+    PLANS.pop(key, None)
 
 
-def _event_state(learner) -> _EventState:
+def event_state(learner) -> _EventState:
     ev = _EVENTS.get(id(learner))
     if ev is None:
         ev = _EVENTS[id(learner)] = _EventState()
@@ -71,18 +71,18 @@ def _event_state(learner) -> _EventState:
     return ev
 
 
-def _drop_event_cache(learner) -> None:
+def drop_event_cache(learner) -> None:
     """Forget the features cached by predict_one and the fast plan (the state is about to change,
     and its arrays may be replaced)."""
     ev = _EVENTS.get(id(learner))
     if ev is not None:
         ev.cache = None
-    if _PLANS.get(id(learner)) is not _NEVER:
-        _PLANS.pop(id(learner), None)
+    if PLANS.get(id(learner)) is not _NEVER:
+        PLANS.pop(id(learner), None)
 
 
-_FLOATS = (float, np.float64)
-_NDARRAY = np.ndarray
+FLOAT_TYPES = (float, np.float64)
+NDARRAY = np.ndarray
 #: the codes of a fast plan's learn call (okl.engine.fastpath.event_learn) for "nothing learned
 #: yet": a refused row or label (the generic path takes the event), an update round or the
 #: transition to run in Python; and "the width window is full" (its last row is buffered)
@@ -108,7 +108,7 @@ class EventPath:
     # The fast plan (issue 24, :mod:`okl.engine.fastpath`): a learner with ``_fast_spec()``
     # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, the linear learner; in the width window and
     # both stages; ``auto`` has its own, :class:`okl.engine.roots.AutoPlan`) gets a plan
-    # kept outside it (:data:`_PLANS`): predict_one is then one compiled call (row check, input scale,
+    # kept outside it (:data:`PLANS`): predict_one is then one compiled call (row check, input scale,
     # features, decision) and learn_one one more (the step and the calibration on predict_one's
     # features when x and n_seen_ are those of the last prediction), on the common input: a
     # float64, 1-D, C-contiguous ndarray of the learner's width and a float label (anything else,
@@ -167,7 +167,7 @@ class EventPath:
         stream prints exactly the uninterrupted predictions)."""
         n = X.shape[0]
         out = self._new_decisions(n)
-        _drop_event_cache(self)
+        drop_event_cache(self)
         # the running means of the whole block at once: row i's is the same whichever path learns
         # it (learn_one adds the same targets in the same order)
         mu = None
@@ -200,7 +200,7 @@ class EventPath:
 
     def _event_loss(self, ev: _EventState | None = None) -> Loss:
         """:attr:`loss_`, looked up once per loss name (not saved)."""
-        ev = ev or _event_state(self)
+        ev = ev or event_state(self)
         name = getattr(self, "loss", "hinge")
         if ev.loss is None or ev.loss[0] is not name:
             ev.loss = (name, get_loss(name))
@@ -209,8 +209,8 @@ class EventPath:
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example): the fast plan's
         one compiled call when it takes the row, else :meth:`_predict_event`."""
-        fp = _PLANS.get(id(self))
-        if fp and type(x) is _NDARRAY:
+        fp = PLANS.get(id(self))
+        if fp and type(x) is NDARRAY:
             try:
                 f = _FAST_PREDICT(fp.F, x, self.n_seen_)
             except TypeError:  # not a float64, C-contiguous, 1-D array
@@ -222,13 +222,13 @@ class EventPath:
     def _predict_event(self, x) -> float:
         """predict_one through the generic hooks (any input, any state; a fast plan is built
         first when none was tried in this state)."""
-        if id(self) not in _PLANS and type(x) is _NDARRAY and self._fast_plan():
+        if id(self) not in PLANS and type(x) is NDARRAY and self._fast_plan():
             return self.predict_one(x)
         x, checked = self._event_row(x)
         if self.dim_ is None:
             return np.zeros(self.n_outputs_) if self.n_outputs_ else 0.0
         if self.started_:
-            ev = _event_state(self)
+            ev = event_state(self)
             xs = self._scaled_row(x, commit=False)
             r = self._event_features(xs, ev)
             if r is not None:
@@ -259,11 +259,11 @@ class EventPath:
         return None
 
     def _fast_plan(self):
-        """Build this learner's fast plan for its current state and keep it in :data:`_PLANS`
+        """Build this learner's fast plan for its current state and keep it in :data:`PLANS`
         (False: none now; dropped with the event cache)."""
-        _event_state(self)  # (removes the plan with the learner)
+        event_state(self)  # (removes the plan with the learner)
         if type(self)._fast_spec is EventPath._fast_spec:
-            _PLANS[id(self)] = _NEVER
+            PLANS[id(self)] = _NEVER
             return _NEVER
         spec = plan = None
         # (a single learner's K outputs run in auto's engine: okl.runtime.multiclass)
@@ -276,7 +276,7 @@ class EventPath:
             spec = {"map": "window", "SV": "warmup_X_", "w": "warmup_y_"}
         if spec is not None and _FAST_BUILD is not None:
             plan = _FAST_BUILD(self, spec)
-        _PLANS[id(self)] = plan = plan or False
+        PLANS[id(self)] = plan = plan or False
         return plan
 
     def learn_one(self, x, y) -> "Learner":
@@ -288,11 +288,11 @@ class EventPath:
         """learn_one returning the round's decision (before learning); a classifier's calibration
         learns it. The fast plan's one compiled call when it takes the event, else
         :meth:`_learn_event`; ``okl stream`` uses it."""
-        fp = _PLANS.get(id(self))
+        fp = PLANS.get(id(self))
         if fp is None:
             fp = self._fast_plan()
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
-        if fp and type(x) is _NDARRAY and type(y) in _FLOATS and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
+        if fp and type(x) is NDARRAY and type(y) in FLOAT_TYPES and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
             n = self.n_seen_
             center = fp.center
             if center:  # the model learns the residual from the running mean (_centers_targets)
@@ -335,7 +335,7 @@ class EventPath:
             if fp.center:
                 self.target_sum_ += y
                 f += mu
-            _drop_event_cache(self)
+            drop_event_cache(self)
             with one_blas_thread():
                 self._finish_warmup()
             return f
@@ -343,7 +343,7 @@ class EventPath:
         if python_step:
             if fp.counts is not None:
                 setattr(self, fp.counts, fp.counter)
-            _drop_event_cache(self)  # the map and the weights are replaced
+            drop_event_cache(self)  # the map and the weights are replaced
             with one_blas_thread():
                 if c == UPDATE_DUE:
                     self._update_round(fp.xs.copy(), r, f)
@@ -366,13 +366,13 @@ class EventPath:
         x, checked = self._event_row(x)
         if self.n_outputs_:
             y = self._class_index(y)
-        elif type(y) not in _FLOATS or not (y == 1.0 or y == -1.0 or (
+        elif type(y) not in FLOAT_TYPES or not (y == 1.0 or y == -1.0 or (
                 self._event_loss().task != "classification" and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE)):
             y = check_target(y, self.task)
         else:
             y = float(y)
         if self.started_:
-            ev = _event_state(self)
+            ev = event_state(self)
             cache, z = ev.cache, None
             if cache is not None:
                 ev.cache = None
@@ -403,7 +403,7 @@ class EventPath:
         if not checked:
             self._check_values(x)
         self._ensure_started(x.shape[0])
-        _drop_event_cache(self)
+        drop_event_cache(self)
         if (self._event_heavy() if self.started_ else self.n_seen_ >= WIDTH_WINDOW - 1):
             with one_blas_thread():
                 f = self._advance(x[None, :], np.array([y]))[0]
@@ -435,7 +435,7 @@ class EventPath:
             return np.array([self._warmup_decision(x) for x in X], dtype=float).reshape(
                 (X.shape[0], self.n_outputs_) if self.n_outputs_ else X.shape[0])
         out = self._new_decisions(X.shape[0])
-        ev = _event_state(self)
+        ev = event_state(self)
         ev.cache = None  # the features below may reuse the cached features' work space
         for i, x in enumerate(self._scaled_rows(X, commit=False)):
             r = self._event_features(x, ev)
@@ -452,6 +452,6 @@ class EventPath:
         if X.shape[0] == 0:
             return np.empty(0)
         self._ensure_started(X.shape[1])
-        _drop_event_cache(self)
+        drop_event_cache(self)
         with one_blas_thread():
             return np.asarray(self._advance(X, y), dtype=float)

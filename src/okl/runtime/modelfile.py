@@ -17,11 +17,11 @@ import numpy as np
 
 from okl._files import write_atomically
 from okl.kernels import WIDTH_WINDOW, Kernel
-from okl.runtime.events import _drop_event_cache
+from okl.runtime.events import drop_event_cache
 from okl.runtime.registry import _REGISTRY
 from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
                                _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
-                               _base_spec, _decode_param, _encode_param)
+                               _base_spec, _decode_param, encode_param)
 
 
 def _writable(value: np.ndarray, dtype=None) -> np.ndarray:
@@ -203,7 +203,7 @@ class ModelFiles:
         meta: dict[str, Any] = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "okl_version": __version__,
             "learner": type(self).__module__ + "." + type(self).__qualname__, "name": self.name,
-            "params": {k: _encode_param(v) for k, v in self.get_params().items()},
+            "params": {k: encode_param(v) for k, v in self.get_params().items()},
             "dim": self.dim_, "n_seen": self.n_seen_, "state": {},
         }
         arrays: dict[str, np.ndarray] = {}
@@ -216,7 +216,7 @@ class ModelFiles:
                 elif isinstance(value, np.random.Generator):
                     meta["state"][attr] = {"rng": value.bit_generator.state}
                 else:
-                    meta["state"][attr] = {"value": _encode_param(value)}
+                    meta["state"][attr] = {"value": encode_param(value)}
         arrays["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
         np.savez(fh, **arrays)
 
@@ -264,7 +264,7 @@ class ModelFiles:
         """Check the whole state against the learner's declaration (as :meth:`load` does) and make
         read-only arrays writable copies; raises :class:`StateError` (a ValueError) naming the
         field. Nothing to check before the first example."""
-        _drop_event_cache(self)
+        drop_event_cache(self)
         checker = self._layout_checker()
         if checker is not None:
             self._check_base_values()

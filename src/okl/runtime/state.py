@@ -24,7 +24,7 @@ class ModelFileError(ValueError):
 
 
 
-def _encode_param(value):
+def encode_param(value):
     if isinstance(value, Kernel):
         return {"__kernel__": value.to_dict()}
     if isinstance(value, Loss):

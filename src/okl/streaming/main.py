@@ -46,9 +46,9 @@ def build_learner(name: str, budget: int | None = None, sigma: float | None = No
 
 
 def _encoded_params(learner: Learner) -> dict[str, Any]:
-    from okl.runtime.base import _encode_param
+    from okl.runtime.base import encode_param
 
-    return json.loads(json.dumps({k: _encode_param(v) for k, v in learner.get_params().items()}))
+    return json.loads(json.dumps({k: encode_param(v) for k, v in learner.get_params().items()}))
 
 
 def _check_resume(path: str, ck_learner: Learner, ck_config: StreamConfig, fresh: Learner,
