@@ -222,3 +222,20 @@ def test_ctrl_c_during_a_compile_ends_the_command_with_130(tmp_path):
     err = "".join(seen) + rest
     assert proc.returncode == 130, err
     assert "okl: interrupted" in err and "Exception ignored" not in err and "Traceback" not in err, err
+
+
+def test_importing_the_river_adapter_does_no_work_and_warm_up_is_explicit(tmp_path):
+    """``import okl.river`` loads no engine and trains nothing; ``okl.river.warm_up()`` loads both
+    roots on a warm cache (True) and does nothing on a cold one (False: it would compile)."""
+    pytest.importorskip("river")
+    code = ("import okl.river, okl.engine.roots as r; before = len(r._ROOTS); ok = okl.river.warm_up(); "
+            "print(before, ok, len(r._ROOTS))")
+    cold = _python(code, _env(NUMBA_CACHE_DIR=tmp_path / "cold"))
+    assert cold.returncode == 0 and cold.stdout.split() == ["0", "False", "0"], cold.stdout + cold.stderr
+    assert NOTICE not in cold.stderr
+    warm = _python("from okl.precompile import check; print(check().complete); " + code, _env())
+    assert warm.returncode == 0, warm.stderr
+    complete, before, ok, after = warm.stdout.split()
+    if complete != "True":  # (sources edited since the install compiled them)
+        pytest.skip("the package's cache is not complete for these sources: run okl compile")
+    assert (before, ok, after) == ("0", "True", "2"), warm.stdout

@@ -359,26 +359,25 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
         yield {"learner": "fogd", "budget": 20}
 
 
-__all__ = ["OKLRiverClassifier", "OKLRiverRegressor"]
+__all__ = ["OKLRiverClassifier", "OKLRiverRegressor", "warm_up"]
 
 
-def _load_compiled() -> None:
-    """Load, when the adapter is imported, what a live stream's first events would otherwise wait
-    for: the compiled engine and auto's per-event calls (from Numba's cache), the BLAS thread
+def warm_up() -> bool:
+    """Load, before a live stream starts, what its first events would otherwise wait for: the
+    compiled engine and auto's per-event calls (from the compile cache), the BLAS thread
     controller (okl._threads: ~0.1 s to inspect the loaded libraries), and the compiled steps the
     members' transitions, the input scale and the K-output path call from Python, by two short
-    synthetic streams (three classes, then two) at a small budget, so that every member passes
-    its transition. Only on a warm cache: on a cold one this would compile every path (K outputs,
-    blocks) at import, 76 s measured before the first event that needs a fraction of it; the first
-    events then compile what they use (okl._jit's notice says so). The K-output steps are in the
-    test too: after a first, binary stream the cache lacks them, and the preload's three-class
-    stream would compile them inside a later import."""
+    synthetic streams (three classes, then two) at a small budget, so that every member passes its
+    transition. About 0.4 s once a process; optional (importing the module does none of it: the
+    first 60 events of a stream then take about 0.2 s more, and a process that needs none of it
+    pays nothing). Only on a warm cache (``okl compile --check``): on a cold one it would compile
+    every path (K outputs, blocks), about a minute; it then does nothing and returns False."""
     from okl._compiled import class_steps
     from okl._jit import is_cached
     from okl.runtime._multiclass_temperature import temperature_update
 
     if not (roots_cached() and all(is_cached(f) for f in (class_steps, temperature_update))):
-        return
+        return False
     load_compiled()
     with one_blas_thread():
         pass
@@ -389,6 +388,5 @@ def _load_compiled() -> None:
             x = {"u": float(u), "v": float(v)}
             model.predict_proba_one(x)
             model.learn_one(x, classes[int(u * len(classes))])
+    return True
 
-
-_load_compiled()
