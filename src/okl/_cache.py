@@ -221,9 +221,19 @@ class LazyCache:
         self._real = None
 
     @property
-    def real(self) -> PackageCache:
+    def real(self) -> Cache:
         if self._real is None:
-            self._real = PackageCache(self._py_func)
+            import inspect
+
+            from numba.core.caching import FunctionCache, NullCache
+
+            if _Locator.from_function(self._py_func, inspect.getfile(self._py_func)) is not None:
+                self._real = PackageCache(self._py_func)
+            else:  # (a function outside the package, decorated with okl's jit: Numba's own cache, if any)
+                try:
+                    self._real = FunctionCache(self._py_func)
+                except RuntimeError:  # (no file to cache it beside: "<string>", a notebook cell)
+                    self._real = NullCache()
         return self._real
 
     def __getattr__(self, name):

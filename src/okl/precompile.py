@@ -9,8 +9,9 @@ feature-evolvable learners), each filling :mod:`okl._cache` with what it compile
 in ``processes`` worker processes at once (longest first: auto's two engines take most of the
 time); a unit whose code is already cached only loads it.
 
-:func:`check` lists every compiled function of the package (each module's dispatchers, less those
-inlined into their callers) and whether the cache holds an entry of it for this CPU.
+:func:`compile` ends by writing a manifest beside the entries: the package's fingerprint and the
+functions that hold an entry for this CPU (each module's dispatchers, less those inlined into their
+callers). :func:`check` reads it and says whether every one of them is still cached, and where.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ import pkgutil
 import sys
 from dataclasses import dataclass
 
-#: the workloads, longest first (seconds of a cold compile on a 2-core AMD EPYC, for the order only)
+#: the workloads, auto's two engines first (each about 18 s of a cold compile on a 2-core Intel Xeon,
+#: a third of the rest together: docs/results/compile-at-install.md), so the pool's two processes end together
 UNITS = ("auto-k", "auto", "river", "forks", "skegd", "pros-n-kons", "con-kons", "b-kons", "nogd", "fogd",
          "kogd", "rbp", "forgetron", "projectron", "projectron++", "bpa-s", "bogd", "linear", "window",
          "sklearn", "evolvable")
