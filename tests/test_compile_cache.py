@@ -239,3 +239,27 @@ def test_importing_the_river_adapter_does_no_work_and_warm_up_is_explicit(tmp_pa
     if complete != "True":  # (sources edited since the install compiled them)
         pytest.skip("the package's cache is not complete for these sources: run okl compile")
     assert (before, ok, after) == ("0", "True", "2"), warm.stdout
+
+
+def test_damaged_entries_in_a_read_only_cache_are_compiled_elsewhere_and_named(tmp_path):
+    site = _copy_package(tmp_path)
+    made = _python("import sys; from okl.precompile import compile; r = compile(processes=1, progress=False, "
+                   "units=('linear',)); sys.exit(0 if r.complete else 1)", _env(PYTHONPATH=site), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    package_cache = site / "okl" / "_numba_cache"
+    for name in _files(package_cache):
+        if name.endswith(".nbc"):
+            path = package_cache / name
+            os.truncate(path, path.stat().st_size // 2)
+    home = tmp_path / "home"
+    home.mkdir()
+    wrap = _read_only(site)
+    if wrap is None:
+        pytest.skip("root without user namespaces: no way to make a directory read-only for this process")
+    env = _env(PYTHONPATH=site, HOME=home)
+    run = _python(LINEAR, env, cwd=tmp_path, wrap=wrap)
+    assert run.returncode == 0 and run.stdout.split() == ["26.8"] and "Traceback" not in run.stderr, run.stderr
+    assert f"the compile cache in {package_cache} has damaged entries" in run.stderr, run.stderr
+    assert "okl compile --force" in run.stderr and str(home / ".cache" / "okl") in run.stderr
+    again = _python(LINEAR, env, cwd=tmp_path, wrap=wrap)  # (the user cache now holds them)
+    assert again.returncode == 0 and again.stdout == run.stdout and NOTICE not in again.stderr, again.stderr

@@ -159,6 +159,22 @@ class _SafeIndex(IndexDataCacheFile):
 
 #: the damaged cache files this process found (and wrote anew where it could)
 DAMAGED: set = set()
+_SAID: set = set()
+
+
+def _say_unrepairable(path: str) -> None:
+    """Once a process per cache root: damaged entries in a directory this process cannot write
+    (a read-only install) are compiled again and cached where it can; say so, and how to repair
+    them."""
+    import sys
+
+    root = next((d for d in cache_dirs().read if os.path.normpath(path).startswith(os.path.normpath(d))), path)
+    if root in _SAID:
+        return
+    _SAID.add(root)
+    print(f"okl: the compile cache in {root} has damaged entries this process cannot replace (not writable); "
+          f"they are compiled again and cached in {cache_dirs().write or 'no directory'}; to repair it, run "
+          "`okl compile --force` as its owner (or delete it)", file=sys.stderr, flush=True)
 
 
 class PackageCache(Cache):
@@ -188,12 +204,15 @@ class PackageCache(Cache):
             return None
         key = self._index_key(sig, target_context.codegen())
         for file in self.files + ([self.writer] if self.writer not in self.files else []):
+            damaged = len(DAMAGED)
             data = file.load(key)
             if data is not None:
                 try:
                     return self._impl.rebuild(target_context, data)
                 except Exception:
                     DAMAGED.add(file._index_path)
+            if len(DAMAGED) > damaged and file is not self.writer:
+                _say_unrepairable(file._cache_path)
         return None
 
     def _save_overload(self, sig, data):
