@@ -145,7 +145,7 @@ class StreamRunner:
     # and later ones 2, 3, ... (the stream then turns multi-class as a third number does); the
     # names are in the checkpoint (StreamPosition.label_names) and the predictions print them.
 
-    def _code_of(self, name: str, where: str, learn: bool) -> float:
+    def _code_of(self, name: str, where: str) -> float:
         names = self.pos.label_names
         if not self.classification:
             raise DataFormatError(f"{where}: target {name!r} is not a number (a regression loss)")
@@ -156,8 +156,6 @@ class StreamRunner:
                                   "numbers; give every label as a number or every one as a name")
         codes = self._name_codes
         if name not in codes:
-            if not learn:
-                raise DataFormatError(f"{where}: label {name!r} is new")
             codes[name] = -1.0 if not names else (1.0 if len(names) == 1 else float(len(names)))
             names.append(name)
         return codes[name]
@@ -177,7 +175,7 @@ class StreamRunner:
 
     def _target(self, label: float | str, where: str) -> float:
         if isinstance(label, str):
-            label = self._code_of(label, where, learn=True)
+            label = self._code_of(label, where)
         elif self.pos.label_names:
             raise DataFormatError(f"{where}: label {label:g} is a number, but this stream's labels are names "
                                   f"({', '.join(map(repr, self.pos.label_names[:3]))}); give every label as a "
