@@ -47,8 +47,9 @@ def _precompile() -> None:
         return
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}  # (the package's own cache)
     # (on sys.path from the code, not PYTHONPATH: pip's build environment prunes sys.path at start)
+    # (a tree whose cache is complete for these sources, from an earlier build: nothing to compile)
     code = (f"import sys; sys.path.insert(0, {os.path.join(ROOT, 'src')!r}); import okl.precompile as p; "
-            "print(p.compile().summary(), file=sys.stderr)")
+            "r = p.check(); r = r if r.complete else p.compile(); print(r.summary(), file=sys.stderr)")
     t0 = time.perf_counter()
     try:
         done = subprocess.run([sys.executable, "-c", code], env=env, cwd=ROOT, timeout=1800)
