@@ -8,6 +8,7 @@ pure ``predict_one``, bad input raises and keeps the state, invalid hyperparamet
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import okl
@@ -46,6 +47,37 @@ def test_a_failing_check_names_the_check_and_the_case(monkeypatch):
     monkeypatch.setattr(checks, "STREAMING_CHECKS", (check_broken,))
     with pytest.raises(AssertionError, match="check_broken \\[linear-classification\\]: boom"):
         checks.check_learner("linear")
+
+
+def test_check_learner_takes_a_class_or_an_instance_and_runs_without_a_data_directory(monkeypatch):
+    """A registered class (or an instance of one) is checked under its registered names; with no
+    data directory the regression checks take Friedman's stream #1 (german is bundled); an
+    unregistered class is refused naming okl.register. A broken learner still fails by name."""
+    from okl.learners import LinearOGD
+
+    assert checks.registered_names(LinearOGD) == ["linear"]
+    assert checks.registered_names(okl.make("linear")) == ["linear"]
+    assert checks.registered_names("nogd") == ["nogd"]
+
+    class Unregistered(LinearOGD):
+        pass
+
+    with pytest.raises(ValueError, match=r"Unregistered is not a registered learner.*okl.register"):
+        checks.check_learner(Unregistered)
+    monkeypatch.setenv("OKL_DATA", "/nonexistent")  # (no cpusmall anywhere: the generated stream)
+    monkeypatch.setattr(checks, "_DATA", {})
+    X, y = checks.data_for(checks.Case("linear", "regression"))
+    assert X.shape == (checks.N_REGRESSION, 10) and 0.0 < y.min() < y.max() < 1.0
+    X2, y2 = checks.friedman_regression(checks.N_REGRESSION)
+    assert np.array_equal(X, X2) and np.array_equal(y, y2)
+    checks.check_learner(LinearOGD)  # every check of every case, classification and regression
+
+    def check_broken(*args):
+        raise AssertionError("boom")
+
+    monkeypatch.setattr(checks, "STREAMING_CHECKS", (check_broken,))
+    with pytest.raises(AssertionError, match="linear: check_broken \\[linear-classification\\]: boom"):
+        checks.check_learner(okl.make("linear"))
 
 
 @pytest.mark.parametrize("name", okl.learners(kind="streaming"))

@@ -8,6 +8,9 @@ them over every registered learner, and a new learner can be run through them th
     >>> [(check.__name__, case.label, extra) for check, case, extra in checks.plan("linear")][:3]
     [('check_run_equals_per_instance_loop', 'linear-classification', ()), ('check_run_in_pieces_equals_one_run', 'linear-classification', ()), ('check_save_load_continues_identically', 'linear-classification', (10,))]
     >>> checks.check_learner("linear")   # doctest: +SKIP
+    >>> from okl.learners import LinearOGD
+    >>> checks.registered_names(LinearOGD)   # a registered class, or an instance, works too
+    ['linear']
 
 Streaming learners (``okl.learners(kind="streaming")``), on a short permuted prefix of real data
 (german for classification, cpusmall for regression) with a small budget, so every stage and
@@ -142,12 +145,33 @@ def data_for(case: Case, data_dir=None):
             X, y = load_dataset("german", data_dir)
             _DATA[key] = make_evolvable_stream(X[:N_EVOLVABLE], y[:N_EVOLVABLE], seed=1,
                                                evolving_length=EVOLVING_LENGTH)
+        elif case.task == "regression" and data_dir is None and not _found("cpusmall"):
+            _DATA[key] = friedman_regression(N_REGRESSION)  # (no data directory: a generated stream)
         else:
             name, n = ("cpusmall", N_REGRESSION) if case.task == "regression" else ("german", N_CLASSIFICATION)
             X, y = load_dataset(name, data_dir)
             p = permutation(len(y), 0)[:n]
             _DATA[key] = (X[p], y[p])
     return _DATA[key]
+
+
+def _found(name: str) -> bool:
+    from okl.data.registry import find_files
+
+    return bool(find_files(name, None))
+
+
+def friedman_regression(n: int, seed: int = 0):
+    """Friedman's regression stream #1 (Friedman 1991): x uniform on [0, 1]^10, y = 10 sin(pi x1 x2)
+    + 20 (x3 - 1/2)^2 + 10 x4 + 5 x5 + N(0, 1), scaled to [0, 1] as okl's registered targets are
+    (by the function's range, -1..31, not by the sample). The regression checks' stream when
+    cpusmall is not at hand (okl's bundled data is german only), so :func:`check_learner` runs
+    anywhere."""
+    rng = np.random.default_rng(seed)
+    X = rng.random((n, 10))
+    y = 10 * np.sin(np.pi * X[:, 0] * X[:, 1]) + 20 * (X[:, 2] - 0.5) ** 2 + 10 * X[:, 3] + 5 * X[:, 4]
+    y = (y + rng.normal(size=n) + 1.0) / 32.0
+    return X, y
 
 
 # ---- helpers ---------------------------------------------------------------------------------
@@ -360,15 +384,41 @@ def _bound(check, *args):
     return bound
 
 
-def check_learner(name: str, data_dir=None) -> None:
-    """Run every check of :func:`yield_checks` on registered learner ``name`` (AssertionError,
-    naming the check and the configuration, at the first that fails)."""
-    for check, case in yield_checks(name, data_dir):
-        try:
-            check()
-        except AssertionError as exc:
-            where = f" [{case.label}]" if case is not None else ""
-            raise AssertionError(f"{check.__name__}{where}: {exc}") from exc
+def registered_names(learner) -> list[str]:
+    """The registered names of ``learner``: a name, a learner class (every name it is registered
+    under: a class may back several variants) or an instance (the name it was made under, else its
+    class's). ValueError for a class that is not registered: the checks build learners by name, and
+    a model file names its learner, so :func:`okl.register` comes first."""
+    from okl.runtime.base import learners
+
+    if isinstance(learner, str):
+        learner_class(learner, kind=None)  # (an unknown name fails here, listing the registered ones)
+        return [learner]
+    own = getattr(learner, "name", None) if not isinstance(learner, type) else None
+    cls = learner if isinstance(learner, type) else type(learner)
+    names = [n for n in learners() if learner_class(n, kind=None) is cls]
+    if isinstance(own, str) and own in names:
+        return [own]
+    if not names:
+        raise ValueError(f"{cls.__name__} is not a registered learner; register it first "
+                         f"(@okl.register('name') on the class): the checks make it by name and "
+                         "its model files name it")
+    return names
+
+
+def check_learner(learner, data_dir=None) -> None:
+    """Run every check of :func:`yield_checks` on a learner: a registered name, a registered class
+    (each name it is registered under) or an instance of one (AssertionError, naming the check
+    and the configuration, at the first that fails). Runs with no data directory: german is
+    bundled, and the regression checks take :func:`friedman_regression` where cpusmall is not
+    found."""
+    for name in registered_names(learner):
+        for check, case in yield_checks(name, data_dir):
+            try:
+                check()
+            except AssertionError as exc:
+                where = f" [{case.label}]" if case is not None else ""
+                raise AssertionError(f"{name}: {check.__name__}{where}: {exc}") from exc
 
 
 __all__ = ["BAD_HYPERPARAMETERS", "BUDGET", "CUTS", "Case", "EVOLVABLE_CHECKS", "STREAMING_CHECKS",
@@ -376,4 +426,5 @@ __all__ = ["BAD_HYPERPARAMETERS", "BUDGET", "CUTS", "Case", "EVOLVABLE_CHECKS", 
            "check_evolvable_bad_rounds_keep_state", "check_evolvable_run_equals_per_instance_loop",
            "check_invalid_hyperparameters", "check_learner", "check_affine_input_map_keeps_decisions", "check_run_equals_per_instance_loop",
            "check_run_in_pieces_equals_one_run", "check_same_random_state_same_numbers",
-           "check_save_load_continues_identically", "data_for", "yield_checks"]
+           "check_save_load_continues_identically", "data_for", "friedman_regression", "registered_names",
+           "yield_checks"]
