@@ -157,8 +157,8 @@ def test_width_window_per_event(rows):
 # ---- the fast plan (issue 24: okl.engine.fastpath) -----------------------------------------
 
 def _plan(learner):
-    from okl.runtime.events import PLANS
-    return PLANS.get(id(learner))
+    from okl.runtime.events import fast_plan_of
+    return fast_plan_of(learner)
 
 
 @pytest.mark.parametrize("name", ("forks", "nogd", "skegd", "fogd", "linear"))
@@ -410,3 +410,21 @@ def test_random_operations_keep_the_fast_plan_and_the_generic_path_equal(name, s
         fast.save(f"{tmp}/a.npz")
         slow.save(f"{tmp}/b.npz")
         assert open(f"{tmp}/a.npz", "rb").read() == open(f"{tmp}/b.npz", "rb").read()
+
+
+def test_the_event_state_lives_in_the_learner_and_is_never_copied(rows):
+    """The per-event cache and fast plan are in the learner's ``_event`` slot (no module table
+    keyed by id()): not in vars(), not in a pickle or a deep copy, which make their own plan and
+    predict the same."""
+    import copy
+
+    from okl.runtime.events import fast_plan_of
+
+    X, y = rows
+    m = okl.make("nogd", budget=30, random_state=0)
+    m.run(X[:300], y[:300])
+    f = m.predict_one(X[300])
+    assert fast_plan_of(m) and "_event" not in vars(m)
+    for twin in (copy.deepcopy(m), pickle.loads(pickle.dumps(m)), copy.copy(m)):
+        assert fast_plan_of(twin) is None
+        assert twin.predict_one(X[300]) == f and fast_plan_of(twin) and fast_plan_of(twin) is not fast_plan_of(m)

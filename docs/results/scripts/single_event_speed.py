@@ -21,7 +21,7 @@ import numpy as np
 
 import okl
 from okl.engine.fastpath import O_XS, _F, _ROW, _decide, _scale, compiled_entries
-from okl.runtime.events import PLANS
+from okl.runtime.events import fast_plan_of
 
 event_predict, event_learn = compiled_entries()  # the compiled calls (the module's names are their sources)
 
@@ -65,7 +65,7 @@ def stage2(name, warm=2000):
     m = okl.make(name, random_state=0)
     m.run(X[:warm], y[:warm])
     m.predict_one(X[warm])
-    F, x, n, label = PLANS[id(m)].F, X[warm + 1].copy(), m.n_seen_, float(y[warm + 1])
+    F, x, n, label = fast_plan_of(m).F, X[warm + 1].copy(), m.n_seen_, float(y[warm + 1])
     calls = best_ns(lambda: (event_predict(F, x, n), event_learn(F, x, 3.0, n)))  # (3.0: refused, no step)
     predict = best_ns(lambda: event_predict(F, x, n))
 
@@ -108,7 +108,7 @@ def floor(name, warm=2000, reps=100_000):
     m = okl.make(name, random_state=0)
     m.run(X[:warm], y[:warm])
     m.predict_one(X[warm])
-    F, x, n = PLANS[id(m)].F, X[warm + 1].copy(), m.n_seen_
+    F, x, n = fast_plan_of(m).F, X[warm + 1].copy(), m.n_seen_
     empty = best_ns(lambda: _empty(F, x, n))
     _decisions(F, x, 10)
     t = min(_timed(lambda: _decisions(F, x, reps)) for _ in range(5)) / reps * 1e9

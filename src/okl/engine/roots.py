@@ -56,7 +56,7 @@ from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K,
                                  _input_part, _jit, _jit_for, _own, _same_row, _scale)
 from okl.engine.k_outputs import learn_all_k, predict_all_k
 from okl.runtime.base import Learner, event_state
-from okl.runtime.events import FLOAT_TYPES, NDARRAY, PLANS, BAD_LABEL, BAD_ROW
+from okl.runtime.events import FLOAT_TYPES, NDARRAY, BAD_LABEL, BAD_ROW
 
 ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN = range(5)
 
@@ -398,11 +398,14 @@ class EnginePaths:
     def _fast_plan(self):
         ev = event_state(self)
         plan = build_auto(self, self._engine(ev)) if self.started_ and self.dim_ is not None else None
-        PLANS[id(self)] = plan = plan or False
+        ev.plan = plan = plan or False
         return plan
 
     def predict_one(self, x):
-        plan = PLANS.get(id(self))
+        try:
+            plan = self._event.plan
+        except AttributeError:  # (no event yet)
+            plan = None
         if plan and type(x) is NDARRAY:
             try:
                 f = plan.predict(x, 0.0, self.n_seen_)[2]
@@ -416,7 +419,10 @@ class EnginePaths:
         return self._predict_event(x)
 
     def _learn_round(self, x, y):
-        plan = PLANS.get(id(self))
+        try:
+            plan = self._event.plan
+        except AttributeError:  # (no event yet)
+            plan = None
         if plan is None:
             plan = self._fast_plan()
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)

@@ -89,7 +89,7 @@ from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.losses import Loss, get_loss
 from okl.scaling import RULE_CODES, scale_rows, scale_rule, window_scale
 
-from okl.runtime.events import _EVENTS, FLOAT_TYPES, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
+from okl.runtime.events import FLOAT_TYPES, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
 from okl.runtime.modelfile import _LAYOUT_CHECKED, ModelFiles, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
                                   learner_kind, learners, make, register, select_params)
@@ -135,6 +135,15 @@ def with_shared_parameters(doc: str | None) -> str | None:
 
 class Learner(EventPath, ModelFiles):
     """Base class of every online learner (see the module docstring for the protocol)."""
+
+    #: the per-event cache, work space and fast plan (:class:`okl.runtime.events._EventState`,
+    #: made at the first event): a slot, so never in ``vars()``, model files, pickles or copies
+    __slots__ = ("_event",)
+
+    def __getstate__(self):
+        """What pickling and copying take: the attributes, without the event state (a copy or an
+        unpickled learner makes its own at its first event)."""
+        return self.__dict__
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

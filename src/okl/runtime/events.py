@@ -4,7 +4,6 @@ cache kept outside the learner and the :class:`EventPath` mixin of :class:`okl.r
 from __future__ import annotations
 
 import math
-import weakref
 
 import numpy as np
 
@@ -18,13 +17,16 @@ from okl.losses import Loss, get_loss
 
 
 class _EventState:
-    """A learner's per-event cache and work space (:meth:`Learner.predict_one`): kept outside the
-    learner, so it is never saved, pickled or copied and never shows in ``vars(learner)``."""
+    """A learner's per-event cache, work space and fast plan (:meth:`Learner.predict_one`), in the
+    learner's ``_event`` slot (:class:`okl.runtime.base.Learner`), not in its ``__dict__``: never
+    saved, pickled or copied, and never in ``vars(learner)``. ``plan``: the fast plan
+    (:class:`okl.engine.fastpath.FastPlan`, ``AutoPlan`` for auto), False (none in the current
+    state), :data:`_NEVER` (none for its class) or None (not tried yet)."""
 
-    __slots__ = ("cache", "buf", "loss", "window")
+    __slots__ = ("cache", "buf", "loss", "window", "plan")
 
     def __init__(self):
-        self.cache = self.buf = self.loss = self.window = None
+        self.cache = self.buf = self.loss = self.window = self.plan = None
 
 
 class EventWork:
@@ -35,15 +37,6 @@ class EventWork:
 
     def __init__(self, **fields):
         self.__dict__.update(fields)
-
-
-#: id(learner) -> its _EventState (removed when the learner is collected)
-_EVENTS: dict[int, _EventState] = {}
-#: id(learner) -> its fast plan (:class:`okl.engine.fastpath.FastPlan`, ``AutoPlan`` for
-#: auto), or False: none in the
-#: current state, or _NEVER: none for its class; no entry: not tried yet (one lookup on the hot
-#: path; kept like _EVENTS)
-PLANS: dict[int, object] = {}
 
 
 class _Never:
@@ -58,27 +51,29 @@ class _Never:
 _NEVER = _Never()
 
 
-def _forget(key: int) -> None:
-    _EVENTS.pop(key, None)
-    PLANS.pop(key, None)
-
-
 def event_state(learner) -> _EventState:
-    ev = _EVENTS.get(id(learner))
-    if ev is None:
-        ev = _EVENTS[id(learner)] = _EventState()
-        weakref.finalize(learner, _forget, id(learner))
-    return ev
+    """The learner's :class:`_EventState` (made at its first event)."""
+    try:
+        return learner._event
+    except AttributeError:
+        ev = learner._event = _EventState()
+        return ev
+
+
+def fast_plan_of(learner):
+    """The learner's fast plan: a plan, False (none in its state), :data:`_NEVER` or None (not tried)."""
+    ev = getattr(learner, "_event", None)
+    return None if ev is None else ev.plan
 
 
 def drop_event_cache(learner) -> None:
     """Forget the features cached by predict_one and the fast plan (the state is about to change,
     and its arrays may be replaced)."""
-    ev = _EVENTS.get(id(learner))
+    ev = getattr(learner, "_event", None)
     if ev is not None:
         ev.cache = None
-    if PLANS.get(id(learner)) is not _NEVER:
-        PLANS.pop(id(learner), None)
+        if ev.plan is not _NEVER:
+            ev.plan = None
 
 
 FLOAT_TYPES = (float, np.float64)
@@ -108,7 +103,7 @@ class EventPath:
     # The fast plan (issue 24, :mod:`okl.engine.fastpath`): a learner with ``_fast_spec()``
     # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, the linear learner; in the width window and
     # both stages; ``auto`` has its own, :class:`okl.engine.roots.AutoPlan`) gets a plan
-    # kept outside it (:data:`PLANS`): predict_one is then one compiled call (row check, input scale,
+    # kept in its event state (:func:`fast_plan_of`): predict_one is then one compiled call (row check, input scale,
     # features, decision) and learn_one one more (the step and the calibration on predict_one's
     # features when x and n_seen_ are those of the last prediction), on the common input: a
     # float64, 1-D, C-contiguous ndarray of the learner's width and a float label (anything else,
@@ -209,7 +204,10 @@ class EventPath:
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example): the fast plan's
         one compiled call when it takes the row, else :meth:`_predict_event`."""
-        fp = PLANS.get(id(self))
+        try:
+            fp = self._event.plan
+        except AttributeError:  # (no event yet)
+            fp = None
         if fp and type(x) is NDARRAY:
             try:
                 f = _FAST_PREDICT(fp.F, x, self.n_seen_)
@@ -222,7 +220,7 @@ class EventPath:
     def _predict_event(self, x) -> float:
         """predict_one through the generic hooks (any input, any state; a fast plan is built
         first when none was tried in this state)."""
-        if id(self) not in PLANS and type(x) is NDARRAY and self._fast_plan():
+        if fast_plan_of(self) is None and type(x) is NDARRAY and self._fast_plan():
             return self.predict_one(x)
         x, checked = self._event_row(x)
         if self.dim_ is None:
@@ -259,11 +257,11 @@ class EventPath:
         return None
 
     def _fast_plan(self):
-        """Build this learner's fast plan for its current state and keep it in :data:`PLANS`
+        """Build this learner's fast plan for its current state and keep it in its event state
         (False: none now; dropped with the event cache)."""
-        event_state(self)  # (removes the plan with the learner)
+        ev = event_state(self)
         if type(self)._fast_spec is EventPath._fast_spec:
-            PLANS[id(self)] = _NEVER
+            ev.plan = _NEVER
             return _NEVER
         spec = plan = None
         # (a single learner's K outputs run in auto's engine: okl.runtime.multiclass)
@@ -276,7 +274,7 @@ class EventPath:
             spec = {"map": "window", "SV": "warmup_X_", "w": "warmup_y_"}
         if spec is not None and _FAST_BUILD is not None:
             plan = _FAST_BUILD(self, spec)
-        PLANS[id(self)] = plan = plan or False
+        ev.plan = plan = plan or False
         return plan
 
     def learn_one(self, x, y) -> "Learner":
@@ -288,7 +286,10 @@ class EventPath:
         """learn_one returning the round's decision (before learning); a classifier's calibration
         learns it. The fast plan's one compiled call when it takes the event, else
         :meth:`_learn_event`; ``okl stream`` uses it."""
-        fp = PLANS.get(id(self))
+        try:
+            fp = self._event.plan
+        except AttributeError:  # (no event yet)
+            fp = None
         if fp is None:
             fp = self._fast_plan()
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
