@@ -4,9 +4,6 @@ The protocol, state, model files, registry, per-event path and K outputs they sh
 :mod:`okl.runtime` (below the families); the compiled per-event plans and ``auto``'s engine,
 which run several families' arithmetic, are in :mod:`okl.engine` (above them)."""
 
-import sys
-
-from okl.runtime import base as _base, state as _state
 from okl.runtime.base import Learner, ModelFileError, NonFiniteError, Trace, learner_class, learners, make, register
 from okl.learners.kogd import KOGD
 from okl.learners.fogd import FOGD
@@ -20,11 +17,6 @@ from okl.learners.window import KernelWindow
 from okl.learners.auto import Auto
 from okl.runtime.multiclass import MultiClass
 from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single learners' per-event fast path)
-
-# the protocol's modules under the names they had before okl.runtime (scripts import
-# ``okl.learners.base`` for Learner and ModelFileError, ``okl.learners.state`` for the latter)
-sys.modules.setdefault("okl.learners.base", _base)
-sys.modules.setdefault("okl.learners.state", _state)
 
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
