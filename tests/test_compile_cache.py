@@ -56,14 +56,20 @@ def _files(path):
     return sorted(os.path.relpath(os.path.join(t, f), path) for t, _, fs in os.walk(path) for f in fs)
 
 
-def test_a_read_only_install_compiles_into_the_user_cache_the_notice_names(tmp_path):
-    site = _copy_package(tmp_path)
+def _as_another_user(tmp_path, site):
+    """(environment, command prefix, home) to run a child with ``site`` read-only and an empty home
+    (skips where no way to make it read-only exists)."""
     home = tmp_path / "home"
     home.mkdir()
     wrap = _read_only(site)
     if wrap is None:
         pytest.skip("root without user namespaces: no way to make a directory read-only for this process")
-    env = _env(PYTHONPATH=site, HOME=home)
+    return _env(PYTHONPATH=site, HOME=home), wrap, home
+
+
+def test_a_read_only_install_compiles_into_the_user_cache_the_notice_names(tmp_path):
+    site = _copy_package(tmp_path)
+    env, wrap, home = _as_another_user(tmp_path, site)
     first = _python(LINEAR, env, cwd=tmp_path, wrap=wrap)
     assert first.returncode == 0, first.stderr
     assert first.stdout.split() == ["26.8"]
@@ -84,16 +90,12 @@ def test_a_cache_built_beside_the_sources_loads_from_a_read_only_copy_elsewhere(
     assert made.returncode == 0, made.stderr
     site = tmp_path / "site"
     shutil.copytree(build, site)  # (copytree gives the sources new modification times)
-    home = tmp_path / "home"
-    home.mkdir()
-    wrap = _read_only(site)
-    if wrap is None:
-        pytest.skip("root without user namespaces: no way to make a directory read-only for this process")
-    run = _python(LINEAR, _env(PYTHONPATH=site, HOME=home), cwd=tmp_path, wrap=wrap)
+    env, wrap, home = _as_another_user(tmp_path, site)
+    run = _python(LINEAR, env, cwd=tmp_path, wrap=wrap)
     assert run.returncode == 0 and run.stdout.split() == ["26.8"], run.stderr
     assert NOTICE not in run.stderr, run.stderr
     assert not _files(home)  # (nothing compiled, nothing written)
-    check = _python("from okl.precompile import check; print(check().summary())", _env(PYTHONPATH=site, HOME=home),
+    check = _python("from okl.precompile import check; print(check().summary())", env,
                     cwd=tmp_path, wrap=wrap)
     assert "all" in check.stdout and "cached for this CPU" in check.stdout, check.stdout + check.stderr
 
@@ -251,12 +253,7 @@ def test_damaged_entries_in_a_read_only_cache_are_compiled_elsewhere_and_named(t
         if name.endswith(".nbc"):
             path = package_cache / name
             os.truncate(path, path.stat().st_size // 2)
-    home = tmp_path / "home"
-    home.mkdir()
-    wrap = _read_only(site)
-    if wrap is None:
-        pytest.skip("root without user namespaces: no way to make a directory read-only for this process")
-    env = _env(PYTHONPATH=site, HOME=home)
+    env, wrap, home = _as_another_user(tmp_path, site)
     run = _python(LINEAR, env, cwd=tmp_path, wrap=wrap)
     assert run.returncode == 0 and run.stdout.split() == ["26.8"] and "Traceback" not in run.stderr, run.stderr
     assert f"the compile cache in {package_cache} has damaged entries" in run.stderr, run.stderr

@@ -56,7 +56,7 @@ from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K,
                                  _input_part, _jit, _jit_for, _own, _same_row, _scale)
 from okl.engine.k_outputs import learn_all_k, predict_all_k
 from okl.runtime.base import Learner, event_state
-from okl.runtime.events import FLOAT_TYPES, NDARRAY, BAD_LABEL, BAD_ROW
+from okl.runtime.events import FLOAT_TYPES, NDARRAY, NO_EVENT, BAD_LABEL, BAD_ROW
 
 ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN = range(5)
 
@@ -402,10 +402,7 @@ class EnginePaths:
         return plan
 
     def predict_one(self, x):
-        try:
-            plan = self._event.plan
-        except AttributeError:  # (no event yet)
-            plan = None
+        plan = getattr(self, "_event", NO_EVENT).plan
         if plan and type(x) is NDARRAY:
             try:
                 f = plan.predict(x, 0.0, self.n_seen_)[2]
@@ -419,10 +416,7 @@ class EnginePaths:
         return self._predict_event(x)
 
     def _learn_round(self, x, y):
-        try:
-            plan = self._event.plan
-        except AttributeError:  # (no event yet)
-            plan = None
+        plan = getattr(self, "_event", NO_EVENT).plan
         if plan is None:
             plan = self._fast_plan()
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)

@@ -51,6 +51,10 @@ class _Never:
 _NEVER = _Never()
 
 
+#: the event state of a learner that has had no event (read only: its plan is None, "not tried")
+NO_EVENT = _EventState()
+
+
 def event_state(learner) -> _EventState:
     """The learner's :class:`_EventState` (made at its first event)."""
     try:
@@ -62,8 +66,7 @@ def event_state(learner) -> _EventState:
 
 def fast_plan_of(learner):
     """The learner's fast plan: a plan, False (none in its state), :data:`_NEVER` or None (not tried)."""
-    ev = getattr(learner, "_event", None)
-    return None if ev is None else ev.plan
+    return getattr(learner, "_event", NO_EVENT).plan
 
 
 def drop_event_cache(learner) -> None:
@@ -204,10 +207,7 @@ class EventPath:
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example): the fast plan's
         one compiled call when it takes the row, else :meth:`_predict_event`."""
-        try:
-            fp = self._event.plan
-        except AttributeError:  # (no event yet)
-            fp = None
+        fp = getattr(self, "_event", NO_EVENT).plan
         if fp and type(x) is NDARRAY:
             try:
                 f = _FAST_PREDICT(fp.F, x, self.n_seen_)
@@ -286,10 +286,7 @@ class EventPath:
         """learn_one returning the round's decision (before learning); a classifier's calibration
         learns it. The fast plan's one compiled call when it takes the event, else
         :meth:`_learn_event`; ``okl stream`` uses it."""
-        try:
-            fp = self._event.plan
-        except AttributeError:  # (no event yet)
-            fp = None
+        fp = getattr(self, "_event", NO_EVENT).plan
         if fp is None:
             fp = self._fast_plan()
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
