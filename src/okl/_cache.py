@@ -31,11 +31,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import inspect
 import os
+import sys
 import tempfile
 
 from numba.core import config
-from numba.core.caching import Cache, CompileResultCacheImpl, IndexDataCacheFile
+from numba.core.caching import Cache, CompileResultCacheImpl, FunctionCache, IndexDataCacheFile, NullCache
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 #: the package's own cache, filled when okl is built (pip install, python -m build)
@@ -134,13 +136,15 @@ class _Impl(CompileResultCacheImpl):
 
 class _SafeIndex(IndexDataCacheFile):
     """Numba's index and data files in one directory; an unreadable index or data file reads as
-    missing (and is counted in :data:`DAMAGED`)."""
+    missing and sets :attr:`damaged`."""
+
+    damaged = False
 
     def _load_index(self):
         try:
             return super()._load_index()
         except Exception:  # (any unpickling failure of a damaged file: UnpicklingError, EOFError, ...)
-            DAMAGED.add(self._index_path)
+            self.damaged = True
             return {}
 
     def load(self, key):
@@ -150,15 +154,14 @@ class _SafeIndex(IndexDataCacheFile):
         try:
             return self._load_data(name)
         except Exception:
-            DAMAGED.add(self._data_path(name))
+            self.damaged = True
             return None
 
     def keys(self):
         return list(self._load_index())
 
 
-#: the damaged cache files this process found (and wrote anew where it could)
-DAMAGED: set = set()
+#: the cache roots this process has said are damaged and not writable
 _SAID: set = set()
 
 
@@ -166,14 +169,13 @@ def _say_unrepairable(path: str) -> None:
     """Once a process per cache root: damaged entries in a directory this process cannot write
     (a read-only install) are compiled again and cached where it can; say so, and how to repair
     them."""
-    import sys
-
-    root = next((d for d in cache_dirs().read if os.path.normpath(path).startswith(os.path.normpath(d))), path)
+    dirs = cache_dirs()
+    root = next((d for d in dirs.read if os.path.normpath(path).startswith(os.path.normpath(d))), path)
     if root in _SAID:
         return
     _SAID.add(root)
     print(f"okl: the compile cache in {root} has damaged entries this process cannot replace (not writable); "
-          f"they are compiled again and cached in {cache_dirs().write or 'no directory'}; to repair it, run "
+          f"they are compiled again and cached in {dirs.write or 'no directory'}; to repair it, run "
           "`okl compile --force` as its owner (or delete it)", file=sys.stderr, flush=True)
 
 
@@ -191,10 +193,8 @@ class PackageCache(Cache):
         locator, dirs = self._impl.locator, cache_dirs()
         stamp, base = locator.get_source_stamp(), self._impl.filename_base
         self.files = [_SafeIndex(locator.path_in(d), base, stamp) for d in dirs.read]
-        self.writer = None
-        if dirs.write is not None:
-            self.writer = next((f for f, d in zip(self.files, dirs.read) if d == dirs.write), None) or \
-                _SafeIndex(locator.path_in(dirs.write), base, stamp)
+        # (the directory written is always one of those read: cache_dirs)
+        self.writer = self.files[dirs.read.index(dirs.write)] if dirs.write is not None else None
         self._cache_file = self.writer or self.files[-1]
         self._cache_path = self._cache_file._cache_path
         self.enable()
@@ -203,15 +203,14 @@ class PackageCache(Cache):
         if not self._enabled:
             return None
         key = self._index_key(sig, target_context.codegen())
-        for file in self.files + ([self.writer] if self.writer not in self.files else []):
-            damaged = len(DAMAGED)
+        for file in self.files:
             data = file.load(key)
             if data is not None:
                 try:
                     return self._impl.rebuild(target_context, data)
                 except Exception:
-                    DAMAGED.add(file._index_path)
-            if len(DAMAGED) > damaged and file is not self.writer:
+                    file.damaged = True
+            if file.damaged and file is not self.writer:
                 _say_unrepairable(file._cache_path)
         return None
 
@@ -242,10 +241,6 @@ class LazyCache:
     @property
     def real(self) -> Cache:
         if self._real is None:
-            import inspect
-
-            from numba.core.caching import FunctionCache, NullCache
-
             if _Locator.from_function(self._py_func, inspect.getfile(self._py_func)) is not None:
                 self._real = PackageCache(self._py_func)
             else:  # (a function outside the package, decorated with okl's jit: Numba's own cache, if any)
@@ -268,11 +263,4 @@ def cpu_magic() -> tuple:
     return cpu_target.target_context.codegen().magic_tuple()
 
 
-def where() -> str:
-    """The cache directory this process writes, for messages (or why there is none)."""
-    dirs = cache_dirs()
-    return dirs.write or "nowhere: no cache directory is writable (set NUMBA_CACHE_DIR to one)"
-
-
-__all__ = ["PACKAGE_CACHE", "CacheDirs", "LazyCache", "PackageCache", "cache_dirs", "cpu_magic", "fingerprint",
-           "where", "DAMAGED"]
+__all__ = ["PACKAGE_CACHE", "CacheDirs", "LazyCache", "PackageCache", "cache_dirs", "cpu_magic", "fingerprint"]

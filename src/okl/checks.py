@@ -52,7 +52,7 @@ import numpy as np
 
 from okl.data.registry import load_dataset, permutation
 from okl.kernels import RBF
-from okl.runtime.base import Learner, accepts, learner_class, learner_kind, make
+from okl.runtime.base import Learner, accepts, learner_class, learner_kind, learners, make
 
 #: rows of the classification (german) and regression (cpusmall) prefixes
 N_CLASSIFICATION = 400
@@ -389,8 +389,6 @@ def registered_names(learner) -> list[str]:
     under: a class may back several variants) or an instance (the name it was made under, else its
     class's). ValueError for a class that is not registered: the checks build learners by name, and
     a model file names its learner, so :func:`okl.register` comes first."""
-    from okl.runtime.base import learners
-
     if isinstance(learner, str):
         learner_class(learner, kind=None)  # (an unknown name fails here, listing the registered ones)
         return [learner]

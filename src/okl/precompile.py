@@ -20,7 +20,7 @@ import importlib
 import os
 import pkgutil
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 #: the workloads, auto's two engines first (each about 18 s of a cold compile on a 2-core Intel Xeon,
 #: a third of the rest together: docs/results/compile-at-install.md), so the pool's two processes end together
@@ -42,11 +42,8 @@ def _regression(rows: int = 600, dim: int = 8):
 def _learner(name: str) -> None:
     """A stream learner's first-minute paths: run() and per-event calls on german (two classes),
     the same on a regression stream where it takes a squared loss, and K = 3 classes."""
-    import numpy as np
-
     from okl.data import load_dataset
     from okl.learners import make
-    from okl.runtime.multiclass import MultiClass
 
     X, y = load_dataset("german")
     make(name, random_state=0).run(X, y)
@@ -65,13 +62,23 @@ def _learner(name: str) -> None:
         for t in range(EVENTS):
             m.predict_one(Xr[t])
             m.learn_one(Xr[t], float(yr[t]))
-    if name == "auto":
-        return  # (auto's K classes: the "auto-k" unit, in another process at the same time)
+    if name != "auto":  # (auto's K classes: the "auto-k" unit, in another process at the same time)
+        _three_classes(name, X, run=False)
+
+
+def _three_classes(name: str, X, run: bool) -> None:
+    """K = 3 classes (german's second column in terciles): per event, and run() when ``run``."""
+    import numpy as np
+
+    from okl.runtime.multiclass import MultiClass
+
     k = np.digitize(X[:, 1], np.quantile(X[:, 1], [1 / 3, 2 / 3])).astype(float)
     try:
         multi = MultiClass(name, random_state=0)
-    except ValueError:
+    except ValueError:  # (a regression-only learner)
         return
+    if run:
+        MultiClass(name, random_state=0).run(X, k)
     for t in range(EVENTS):
         multi.predict_one(X[t])
         multi.learn_one(X[t], int(k[t]))
@@ -79,18 +86,9 @@ def _learner(name: str) -> None:
 
 def _auto_k() -> None:
     """auto with K = 3 outputs: its K-output engine (run() and per event)."""
-    import numpy as np
-
     from okl.data import load_dataset
-    from okl.runtime.multiclass import MultiClass
 
-    X, _ = load_dataset("german")
-    k = np.digitize(X[:, 1], np.quantile(X[:, 1], [1 / 3, 2 / 3])).astype(float)
-    MultiClass("auto", random_state=0).run(X, k)
-    multi = MultiClass("auto", random_state=0)
-    for t in range(EVENTS):
-        multi.predict_one(X[t])
-        multi.learn_one(X[t], int(k[t]))
+    _three_classes("auto", load_dataset("german")[0], run=True)
 
 
 def _river() -> None:
@@ -157,7 +155,6 @@ def _evolvable() -> None:
 
 def run_unit(unit: str) -> None:
     """Run one workload of :data:`UNITS` in this process (what it compiles goes to the cache)."""
-    os.environ.setdefault("OKL_COMPILE_PROCESSES", "1")  # (the units are this module's parallelism)
     from okl._threads import one_blas_thread
 
     with one_blas_thread():
@@ -179,6 +176,8 @@ class Report:
     read: list[str]
     write: str | None
     manifest: str | None
+    #: the wall seconds of each workload in its worker (from :func:`compile`; empty from :func:`check`)
+    seconds: dict = field(default_factory=dict)
 
     @property
     def complete(self) -> bool:
@@ -270,10 +269,6 @@ def check() -> Report:
     return Report(names, missing, dirs.read, dirs.write, manifest)
 
 
-#: the wall seconds of each unit in the last :func:`compile` of this process
-SECONDS: dict = {}
-
-
 def _unit_in_worker(unit: str) -> tuple[str, str, float]:
     """:func:`run_unit` in a worker of :func:`compile`'s pool: (unit, "" or the failure, seconds)."""
     import time
@@ -281,6 +276,7 @@ def _unit_in_worker(unit: str) -> tuple[str, str, float]:
 
     from okl._jit import compile_notice
 
+    os.environ["OKL_COMPILE_PROCESSES"] = "1"  # (the pool is the parallelism: no compile child per worker)
     compile_notice(False)  # (the parent's progress line says what is compiling)
     t0 = time.perf_counter()
     try:
@@ -308,29 +304,23 @@ def compile(processes: int | None = None, progress: bool = True, units=UNITS) ->
         except (AttributeError, OSError):
             processes = min(os.cpu_count() or 1, 2)
     processes = max(1, min(int(processes), len(units)))
-    saved = os.environ.get("OKL_COMPILE_PROCESSES")
-    os.environ["OKL_COMPILE_PROCESSES"] = "1"  # (the pool is the parallelism: no compile child per worker)
-    failed = []
-    try:
-        with Progress(len(units), "okl compile", enabled=progress, unit="workloads", eta=False) as bar, \
-                multiprocessing.get_context("spawn").Pool(processes) as pool:
-            for unit, error, seconds in pool.imap_unordered(_unit_in_worker, units, chunksize=1):
-                SECONDS[unit] = seconds
-                if error:
-                    failed.append(f"{unit}: {error}")
-                bar.set_label(f"okl compile: {unit}")
-                bar.advance()
-    finally:
-        if saved is None:
-            os.environ.pop("OKL_COMPILE_PROCESSES", None)
-        else:
-            os.environ["OKL_COMPILE_PROCESSES"] = saved
+    failed, seconds = [], {}
+    with Progress(len(units), "okl compile", enabled=progress, unit="workloads", eta=False) as bar, \
+            multiprocessing.get_context("spawn").Pool(processes) as pool:
+        for unit, error, took in pool.imap_unordered(_unit_in_worker, units, chunksize=1):
+            seconds[unit] = took
+            if error:
+                failed.append(f"{unit}: {error}")
+            bar.set_label(f"okl compile: {unit}")
+            bar.advance()
     if failed:
         raise RuntimeError("okl compile: workloads failed (what the others compiled is cached): " + "; ".join(failed))
     write = cache_dirs().write
     if write is not None:
         _write_manifest(write, [name for name, dispatcher in compiled_functions() if is_cached(dispatcher)])
-    return check()
+    report = check()
+    report.seconds = seconds
+    return report
 
 
 __all__ = ["UNITS", "Report", "check", "compile", "compiled_functions", "run_unit"]

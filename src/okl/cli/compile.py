@@ -24,9 +24,7 @@ def cmd_compile(args) -> int:
     report = compile(processes=args.processes, progress=not args.quiet, units=UNITS)
     print(report.summary())
     if not args.quiet:
-        from okl.precompile import SECONDS
-
-        slowest = sorted(SECONDS.items(), key=lambda kv: -kv[1])[:4]
+        slowest = sorted(report.seconds.items(), key=lambda kv: -kv[1])[:4]
         print("longest workloads: " + ", ".join(f"{u} {s:.1f} s" for u, s in slowest), file=sys.stderr)
     return 0 if report.complete else 1
 

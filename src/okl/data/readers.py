@@ -63,6 +63,10 @@ def finite_float(text) -> float | None:
     return value if math.isfinite(value) else None
 
 
+#: the CSV dialect of every reader (quoted fields, spaces after a separator skipped)
+CSV_DIALECT = dict(quotechar='"', skipinitialspace=True)
+
+
 def split_fields(line: str, sep: str = ",") -> list[str]:
     """One delimited line's fields in the dialect of :func:`read_delimited` (every CSV reader of
     okl: ``okl run``, ``okl stream``, ``okl sweep``): fields may be quoted (``"0.1","a, b",1``;
@@ -72,7 +76,7 @@ def split_fields(line: str, sep: str = ",") -> list[str]:
     if '"' not in line:  # (the common case, without the csv module's cost)
         return [f.strip() for f in line.split(sep)]
     try:
-        records = list(csv.reader([line], delimiter=sep, quotechar='"', skipinitialspace=True, strict=True))
+        records = list(csv.reader([line], delimiter=sep, strict=True, **CSV_DIALECT))
     except csv.Error as exc:
         raise DataFormatError(f"{exc} (unbalanced quotes?)") from None
     return [f.strip() for f in records[0]] if records else [""]
@@ -228,7 +232,7 @@ def read_delimited(path: str | os.PathLike, sep: str = ",", header: bool = False
     names = None
     rows, linenos = [], []
     with open_text(path) as fh:
-        reader = csv.reader(fh, delimiter=sep, quotechar='"', skipinitialspace=True)
+        reader = csv.reader(fh, delimiter=sep, **CSV_DIALECT)
         start = 1
         try:
             for record in reader:

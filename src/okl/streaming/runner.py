@@ -154,17 +154,20 @@ class StreamRunner:
         if self.pos.labels_seen and not names:
             raise DataFormatError(f"{where}: label {name!r} is not a number, and this stream's labels so far are "
                                   "numbers; give every label as a number or every one as a name")
-        codes = self._name_codes
-        if name not in codes:
-            codes[name] = -1.0 if not names else (1.0 if len(names) == 1 else float(len(names)))
+        if name not in self._name_codes:
             names.append(name)
-        return codes[name]
+        return self._name_codes[name]
+
+    @staticmethod
+    def _code(i: int) -> float:
+        """The class code of the i-th name: -1, +1, then 2, 3, ..."""
+        return -1.0 if i == 0 else 1.0 if i == 1 else float(i)
 
     @property
     def _name_codes(self) -> dict:
+        """name -> code over ``pos.label_names`` (rebuilt when the list grew or a refused event shrank it)."""
         if len(self._codes) != len(self.pos.label_names):
-            names = self.pos.label_names
-            self._codes = {n: (-1.0 if i == 0 else 1.0 if i == 1 else float(i)) for i, n in enumerate(names)}
+            self._codes = {n: self._code(i) for i, n in enumerate(self.pos.label_names)}
         return self._codes
 
     def _name_for(self, code: float) -> str:
