@@ -4,7 +4,7 @@ Why: a Python method pair per member per event cost auto 14 x (two compiled call
 18x its own run(). Here the state of every member that the engine knows is laid out in one float
 buffer ``F`` (its arrays are *views* of F, so the member objects, their model files and their
 Python-side transitions see the same memory) and one int table ``I`` (one row per member: its
-type, loss, sizes, counters and the offsets of its arrays in F), with the reals of each member in
+map and step, loss, sizes, counters and the offsets of its arrays in F), with the reals of each member in
 ``R``. Two pieces of orchestration use one per-member arithmetic:
 
 * :func:`engine_event` -- one row: every member's features and outputs, then the mixture's
@@ -18,30 +18,36 @@ output, one for K outputs), which every path calls. So a row's decisions are the
 bit, whichever path learns it, and however a stream is cut into blocks. The aggregation is in
 :mod:`okl.engine.aggregation`, the K-output members in :mod:`okl.engine.k_outputs`.
 
-Member types (``I[j, TYPE]``) and their per-round arithmetic, each that of the member alone:
+Members: each member's :meth:`~okl.runtime.events.EventPath.engine_plan` (a map and a step of
+the component table, :mod:`okl.runtime.components`) is laid out by :func:`_lay_out`, and the
+compiled code dispatches on its map (``I[j, MAP]``) and step (``I[j, STEP]``), never on the
+learner's type: a learner assembled from those components is an engine member with no edit
+here. The per-round arithmetic is that of the member alone:
 
-* EXPANSION: NOGD and FORKS in stage 1 (:func:`okl.learners.kogd.expansion_rounds`): f = sum
-  alpha_i kappa(x_i, x); a margin error adds x while m < B; a margin error with m = B is their
-  *transition*, left to Python (the member's own ``_transition``);
-* NYSTROM: NOGD stage 2, z = M kappa_B(x) (:func:`okl._compiled.kernel_features`), AdaGrad or OGD;
-* SKETCH_ONS: FORKS stage 2 with the code's ONS step, its update of A^{-1} deferred into the next
-  round's product (:func:`okl.learners.forks.ons_code_step_deferred`; :meth:`Engine.sync` applies
-  it before Python reads the member); its *update rounds* go to Python;
-* FOURIER: FOGD, z = [cos Ux, sin Ux] / sqrt(D) (:func:`okl.learners.fogd.fogd_event_features`);
-* LINEAR: the linear learner, z = [x, 1] or, degree 2, [x, products, 1]
+* map "expansion" with the support step: f = sum alpha_i kappa(x_i, x) (NOGD and FORKS in stage
+  1, :func:`okl.learners.kogd.expansion_rounds`); a margin error adds x while m < B; when full,
+  the budget rule (``I[j, RULE]``, :func:`support_slot`): STOP leaves the round to the member's
+  own ``_transition`` in Python, REPLACE_OLDEST overwrites the oldest row;
+* map "kernel": z = P^T kappa_L(x) (:func:`okl._compiled.kernel_features`; NOGD's and FORKS's
+  stage 2) with AdaGrad or OGD, or the code's ONS step with its update of A^{-1} deferred into the
+  next round's product (:func:`okl.learners.forks.ons_code_step_deferred`; :meth:`Engine.sync`
+  applies it before Python reads the member) and its *update rounds* left to Python;
+* map "fourier": z = [cos Ux, sin Ux] / sqrt(D) (:func:`okl.learners.fogd.fogd_event_features`), OGD;
+* map "linear": z = [x, 1] or, degree 2, [x, products, 1]
   (:func:`okl.learners.linear.linear_features`; ``I[j, UNMAP]``: a member of the affine family,
   whose features undo auto's symlog map), OGD;
-* WINDOW: the kernel smoother on a sliding window (:mod:`okl.learners.window`): no features, the
-  decision from the stored rows (:func:`okl.learners.window.window_decision`), learning stores the
-  row (:func:`okl.learners.window.window_store`);
-* PY: any other member; Python fills its decision column before the engine runs (it learns
-  through its own path) and the engine only aggregates it.
+* map "window" with the store step: the kernel smoother on a sliding window
+  (:mod:`okl.learners.window`): no features, the decision from the stored rows
+  (:func:`okl.learners.window.window_decision`), learning stores the row
+  (:func:`okl.learners.window.window_store`);
+* PY (no plan the engine runs): Python fills its decision column before the engine runs (it
+  learns through its own path) and the engine only aggregates it.
 
 Shared work (``I[j, SRC]``, the source member; ``I[j, ORDER]`` computes sources first): a
-NYSTROM member whose landmarks and map equal another's (NOGD's two steps at one width in
+kernel-map member whose landmarks and map equal another's (NOGD's two steps at one width in
 classification: their stage 1 uses the same eta, so their support vectors and Nystrom map are
 the same) reads that member's features, computed once a round for both (exactly NOGD alone); a
-FOURIER member whose directions are twice another's (auto draws them so) takes the double angle
+Fourier member whose directions are twice another's (auto draws them so) takes the double angle
 of that member's features (within a few ulp of its own sines and cosines). A member whose
 source left the pool computes its own.
 
@@ -73,15 +79,17 @@ from okl.learners._sketched import update_round_due
 from okl.learners.fogd import fourier_from_projections, project_t
 from okl.learners.linear import linear_features
 from okl.learners.forks import CODE_PROJECTION_EPS, apply_pending, ons_code_step_deferred, pending_size
-from okl.learners.nogd import nogd_step
+from okl.learners.nogd import adagrad_step
 from okl.learners.window import window_decision, window_store
+from okl.runtime.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, K_OUTPUTS, KERNEL_MAP, LINEAR_MAP,
+                                    ONS, STOP, STORE, SUPPORT, WINDOW)
 
-# member types
-PY, EXPANSION, NYSTROM, SKETCH_ONS, FOURIER, LINEAR, WINDOW = 0, 1, 2, 3, 4, 5, 6
+#: a member the engine does not run (no plan it can lay out): Python fills its decision column
+PY = -1
 # columns of I
-(TYPE, LOSS, SRC, OGD, M, K, BUDGET, COUNTER, RHO, MARGIN_COUNTER, NSEEN, NOUT,
- O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER, UNMAP) = range(22)
-I_COLS = 22
+(MAP, STEP, RULE, LOSS, SRC, M, K, BUDGET, COUNTER, RHO, MARGIN_COUNTER, NSEEN, NOUT,
+ O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER, UNMAP) = range(23)
+I_COLS = 23
 # columns of R
 KIND, KA, KB_, KC, ETA, LR, CB = range(7)
 R_COLS = 7
@@ -95,16 +103,16 @@ NOTHING, TRANSITION, UPDATE = 0, 1, 2
 
 @jit_inline
 def _member_features(F, I, R, j, x, own, q, pre):
-    """Member j's features of row x into its slot q of F at ``O_Z`` (a NYSTROM, SKETCH_ONS, FOURIER
-    or LINEAR member), computed when ``own`` (else they are its source member's, computed before).
+    """Member j's features of row x into its slot q of F at ``O_Z`` (a kernel, Fourier or linear
+    map), computed when ``own`` (else they are its source member's, computed before).
     ``pre``: a kernel map's features of this row are already in slot q (:func:`_block_features`).
     Returns them."""
-    t = I[j, TYPE]
+    mp = I[j, MAP]
     d = x.shape[0]
     k = I[j, K]
     z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     if own:
-        if t == NYSTROM or t == SKETCH_ONS:
+        if mp == KERNEL_MAP:
             if not pre:
                 m = I[j, NL]
                 LT = F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m))
@@ -112,15 +120,15 @@ def _member_features(F, I, R, j, x, own, q, pre):
                 kb = F[I[j, O_KB]:I[j, O_KB] + m]
                 kernel_row_t(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], LT, m, x, kb)
                 rows_axpy(P, kb, z)
-        elif t == FOURIER:
+        elif mp == FOURIER_MAP:
             D = k // 2
             UT = F[I[j, O_A]:I[j, O_A] + d * D].reshape((d, D))
             p = F[I[j, O_KB]:I[j, O_KB] + D]
             project_t(UT, x, p)
             fourier_from_projections(p, 1.0 / math.sqrt(D), z)
-        else:  # LINEAR
+        else:  # LINEAR_MAP
             linear_features(x, k, I[j, UNMAP] != 0, z)
-    elif t == FOURIER:  # directions twice the source's: the double angle of its features
+    elif mp == FOURIER_MAP:  # directions twice the source's: the double angle of its features
         o = I[I[j, SRC], O_Z] + q * k
         _double_angle(F[o:o + k], z)
     return z
@@ -130,18 +138,18 @@ def _member_features(F, I, R, j, x, own, q, pre):
 def one_output(F, I, R, j, x, own, q, pre, nk, out):
     """Member j's decision on row x into out[0] (one output): an expansion's kernel sum, the
     window's smoother, else w^T z on its features (:func:`_member_features`)."""
-    t = I[j, TYPE]
+    mp = I[j, MAP]
     d = x.shape[0]
-    if t == EXPANSION:
+    if mp == EXPANSION:
         B = I[j, BUDGET]
         SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
         alpha = F[I[j, O_W]:I[j, O_W] + B]
         kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
         f = 0.0
-        for i in range(I[j, M]):
+        for i in range(min(I[j, M], B)):
             f += alpha[i] * kernel_value(kind, a, b, c, SV[i], x)
         out[0] = f
-    elif t == WINDOW:
+    elif mp == WINDOW:
         LT, Y, s = _window_state(F, I, j, d)
         out[0] = window_decision(int(R[j, KIND]), R[j, KA], LT, Y, I[j, M], x, s, np.int64(0), s)
     else:
@@ -152,14 +160,13 @@ def one_output(F, I, R, j, x, own, q, pre, nk, out):
 @jit
 def _block_features(F, I, R, X, r, nb, alive, bound):
     """The kernel-map features of rows r..r+nb-1 (nb <= 4, rows already checked) into slots
-    0..nb-1 of every NYSTROM / SKETCH_ONS member alive that computes its own, by
+    0..nb-1 of every KERNEL_MAP member alive that computes its own, by
     :func:`okl._compiled.kernel_features_rows`: four rows a pass over the map, each entry summed
     over the landmarks in order from 0.0, bit for bit :func:`rows_axpy` on one row."""
     d = X.shape[1]
     for j in range(I.shape[0]):
-        t = I[j, TYPE]
         src = I[j, SRC]
-        if alive[j] <= 0.0 or not (t == NYSTROM or t == SKETCH_ONS) or (src != j and alive[src] > 0.0):
+        if alive[j] <= 0.0 or I[j, MAP] != KERNEL_MAP or (src != j and alive[src] > 0.0):
             continue
         k, m = I[j, K], I[j, NL]
         kernel_features_rows(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC],
@@ -186,7 +193,7 @@ def _double_angle(zs, z):
 
 @jit
 def _window_state(F, I, j, d):
-    """A WINDOW member's views in F: its stored rows transposed (d x B), their labels (B) and its
+    """A window member's views in F: its stored rows transposed (d x B), their labels (B) and its
     work space (B)."""
     B = I[j, BUDGET]
     return (F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B)), F[I[j, O_W]:I[j, O_W] + B],
@@ -195,7 +202,7 @@ def _window_state(F, I, j, d):
 
 @jit
 def _window_learn(F, I, j, x, y):
-    """A WINDOW member stores row x with label / target (K outputs: class index) y."""
+    """A window member stores row x with label / target (K outputs: class index) y."""
     LT, Y, _ = _window_state(F, I, j, x.shape[0])
     m, pos = window_store(LT, Y, I[j, M], I[j, COUNTER], x, y)
     I[j, M] = m
@@ -209,31 +216,29 @@ def learn_one_output(F, I, R, j, x, y, out, q, nk, g):
     in its slot q of F); returns what it needs from Python (NOTHING, TRANSITION or UPDATE: then
     nothing was learned)."""
     f = out[0]
-    t = I[j, TYPE]
-    if t == WINDOW:
+    st = I[j, STEP]
+    if st == STORE:
         _window_learn(F, I, j, x, y)
         return NOTHING
     lkind = I[j, LOSS]
     g = loss_derivative(lkind, f, y)
-    if t == EXPANSION:
+    if st == SUPPORT:
         if g != 0.0:
-            m = I[j, M]
-            if m >= I[j, BUDGET]:
+            slot = support_slot(I, j)
+            if slot < 0:
                 return TRANSITION
             d = x.shape[0]
-            o = I[j, O_A] + m * d
+            o = I[j, O_A] + slot * d
             for i in range(d):
                 F[o + i] = x[i]
-            F[I[j, O_W] + m] = -R[j, ETA] * g
-            I[j, M] = m + 1
+            F[I[j, O_W] + slot] = -R[j, ETA] * g
+            I[j, M] += 1
         I[j, NSEEN] += 1
         return NOTHING
     k = I[j, K]
     z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     w = F[I[j, O_W]:I[j, O_W] + k]
-    if t == NYSTROM:
-        nogd_step(z, f, y, w, F[I[j, O_G]:I[j, O_G] + k], R[j, LR], R[j, ETA], I[j, OGD] != 0, lkind)
-    elif t == SKETCH_ONS:
+    if st == ONS:
         due, counter = update_round_due(g, I[j, COUNTER], I[j, NSEEN], I[j, RHO], I[j, MARGIN_COUNTER] != 0)
         I[j, COUNTER] = counter
         if due:
@@ -243,10 +248,26 @@ def learn_one_output(F, I, R, j, x, y, out, q, nk, g):
             o = I[j, O_U]
             ons_code_step_deferred(z, w, Ainv, -R[j, ETA] * g, CODE_PROJECTION_EPS, R[j, CB], F[o:o + k],
                                    F[o + k:o + k + pending_size(k)])
-    elif g != 0.0:  # FOURIER, LINEAR
-        sub_scaled(w, ogd_step(R[j, ETA] * g, z, lkind), z)
+    elif g != 0.0:
+        if st == ADAGRAD:
+            adagrad_step(z, g, w, F[I[j, O_G]:I[j, O_G] + k], R[j, LR])
+        else:  # OGD
+            sub_scaled(w, ogd_step(R[j, ETA] * g, z, lkind), z)
     I[j, NSEEN] += 1
     return NOTHING
+
+
+@jit
+def support_slot(I, j):
+    """Where member j's support step stores a row joining its expansion: the next free slot, the
+    oldest row's when full under the REPLACE_OLDEST rule (the count of rows added, I[j, M], wraps
+    over the budget), or -1 when full under STOP (the learner's transition)."""
+    m, B = I[j, M], I[j, BUDGET]
+    if m < B:
+        return m
+    if I[j, RULE] == STOP:
+        return -1
+    return m % B
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,7 +301,7 @@ def _predict_all(F, I, R, x, alive, d, q, pre, outputs):
     for o in range(I.shape[0]):  # sources before the members that read them (``ORDER``)
         j = I[o, ORDER]
         src = I[j, SRC]
-        if alive[j] > 0.0 and I[j, TYPE] != PY:
+        if alive[j] > 0.0 and I[j, MAP] != PY:
             outputs(F, I, R, j, x, src == j or alive[src] <= 0.0, q, pre, nk, d[j * nout:(j + 1) * nout])
 
 
@@ -292,7 +313,7 @@ def _learn_all(F, I, R, x, y, d, alive, todo, q, g, learn):
     n = 0
     for j in range(I.shape[0]):
         todo[j] = NOTHING
-        if alive[j] > 0.0 and I[j, TYPE] != PY:
+        if alive[j] > 0.0 and I[j, MAP] != PY:
             todo[j] = learn(F, I, R, j, x, y, d[j * nout:(j + 1) * nout], q, nk, g)
             if todo[j] != NOTHING:
                 n += 1
@@ -410,65 +431,21 @@ class Engine:
     features of the last row, kernel rows) and transposed copies of fixed maps live in F too."""
 
     def __init__(self, pool, dim: int, L: np.ndarray, alive: np.ndarray, agg: np.ndarray):
-        from okl.learners.forks import FORKS
-        from okl.learners.fogd import FOGD
-        from okl.learners.linear import LinearOGD
-        from okl.learners.nogd import NOGD
-        from okl.learners.window import KernelWindow
-
         N = len(pool)
         self.pool = pool
         self.I = I = np.zeros((N, I_COLS), dtype=np.int64)
         self.R = R = np.zeros((N, R_COLS))
+        #: each member's plan (okl.runtime.components), None for a Python member
+        self.plans = [m.engine_plan() for m in pool]
         parts: list[tuple[int, int, np.ndarray | int, str | None]] = []  # (member, column, array or size, attr)
-        for j, m in enumerate(pool):
+        for j, (m, plan) in enumerate(zip(pool, self.plans)):
             I[j, SRC] = j
             I[j, NOUT] = m.n_outputs_
             I[j, NSEEN] = m.n_seen_
             I[j, LOSS] = m.loss_.kind
-            spec = getattr(m, "kernel_", None)
-            if spec is not None:
-                R[j, KIND], R[j, KA], R[j, KB_], R[j, KC] = spec.spec()
-            t = PY
-            if type(m) in (NOGD, FORKS) and getattr(m, "M_" if type(m) is NOGD else "Q_") is None:
-                t = EXPANSION
-                I[j, M], I[j, BUDGET] = m.m_, m.budget
-                R[j, ETA] = m.eta
-                parts += [(j, O_A, m.SV_, "SV_"), (j, O_W, m.alpha_, "alpha_")]
-            elif type(m) is NOGD:
-                t = NYSTROM
-                k, B = m.M_.shape
-                I[j, K], I[j, NL], I[j, OGD] = k, B, m.stage2_ == "ogd"
-                R[j, ETA], R[j, LR] = m.eta, m.lr
-                parts += [(j, O_A, np.ascontiguousarray(m.SV_.T), None), (j, O_P, np.ascontiguousarray(m.M_.T), None),
-                          (j, O_W, m.w_, "w_"), (j, O_G, m.G_, "G_"), (j, O_Z, 4 * k, None), (j, O_KB, 4 * B, None)]
-            elif type(m) is FORKS and m.ons == "code":
-                t = SKETCH_ONS
-                s_m, k = m.Q_.shape
-                I[j, K], I[j, NL] = k, s_m
-                I[j, COUNTER], I[j, RHO], I[j, MARGIN_COUNTER] = m.counter_, m.rho_, m.update_counter == "margin_errors"
-                R[j, ETA], R[j, CB] = m.eta, m.C
-                parts += [(j, O_A, np.ascontiguousarray(m.landmarks_.T), None), (j, O_P, np.ascontiguousarray(m.Q_), None),
-                          (j, O_W, m.w_, "w_"), (j, O_G, m.Ainv_, "Ainv_"), (j, O_Z, 4 * k, None), (j, O_KB, 4 * s_m, None),
-                          (j, O_U, k + pending_size(k), None)]  # work space, then a deferred update
-            elif type(m) is FOGD:
-                t = FOURIER
-                D = m.U_.shape[0]
-                I[j, K] = 2 * D
-                R[j, ETA] = m.eta_
-                parts += [(j, O_A, np.ascontiguousarray(m.U_.T), None), (j, O_W, m.w_, "w_"), (j, O_Z, 4 * 2 * D, None),
-                          (j, O_KB, D, None)]
-            elif type(m) is LinearOGD:
-                t = LINEAR
-                k = m._n_features()
-                I[j, K], I[j, UNMAP] = k, m._unmap
-                R[j, ETA] = m.eta
-                parts += [(j, O_W, m.w_, "w_"), (j, O_Z, 4 * k, None)]
-            elif type(m) is KernelWindow:
-                t = WINDOW
-                I[j, BUDGET], I[j, M], I[j, COUNTER] = m.budget, m.m_, m.pos_
-                parts += [(j, O_A, m.LT_, "LT_"), (j, O_W, m.Y_, "Y_"), (j, O_KB, m.budget, None)]
-            I[j, TYPE] = t
+            I[j, MAP] = PY
+            if plan is not None:
+                parts += [(j, col, p, attr) for col, p, attr in _lay_out(plan, m, I[j], R[j])]
         size = sum(p if isinstance(p, int) else p.size for _, _, p, _ in parts)
         self.F = F = np.zeros(max(size, 1))
         pos = 0
@@ -483,7 +460,7 @@ class Engine:
         # members with the same features read the first one's (NOGD's two steps at one width)
         for j in range(N):
             for i in range(j):
-                if I[i, TYPE] == I[j, TYPE] == NYSTROM and I[i, SRC] == i and I[i, K] == I[j, K] \
+                if I[i, MAP] == I[j, MAP] == KERNEL_MAP and I[i, SRC] == i and I[i, K] == I[j, K] \
                         and I[i, NL] == I[j, NL] and (R[i, :4] == R[j, :4]).all() \
                         and np.array_equal(self._block(i, O_A, dim * I[i, NL]), self._block(j, O_A, dim * I[j, NL])) \
                         and np.array_equal(self._block(i, O_P, I[i, NL] * I[i, K]), self._block(j, O_P, I[j, NL] * I[j, K])):
@@ -493,7 +470,7 @@ class Engine:
         # of that member's features (the ratio doubles a non-zero norm: no cycle)
         for j in range(N):
             for i in range(N):
-                if i != j and I[i, TYPE] == I[j, TYPE] == FOURIER and I[i, K] == I[j, K]:
+                if i != j and I[i, MAP] == I[j, MAP] == FOURIER_MAP and I[i, K] == I[j, K]:
                     Uj = self._block(j, O_A, dim * (I[j, K] // 2))
                     if Uj.any() and np.array_equal(2.0 * self._block(i, O_A, dim * (I[i, K] // 2)), Uj):
                         I[j, SRC] = i
@@ -505,14 +482,15 @@ class Engine:
                     order.append(j)
                     placed.add(j)
         I[:, ORDER] = order
-        self.py = [j for j in range(N) if I[j, TYPE] == PY]
+        self.py = [j for j in range(N) if I[j, MAP] == PY]
         # the aggregation's state (copied in; the learner takes the views back) and work spaces
         if len({int(k) for k in I[:, NOUT]}) > 1:
             raise ValueError("auto's members must all have the same number of outputs")
         self.K, self.nout = (int(I[0, NOUT]), max(int(I[0, NOUT]), 1)) if N else (0, 1)
-        if self.K and self.py:
-            raise ValueError("K outputs need every member in the engine (NOGD, FORKS with ons='code', FOGD, "
-                             f"linear, window); {[pool[j].name for j in self.py]} are not")
+        if self.K and (self.py or not all(p.runs_on(K_OUTPUTS) for p in self.plans)):
+            raise ValueError("K outputs need every member in the engine (a compiled plan of the component "
+                             "table, okl.runtime.components); "
+                             f"{[m.name for m, p in zip(pool, self.plans) if p is None]} have none")
         self.S = np.full(state_size(N, self.nout, agg.shape[0]), np.nan)
         (self.L, self.alive, self.agg, self.d, self.w, self.c, self.loss, self.p,
          self.g) = _views(self.S, N, self.nout)
@@ -533,16 +511,56 @@ class Engine:
         if self.stale:
             return
         I = self.I
-        for j, m in enumerate(self.pool):
-            t = I[j, TYPE]
-            if t == PY:
+        for j, (m, plan) in enumerate(zip(self.pool, self.plans)):
+            if plan is None:
                 continue
             m.n_seen_ = int(I[j, NSEEN])
-            if t == EXPANSION:
-                m.m_ = int(I[j, M])
-            elif t == SKETCH_ONS:
-                m.counter_ = int(I[j, COUNTER])
+            mp, st = plan.map_code, plan.step_code
+            if plan.counts is not None:
+                setattr(m, plan.counts, int(I[j, COUNTER if st == ONS else M]))
+            for attr, role in plan.extra_counts:  # (the window's write position)
+                setattr(m, attr, int(I[j, COUNTER]))
+            if st == ONS:
                 k, o = int(I[j, K]), int(I[j, O_U])
-                apply_pending(m.Ainv_, self.F[o + k:o + k + pending_size(k)])  # (m.Ainv_ is a view of F)
-            elif t == WINDOW:
-                m.m_, m.pos_ = int(I[j, M]), int(I[j, COUNTER])
+                apply_pending(getattr(m, plan.A), self.F[o + k:o + k + pending_size(k)])  # (a view of F)
+
+
+def _lay_out(plan, m, I, R) -> list:
+    """A member's plan (:class:`okl.runtime.components.Plan`) into its row of I and R; returns its
+    parts of F: (column, array to copy in or size of a work space, the member's attribute that
+    becomes a view of it, or None). The map's parts, then the step's."""
+    I[MAP], I[STEP], I[RULE] = plan.map_code, plan.step_code, plan.rule_code
+    R[KIND], R[KA], R[KB_], R[KC] = plan.kernel
+    R[ETA], R[LR], R[CB] = plan.eta, plan.lr, plan.C
+    mp, st = plan.map_code, plan.step_code
+    state = lambda attr: (getattr(m, attr), attr)  # noqa: E731  (an array the member shares)
+    if mp == EXPANSION:
+        I[M], I[BUDGET] = getattr(m, plan.counts), plan.budget
+        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w))]
+    if mp == WINDOW:
+        I[BUDGET], I[M] = plan.budget, getattr(m, plan.counts)
+        for attr, _ in plan.extra_counts:
+            I[COUNTER] = getattr(m, attr)
+        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_KB, plan.budget, None)]
+    parts = []
+    if mp == KERNEL_MAP:
+        nl, k = plan.P.shape
+        I[NL] = nl
+        parts += [(O_A, np.ascontiguousarray(plan.LT), None), (O_P, np.ascontiguousarray(plan.P), None)]
+        kb = 4 * nl
+    elif mp == FOURIER_MAP:
+        kb = plan.UT.shape[1]
+        k = 2 * kb
+        parts += [(O_A, np.ascontiguousarray(plan.UT), None)]
+    else:  # LINEAR_MAP
+        k, kb = plan.features, 0
+        I[UNMAP] = plan.unmap
+    I[K] = k
+    parts += [(O_W, *state(plan.w))]
+    if st in (ADAGRAD, ONS):
+        parts += [(O_G, *state(plan.A))]
+    parts += [(O_Z, 4 * k, None)] + ([(O_KB, kb, None)] if kb else [])
+    if st == ONS:
+        I[COUNTER], I[RHO], I[MARGIN_COUNTER] = getattr(m, plan.counts), plan.rho, plan.margin
+        parts += [(O_U, k + pending_size(k), None)]  # work space, then a deferred update
+    return parts

@@ -68,23 +68,18 @@ from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
 from okl.learners.kogd import expansion_decision
 from okl.learners.linear import linear_features
 from okl.learners.nogd import adagrad_step
+from okl.runtime.components import (ADAGRAD, EVENT, EXPANSION, FOURIER_MAP, KERNEL_MAP, LINEAR_MAP, OGD, STOP,
+                                    WARMUP, Plan)
 from okl.scaling import RULE_CODES, scale_row
 
-# feature maps and steps (``_fast_spec``'s "map" and "step"; WINDOW: the rows buffered in the width
-# window, predicted by the running label mean)
-KERNEL_MAP, FOURIER_MAP, EXPANSION, WINDOW, LINEAR_MAP = 0, 1, 2, 3, 4
-OGD, ADAGRAD, ONS = 0, 1, 2
-MAPS = {"kernel": KERNEL_MAP, "fourier": FOURIER_MAP, "expansion": EXPANSION, "window": WINDOW,
-        "linear": LINEAR_MAP}
-STEPS = {"ogd": OGD, "adagrad": ADAGRAD, "ons": ONS}
 # input scales: none, else okl.scaling.RULE_CODES
 NO_SCALE = 0
 
 # header slots of F
 (MAP, STEP, DIM, M, K, KKIND, KA, KB, KC, SCALE, LOSS, CLASSIFY, CAL, ETA, LR, CB, SHRINK, SKETCH, RHO, MARGIN,
  SEEN, FVAL, COUNTER, PENDING, O_W, O_G, O_SV, O_SPR, O_CAL, O_A, O_P, O_CEN, O_XS, O_XL, O_KB, O_Z,
- O_U) = range(37)
-HEADER = 37
+ O_U, RULE) = range(38)
+HEADER = 38
 _MAXF = 1.7976931348623157e308
 
 _F = types.Array(types.float64, 1, "C")
@@ -134,7 +129,7 @@ def _decide(F, xs):
     if kind == EXPANSION:
         osv = int(F[O_SV])
         return expansion_decision(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + m * d].reshape((m, d)),
-                                  F[ow:ow + m], int(F[COUNTER]), xs)
+                                  F[ow:ow + m], min(int(F[COUNTER]), m), xs)
     z = F[oz:oz + k]
     if kind == LINEAR_MAP:  # z = [x, 1], degree 2 [x, products, 1] (okl.learners.linear)
         linear_features(xs, k, False, z)
@@ -169,7 +164,7 @@ def _predict(F, x, n):
     d = x.shape[0]
     if not row_ok(x, MAX_ABS_FEATURE):
         return np.nan
-    if F[MAP] == WINDOW:
+    if F[MAP] == WARMUP:
         return _window_decision(F, n)
     oxs, oxl = int(F[O_XS]), int(F[O_XL])
     xs = F[oxs:oxs + d]
@@ -191,7 +186,7 @@ def _learn(F, x, y, n):
             return np.nan, BAD_LABEL
     elif not abs(y) <= _MAXF:
         return np.nan, BAD_LABEL
-    if F[MAP] == WINDOW:  # Learner._advance inside the window: the row and label are buffered
+    if F[MAP] == WARMUP:  # Learner._advance inside the window: the row and label are buffered
         if not row_ok(x, MAX_ABS_FEATURE) or n >= int(F[M]):
             return np.nan, BAD_ROW
         f = _window_decision(F, n)
@@ -221,14 +216,18 @@ def _learn(F, x, y, n):
     counter = before = int(F[COUNTER])
     k, ow = int(F[K]), int(F[O_W])
     w = F[ow:ow + k]
-    if F[MAP] == EXPANSION:  # okl.learners.kogd.expansion_rounds (no decay, stopping when full)
+    if F[MAP] == EXPANSION:  # the support step (okl.learners.kogd.expansion_rounds when it stops)
         if g != 0.0:
-            if counter >= int(F[M]):
-                return f, TRANSITION_DUE
-            osv = int(F[O_SV]) + counter * d
+            B = int(F[M])
+            slot = counter
+            if counter >= B:
+                if F[RULE] == STOP:
+                    return f, TRANSITION_DUE
+                slot = counter % B  # replace the oldest row
+            osv = int(F[O_SV]) + slot * d
             for j in range(d):
                 F[osv + j] = xs[j]
-            w[counter] = -F[ETA] * g
+            w[slot] = -F[ETA] * g
             counter += 1
             F[COUNTER] = counter
     else:
@@ -338,9 +337,9 @@ class FastPlan:
 
     __slots__ = ("F", "center", "counts", "d")
 
-    def __init__(self, learner, spec: dict, moved: dict, m: int, k: int):
+    def __init__(self, learner, plan: Plan, moved: dict, m: int, k: int):
         d = learner.dim_
-        kind = MAPS[spec["map"]]
+        kind = plan.map_code
         lay, size = {}, HEADER
 
         def put(name, n):
@@ -357,17 +356,17 @@ class FastPlan:
             put(name, n)
         F = np.zeros(size)
         if kind == KERNEL_MAP:
-            F[lay["A"]:lay["A"] + d * m] = spec["LT"].ravel()
-            F[lay["P"]:lay["P"] + m * k] = spec["P"].ravel()
+            F[lay["A"]:lay["A"] + d * m] = plan.LT.ravel()
+            F[lay["P"]:lay["P"] + m * k] = plan.P.ravel()
         elif kind == FOURIER_MAP:
-            F[lay["A"]:lay["A"] + d * m] = spec["UT"].ravel()
-        kk, ka, kb, kc = spec.get("kernel", (0, 0.0, 0.0, 0.0))
+            F[lay["A"]:lay["A"] + d * m] = plan.UT.ravel()
+        kk, ka, kb, kc = plan.kernel
         loss = learner._event_loss()
-        counts = spec.get("counts")
-        head = {MAP: kind, STEP: STEPS[spec.get("step", "ogd")], M: m, K: k, KKIND: kk, KA: ka, KB: kb,
-                KC: kc, LOSS: loss.kind, ETA: spec.get("eta", 0.0), LR: spec.get("lr", 0.0), CB: spec.get("C", 0.0),
-                SHRINK: spec.get("shrink", 1.0), SKETCH: "rho" in spec, RHO: spec.get("rho", 1),
-                MARGIN: spec.get("margin", False), FVAL: 0.0, COUNTER: getattr(learner, counts) if counts else 0,
+        counts = plan.counts
+        head = {MAP: kind, STEP: plan.step_code, RULE: plan.rule_code, M: m, K: k, KKIND: kk, KA: ka, KB: kb,
+                KC: kc, LOSS: loss.kind, ETA: plan.eta, LR: plan.lr, CB: plan.C, SHRINK: plan.shrink,
+                SKETCH: plan.rho is not None, RHO: 1 if plan.rho is None else plan.rho, MARGIN: plan.margin,
+                FVAL: 0.0, COUNTER: getattr(learner, counts) if counts else 0,
                 **{slot: lay[name] for slot, name in (
                     (O_W, "W"), (O_G, "G"), (O_SV, "SV"), (O_A, "A"), (O_P, "P"), (O_KB, "KB"), (O_Z, "Z"),
                     (O_U, "U"))}}
@@ -377,7 +376,7 @@ class FastPlan:
         # the learner's state moves in: its attributes become views of F
         for key, slot in (("w", "W"), ("A", "G"), ("SV", "SV")):
             if moved[key] is not None:
-                _move(learner, spec.get(key, key), moved[key], F, lay[slot])
+                _move(learner, getattr(plan, key), moved[key], F, lay[slot])
         self.F, self.d = F, d
         self.center = learner._centers_targets()
         self.counts = counts
@@ -395,36 +394,38 @@ class FastPlan:
         return int(self.F[COUNTER])
 
 
-def build(learner, spec: dict | None) -> FastPlan | None:
-    """The learner's :class:`FastPlan` for its ``_fast_spec()``, or None: no spec, or state arrays
-    that cannot move into a buffer (see :func:`_own`; the learner keeps the generic path)."""
-    if spec is None:
+def build(learner, plan: Plan | None) -> FastPlan | None:
+    """The learner's :class:`FastPlan` for its :class:`~okl.runtime.components.Plan`, or None: no
+    plan, one this path does not run, or state arrays that cannot move into a buffer (see
+    :func:`_own`; the learner keeps the generic path)."""
+    if plan is None or not plan.runs_on(EVENT):
         return None
     classify = learner._event_loss().task == "classification"
-    moved = {key: getattr(learner, spec[key]) if spec.get(key) else None for key in ("w", "A", "SV")}
+    moved = {key: getattr(learner, getattr(plan, key)) if getattr(plan, key) else None for key in ("w", "A", "SV")}
     moved.update(scale_spread_=learner.scale_spread_, calibration_=learner.calibration_ if classify else None)
     if not all(a is None or _own(a) for a in moved.values()):
         return None
     d, w, A, cal = learner.dim_, moved["w"], moved["A"], moved["calibration_"]
-    if spec["map"] in ("expansion", "window"):
-        m = k = spec["budget"] if spec["map"] == "expansion" else WIDTH_WINDOW
+    kind = plan.map_code
+    if kind in (EXPANSION, WARMUP):
+        m = k = plan.budget if kind == EXPANSION else WIDTH_WINDOW
         ok = moved["SV"] is not None and moved["SV"].shape == (m, d) and w is not None and w.shape == (m,)
     else:
-        if spec["map"] == "kernel":
-            m, k = spec["P"].shape
-        elif spec["map"] == "fourier":
-            m, k = spec["UT"].shape[1], 2 * spec["UT"].shape[1]
-        else:  # linear: z = [x, 1] or [x, products, 1]
-            m, k = 0, spec["features"]
-        step = spec["step"]
+        if kind == KERNEL_MAP:
+            m, k = plan.P.shape
+        elif kind == FOURIER_MAP:
+            m, k = plan.UT.shape[1], 2 * plan.UT.shape[1]
+        else:  # LINEAR_MAP: z = [x, 1] or [x, products, 1]
+            m, k = 0, plan.features
+        step = plan.step_code
         ok = w is not None and w.shape == (k,) and (
-            step == "ogd" or A is not None and A.shape == ((k, k) if step == "ons" else (k,)))
+            step == OGD or A is not None and A.shape == ((k,) if step == ADAGRAD else (k, k)))
     ok = ok and (cal is None or cal.shape == (1, N_STATE)) and (
         moved["scale_spread_"] is None or moved["scale_spread_"].shape == (d,))
     if not ok:
         return None
     compiled_entries()
-    return FastPlan(learner, spec, moved, m, k)
+    return FastPlan(learner, plan, moved, m, k)
 
 
 _COMPILED = None

@@ -7,14 +7,14 @@ outputs), and the engine's orchestration compiled with them (:func:`predict_all_
 from __future__ import annotations
 
 from okl._compiled import class_steps, dot_rows, jit, kernel_value, ogd_step, sub_scaled
-from okl.engine.core import (BUDGET, CB, COUNTER, ETA, EXPANSION, K, KA, KB_, KC, KIND, LOSS, LR,
-                             MARGIN_COUNTER, NOTHING, NSEEN, NYSTROM, O_A, O_G, O_U, O_W, O_Z, OGD, RHO,
-                             SKETCH_ONS, TRANSITION, TYPE, UPDATE, WINDOW, M, _learn_all, _member_features,
-                             _predict_all, _window_learn, _window_state)
+from okl.engine.core import (BUDGET, CB, COUNTER, ETA, K, KA, KB_, KC, KIND, LOSS, LR, MAP, MARGIN_COUNTER,
+                             NOTHING, NSEEN, O_A, O_G, O_U, O_W, O_Z, RHO, STEP, TRANSITION, UPDATE, M, _learn_all,
+                             _member_features, _predict_all, _window_learn, _window_state, support_slot)
 from okl.learners._sketched import update_round_due
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_shared_step
-from okl.learners.nogd import nogd_step
+from okl.learners.nogd import adagrad_step
 from okl.learners.window import window_decision
+from okl.runtime.components import ADAGRAD, EXPANSION, ONS, STORE, SUPPORT, WINDOW
 
 
 @jit
@@ -22,8 +22,8 @@ def _features_multi(F, I, R, j, x, own, q, pre, nk, out):
     """Member j's K outputs on row x into ``out`` (K outputs: its weights are K rows, ``O_W``
     K x k row-major; an expansion's coefficients K x B), the features computed once
     (:func:`_member_features`)."""
-    t = I[j, TYPE]
-    if t == EXPANSION:
+    mp = I[j, MAP]
+    if mp == EXPANSION:
         d = x.shape[0]
         B = I[j, BUDGET]
         SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
@@ -31,12 +31,12 @@ def _features_multi(F, I, R, j, x, own, q, pre, nk, out):
         kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
         for o in range(nk):
             out[o] = 0.0
-        for i in range(I[j, M]):
+        for i in range(min(I[j, M], B)):
             kv = kernel_value(kind, a, b, c, SV[i], x)
             for o in range(nk):
                 out[o] += alpha[o, i] * kv
         return
-    if t == WINDOW:
+    if mp == WINDOW:
         LT, Y, s = _window_state(F, I, j, x.shape[0])
         window_decision(int(R[j, KIND]), R[j, KA], LT, Y, I[j, M], x, s, nk, out)
         return
@@ -50,12 +50,12 @@ def _learn_multi(F, I, R, j, x, y, f, q, nk, g):
     """:func:`learn_one_output` for K outputs (y the class index, f the K outputs, g work (K)): every output
     learns its one-vs-rest target; an expansion adds x when any output has a nonzero loss
     derivative (one support set for the K outputs), FORKS's counter counts such rounds."""
-    t = I[j, TYPE]
+    st = I[j, STEP]
     lkind = I[j, LOSS]
-    if t == WINDOW:
+    if st == STORE:
         _window_learn(F, I, j, x, y)
         return NOTHING
-    if t == SKETCH_ONS:
+    if st == ONS:
         any_ = class_steps(lkind, f, y, -R[j, ETA], g)
         due, counter = update_round_due(1.0 if any_ else 0.0, I[j, COUNTER], I[j, NSEEN], I[j, RHO],
                                         I[j, MARGIN_COUNTER] != 0)
@@ -71,29 +71,30 @@ def _learn_multi(F, I, R, j, x, y, f, q, nk, g):
         I[j, NSEEN] += 1
         return NOTHING
     any_ = class_steps(lkind, f, y, 1.0, g)
-    if t == EXPANSION:
+    if st == SUPPORT:
         if any_:
-            m = I[j, M]
-            B = I[j, BUDGET]
-            if m >= B:
+            slot = support_slot(I, j)
+            if slot < 0:
                 return TRANSITION
+            B = I[j, BUDGET]
             d = x.shape[0]
-            o = I[j, O_A] + m * d
+            o = I[j, O_A] + slot * d
             for i in range(d):
                 F[o + i] = x[i]
             for o in range(nk):
-                F[I[j, O_W] + o * B + m] = -R[j, ETA] * g[o]
-            I[j, M] = m + 1
+                F[I[j, O_W] + o * B + slot] = -R[j, ETA] * g[o]
+            I[j, M] += 1
         I[j, NSEEN] += 1
         return NOTHING
     k = I[j, K]
     z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
-    if t == NYSTROM:
+    if st == ADAGRAD:
         G = F[I[j, O_G]:I[j, O_G] + nk * k].reshape((nk, k))
         for o in range(nk):
-            nogd_step(z, f[o], 1.0 if o == y else -1.0, W[o], G[o], R[j, LR], R[j, ETA], I[j, OGD] != 0, lkind)
-    else:  # FOURIER, LINEAR
+            if g[o] != 0.0:
+                adagrad_step(z, g[o], W[o], G[o], R[j, LR])
+    else:  # OGD
         for o in range(nk):
             if g[o] != 0.0:
                 sub_scaled(W[o], ogd_step(R[j, ETA] * g[o], z, lkind), z)

@@ -43,8 +43,9 @@ from okl._compiled import jit, kernel_features, kernel_features_rows
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_int
 from okl.runtime.base import Arr, Learner, Num, StateSpec, drop_event_cache, event_state
+from okl.runtime.components import Plan
 from okl.runtime.events import EventWork
-from okl.learners.kogd import DONE, expansion_decision, expansion_fast_spec, expansion_rounds
+from okl.learners.kogd import DONE, expansion_decision, expansion_plan, expansion_rounds
 from okl.linalg.sketch import IncrementalSketch
 
 #: horizon assumed when neither ``rho`` nor ``horizon`` is given (rho = theta x 10,000; 3000 at
@@ -264,17 +265,17 @@ class SketchedLearner(Learner):
                 self._update_round(x, y, w.out[0])
         return float(w.out[0])
 
-    def _fast_spec(self):
+    def compiled_plan(self):
         if self.Q_ is None:  # stage 1: the kernel expansion until the transition
-            return expansion_fast_spec(self)
+            return expansion_plan(self)
         if not self._event_ready():
             return None
-        return dict(map="kernel", LT=self.landmarks_.T, P=self.Q_, kernel=self.kernel_.spec(), w="w_",
+        return Plan("kernel", LT=self.landmarks_.T, P=self.Q_, kernel=self.kernel_.spec(), w="w_",
                     counts="counter_", rho=self.rho_, margin=self.update_counter == "margin_errors",
                     **self._fast_step())
 
     def _fast_step(self) -> dict:
-        """The stage-2 step of :meth:`_fast_spec` (``step``, its constants and ``A``)."""
+        """The stage-2 step of :meth:`compiled_plan` (``step``, its constants and ``A``)."""
         raise NotImplementedError
 
     def _event_block(self, X, y, out):

@@ -41,6 +41,7 @@ from okl._vecmath import sincos_scaled_into
 from okl.kernels import check_kernel
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.state import MAX_CLASSES
+from okl.runtime.components import Plan
 from okl.runtime.events import EventWork
 from okl.losses import get_loss
 from okl.scaling import check_scale
@@ -241,8 +242,12 @@ class FOGD(Learner):
             z = self._event_features(x, ev)[1]
         return fogd_event_learn(z, y, self.w_, self.eta_, self._event_plan(ev).lkind)
 
-    def _fast_spec(self):
-        return dict(map="fourier", UT=self.U_.T, w="w_", step="ogd", eta=self.eta_)
+    @classmethod
+    def runs_in_engine(cls, params):
+        return True
+
+    def compiled_plan(self):
+        return Plan("fourier", "ogd", UT=self.U_.T, w="w_", eta=self.eta_)
 
     def _event_block(self, X, y, out):
         # fogd_rounds computes each row's features alone: the per-event arithmetic already

@@ -487,6 +487,10 @@ class FORKS(SketchedLearner):
     def _event_ready(self) -> bool:
         return self.Q_ is not None and self.ons != "paper"
 
+    @classmethod
+    def runs_in_engine(cls, params):
+        return params.get("ons", "code") == "code"
+
     def _fast_step(self):
         return dict(step="ons", A="Ainv_", eta=self.eta, C=self.C)
 

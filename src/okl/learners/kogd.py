@@ -21,6 +21,7 @@ from okl._compiled import copy_into, jit, kernel_value, loss_derivative
 from okl._validation import check_bool, check_int, check_nonnegative, check_positive
 from okl.kernels import check_kernel
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
+from okl.runtime.components import Plan
 from okl.losses import get_loss
 from okl.scaling import check_scale
 
@@ -59,12 +60,13 @@ def expansion_rounds(kind, a, b, c, lkind, eta, decay, X, Y, out, i0, SV, alpha,
     return DONE, n, m
 
 
-def expansion_fast_spec(learner) -> dict:
-    """The fast plan's spec (:meth:`okl.runtime.events.EventPath._fast_spec`) of a two-stage
+def expansion_plan(learner) -> Plan:
+    """The compiled plan (:meth:`okl.runtime.events.EventPath.compiled_plan`) of a two-stage
     learner's stage 1 (NOGD, SkeGD, FORKS): the kernel expansion of :func:`expansion_rounds` over
-    its support vectors ``SV_`` and coefficients ``alpha_`` (``m_`` of them, at most ``budget``)."""
-    return dict(map="expansion", SV="SV_", w="alpha_", counts="m_", budget=learner.budget,
-                kernel=learner.kernel_.spec(), eta=learner.eta)
+    its support vectors ``SV_`` and coefficients ``alpha_`` (``m_`` of them, at most ``budget``),
+    the support step stopping at the budget (the learner's transition)."""
+    return Plan("expansion", "support", SV="SV_", w="alpha_", counts="m_", budget=learner.budget,
+                kernel=learner.kernel_.spec(), eta=learner.eta, budget_rule="stop")
 
 
 @jit

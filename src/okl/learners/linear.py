@@ -26,6 +26,7 @@ import numpy as np
 from okl._compiled import dot, dot_rows, jit
 from okl._validation import check_bool, check_int, check_positive
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
+from okl.runtime.components import Plan
 from okl.runtime.state import MAX_CLASSES
 from okl.learners.fogd import ogd_rounds
 from okl.losses import get_loss
@@ -109,10 +110,13 @@ class LinearOGD(Learner):
     def _start(self, dim):
         self.w_ = np.zeros(n_linear_features(dim, self.degree))
 
-    def _fast_spec(self):
-        if self._unmap:
-            return None  # (only inside auto, whose engine runs it)
-        return dict(map="linear", w="w_", step="ogd", eta=self.eta, features=self._n_features())
+    @classmethod
+    def runs_in_engine(cls, params):
+        return True
+
+    def compiled_plan(self):
+        # (``unmap``: only inside auto, whose engine runs it)
+        return Plan("linear", "ogd", w="w_", eta=self.eta, features=self._n_features(), unmap=self._unmap)
 
     def _decision(self, x):
         # the compiled sum of the fast plan and run() (okl._compiled.dot: one fixed order), not

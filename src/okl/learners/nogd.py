@@ -44,9 +44,10 @@ from okl.kernels import check_kernel
 from okl.linalg.svd import PINV_RTOL
 from okl.runtime.base import Arr, Learner, Num, StateSpec, event_state, register
 from okl.runtime.state import MAX_CLASSES
+from okl.runtime.components import Plan
 from okl.runtime.events import EventWork
 from okl.learners.fogd import ogd_rounds
-from okl.learners.kogd import DONE, expansion_decision, expansion_fast_spec, expansion_rounds
+from okl.learners.kogd import DONE, expansion_decision, expansion_plan, expansion_rounds
 from okl.losses import get_loss
 from okl.scaling import check_scale
 
@@ -279,11 +280,15 @@ class NOGD(Learner):
             self._check_values(x)
         return f
 
-    def _fast_spec(self):
+    @classmethod
+    def runs_in_engine(cls, params):
+        return True
+
+    def compiled_plan(self):
         if self.M_ is None:  # stage 1: the kernel expansion until the transition
-            return expansion_fast_spec(self)
-        return dict(map="kernel", LT=self.SV_.T, P=self.M_.T, kernel=self.kernel_.spec(), w="w_", A="G_",
-                    step=self.stage2_, eta=self.eta, lr=self.lr)
+            return expansion_plan(self)
+        return Plan("kernel", self.stage2_, LT=self.SV_.T, P=self.M_.T, kernel=self.kernel_.spec(), w="w_",
+                    A="G_", eta=self.eta, lr=self.lr)
 
     def _event_block(self, X, y, out):
         if self.M_ is None:

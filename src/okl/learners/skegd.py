@@ -305,10 +305,10 @@ class SkeGD(SketchedLearner):
         if self.update_counter == "margin_errors":
             self.counter_ += int(count_active_rounds(self.loss_.kind, decisions, y, end))
 
-    def _fast_spec(self):
+    def compiled_plan(self):
         if self.Q_ is None and self.update_counter == "margin_errors":
             return None  # _count_stage1 counts the stage-1 rounds
-        return super()._fast_spec()
+        return super().compiled_plan()
 
     def _fast_step(self):
         return dict(step=self.stage2_, A="G_", eta=self.eta, lr=self.lr, shrink=1.0 - self.eta * self.lam)

@@ -46,6 +46,7 @@ from okl._validation import check_bool, check_int
 from okl._vecmath import exp_neg_scaled
 from okl.kernels import LAPLACIAN_KIND, RBF_KIND, check_kernel
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
+from okl.runtime.components import Plan
 from okl.runtime.events import drop_event_cache
 from okl.runtime.state import MAX_CLASSES
 from okl.losses import get_loss
@@ -174,6 +175,16 @@ class KernelWindow(Learner):
     def _spec(self):
         kind, a, _, _ = self.kernel_.spec()
         return int(kind), a
+
+    @classmethod
+    def runs_in_engine(cls, params):
+        return True
+
+    def compiled_plan(self):
+        """The window map (rows ``LT_`` transposed, labels ``Y_``, ``m_`` of them, the next write at
+        ``pos_``) with the store step: auto's engine runs it (no per-event plan of its own)."""
+        return Plan("window", "store", SV="LT_", w="Y_", counts="m_", extra_counts=(("pos_", "pos"),),
+                    budget=self.budget, kernel=self.kernel_.spec())
 
     def _decision(self, x):
         kind, a = self._spec()

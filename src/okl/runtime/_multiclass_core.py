@@ -11,8 +11,13 @@ from okl.runtime.base import Learner, learner_class, make
 
 
 def _engine_member(name: str, params: dict) -> bool:
-    """Whether learner ``name`` with ``params`` runs in auto's engine, where K outputs live."""
-    return name in ("nogd", "fogd", "linear", "window") or (name == "forks" and params.get("ons", "code") == "code")
+    """Whether learner ``name`` with ``params`` runs in auto's engine, where K outputs live (its
+    class's :meth:`~okl.runtime.events.EventPath.runs_in_engine`)."""
+    try:
+        cls = learner_class(name)
+    except ValueError:
+        return False
+    return cls.runs_in_engine(params)
 
 
 def _has_k_outputs(learner: Learner) -> bool:

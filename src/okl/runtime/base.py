@@ -39,7 +39,8 @@ and cache, is kept outside the learner: never saved, pickled or copied), ``_even
 -> f | None`` learns the row from them (or computes them), ``_event_block(X, y, out) -> rows done``
 runs the same per-row arithmetic over a block (``okl stream``); NOGD, SkeGD, FORKS (code ONS) and
 FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``). Those four
-and the linear learner also have ``_fast_spec()`` (issue 24), and ``auto`` its own plan on its
+and the linear learner also have ``compiled_plan()`` (a map and a step of
+:mod:`okl.runtime.components`), and ``auto`` its own plan on its
 engine: in the common case predict_one and learn_one are then one compiled call each
 (:mod:`okl.engine.fastpath`; the plan is kept outside the learner and moves its mutable arrays
 into its buffer, so they are views of it).

@@ -12,6 +12,7 @@ from okl._compiled import row_ok as _row_ok
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
 from okl.kernels import WIDTH_WINDOW
+from okl.runtime.components import ENGINE, EVENT, MAPS, STEPS, Plan
 from okl.runtime.state import _F64
 from okl.losses import Loss, get_loss
 
@@ -40,7 +41,8 @@ class EventWork:
 
 
 class _Never:
-    """A learner whose class has no ``_fast_spec``: kept across state changes (falsy)."""
+    """A learner with no compiled plan the per-event path runs (none in its class, or its map or
+    step not one this path has): kept across state changes (falsy)."""
 
     __slots__ = ()
 
@@ -103,7 +105,7 @@ class EventPath:
 
     # ---- per-event path ------------------------------------------------------------------
     #
-    # The fast plan (issue 24, :mod:`okl.engine.fastpath`): a learner with ``_fast_spec()``
+    # The fast plan (issue 24, :mod:`okl.engine.fastpath`): a learner with ``compiled_plan()``
     # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, the linear learner; in the width window and
     # both stages; ``auto`` has its own, :class:`okl.engine.roots.AutoPlan`) gets a plan
     # kept in its event state (:func:`fast_plan_of`): predict_one is then one compiled call (row check, input scale,
@@ -244,34 +246,48 @@ class EventPath:
 
     # ---- the fast plan (okl.engine.fastpath) ---------------------------------------------
 
-    def _fast_spec(self) -> dict | None:
-        """What this learner's compiled per-event calls compute in its current state
-        (:class:`okl.engine.fastpath.FastPlan`), or None: the generic hooks only. Keys: ``map``
-        "kernel" (``LT``: the landmarks transposed, ``P``: the projection, ``kernel``: its spec),
-        "fourier" (``UT``: the frequencies transposed) or "linear" (z = [x, 1]); ``w`` the name of
-        the weight vector; ``step`` "ogd" / "adagrad" / "ons" with ``eta``, ``lr``, ``C``,
-        ``shrink`` and ``A`` (the name of the AdaGrad sums or of the ONS inverse); ``rho`` and
-        ``margin`` for update rounds (then ``counter_`` and ``_update_round(x, y, f)`` are the
-        learner's). The plan copies the map and moves the named arrays into its buffer (they become
-        views of it)."""
+    def compiled_plan(self) -> Plan | None:
+        """This learner's compiled state in its current stage as a map and a step of the component
+        table (:class:`okl.runtime.components.Plan`), or None: the generic hooks only. The
+        per-event plan (:class:`okl.engine.fastpath.FastPlan`) and ``auto``'s engine
+        (:mod:`okl.engine.core`) run it when they have its map and step (``Plan.runs_on``): they
+        copy the fixed arrays it gives and move the arrays it names into their buffers (the
+        learner's attributes become views of them)."""
         return None
+
+    @classmethod
+    def runs_in_engine(cls, params: dict) -> bool:
+        """Whether ``auto``'s engine runs this learner with hyperparameters ``params`` from its
+        :meth:`compiled_plan` in every stage (so it can be a member with K outputs); False: it
+        learns through its own Python path as a member."""
+        return False
+
+    def engine_plan(self) -> Plan | None:
+        """The plan ``auto``'s engine lays this member out from, or None (a Python member)."""
+        if not type(self).runs_in_engine(self.get_params()):
+            return None
+        plan = self.compiled_plan()
+        return plan if plan is not None and plan.runs_on(ENGINE) else None
 
     def _fast_plan(self):
         """Build this learner's fast plan for its current state and keep it in its event state
         (False: none now; dropped with the event cache)."""
         ev = event_state(self)
-        if type(self)._fast_spec is EventPath._fast_spec:
+        if type(self).compiled_plan is EventPath.compiled_plan:
             ev.plan = _NEVER
             return _NEVER
         spec = plan = None
         # (a single learner's K outputs run in auto's engine: okl.runtime.multiclass)
         if self.started_ and not self.n_outputs_:
-            spec = self._fast_spec()
+            spec = self.compiled_plan()
+            if spec is not None and not (EVENT in MAPS[spec.map].paths and EVENT in STEPS[spec.step].paths):
+                ev.plan = _NEVER  # (a map or step this path does not have, in every state)
+                return _NEVER
         elif not self.n_outputs_ and self.dim_ is not None and getattr(self, "warmup_X_", None) is not None and (
                 self._event_loss().task == "classification" or self._centers_targets()):
             # the width window: rows and labels buffered, predicted by their running mean (exact
             # here: labels -1 / +1, or the targets' running mean added by the caller)
-            spec = {"map": "window", "SV": "warmup_X_", "w": "warmup_y_"}
+            spec = Plan("warmup", "none", SV="warmup_X_", w="warmup_y_")
         if spec is not None and _FAST_BUILD is not None:
             plan = _FAST_BUILD(self, spec)
         ev.plan = plan = plan or False

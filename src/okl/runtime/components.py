@@ -1,0 +1,177 @@
+"""The component table: the feature maps and steps that okl's compiled paths are made from.
+
+A learner's compiled state is a **feature map** (how a row becomes the features of a decision)
+and a **step** (how a round changes the weights), which it declares, in its current state, as a
+:class:`Plan` from :meth:`okl.runtime.events.EventPath.compiled_plan`. Every compiled path reads
+that one declaration and dispatches on these components, never on the learner's type:
+
+* the single learners' per-event plans (:mod:`okl.engine.fastpath`: ``predict_one`` /
+  ``learn_one`` as one compiled call each);
+* ``auto``'s engine (:mod:`okl.engine.core`, one output, and :mod:`okl.engine.k_outputs`, K
+  one-vs-rest outputs), which lays every member's plan out in its buffers.
+
+So a learner assembled from components in this table runs per event and joins ``auto``'s pool
+with no edit in ``engine/`` or ``runtime/`` (``docs/adding-a-learner.md``). A map or step is a
+closed, compiled set: Numba compiles the dispatch over these codes into each path, so a *new*
+kind of map or step is one entry here and one branch in each path that runs it (the paths
+named in its ``paths``); a new *learner* built from them is none.
+
+Maps (``Plan.map``):
+
+* ``"expansion"``: f(x) = sum_{i < m} alpha_i kappa(sv_i, x) over the stored rows (``SV``: budget x
+  d, ``w``: the coefficients alpha, ``counts``: the learner's counter of rows added; m = min(that,
+  budget)). Per round O(m d).
+* ``"kernel"``: z = P^T kappa_L(x) (Nystrom / sketched maps: ``LT`` the m landmarks transposed,
+  d x m; ``P`` the m x k projection), f = w^T z. O(m d + m k).
+* ``"fourier"``: z = [cos U x, sin U x] / sqrt(D) (random Fourier features: ``UT``, d x D), f = w^T z.
+  O(d D).
+* ``"linear"``: z = [x, 1] (or, degree 2, [x, products, 1]; ``features``: k; ``unmap``: undo
+  ``auto``'s symlog input map first), f = w^T z. O(k).
+* ``"window"``: the kernel smoother over the last ``budget`` rows (``SV``: the rows transposed,
+  d x B; ``w``: their labels; :mod:`okl.learners.window`). O(B d).
+* ``"warmup"``: the width window's buffered rows, predicted by the running label mean (the
+  runtime's, before any learner state exists; per-event plans only).
+
+Steps (``Plan.step``), with the loss derivative g = l'(f, y):
+
+* ``"support"``: on g != 0 the row joins the expansion with alpha = -eta g (the kernel perceptron
+  / NORMA without decay / KLMS); a full expansion follows ``budget_rule``: ``"stop"`` hands the
+  round to the learner's own transition (Python: NOGD's and FORKS's second stage), ``"replace
+  oldest"`` overwrites the oldest stored row (a sliding expansion, O(d)).
+* ``"ogd"``: w <- w - eta g z. O(k).
+* ``"adagrad"``: diagonal AdaGrad, G += (g z)^2, w <- w - lr g z / sqrt(G) (``A``: G). O(k).
+* ``"ons"``: the FORKS code's Online Newton Step on the sketched features (``A``: A^{-1}; ``C``
+  the projection bound; update rounds every ``rho`` counted rounds, the learner's
+  ``_update_round``). O(k^2).
+* ``"store"``: the window stores the row and its label. O(d).
+
+``shrink`` (SkeGD's weight decay 1 - eta lambda) and update rounds (``rho``) apply to the
+stage-2 steps that declare them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+#: map codes (the compiled paths' dispatch)
+EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP = range(6)
+#: step codes
+SUPPORT, OGD, ADAGRAD, ONS, STORE = range(5)
+#: budget rules of the support step
+STOP, REPLACE_OLDEST = range(2)
+
+#: the paths that run a component: the single learners' per-event plan, auto's engine with one
+#: output, with K outputs
+EVENT, ENGINE, K_OUTPUTS = "event", "engine", "k-outputs"
+
+
+@dataclass(frozen=True)
+class Component:
+    """One feature map or step: its code, the :class:`Plan` fields it reads (besides ``w``), the
+    compiled paths that run it, and what it computes."""
+
+    name: str
+    code: int
+    reads: tuple[str, ...]
+    paths: tuple[str, ...]
+    doc: str
+
+
+MAPS = {c.name: c for c in (
+    Component("expansion", EXPANSION, ("SV", "budget", "kernel", "counts"), (EVENT, ENGINE, K_OUTPUTS),
+              "f = sum_{i<m} alpha_i kappa(sv_i, x)"),
+    Component("kernel", KERNEL_MAP, ("LT", "P", "kernel"), (EVENT, ENGINE, K_OUTPUTS), "z = P^T kappa_L(x)"),
+    Component("fourier", FOURIER_MAP, ("UT",), (EVENT, ENGINE, K_OUTPUTS), "z = [cos Ux, sin Ux] / sqrt(D)"),
+    Component("linear", LINEAR_MAP, ("features",), (EVENT, ENGINE, K_OUTPUTS), "z = [x, 1]"),
+    Component("window", WINDOW, ("SV", "budget", "kernel"), (ENGINE, K_OUTPUTS), "the kernel smoother"),
+    Component("warmup", WARMUP, ("SV",), (EVENT,), "the running label mean of the width window"),
+)}
+STEPS = {c.name: c for c in (
+    Component("support", SUPPORT, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "alpha_new = -eta g"),
+    Component("ogd", OGD, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "w -= eta g z"),
+    Component("adagrad", ADAGRAD, ("A", "lr"), (EVENT, ENGINE, K_OUTPUTS), "w -= lr g z / sqrt(G)"),
+    Component("ons", ONS, ("A", "eta", "C"), (EVENT, ENGINE, K_OUTPUTS), "the code's ONS on sketched features"),
+    Component("store", STORE, (), (ENGINE, K_OUTPUTS), "store the row and its label"),
+    Component("none", -1, (), (EVENT,), "nothing learned (the width window buffers the row)"),
+)}
+BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST}
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """A learner's compiled state in its current stage: a map and a step from the table, the
+    names of its mutable arrays (the paths move them into their buffers: the learner's attributes
+    become views, so model files and Python see the same memory), copies of its fixed arrays, and
+    the constants. Built by :meth:`~okl.runtime.events.EventPath.compiled_plan`; never saved.
+
+    ``w`` names the weights (an expansion's coefficients, the window's labels), ``A`` the step's
+    state (AdaGrad sums, ONS inverse), ``SV`` the stored rows, ``counts`` the learner's counter
+    that the step advances (rows added, update-round counter) and ``extra_counts`` further
+    (name, role) counters a map keeps (the window's write position, ``"pos"``)."""
+
+    map: str
+    step: str
+    w: str | None = None
+    A: str | None = None
+    SV: str | None = None
+    counts: str | None = None
+    extra_counts: tuple[tuple[str, str], ...] = ()
+    kernel: tuple = (0, 0.0, 0.0, 0.0)
+    LT: np.ndarray | None = None
+    P: np.ndarray | None = None
+    UT: np.ndarray | None = None
+    features: int = 0
+    budget: int = 0
+    budget_rule: str = "stop"
+    eta: float = 0.0
+    lr: float = 0.0
+    C: float = 0.0
+    shrink: float = 1.0
+    rho: int | None = None
+    margin: bool = False
+    unmap: bool = False
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        if self.map not in MAPS:
+            raise ValueError(f"Plan: map must be one of {sorted(MAPS)}, got {self.map!r}")
+        if self.step not in STEPS:
+            raise ValueError(f"Plan: step must be one of {sorted(STEPS)}, got {self.step!r}")
+        if self.budget_rule not in BUDGET_RULES:
+            raise ValueError(f"Plan: budget_rule must be one of {sorted(BUDGET_RULES)}, got {self.budget_rule!r}")
+        unset = [name for name in MAPS[self.map].reads + STEPS[self.step].reads if _unset(self, name)]
+        if unset:
+            raise ValueError(f"Plan: the {self.map!r} map with the {self.step!r} step needs {unset}")
+
+    @property
+    def map_code(self) -> int:
+        return MAPS[self.map].code
+
+    @property
+    def step_code(self) -> int:
+        return STEPS[self.step].code
+
+    @property
+    def rule_code(self) -> int:
+        return BUDGET_RULES[self.budget_rule]
+
+    def runs_on(self, path: str) -> bool:
+        """Whether the compiled ``path`` (:data:`EVENT`, :data:`ENGINE`, :data:`K_OUTPUTS`) runs
+        this map with this step: each component runs there, and the engines' steps take neither
+        a shrink nor update rounds but the ONS step's, nor a linear map with ``unmap`` per event."""
+        if path not in MAPS[self.map].paths or path not in STEPS[self.step].paths:
+            return False
+        if path == EVENT:
+            return not self.unmap
+        return self.shrink == 1.0 and (self.rho is None or self.step == "ons")
+
+
+def _unset(plan: Plan, name: str) -> bool:
+    """Whether a field a component reads is missing: None, or a size that is not positive."""
+    value = getattr(plan, name)
+    if name in ("budget", "features"):
+        return value <= 0
+    return value is None
