@@ -2,7 +2,7 @@
 and the build: ``build_support/okl_backend.py`` runs it when okl is installed).
 
 Numba compiles a function for the argument types of its first call, so the code a process needs
-is found by running it: :data:`UNITS` are short workloads that take every path a user's first
+is found by running it: :func:`default_units` are short workloads that take every path a user's first
 minute takes (each stream learner's ``run()`` and per-event calls on german and on a regression
 stream, K classes, auto's engine with one and K outputs, River's and scikit-learn's adapters, the
 feature-evolvable learners), each filling :mod:`okl._cache` with what it compiled. The units run
@@ -22,11 +22,12 @@ import pkgutil
 import sys
 from dataclasses import dataclass, field
 
-#: the workloads, auto's two engines first (each about 18 s of a cold compile on a 2-core Intel Xeon,
-#: a third of the rest together: docs/results/compile-at-install.md), so the pool's two processes end together
-UNITS = ("auto-k", "auto", "river", "forks", "skegd", "pros-n-kons", "con-kons", "b-kons", "nogd", "fogd",
-         "kogd", "rbp", "forgetron", "projectron", "projectron++", "bpa-s", "bogd", "linear", "window",
-         "sklearn", "evolvable")
+#: the longest workloads, first: auto's two engines (each about 18 s of a cold compile on a 2-core
+#: Intel Xeon, a third of the rest together: docs/results/compile-at-install.md), so the pool's two
+#: processes end together; every other registered stream learner follows (:func:`units`)
+FIRST_UNITS = ("auto-k", "auto", "river", "forks", "skegd", "pros-n-kons", "con-kons", "b-kons")
+#: the workloads after the learners
+LAST_UNITS = ("sklearn", "evolvable")
 #: rows of the per-event part of a learner's unit (past auto's width window and a small budget's overflow)
 EVENTS = 300
 
@@ -154,7 +155,7 @@ def _evolvable() -> None:
 
 
 def run_unit(unit: str) -> None:
-    """Run one workload of :data:`UNITS` in this process (what it compiles goes to the cache)."""
+    """Run one workload of :func:`default_units` in this process (what it compiles goes to the cache)."""
     from okl._threads import one_blas_thread
 
     with one_blas_thread():
@@ -286,9 +287,18 @@ def _unit_in_worker(unit: str) -> tuple[str, str, float]:
     return unit, "", time.perf_counter() - t0
 
 
-def compile(processes: int | None = None, progress: bool = True, units=UNITS) -> Report:  # noqa: A001
-    """Fill the cache for this machine: run :data:`UNITS` in a pool of ``processes`` worker
-    processes (default: the cores this process may use, at most 2: auto's two engines, the first
+def default_units() -> tuple[str, ...]:
+    """The workloads: :data:`FIRST_UNITS`, each other registered stream learner (so a learner
+    registered in the package is compiled at install with no edit here), :data:`LAST_UNITS`."""
+    from okl.learners import learners
+
+    rest = [n for n in learners(kind="streaming") if n not in FIRST_UNITS]
+    return (*FIRST_UNITS, *rest, *LAST_UNITS)
+
+
+def compile(processes: int | None = None, progress: bool = True, units=None) -> Report:  # noqa: A001
+    """Fill the cache for this machine: run ``units`` (default :func:`default_units`) in a pool of
+    ``processes`` worker processes (default: the cores this process may use, at most 2: auto's two engines, the first
     two units, take most of the time), with a progress line on stderr; writes the manifest
     :func:`check` reads and returns its report. A unit that fails raises RuntimeError naming it
     (what the others compiled stays cached)."""
@@ -298,6 +308,7 @@ def compile(processes: int | None = None, progress: bool = True, units=UNITS) ->
     from okl._jit import is_cached
     from okl.eval.progress import Progress
 
+    units = default_units() if units is None else tuple(units)
     if processes is None:
         try:
             processes = min(len(os.sched_getaffinity(0)), 2)
@@ -323,4 +334,4 @@ def compile(processes: int | None = None, progress: bool = True, units=UNITS) ->
     return report
 
 
-__all__ = ["UNITS", "Report", "check", "compile", "compiled_functions", "run_unit"]
+__all__ = ["FIRST_UNITS", "LAST_UNITS", "Report", "check", "compile", "default_units", "compiled_functions", "run_unit"]

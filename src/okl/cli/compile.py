@@ -7,7 +7,7 @@ import sys
 
 
 def cmd_compile(args) -> int:
-    from okl.precompile import UNITS, check, compile
+    from okl.precompile import check, compile
 
     if args.check:
         report = check()
@@ -21,7 +21,7 @@ def cmd_compile(args) -> int:
         if report.complete:
             print(report.summary() + "\n(nothing to do; --force compiles again)")
             return 0
-    report = compile(processes=args.processes, progress=not args.quiet, units=UNITS)
+    report = compile(processes=args.processes, progress=not args.quiet)
     print(report.summary())
     if not args.quiet:
         slowest = sorted(report.seconds.items(), key=lambda kv: -kv[1])[:4]

@@ -14,6 +14,7 @@ from okl.learners.budget import BOGD, BPAS, RBP, Forgetron, Projectron, Projectr
 from okl.learners.kons import BKons, ConKons, ProsNKons
 from okl.learners.forks import FORKS
 from okl.learners.window import KernelWindow
+from okl.learners.klms import KLMS
 from okl.learners.auto import Auto
 from okl.runtime.multiclass import MultiClass
 from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single learners' per-event fast path)
@@ -21,4 +22,4 @@ from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
            "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
-           "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "MultiClass"]
+           "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "KLMS", "MultiClass"]

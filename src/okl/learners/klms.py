@@ -1,0 +1,139 @@
+"""KLMS: kernel least mean squares on a sliding dictionary, assembled from the component table.
+
+Liu, Pokharel & Principe, "The kernel least-mean-square algorithm", IEEE TSP 56(2) 2008
+(../shared/KAF.md K1; KAFBOX ``lib/klms.m``). f_t(x) = sum_{i in D} alpha_i kappa(d_i, x); each
+round, with the a-priori error e_t = y_t - f_t(x_t), the input joins the dictionary D with
+alpha_t = eta e_t (stochastic gradient descent on the squared error in the kernel's feature space).
+
+In okl's terms this is the **expansion** map with the **support** step (alpha_t = -eta' l'(f, y),
+:mod:`okl.runtime.components`): okl's squared loss is (f - y)^2 with l' = 2 (f - y), so the step
+constant is eta' = eta / 2 and alpha_t = eta e_t exactly (scaling by 2 is exact in floating point).
+With a classification loss the same rule is the kernel perceptron with step eta (hinge: alpha_t =
+eta y_t on a margin error). The dictionary is bounded by the support step's **replace-oldest**
+budget rule: once ``budget`` centres are stored, a new one overwrites the oldest (a sliding
+dictionary that tracks a drifting target; KAFBOX instead stops adding at M = 10,000 centres,
+which is ``budget`` large on a stationary stream). Because the learner is a map and a step of the
+table, its per-event path (:mod:`okl.engine.fastpath`), ``auto``'s engine (one and K outputs) and
+model files need nothing of their own: ``docs/adding-a-learner.md`` walks through this module.
+
+Defaults: eta = 0.5 (KAFBOX's; stable for kappa(x, x) = 1 while eta < 2), a Gaussian kernel whose
+width is chosen from the stream's first rows, the input map of :mod:`okl.scaling`, 100 centres.
+Per-round cost O(B d) for B = ``budget`` centres of d features; memory O(B d).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from okl._compiled import copy_into, jit, kernel_value, loss_derivative
+from okl._validation import check_bool, check_int, check_positive
+from okl.kernels import check_kernel
+from okl.losses import SQUARED, get_loss
+from okl.runtime.base import Arr, Learner, Num, StateSpec, register
+from okl.runtime.components import Plan
+from okl.runtime.state import MAX_CLASSES
+from okl.scaling import check_scale
+
+
+@jit
+def klms_rounds(kind, a, b, c, lkind, step, X, Y, out, SV, alpha, added):
+    """Predict-then-learn over the rows of X: out[i] = f(X[i]), then the support step with the
+    replace-oldest rule (the arithmetic of the per-event plan, bit for bit). Returns the count
+    of centres added so far (slot ``added % B`` is the next write once B are stored)."""
+    B = SV.shape[0]
+    for i in range(X.shape[0]):
+        x = X[i]
+        f = 0.0
+        for j in range(min(added, B)):
+            f += alpha[j] * kernel_value(kind, a, b, c, SV[j], x)
+        out[i] = f
+        g = loss_derivative(lkind, f, Y[i])
+        if g != 0.0:
+            slot = added % B
+            copy_into(SV[slot], x)
+            alpha[slot] = -step * g
+            added += 1
+    return added
+
+
+@register("klms")
+class KLMS(Learner):
+    """Kernel least mean squares with a sliding dictionary; see the module docstring.
+
+    Parameters
+    ----------
+    eta : float, default 0.5
+        The KLMS step eta (Liu et al. 2008, Eq. 14): a new centre's coefficient is eta e_t.
+    budget : int, default 100
+        Centres kept; a new centre replaces the oldest once they are stored.
+    [[loss, kernel, center_targets, scale]]
+    random_state : int or None
+        Unused (KLMS is deterministic); accepted for a uniform interface.
+
+    >>> import okl
+    >>> X, y = okl.load_dataset("german")
+    >>> m = okl.make("klms").run(X, y)
+    >>> m.diagnostics()["centres"]
+    100
+    """
+
+    _state_attrs = ("SV_", "alpha_", "added_", "n_outputs_")
+    #: K outputs (auto's engine): one coefficient row per output over the shared centres
+    _output_attrs = {"alpha_": -1.0}
+
+    def __init__(self, *, eta: float = 0.5, budget: int = 100, loss="hinge", kernel=None,
+                 center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
+        self.eta = check_positive("eta", eta)
+        self.budget = check_int("budget", budget, 1)
+        self.loss = get_loss(loss).name
+        self.kernel = check_kernel(kernel)
+        self.center_targets = check_bool("center_targets", center_targets)
+        self.scale = check_scale(scale)
+        self.random_state = random_state
+
+    def _state_spec(self):
+        return StateSpec(fields={"SV_": Arr((self.budget, "dim")), "alpha_": Arr(self._out_shape(self.budget)),
+                                 "added_": Num(int, 0, "n_seen"), "n_outputs_": Num(int, 0, MAX_CLASSES)})
+
+    def _start(self, dim):
+        self.SV_ = np.zeros((self.budget, dim))
+        self.alpha_ = np.zeros(self._out_shape(self.budget))
+        self.added_ = 0
+
+    def _step(self) -> float:
+        """The support step's constant eta': eta / 2 under the squared loss (l' = 2 (f - y))."""
+        return self.eta / 2.0 if self.loss_.kind == SQUARED else self.eta
+
+    # ---- the components: the whole compiled state --------------------------------------------
+
+    @classmethod
+    def runs_in_engine(cls, params):
+        return True
+
+    def compiled_plan(self):
+        return Plan("expansion", "support", SV="SV_", w="alpha_", counts="added_", budget=self.budget,
+                    budget_rule="replace oldest", kernel=self.kernel_.spec(), eta=self._step())
+
+    # ---- the generic path (run() and the events no plan takes) -----------------------------
+
+    def _decision(self, x):
+        m = min(self.added_, self.budget)
+        k = np.array([kernel_value(*self.kernel_.spec(), self.SV_[i], x) for i in range(m)])
+        if self.n_outputs_:
+            return self.alpha_[:, :m] @ k
+        f = 0.0
+        for i in range(m):  # (the compiled loop's order)
+            f += self.alpha_[i] * k[i]
+        return f
+
+    def _process(self, X, y):
+        out = np.empty(X.shape[0])
+        self.added_ = int(klms_rounds(*self.kernel_.spec(), self.loss_.kind, self._step(), X,
+                                      np.asarray(y, dtype=np.float64), out, self.SV_, self.alpha_, self.added_))
+        return out
+
+    def diagnostics(self):
+        return {"centres": min(int(self.added_), self.budget), "added": int(self.added_)}
+
+
+__all__ = ["KLMS", "klms_rounds"]

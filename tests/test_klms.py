@@ -1,0 +1,110 @@
+"""KLMS (okl.learners.klms), the worked example of docs/adding-a-learner.md: a learner assembled from
+the component table (expansion map, support step, replace-oldest budget) that runs per event, in
+auto's engine (one and K outputs), in both adapters and in model files with no code of its own there."""
+
+import numpy as np
+import pytest
+
+import okl
+from okl.checks import check_learner
+from okl.learners.auto import default_pool
+from okl.learners.klms import KLMS
+from okl.runtime.events import fast_plan_of
+from okl.runtime.multiclass import MultiClass
+
+
+def _reference_klms(X, y, eta, sigma, budget):
+    """KLMS as KAFBOX's lib/klms.m writes it (a-priori error, coefficient eta e), with the
+    dictionary sliding over its last ``budget`` centres: plain Python, from scratch."""
+    centres, coef, out = [], [], []
+    for x, t in zip(X, y):
+        f = sum(a * np.exp(-np.sum((c - x) ** 2) / (2 * sigma ** 2)) for c, a in zip(centres, coef))
+        out.append(f)
+        centres.append(x)
+        coef.append(eta * (t - f))
+        if len(centres) > budget:
+            centres.pop(0)
+            coef.pop(0)
+    return np.array(out)
+
+
+@pytest.mark.parametrize("budget", [1000, 40])
+def test_klms_is_the_published_rule(budget):
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(400, 3))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2]
+    m = okl.make("klms", eta=0.3, budget=budget, loss="squared", kernel=okl.RBF(sigma=1.5), scale=None,
+                 center_targets=False)
+    got = m.run(X, y).decisions
+    ref = _reference_klms(X, y, 0.3, 1.5, budget)
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+    assert m.diagnostics() == {"centres": min(400, budget), "added": 400}
+    # learning lowers the error below the target's variance (less with 40 centres than with all)
+    assert np.mean((got[300:] - y[300:]) ** 2) < (0.5 if budget > 400 else 0.8) * np.var(y)
+
+
+def test_per_event_takes_the_fast_plan_and_equals_run():
+    X, y = okl.load_dataset("german")
+    ref = okl.make("klms", budget=30).run(X, y)
+    m = okl.make("klms", budget=30)
+    d = []
+    for i in range(len(y)):
+        d.append(m.predict_one(X[i]))
+        m.learn_one(X[i], float(y[i]))
+    assert type(fast_plan_of(m)).__name__ == "FastPlan"
+    assert np.array_equal(np.array(d), ref.decisions)
+    assert m.added_ > 30 and m.diagnostics()["centres"] == 30  # the budget slid
+
+
+def test_check_learner_passes_on_the_class():
+    check_learner(KLMS)
+
+
+def test_auto_takes_klms_as_an_engine_member():
+    X, y = okl.load_dataset("german")
+    members = [*default_pool("classification"), ("klms", 1.0, {})]
+    a = okl.make("auto", members=members, random_state=0)
+    tr = a.run(X, y)
+    eng = a._engine()
+    assert eng.py == [] and eng.plans[-1].map == "expansion" and eng.plans[-1].budget_rule == "replace oldest"
+    assert a._pool[-1].added_ > 0
+    b = okl.make("auto", members=members, random_state=0)
+    d = []
+    for i in range(len(y)):
+        d.append(b.predict_one(X[i]))
+        b.learn_one(X[i], float(y[i]))
+    np.testing.assert_allclose(np.array(d), tr.decisions, rtol=0, atol=1e-9)
+    assert tr.mistake_rate < 30.0  # german's majority rate is 30 %
+
+
+def test_k_classes_alone_and_in_auto():
+    X, _ = okl.load_dataset("german")
+    k = np.digitize(X[:, 1], np.quantile(X[:, 1], [1 / 3, 2 / 3])).astype(float)
+    alone = MultiClass("klms", random_state=0).run(X, k)
+    members = [*default_pool("classification"), ("klms", 1.0, {})]
+    pooled = MultiClass("auto", params={"members": members}, random_state=0).run(X, k)
+    majority = 100.0 * (1.0 - np.bincount(k.astype(int)).max() / len(k))
+    assert alone.mistake_rate < majority and pooled.mistake_rate < majority
+
+
+def test_adapters_and_model_files(tmp_path):
+    from okl.river import OKLRiverRegressor
+    from okl.sklearn import OKLClassifier
+
+    X, y = okl.load_dataset("german")
+    clf = OKLClassifier(learner="klms").fit(X[:700], y[:700])
+    assert clf.score(X[700:], y[700:]) > 0.65
+    rng = np.random.default_rng(0)
+    r = OKLRiverRegressor(learner="klms", seed=0)
+    err = []
+    for t in range(600):
+        x = {"a": float(rng.normal()), "b": float(rng.normal())}
+        target = np.sin(x["a"]) + 0.5 * x["b"]
+        err.append(abs(r.predict_one(x) - target))
+        r.learn_one(x, target)
+    assert np.mean(err[-200:]) < 0.5 * np.mean(err[:50])
+    m = okl.make("klms", budget=20)
+    m.run(X[:300], y[:300])
+    m.save(tmp_path / "klms.npz")
+    loaded = okl.Learner.load(tmp_path / "klms.npz")
+    assert np.array_equal(loaded.run(X[300:], y[300:]).decisions, m.run(X[300:], y[300:]).decisions)
