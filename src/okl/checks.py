@@ -290,13 +290,18 @@ def check_invalid_hyperparameters(name: str) -> None:
                                     ("random_state", -3, "random_state")):
             _raises(ValueError, match, cls, **{param: value})
         return
-    tried = 0
-    for param, value in BAD_HYPERPARAMETERS.items():
-        if accepts(name, param):
-            tried += 1
-            _raises(ValueError, param if param not in ("loss", "kernel") else "must be|unknown",
-                    make, name, **{param: value})
-    assert tried > 0 or not learner_class(name)._param_names(), f"{name}: no hyperparameter checked"
+    cls = learner_class(name)
+    declared = {h.name: h for h in cls.hyperparameters}
+    if declared:  # every declared hyperparameter (okl.runtime.hyperparameters), and no undeclared one
+        missing = set(cls._param_names()) - set(declared)
+        assert not missing, f"{name}: hyperparameters {sorted(missing)} are not declared in {cls.__name__}.hyperparameters"
+        bad = {h.name: h.invalid() for h in declared.values() if h.invalid() is not None}
+    else:  # a learner without declarations: the common names it takes
+        bad = {p: v for p, v in BAD_HYPERPARAMETERS.items() if accepts(name, p)}
+    for param, value in bad.items():
+        _raises(ValueError, param if param not in ("loss", "kernel") else "must be|unknown", make, name,
+                **{param: value})
+    assert bad or not cls._param_names(), f"{name}: no hyperparameter checked"
 
 
 # ---- feature-evolvable learners --------------------------------------------------------------

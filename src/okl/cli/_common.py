@@ -15,6 +15,7 @@ from okl._validation import check_sigma, check_state_memory
 from okl.data.registry import dataset_info, find_files, load_dataset
 from okl.eval.sweep import applicable  # noqa: F401  (re-exported for the commands)
 from okl.runtime.base import MAX_DIM
+from okl.runtime.hyperparameters import BUDGET
 
 #: characters of an offending input echoed in an error message
 ECHO_CHARS = 200
@@ -56,7 +57,7 @@ def _int_range(name, low, high=None):
 NUMERIC_OPTIONS = {
     "runs": _int_range("runs", 1, MAX_RUNS),
     "max_rows": _int_range("max-rows", 1),
-    "budget": _int_range("budget", 1),
+    "budget": _int_range("budget", BUDGET.low),  # (the learners' declared range)
     "first": _int_range("first", 1),
     "every": _int_range("every", 1),
     "dim": _int_range("dim", 1, MAX_DIM),

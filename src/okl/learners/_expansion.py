@@ -42,10 +42,9 @@ import numpy as np
 
 from okl._compiled import jit, kernel_value
 from okl._vecmath import exp_neg_scaled
-from okl._validation import check_int
-from okl.kernels import RBF_KIND, check_kernel
+from okl.runtime.hyperparameters import BUDGET, KERNEL, RANDOM_STATE, SCALE, accept
+from okl.kernels import RBF_KIND
 from okl.runtime.base import Arr, Learner, Num, StateSpec
-from okl.scaling import check_scale
 
 
 DONE, NEED_RANDOM = 0, 1
@@ -110,13 +109,13 @@ class _BudgetedExpansion(Learner):
 
     _state_attrs = ("SVT_", "alpha_", "m_")
 
-    # (the constructor of the baselines with no hyperparameter of their own: RBP, Forgetron)
+    # (the constructor of the baselines with no hyperparameter of their own: RBP, Forgetron; the
+    # others declare theirs after these and call accept() themselves)
+    hyperparameters = (BUDGET, KERNEL, SCALE, RANDOM_STATE)
+
     def __init__(self, *, budget: int = 100, kernel=None, scale: str | None = "auto",
                  random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.budget = check_int("budget", budget, 1)
-        self.kernel = check_kernel(kernel)
-        self.random_state = random_state
+        accept(self, locals())
 
     def _start(self, dim):
         self.SVT_ = np.zeros((dim, self.budget))

@@ -44,6 +44,7 @@ from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_int
 from okl.runtime.base import Arr, Learner, Num, StateSpec, drop_event_cache, event_state
 from okl.runtime.components import Plan
+from okl.runtime.hyperparameters import BUDGET, Hyper
 from okl.runtime.events import EventWork
 from okl.learners.kogd import DONE, expansion_decision, expansion_plan, expansion_rounds
 from okl.linalg.sketch import IncrementalSketch
@@ -53,6 +54,22 @@ from okl.linalg.sketch import IncrementalSketch
 DEFAULT_HORIZON = 10_000
 #: the papers' update cycle as a fraction of the horizon (rho = 0.3 T)
 DEFAULT_THETA = 0.3
+
+#: the sketch's sizes (SkeGD Alg. 1, FORKS Alg. 1): each bounded by the others' resolved values, so
+#: :meth:`_Sketched._check_sizes` checks them after the rest, naming the bound
+SKETCH_SIZES = (
+    BUDGET.but(relation=True),
+    Hyper("s_p", "int", "Columns of the sketch's Gaussian part (landmark candidates).", low=1, optional=True,
+          none_means="the budget", symbol="s_p", relation=True),
+    Hyper("s_m", "int", "Landmarks kept, at most the budget.", low=1, optional=True,
+          none_means="min(budget, s_p)", symbol="s_m", relation=True),
+    Hyper("d", "int", "The SJLT's blocks (non-zeros per column), at most s_p; not the input dimension.", low=1,
+          optional=True, none_means="min(4, s_p)", symbol="d", relation=True),
+    Hyper("k", "int", "The rank of the feature map, at most min(s_p, s_m).", low=1, optional=True,
+          none_means="min(budget, s_m, s_p)", symbol="k", relation=True),
+    Hyper("rho", "int", "Rounds between update rounds.", low=1, optional=True,
+          none_means="max(1, floor(theta horizon))", symbol="rho", relation=True),
+)
 
 #: attributes of :class:`okl.linalg.IncrementalSketch` saved as ``sk_<key>_`` state
 _SKETCH_KEYS = ("S_p", "points", "indices", "Phi_pp", "Phi_pm", "n_updates")

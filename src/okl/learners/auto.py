@@ -88,8 +88,7 @@ from typing import Any
 import numpy as np
 
 from okl._threads import one_blas_thread
-from okl._validation import check_bool, check_int
-from okl.kernels import RBF, Laplacian, check_kernel, scale_sigma, scale_sigma_l1
+from okl.kernels import RBF, Laplacian, scale_sigma, scale_sigma_l1  # noqa: F401 (RBF: re-exported)
 from okl.engine.aggregation import (  # noqa: F401 (aggregate_predict, aggregate_rounds, mixture_weights: re-exported)
     AGG_HEAD, HI, LO, STACK_HEAD, mixture_weights, agg_size, aggregate_predict, aggregate_rounds, new_agg, stack_share)
 from okl.engine.roots import EnginePaths, prepare_engine
@@ -99,9 +98,10 @@ from okl.engine.core import TRANSITION, Engine
 from okl.learners.nogd import NOGD
 from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
+from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
+                                         accept)
 from okl.runtime.state import MAX_CLASSES
-from okl.losses import get_loss
-from okl.scaling import RULE_CODES, check_scale, scale_rows, window_scale
+from okl.scaling import RULE_CODES, scale_rows, window_scale
 
 
 @register("auto")
@@ -152,17 +152,14 @@ class Auto(EnginePaths, Learner):
     _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_", "n_outputs_")
     _divergence_hint = "nothing: every member diverged; pass members with smaller steps"
 
+    hyperparameters = (BUDGET, LOSS, KERNEL, Hyper("members", "any", "The pool as (name, width multiplier, params).",
+                                                  optional=True, none_means="the default pool", custom=_check_members),
+                       HORIZON, CENTER_TARGETS, SCALE, RANDOM_STATE)
+
     def __init__(self, *, budget: int = 100, loss="hinge", kernel=None, members=None,
                  horizon: int | None = None, center_targets: bool = True, scale: str | None = "auto",
                  random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.budget = check_int("budget", budget, 1)
-        self.loss = get_loss(loss).name
-        self.kernel = check_kernel(kernel)
-        self.members = _check_members(members)
-        self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.random_state = random_state
+        accept(self, locals())
         self._pool: list[Learner] | None = None
 
     # ---- pool -----------------------------------------------------------------------------

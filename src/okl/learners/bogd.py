@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
 
 from okl._compiled import copy_into, jit, loss_derivative
-from okl._validation import check_bool, check_int, check_nonnegative, check_positive
-from okl.kernels import check_kernel
+from okl._validation import check_nonnegative
+from okl.runtime.hyperparameters import BUDGET, ETA, HORIZON, KERNEL_LEARNER, Hyper, accept
 from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
 from okl.runtime.base import register
-from okl.losses import HINGE, get_loss
-from okl.scaling import check_scale
+from okl.losses import HINGE
 
 
 @jit
@@ -66,6 +64,15 @@ def bogd_rounds(kind, a, b, c, lkind, eta, decay, gamma, inclusive, X, Y, out, i
 
 
 BOGD_DECAY_RULES = ("budget", "horizon")
+
+
+def _check_decay(decay):
+    """BOGD's ``decay``: a number >= 0, or one of :data:`BOGD_DECAY_RULES`."""
+    if isinstance(decay, str):
+        if decay not in BOGD_DECAY_RULES:
+            raise ValueError(f"decay must be a number >= 0, None or one of {BOGD_DECAY_RULES}, got {decay!r}")
+        return decay
+    return check_nonnegative("decay", decay)
 
 
 @register("bogd")
@@ -162,29 +169,18 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
         """LSOKL's and the FORKS code's decay lambda = 1 / T^2 (needs ``horizon``)."""
         return {**super().paper_params(budget), "decay": "horizon"}
 
+    hyperparameters = (BUDGET.but(low=2), ETA, Hyper("decay", "real", "The regulariser lambda, or a rule for it.",
+                                                  optional=True, none_means="1 / B", custom=_check_decay,
+                                                  symbol="lambda"),
+                       HORIZON, Hyper("gamma", "real", "The removal probabilities' sharpness.", low=0.0, low_open=True,
+                                      symbol="gamma"),
+                       Hyper("inclusive_margin", "bool", "Count y f = 1 as a margin error."), *KERNEL_LEARNER)
+
     def __init__(self, *, budget: int = 100, eta: float = 0.2, decay: float | str | None = None,
                  horizon: int | None = None, gamma: float = 10.0, inclusive_margin: bool = False,
                  loss="hinge", kernel=None, center_targets: bool = True, scale: str | None = "auto",
                  random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.budget = check_int("budget", budget, 2)
-        self.eta = check_positive("eta", eta)
-        if isinstance(decay, str):
-            if decay not in BOGD_DECAY_RULES:
-                raise ValueError(f"decay must be a number >= 0, None or one of {BOGD_DECAY_RULES}, "
-                                 f"got {decay!r}")
-            self.decay = decay
-        else:
-            self.decay = None if decay is None else check_nonnegative("decay", decay)
-        self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
-        self.gamma = check_positive("gamma", gamma)
-        if not isinstance(inclusive_margin, (bool, np.bool_)):
-            raise ValueError(f"inclusive_margin must be True or False, got {inclusive_margin!r}")
-        self.inclusive_margin = bool(inclusive_margin)
-        self.loss = get_loss(loss).name
-        self.kernel = check_kernel(kernel)
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.random_state = random_state
+        accept(self, locals())
         if self.eta * self.decay_ >= 1.0:
             raise ValueError("eta * decay must be < 1 so coefficients shrink, "
                              f"got {self.eta * self.decay_}")

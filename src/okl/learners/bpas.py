@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value
-from okl._validation import check_positive
+from okl.runtime.hyperparameters import C as C_BOUND, accept
 from okl.learners._expansion import expansion_value, _BudgetedExpansion
 from okl.runtime.base import Arr, Num, register
 
@@ -95,10 +95,11 @@ class BPAS(_BudgetedExpansion):
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("kself_", "removals_", "last_removal_")
 
+    hyperparameters = _BudgetedExpansion.hyperparameters + (C_BOUND.but(doc="The PA-I aggressiveness cap C."),)
+
     def __init__(self, *, budget: int = 100, C: float = 1.0, kernel=None,
                  scale: str | None = "auto", random_state: int | None = None):
-        super().__init__(budget=budget, kernel=kernel, scale=scale, random_state=random_state)
-        self.C = check_positive("C", C)
+        accept(self, locals())
 
     def _state_spec(self):
         spec = super()._state_spec()

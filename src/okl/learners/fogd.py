@@ -36,15 +36,13 @@ import math
 import numpy as np
 
 from okl._compiled import dot, jit, linear_round, loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled
-from okl._validation import MAX_ABS_FEATURE, check_bool, check_int, check_positive
+from okl._validation import MAX_ABS_FEATURE
 from okl._vecmath import sincos_scaled_into
-from okl.kernels import check_kernel
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.state import MAX_CLASSES
 from okl.runtime.components import Plan
+from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept
 from okl.runtime.events import EventWork
-from okl.losses import get_loss
-from okl.scaling import check_scale
 
 
 #: default step: KOGD's (FOGD approximates KOGD with the same step; see the module docstring)
@@ -180,19 +178,16 @@ class FOGD(Learner):
     _state_attrs = ("U_", "w_", "n_outputs_")
     _output_attrs = {"w_": -1.0}
 
+    hyperparameters = (BUDGET, Hyper("n_components", "int", "Random directions D (2D features).", low=1, optional=True,
+                                     none_means="4 x budget", symbol="D"),
+                       ETA.but(optional=True, none_means="the default step of the loss"), *KERNEL_LEARNER)
+
     def __init__(self, *, budget: int = 100, n_components: int | None = None, eta: float | None = None,
                  loss="hinge", kernel=None, center_targets: bool = True, scale: str | None = "auto",
                  random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.budget = check_int("budget", budget, 1)
-        self.n_components = None if n_components is None else check_int("n_components", n_components, 1)
-        self.eta = None if eta is None else check_positive("eta", eta)
-        self.loss = get_loss(loss).name
-        self.kernel = check_kernel(kernel)
+        accept(self, locals())
         if self.kernel is not None:  # fail early if not shift-invariant
             self.kernel.sample_frequencies(1, 1, np.random.default_rng(0))
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.random_state = random_state
 
     @property
     def n_components_(self) -> int:

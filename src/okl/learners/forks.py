@@ -103,20 +103,17 @@ import math
 import numpy as np
 
 from okl._compiled import class_steps, dot, jit, loss_derivative
-from okl._validation import check_bool, check_choice, check_int, check_positive, check_real
+from okl.runtime.hyperparameters import C as C_BOUND, ETA, HORIZON, KERNEL_LEARNER, Hyper, accept
 from okl.features.sketched import sketched_map
-from okl.kernels import check_kernel
 from okl.learners._sketched import DEFAULT_HORIZON  # noqa: F401  (public name, kept here)
-from okl.learners._sketched import SKETCH_STATE_ATTRS, SketchedLearner, update_round_due
+from okl.learners._sketched import SKETCH_SIZES, SKETCH_STATE_ATTRS, SketchedLearner, update_round_due
 from okl.runtime.base import Arr, Num, register
 from okl.runtime.state import MAX_CLASSES
-from okl.linalg.inverse import matvec, matvec_after_update, symmetric_rank_one_apply
 from okl.linalg.inverse import matvec as _matvec  # noqa: F401  (the old name)
+from okl.linalg.inverse import matvec, matvec_after_update, symmetric_rank_one_apply
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import rank_k_svd
 from okl.linalg.tisvd import tisvd_update, tisvd_update_code
-from okl.losses import get_loss
-from okl.scaling import check_scale
 
 # DEFAULT_HORIZON (imported above): horizon assumed when neither ``rho`` nor ``horizon`` is
 # given (rho = theta x 10,000; 3000 at theta = 0.3; same as SkeGD)
@@ -392,6 +389,18 @@ class FORKS(SketchedLearner):
         return {**super().paper_params(budget), "s_p": sp, "s_m": min(budget, max(1, sp // 5)), "k": min(max(1, budget // 10), max(1, sp // 5)),
                 "d": 1, "alpha": 0.01, "update_weights": "reset"}
 
+    hyperparameters = (*SKETCH_SIZES,
+                       Hyper("theta", "real", "The update rounds' fraction of the horizon.", low=0.0, high=1.0,
+                             low_open=True, symbol="theta"),
+                       HORIZON, ETA, Hyper("alpha", "real", "The ONS regulariser.", low=0.0, low_open=True,
+                                           optional=True, none_means="from the loss", symbol="alpha"),
+                       C_BOUND, Hyper("ons", "choice", "The ONS form.", choices=ONS_FORMS),
+                       Hyper("update_counter", "choice", "What rho counts.", choices=UPDATE_COUNTERS),
+                       Hyper("grow_sketch", "bool", "Grow the sketch with the stream (the code) or not."),
+                       Hyper("decomposition", "choice", "The TISVD variant.", choices=DECOMPOSITIONS),
+                       Hyper("update_weights", "choice", "The weights at an update round.", choices=UPDATE_WEIGHTS),
+                       *KERNEL_LEARNER)
+
     def __init__(self, *, budget: int = 100, s_p: int | None = None, s_m: int | None = None,
                  d: int | None = None, k: int | None = None, rho: int | None = None, theta: float = 0.3,
                  horizon: int | None = None, eta: float = 0.2, alpha: float | None = None, C: float = 1.0,
@@ -399,24 +408,8 @@ class FORKS(SketchedLearner):
                  grow_sketch: bool = False, decomposition: str = "tisvd",
                  update_weights: str = "transport", center_targets: bool = True, scale: str | None = "auto",
                  random_state: int | None = None):
-        self.scale = check_scale(scale)
+        accept(self, locals())
         self._check_sizes(budget, s_p, s_m, d, k, rho, d_optional=True)
-        self.theta = check_real("theta", theta, 0.0, 1.0, low_open=True)
-        self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
-        self.eta = check_positive("eta", eta)
-        self.alpha = None if alpha is None else check_positive("alpha", alpha)
-        self.C = check_positive("C", C)
-        self.loss = get_loss(loss).name
-        self.kernel = check_kernel(kernel)
-        self.ons = check_choice("ons", ons, ONS_FORMS)
-        self.update_counter = check_choice("update_counter", update_counter, UPDATE_COUNTERS)
-        if not isinstance(grow_sketch, (bool, np.bool_)):
-            raise ValueError(f"grow_sketch must be True or False, got {grow_sketch!r}")
-        self.grow_sketch = bool(grow_sketch)
-        self.decomposition = check_choice("decomposition", decomposition, DECOMPOSITIONS)
-        self.update_weights = check_choice("update_weights", update_weights, UPDATE_WEIGHTS)
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.random_state = random_state
 
     # ---- resolved sizes (s_p_, s_m_, d_, k_, rho_: SketchedLearner) ----------------------------
 

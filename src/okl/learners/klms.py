@@ -26,13 +26,11 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value, loss_derivative
-from okl._validation import check_bool, check_int, check_positive
-from okl.kernels import check_kernel
-from okl.losses import SQUARED, get_loss
+from okl.losses import SQUARED
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.components import Plan
+from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, accept
 from okl.runtime.state import MAX_CLASSES
-from okl.scaling import check_scale
 
 
 @jit
@@ -81,15 +79,12 @@ class KLMS(Learner):
     #: K outputs (auto's engine): one coefficient row per output over the shared centres
     _output_attrs = {"alpha_": -1.0}
 
+    hyperparameters = (ETA.but(doc="The KLMS step: a new centre's coefficient is eta e_t."),
+                       BUDGET.but(doc="Centres kept (a sliding dictionary)."), *KERNEL_LEARNER)
+
     def __init__(self, *, eta: float = 0.5, budget: int = 100, loss="hinge", kernel=None,
                  center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
-        self.eta = check_positive("eta", eta)
-        self.budget = check_int("budget", budget, 1)
-        self.loss = get_loss(loss).name
-        self.kernel = check_kernel(kernel)
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.scale = check_scale(scale)
-        self.random_state = random_state
+        accept(self, locals())
 
     def _state_spec(self):
         return StateSpec(fields={"SV_": Arr((self.budget, "dim")), "alpha_": Arr(self._out_shape(self.budget)),

@@ -18,14 +18,14 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value, loss_derivative
-from okl._validation import check_bool, check_int, check_nonnegative, check_positive
-from okl.kernels import check_kernel
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.components import Plan
-from okl.losses import get_loss
-from okl.scaling import check_scale
+from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept
 
 DONE, GROW, TRANSITION = 0, 1, 2
+#: NORMA's regulariser lambda (Kivinen et al. 2004): every coefficient shrinks by 1 - eta lambda a round
+DECAY = Hyper("decay", "real", "NORMA's regulariser: coefficients shrink by (1 - eta decay) a round.", low=0.0,
+              symbol="lambda")
 
 
 @jit
@@ -103,19 +103,14 @@ class KOGD(Learner):
 
     _state_attrs = ("SV_", "alpha_", "m_")
 
+    hyperparameters = (ETA, DECAY, BUDGET.but(optional=True, none_means="unbounded"), *KERNEL_LEARNER)
+
     def __init__(self, *, eta: float = 0.2, decay: float = 0.0, budget: int | None = None,
                  loss="hinge", kernel=None, center_targets: bool = True, scale: str | None = "auto",
                  random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.eta = check_positive("eta", eta)
-        self.decay = check_nonnegative("decay", decay)
+        accept(self, locals())
         if self.eta * self.decay >= 1.0:
             raise ValueError(f"eta * decay must be < 1 so coefficients shrink, got {self.eta * self.decay}")
-        self.budget = None if budget is None else check_int("budget", budget, 1)
-        self.loss = get_loss(loss).name
-        self.kernel = check_kernel(kernel)
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.random_state = random_state
 
     def _state_spec(self):
         # capacity: min(budget, 64) doubled up to the budget (or, unbounded, to 2x the rounds)

@@ -127,19 +127,32 @@ import warnings
 import numpy as np
 import scipy.linalg
 
-from okl._validation import check_bool, check_choice, check_int, check_positive, check_real
+from okl.runtime.hyperparameters import BUDGET, C, KERNEL_LEARNER, Hyper, accept
 from okl.features.kors import bordered_gram, bordered_inverse, leverage_estimates
-from okl.kernels import check_kernel
 from okl.learners._kons_steps import cholesky_embedding_append, kons_rounds, nystrom_embedding
 from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, register
 from okl.linalg.svd import one_blas_thread
-from okl.losses import get_loss
-from okl.scaling import check_scale
 
 MIN_BLOCK, MAX_BLOCK = 32, 4096
 
 #: L = sup_z l''(z, y) of each loss (the smoothness of z -> l(z, y)); hinge is piecewise linear
 LOSS_SMOOTHNESS = {"hinge": 0.0, "squared_hinge": 2.0, "logistic": 0.25, "squared": 2.0}
+
+#: the hyperparameters every KONS variant takes (PNK Alg. 1 and 2; the module docstring)
+_ALPHA = Hyper("alpha", "real", "The ONS regulariser.", low=0.0, low_open=True, optional=True,
+               none_means="max(1, L kappa)", symbol="alpha")
+_GAMMA = Hyper("gamma", "real", "KORS's regulariser.", low=0.0, low_open=True, symbol="gamma")
+_EPS = Hyper("eps", "real", "KORS's accuracy.", low=0.0, high=1.0, low_open=True, high_open=True, symbol="epsilon")
+_BETA = Hyper("beta", "real", "KORS's oversampling.", low=0.0, low_open=True, symbol="beta")
+_CURVATURE = Hyper("curvature", "real", "The ONS curvature sigma.", low=0.0, low_open=True, optional=True,
+                   none_means="from the loss", symbol="sigma")
+_KONS_STEPS = (Hyper("reset_round_learns", "bool", "A reset round also learns its row."),
+               Hyper("gradient_step", "choice", "The gradient of the updated or the previous map.",
+                     choices=("previous", "updated")),
+               Hyper("embedding", "choice", "The Nystrom embedding's factorisation.", choices=("cholesky", "eigen")),
+               Hyper("rank_rtol", "real", "The embedding's relative rank cut.", low=0.0, high=1.0, high_open=True,
+                     optional=True, none_means="none"))
+_RESET = Hyper("reset", "choice", "What a reset restarts from.", choices=("warm", "zero"))
 
 
 class _KonsBase(Learner):
@@ -149,29 +162,6 @@ class _KonsBase(Learner):
                     "epoch_start_", "resets_", "growth_rounds_")
     _maps_on_growth = False
 
-    def _init_common(self, alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                     gradient_step, embedding, rank_rtol, random_state, reset=None, center_targets=True,
-                     scale="auto"):
-        self.scale = check_scale(scale)
-        if reset is not None:
-            self.reset = check_choice("reset", reset, {"warm", "zero"})
-        self.alpha = None if alpha is None else check_positive("alpha", alpha)
-        self.gamma = check_positive("gamma", gamma)
-        self.eps = check_real("eps", eps, 0.0, 1.0, low_open=True, high_open=True)
-        self.beta = check_positive("beta", beta)
-        self.C = check_positive("C", C)
-        self.curvature = None if curvature is None else check_positive("curvature", curvature)
-        self.loss = get_loss(loss).name
-        self.kernel = check_kernel(kernel)
-        if not isinstance(reset_round_learns, (bool, np.bool_)):
-            raise ValueError(f"reset_round_learns must be True or False, got {reset_round_learns!r}")
-        self.reset_round_learns = bool(reset_round_learns)
-        self.gradient_step = check_choice("gradient_step", gradient_step, {"updated", "previous"})
-        self.embedding = check_choice("embedding", embedding, {"eigen", "cholesky"})
-        self.rank_rtol = None if rank_rtol is None else check_real("rank_rtol", rank_rtol, 0.0, 1.0,
-                                                                   high_open=True)
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.random_state = random_state
 
     # ---- derived constants --------------------------------------------------------------------
 
@@ -405,13 +395,14 @@ class ProsNKons(_KonsBase):
     __doc__ = ("PROS-N-KONS: KORS dictionary + exact ONS in the Nystrom embedding, reset at every"
                " dictionary growth (PNK Alg. 1)." + _COMMON_DOC)
 
+    hyperparameters = (_ALPHA, _GAMMA, _EPS, _BETA, C, _CURVATURE, *_KONS_STEPS, _RESET, *KERNEL_LEARNER)
+
     def __init__(self, *, alpha: float | None = None, gamma: float = 1.0, eps: float = 0.5, beta: float = 1.0,
                  C: float = 1.0, curvature: float | None = None, loss="hinge", kernel=None,
                  reset_round_learns: bool = True, gradient_step: str = "updated",
                  embedding: str = "cholesky", rank_rtol: float | None = None, reset: str = "warm",
                  center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
-        self._init_common(alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                          gradient_step, embedding, rank_rtol, random_state, reset, center_targets, scale)
+        accept(self, locals())
 
 
 @register("b-kons")
@@ -422,14 +413,15 @@ class BKons(_KonsBase):
         J_max, the largest dictionary.
 """)
 
+    hyperparameters = (BUDGET.but(doc="J_max, the largest dictionary."), _ALPHA, _GAMMA, _EPS,
+                       _BETA, C, _CURVATURE, *_KONS_STEPS, _RESET, *KERNEL_LEARNER)
+
     def __init__(self, *, budget: int = 100, alpha: float | None = None, gamma: float = 1.0, eps: float = 0.5,
                  beta: float = 1.0, C: float = 1.0, curvature: float | None = None, loss="hinge",
                  kernel=None, reset_round_learns: bool = True, gradient_step: str = "updated",
                  embedding: str = "cholesky", rank_rtol: float | None = None, reset: str = "warm",
                  center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
-        self.budget = check_int("budget", budget, 1)
-        self._init_common(alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                          gradient_step, embedding, rank_rtol, random_state, reset, center_targets, scale)
+        accept(self, locals())
 
     def _max_dictionary(self):
         return self.budget
@@ -446,16 +438,17 @@ class ConKons(_KonsBase):
 
     _maps_on_growth = True
 
+    hyperparameters = (_ALPHA, _GAMMA, _EPS, _BETA, C, _CURVATURE, *_KONS_STEPS,
+                       Hyper("hessian_map", "choice", "How the Hessian moves to a new map.",
+                             choices=("complete", "r-code", "regularized")), *KERNEL_LEARNER)
+
     def __init__(self, *, alpha: float | None = None, gamma: float = 1.0, eps: float = 0.5, beta: float = 1.0,
                  C: float = 1.0, curvature: float | None = None, loss="hinge", kernel=None,
                  reset_round_learns: bool = True, gradient_step: str = "updated",
                  hessian_map: str = "complete", embedding: str = "cholesky",
                  rank_rtol: float | None = None, center_targets: bool = True, scale: str | None = "auto",
                  random_state: int | None = None):
-        self.hessian_map = check_choice("hessian_map", hessian_map, {"complete", "regularized", "r-code"})
-        self._init_common(alpha, gamma, eps, beta, C, curvature, loss, kernel, reset_round_learns,
-                          gradient_step, embedding, rank_rtol, random_state, center_targets=center_targets,
-                          scale=scale)
+        accept(self, locals())
 
     def _tracks_hessian(self):
         return self.hessian_map != "complete"

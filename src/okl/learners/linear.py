@@ -24,13 +24,12 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import dot, dot_rows, jit
-from okl._validation import check_bool, check_int, check_positive
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.components import Plan
+from okl.runtime.hyperparameters import CENTER_TARGETS, ETA, LOSS, RANDOM_STATE, SCALE, Hyper, accept
 from okl.runtime.state import MAX_CLASSES
 from okl.learners.fogd import ogd_rounds
-from okl.losses import get_loss
-from okl.scaling import affine_from_symlog, check_scale
+from okl.scaling import affine_from_symlog
 
 
 def n_linear_features(d: int, degree: int) -> int:
@@ -91,14 +90,12 @@ class LinearOGD(Learner):
     #: member's features undo it (:func:`linear_features`); never a hyperparameter
     _unmap: bool = False
 
+    hyperparameters = (ETA, Hyper("degree", "int", "1: z = [x, 1]; 2: the pairwise products too.", low=1, high=2),
+                       LOSS, CENTER_TARGETS, SCALE, RANDOM_STATE)
+
     def __init__(self, *, eta: float = 0.2, degree: int = 1, loss="hinge", center_targets: bool = True,
                  scale: str | None = "auto", random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.eta = check_positive("eta", eta)
-        self.degree = check_int("degree", degree, 1, 2)
-        self.loss = get_loss(loss).name
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.random_state = random_state
+        accept(self, locals())
 
     def _n_features(self) -> int:
         return n_linear_features(self.dim_, self.degree)

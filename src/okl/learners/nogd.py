@@ -39,17 +39,15 @@ import scipy.linalg
 from okl._compiled import (class_steps, dot, jit, kernel_features, kernel_features_rows, linear_round, loss_derivative,
                            ogd_step, sub_scaled)
 from okl._jit import jit_vector
-from okl._validation import MAX_ABS_FEATURE, check_bool, check_choice, check_int, check_positive
-from okl.kernels import check_kernel
+from okl._validation import MAX_ABS_FEATURE, check_int
 from okl.linalg.svd import PINV_RTOL
 from okl.runtime.base import Arr, Learner, Num, StateSpec, event_state, register
 from okl.runtime.state import MAX_CLASSES
 from okl.runtime.components import Plan
+from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, LR, Hyper, accept
 from okl.runtime.events import EventWork
 from okl.learners.fogd import ogd_rounds
 from okl.learners.kogd import DONE, expansion_decision, expansion_plan, expansion_rounds
-from okl.losses import get_loss
-from okl.scaling import check_scale
 
 
 STAGE2_STEPS = ("adagrad", "ogd")
@@ -174,19 +172,17 @@ class NOGD(Learner):
     _state_attrs = ("SV_", "alpha_", "m_", "M_", "w_", "G_", "transition_round_", "n_outputs_")
     _output_attrs = {"alpha_": -1.0, "w_": -1.0, "G_": 1.0}
 
+    hyperparameters = (BUDGET, Hyper("k", "int", "Rank of the Nystrom map (at most budget).", low=1, optional=True,
+                                     none_means="the budget", relation=True),
+                       ETA, Hyper("stage2", "choice", "Stage 2's step.", choices=tuple(STAGE2_STEPS), optional=True,
+                                  none_means="AdaGrad in classification, OGD in regression"),
+                       LR, *KERNEL_LEARNER)
+
     def __init__(self, *, budget: int = 100, k: int | None = None, eta: float = 0.2,
                  stage2: str | None = None, lr: float = 1.0, loss="hinge", kernel=None,
                  center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
-        self.scale = check_scale(scale)
-        self.budget = check_int("budget", budget, 1)
+        accept(self, locals())
         self.k = None if k is None else check_int("k", k, 1, self.budget)
-        self.eta = check_positive("eta", eta)
-        self.stage2 = None if stage2 is None else check_choice("stage2", stage2, STAGE2_STEPS)
-        self.lr = check_positive("lr", lr)
-        self.loss = get_loss(loss).name
-        self.kernel = check_kernel(kernel)
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.random_state = random_state
 
     @property
     def k_(self) -> int:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value
-from okl._validation import check_nonnegative
+from okl.runtime.hyperparameters import Hyper, accept
 from okl.learners._expansion import PROJECTRON_MIN_RESIDUAL, expansion_value, _BudgetedExpansion
 from okl.runtime.base import Arr, register
 
@@ -124,10 +124,13 @@ class Projectron(_BudgetedExpansion):
     _state_attrs = _BudgetedExpansion._state_attrs + ("Kinv_", "counts_")
     _plus = False
 
+    hyperparameters = _BudgetedExpansion.hyperparameters + (
+        Hyper("threshold", "real", "Projection error below which the row is projected, not added.", low=0.0,
+              symbol="eta"),)
+
     def __init__(self, *, budget: int = 100, threshold: float = 0.0, kernel=None,
                  scale: str | None = "auto", random_state: int | None = None):
-        super().__init__(budget=budget, kernel=kernel, scale=scale, random_state=random_state)
-        self.threshold = check_nonnegative("threshold", threshold)
+        accept(self, locals())
 
     @property
     def U_(self) -> float:
@@ -194,10 +197,13 @@ class ProjectronPlusPlus(Projectron):
     name = "projectron++"
     _plus = True
 
+    hyperparameters = Projectron.hyperparameters + (
+        Hyper("U", "real", "Projectron++'s bound on the norm.", low=0.0, optional=True, none_means="unbounded",
+              symbol="U"),)
+
     def __init__(self, *, budget: int = 100, threshold: float = 0.0, U: float | None = None,
                  kernel=None, scale: str | None = "auto", random_state: int | None = None):
-        super().__init__(budget=budget, threshold=threshold, kernel=kernel, scale=scale, random_state=random_state)
-        self.U = None if U is None else check_nonnegative("U", U)
+        accept(self, locals())
 
     @property
     def U_(self) -> float:

@@ -64,21 +64,27 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import jit, linear_round, loss_derivative, ogd_step, sub_scaled
-from okl._validation import check_bool, check_choice, check_int, check_nonnegative, check_positive
+from okl.runtime.hyperparameters import ETA, HORIZON, KERNEL_LEARNER, LR, Hyper, accept
 from okl.features.sketched import sketched_map
-from okl.kernels import check_kernel
-from okl.learners._sketched import (DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_STATE_ATTRS,
+from okl.learners._sketched import (DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_SIZES, SKETCH_STATE_ATTRS,
                                     SketchedLearner, update_round_due)
 from okl.runtime.base import Arr, register
 from okl.learners.nogd import NOGD, STAGE2_STEPS, adagrad_step
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import SVD_METHODS, rank_k_svd
-from okl.losses import get_loss
-from okl.scaling import check_scale
 
 #: update cycle used when neither ``rho`` nor ``horizon`` is given (0.3 x 10,000, the paper's
 #: boundary between small and large data sets)
 DEFAULT_RHO_WITHOUT_HORIZON = max(1, int(DEFAULT_THETA * DEFAULT_HORIZON))  # = 3000
+
+
+def _check_reanchor(reanchor):
+    """SkeGD's ``reanchor``: "transfer", True or False."""
+    if isinstance(reanchor, str):
+        if reanchor != "transfer":
+            raise ValueError(f"reanchor must be 'transfer', True or False, got {reanchor!r}")
+        return reanchor
+    return bool(reanchor)
 
 UPDATE_COUNTERS = ("rounds", "margin_errors")
 
@@ -194,6 +200,22 @@ class SkeGD(SketchedLearner):
     _state_attrs = ("SV_", "alpha_", "m_", "Q_", "w_", "G_", "landmarks_", "transition_round_", "counter_",
                     "update_rounds_") + SKETCH_STATE_ATTRS
 
+    hyperparameters = (*SKETCH_SIZES, HORIZON, ETA,
+                       Hyper("lam", "real", "The weights' regulariser: w shrinks by 1 - eta lam a round.", low=0.0,
+                             symbol="lambda"),
+                       Hyper("stage2", "choice", "Stage 2's step.", choices=STAGE2_STEPS, optional=True,
+                             none_means="AdaGrad in classification, OGD in regression"),
+                       LR, Hyper("grow_sketch", "bool", "Grow the sketch with the stream (the code) or not."),
+                       Hyper("update_counter", "choice", "What rho counts.", choices=UPDATE_COUNTERS),
+                       Hyper("reanchor", "any", "At an update round: 'transfer' the weights, True re-anchor, False keep.",
+                             custom=_check_reanchor),
+                       Hyper("svd", "choice", "The SVD of the update rounds.", choices=tuple(SVD_METHODS)),
+                       Hyper("transition_rank", "choice", "The map's rank at the transition.", choices=("k", "full")),
+                       Hyper("fold_transition", "bool", "Fold the transition's map into the first update round."),
+                       Hyper("singular_vectors", "choice", "Which singular vectors map the features.",
+                             choices=("left", "right")),
+                       *KERNEL_LEARNER)
+
     def __init__(self, *, budget: int = 100, s_p: int | None = None, s_m: int | None = None,
                  d: int | None = None, k: int | None = None, rho: int | None = None,
                  horizon: int | None = None, eta: float = 0.2, lam: float = 0.0,
@@ -202,31 +224,13 @@ class SkeGD(SketchedLearner):
                  reanchor="transfer", svd: str = "exact", transition_rank: str = "k",
                  fold_transition: bool = False, singular_vectors: str = "left",
                  center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
-        self.scale = check_scale(scale)
+        accept(self, locals())
         self._check_sizes(budget, s_p, s_m, d, k, rho, d_optional=True)
-        self.horizon = None if horizon is None else check_int("horizon", horizon, 1)
-        self.eta = check_positive("eta", eta)
-        self.lam = check_nonnegative("lam", lam)
         if self.eta * self.lam >= 1.0:
             raise ValueError(f"eta * lam must be < 1 so the weights shrink, got {self.eta * self.lam}")
-        self.loss = get_loss(loss).name
-        self.kernel = check_kernel(kernel)
-        self.grow_sketch = bool(grow_sketch)
-        self.update_counter = check_choice("update_counter", update_counter, UPDATE_COUNTERS)
-        self.stage2 = None if stage2 is None else check_choice("stage2", stage2, STAGE2_STEPS)
-        self.lr = check_positive("lr", lr)
-        self.reanchor = "transfer" if isinstance(reanchor, str) and reanchor == "transfer" else bool(reanchor)
-        if isinstance(reanchor, str) and reanchor != "transfer":
-            raise ValueError(f"reanchor must be 'transfer', True or False, got {reanchor!r}")
-        self.svd = check_choice("svd", svd, SVD_METHODS)
-        self.transition_rank = check_choice("transition_rank", transition_rank, ("k", "full"))
         if self.transition_rank == "full" and self.reanchor is not True:
             raise ValueError("transition_rank='full' needs reanchor=True (the feature dimension "
                              "changes from s_p to k at the first update round)")
-        self.fold_transition = bool(fold_transition)
-        self.singular_vectors = check_choice("singular_vectors", singular_vectors, ("left", "right"))
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.random_state = random_state
 
     # ---- resolved sizes (s_p_, s_m_, k_, rho_: SketchedLearner) --------------------------------
 

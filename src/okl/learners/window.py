@@ -42,15 +42,13 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import distances_t, jit
-from okl._validation import check_bool, check_int
 from okl._vecmath import exp_neg_scaled
-from okl.kernels import LAPLACIAN_KIND, RBF_KIND, check_kernel
+from okl.kernels import LAPLACIAN_KIND, RBF_KIND
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.components import Plan
+from okl.runtime.hyperparameters import BUDGET, KERNEL_LEARNER, accept
 from okl.runtime.events import drop_event_cache
 from okl.runtime.state import MAX_CLASSES
-from okl.losses import get_loss
-from okl.scaling import check_scale
 
 #: the window's width as a fraction of the kernel learners' chosen width sigma_0 (module docstring)
 WIDTH_FACTOR = 0.25
@@ -149,16 +147,13 @@ class KernelWindow(Learner):
     _budget_scale = BUDGET_SCALE
     _divergence_hint = "nothing (the smoother fits nothing): check the targets"
 
+    hyperparameters = (BUDGET.but(doc="Rows kept (the window)."), *KERNEL_LEARNER)
+
     def __init__(self, *, budget: int = 100 * BUDGET_SCALE, kernel=None, loss="hinge", center_targets: bool = True,
                  scale: str | None = "auto", random_state: int | None = None):
-        self.budget = check_int("budget", budget, 1)
-        self.kernel = check_kernel(kernel)
+        accept(self, locals())
         if self.kernel is not None and self.kernel.spec()[0] not in (RBF_KIND, LAPLACIAN_KIND):
             raise ValueError(f"window: kernel must be a distance kernel (RBF or Laplacian), got {self.kernel!r}")
-        self.loss = get_loss(loss).name
-        self.center_targets = check_bool("center_targets", center_targets)
-        self.scale = check_scale(scale)
-        self.random_state = random_state
 
     def _state_spec(self):
         B = self.budget

@@ -38,10 +38,9 @@ the bytes of x and ``n_seen_``, dropped by every change of state; ``ev``, the le
 and cache, is kept outside the learner: never saved, pickled or copied), ``_event_learn(x, y, z, ev)
 -> f | None`` learns the row from them (or computes them), ``_event_block(X, y, out) -> rows done``
 runs the same per-row arithmetic over a block (``okl stream``); NOGD, SkeGD, FORKS (code ONS) and
-FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``). Those four
-and the linear learner also have ``compiled_plan()`` (a map and a step of
-:mod:`okl.runtime.components`), and ``auto`` its own plan on its
-engine: in the common case predict_one and learn_one are then one compiled call each
+FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``). Those four,
+the linear learner, the window and KLMS also declare ``compiled_plan()`` (a map and a step of
+:mod:`okl.runtime.components`), and ``auto`` has its own plan on its engine: then predict_one and learn_one are one compiled call each
 (:mod:`okl.engine.fastpath`; the plan is kept outside the learner and moves its mutable arrays
 into its buffer, so they are views of it).
 ``predict_many`` / ``learn_many`` are River's mini-batch methods (test-then-train inside the batch).
@@ -152,8 +151,9 @@ class Learner(EventPath, ModelFiles):
 
     #: registry name given by :func:`register` (the CLI name)
     name: ClassVar[str] = ""
-    #: attributes saved in model files besides the hyperparameters
-    _state_attrs: ClassVar[tuple[str, ...]] = ()
+    #: the hyperparameters, declared once (:mod:`okl.runtime.hyperparameters`); model files save them
+    hyperparameters: ClassVar[tuple] = ()
+    _state_attrs: ClassVar[tuple[str, ...]] = ()  # the state model files save besides them
     #: rows per block in ``run`` (bounds the memory of chunked feature maps)
     chunk_size: ClassVar[int] = 4096
 

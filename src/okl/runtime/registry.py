@@ -85,9 +85,12 @@ def select_params(name: str, params: dict[str, Any] | None = None, **common: Any
     if sigma is not None and sigma != "auto" and common.get("kernel") is None:
         common["kernel"] = RBF(sigma=float(sigma))
     out = {key: value for key, value in common.items() if value is not None and accepts(name, key)}
+    declared = {h.name: h for h in getattr(learner_class(name, kind=None), "hyperparameters", ()) if not h.relation}
     for key, value in (params or {}).items():
         if not accepts(name, key):
             raise ValueError(f"learner {name!r} has no hyperparameter {key!r}")
+        if key in declared:  # (its declared range, before any data is read)
+            declared[key].check(value)
         out[key] = value
     return out
 
