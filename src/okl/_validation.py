@@ -152,14 +152,21 @@ def check_vector(x, dim: int | None, what: str = "x") -> np.ndarray:
         raise ValueError(f"{what} has no features (0 values); an example needs at least one")
     if dim is not None and x.shape[0] != dim:
         raise ValueError(f"{what} has {x.shape[0]} features but the learner was started with {dim}")
-    bad = np.flatnonzero(~np.isfinite(x))
-    if bad.size:
-        raise ValueError(f"{what} has a non-finite value {float(x[bad[0]])!r} at column {bad[0]}")
-    big = np.flatnonzero(np.abs(x) > MAX_ABS_FEATURE)
-    if big.size:
-        raise ValueError(f"{what} has value {float(x[big[0]])!r} at column {big[0]}; features must be "
-                         f"at most {MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
+    _check_values(x, what, "column", "features")
     return x
+
+
+def _check_values(v: np.ndarray, what: str, place: str, kind: str) -> None:
+    """ValueError naming the first non-finite entry of the 1-D ``v``, or the first beyond
+    :data:`MAX_ABS_FEATURE` in magnitude (squares and products must stay finite), by its ``place``
+    (column, row) and index."""
+    bad = np.flatnonzero(~np.isfinite(v))
+    if bad.size:
+        raise ValueError(f"{what} has a non-finite value {float(v[bad[0]])!r} at {place} {bad[0]}")
+    big = np.flatnonzero(np.abs(v) > MAX_ABS_FEATURE)
+    if big.size:
+        raise ValueError(f"{what} has value {float(v[big[0]])!r} at {place} {big[0]}; {kind} must be "
+                         f"at most {MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
 
 
 def check_matrix(X, dim: int | None, what: str = "X") -> np.ndarray:
@@ -193,14 +200,8 @@ def check_targets(y, task: str, n: int | None = None, what: str = "y") -> np.nda
         raise ValueError(_label_message(y, what, task, numeric=False)) from None
     if n is not None and y.shape[0] != n:
         raise ValueError(f"{what} has {y.shape[0]} entries but X has {n} rows")
-    bad = np.flatnonzero(~np.isfinite(y))
-    if bad.size:
-        raise ValueError(f"{what} has a non-finite value {float(y[bad[0]])!r} at row {bad[0]}")
-    # a target beyond MAX_ABS_FEATURE makes its squared loss overflow to inf (1e300^2)
-    bad = np.flatnonzero(np.abs(y) > MAX_ABS_FEATURE)
-    if bad.size:
-        raise ValueError(f"{what} has value {float(y[bad[0]])!r} at row {bad[0]}; targets must be at most "
-                         f"{MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
+    # (a target beyond MAX_ABS_FEATURE makes its squared loss overflow to inf: 1e300^2)
+    _check_values(y, what, "row", "targets")
     if task == "classification":
         bad = np.flatnonzero((y != 1.0) & (y != -1.0))
         if bad.size:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value, loss_derivative
+from okl.learners.kogd import expansion_decision
 from okl.losses import SQUARED
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.components import Plan
@@ -41,9 +42,7 @@ def klms_rounds(kind, a, b, c, lkind, step, X, Y, out, SV, alpha, added):
     B = SV.shape[0]
     for i in range(X.shape[0]):
         x = X[i]
-        f = 0.0
-        for j in range(min(added, B)):
-            f += alpha[j] * kernel_value(kind, a, b, c, SV[j], x)
+        f = expansion_decision(kind, a, b, c, SV, alpha, min(added, B), x)
         out[i] = f
         g = loss_derivative(lkind, f, Y[i])
         if g != 0.0:
@@ -70,9 +69,11 @@ class KLMS(Learner):
 
     >>> import okl
     >>> X, y = okl.load_dataset("german")
-    >>> m = okl.make("klms").run(X, y)
-    >>> m.diagnostics()["centres"]
-    100
+    >>> m = okl.make("klms")
+    >>> round(m.run(X, y).mistake_rate, 1)
+    29.2
+    >>> m.diagnostics()
+    {'centres': 100, 'added': 675}
     """
 
     _state_attrs = ("SV_", "alpha_", "added_", "n_outputs_")
