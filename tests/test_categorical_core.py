@@ -59,6 +59,11 @@ def test_bad_categorical_values_raise_naming_the_parameter(bad):
             okl.make(name, categorical=bad)
 
 
+def test_multiclass_refuses_categorical_naming_it():
+    with pytest.raises(ValueError, match="categorical: MultiClass"):
+        okl.MultiClass("auto", {"categorical": [1]})
+
+
 def test_a_column_beyond_the_input_is_refused_naming_the_parameter():
     X, y = _codes()
     m = okl.make("nogd", categorical=[3])

@@ -29,6 +29,12 @@ Subclasses implement three hooks:
     single row, so the per-instance loop and ``run`` share one code path; ``run`` may process rows
     in chunks and call compiled loops, and a generic test checks that both agree to 1e-9.
 
+Every learner also takes ``categorical=[column indices]`` (None by default; added to each
+``__init__`` once, by :mod:`okl.runtime.categorical`): those columns hold category codes, each level
+becomes an indicator column by :mod:`okl.categories`' rule (levels seen in the width window get
+their own, later ones hashed columns), on every entry point, with the levels in model files and
+``okl stream`` checkpoints. With None, a learner is exactly its class: same path, same numbers.
+
 State attributes are listed in ``_state_attrs``; arrays, numbers, strings, ``None``, lists and
 ``numpy.random.Generator`` objects are saved.
 
