@@ -9,12 +9,12 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
-import zlib
 from typing import Any
 
 import numpy as np
 
 from okl._adapters import build_core
+from okl.categories import bucket
 from okl.kernels import WIDTH_WINDOW
 from okl.runtime.base import Learner, learner_class
 from okl.runtime.multiclass import MultiClass
@@ -27,9 +27,8 @@ def _sort_keys(keys: list) -> list:
         return sorted(keys, key=lambda k: (type(k).__name__, repr(k)))
 
 
-def _bucket(key, n: int) -> int:
-    """The hashed column (0..n-1) of a key: CRC-32 of its repr (stable across processes)."""
-    return zlib.crc32(repr(key).encode("utf-8", "backslashreplace")) % n
+#: the hashed column (0..n-1) of a key: the core's categorical map's rule (:func:`okl.categories.bucket`)
+_bucket = bucket
 
 
 def _count(value, what: str) -> int | None:

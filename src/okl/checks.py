@@ -279,7 +279,8 @@ def check_bad_input_keeps_state(name: str, params: dict, X, y) -> None:
 
 
 #: an invalid value per common hyperparameter, and what the error must name
-BAD_HYPERPARAMETERS = {"budget": 0, "eta": -1.0, "k": 0, "alpha": -1.0, "C": 0.0, "loss": "nope", "kernel": "nope"}
+BAD_HYPERPARAMETERS = {"budget": 0, "eta": -1.0, "k": 0, "alpha": -1.0, "C": 0.0, "loss": "nope", "kernel": "nope",
+                       "categorical": [-1]}
 
 
 def check_invalid_hyperparameters(name: str) -> None:

@@ -33,6 +33,9 @@ def add_stream_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--loss", help="loss name (default: the learner's, hinge for most)")
     p.add_argument("--param", action="append", metavar="NAME=VALUE",
                    help="extra hyperparameter, value parsed as JSON (repeatable), e.g. horizon=100000")
+    p.add_argument("--categorical", metavar="COLS",
+                   help="comma-separated feature columns (0-based, the label not counted) holding category "
+                        "codes: each level becomes an indicator column (okl.categories), e.g. 1,4")
     p.add_argument("--random-state", type=int, default=0, help="seed of the learner (default 0)")
     p.add_argument("--input", default="-", help="input file, or - for standard input (default)")
     p.add_argument("--format", choices=("svmlight", "csv"), default="svmlight")

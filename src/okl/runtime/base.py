@@ -29,6 +29,12 @@ Subclasses implement three hooks:
     single row, so the per-instance loop and ``run`` share one code path; ``run`` may process rows
     in chunks and call compiled loops, and a generic test checks that both agree to 1e-9.
 
+Every learner also takes ``categorical=[column indices]`` (None by default; added to each
+``__init__`` once, by :mod:`okl.runtime.categorical`): those columns hold category codes, each level
+becomes an indicator column by :mod:`okl.categories`' rule (levels seen in the width window get
+their own, later ones hashed columns), on every entry point, with the levels in model files and
+``okl stream`` checkpoints. With None, a learner is exactly its class: same path, same numbers.
+
 State attributes are listed in ``_state_attrs``; arrays, numbers, strings, ``None``, lists and
 ``numpy.random.Generator`` objects are saved.
 
@@ -76,7 +82,6 @@ Declaring the state (model files are untrusted input)
 from __future__ import annotations
 
 import inspect
-import re
 import time
 from typing import Any, ClassVar
 
@@ -89,6 +94,8 @@ from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.losses import Loss, get_loss
 from okl.scaling import RULE_CODES, scale_rows, scale_rule, window_scale
 
+from okl.runtime.categorical import new_learner, takes_categorical
+from okl.runtime.params import SHARED_PARAMETER_DOCS, with_categorical, with_shared_parameters  # noqa: F401
 from okl.runtime.events import FLOAT_TYPES, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
 from okl.runtime.modelfile import _LAYOUT_CHECKED, ModelFiles, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
@@ -97,40 +104,6 @@ from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODE
                                _BASE_STATE, Arr, ModelFileError, Num, Opaque, Seq, StateError, StateSpec,
                                _base_spec, _decode_param, encode_param, _Header, _SpecChecker)
 from okl.runtime.trace import NonFiniteError, Trace, mistakes_of  # noqa: F401
-
-
-#: The parameter text several learners share, written once: a learner's docstring names the
-#: parameters on one line, ``[[kernel, center_targets, scale]]``, where they go (at the
-#: parameters' indentation), and its class gets their text there, in that order
-#: (:meth:`Learner.__init_subclass__`), so ``help(okl.NOGD)`` reads in full.
-SHARED_PARAMETER_DOCS = {
-    "loss": 'loss : str or Loss, default "hinge"',
-    "kernel": """kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream's first rows)""",
-    "center_targets": """center_targets : bool, default True
-    Regression: predict the targets' running mean plus this model of the residual
-    (``Learner._centers_targets``); False: the paper's model alone.""",
-    "scale": """scale : {"auto", "symlog", "range", "affine"} or None, default "auto"
-    The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
-    "symlog" unless a kernel is given, "symlog" / "range" / "affine" always, None uses the
-    features as given.""",
-}
-_SHARED_LINE = re.compile(r"^(\s*)\[\[([a-z_, ]+)\]\]\s*$")
-
-
-def with_shared_parameters(doc: str | None) -> str | None:
-    """``doc`` with each line ``[[name, ...]]`` replaced by those parameters' text in
-    :data:`SHARED_PARAMETER_DOCS`, at that line's indentation."""
-    if not doc or "[[" not in doc:
-        return doc
-    out = []
-    for line in doc.split("\n"):
-        match = _SHARED_LINE.match(line)
-        if match is None:
-            out.append(line)
-            continue
-        for name in (n.strip() for n in match.group(2).split(",")):
-            out += [match.group(1) + text for text in SHARED_PARAMETER_DOCS[name].split("\n")]
-    return "\n".join(out)
 
 
 class Learner(EventPath, ModelFiles):
@@ -145,9 +118,13 @@ class Learner(EventPath, ModelFiles):
         unpickled learner makes its own at its first event)."""
         return self.__dict__
 
+    def __new__(cls, *args, **kwargs):
+        return new_learner(cls, kwargs)  # (categorical columns: okl.runtime.categorical)
+
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        cls.__doc__ = with_shared_parameters(cls.__doc__)
+        cls.__doc__ = with_shared_parameters(with_categorical(cls.__doc__))
+        takes_categorical(cls)  # every learner takes categorical= (okl.runtime.categorical)
 
     #: registry name given by :func:`register` (the CLI name)
     name: ClassVar[str] = ""
@@ -458,7 +435,6 @@ class Learner(EventPath, ModelFiles):
             f"{self.name or type(self).__name__}: the decision at round {round_index} (0-based) is not "
             f"finite; the updates diverged on this stream. Lower {self._divergence_hint}, or pass a "
             f"smaller kernel width. The learner's state is no longer usable.")
-
 
     def run(self, X, y) -> Trace:
         """Test-then-train over the rows of ``X``; returns the :class:`Trace` (decisions before learning).

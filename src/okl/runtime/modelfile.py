@@ -17,6 +17,7 @@ import numpy as np
 
 from okl._files import write_atomically
 from okl.kernels import WIDTH_WINDOW, Kernel
+from okl.runtime.categorical import load_map, map_header
 from okl.runtime.events import drop_event_cache
 from okl.runtime.registry import _REGISTRY
 from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
@@ -217,6 +218,8 @@ class ModelFiles:
                     meta["state"][attr] = {"rng": value.bit_generator.state}
                 else:
                     meta["state"][attr] = {"value": encode_param(value)}
+        if map_header(self) is not None:  # the levels of categorical columns (okl.categories)
+            meta["categorical_map"] = map_header(self)
         arrays["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
         np.savez(fh, **arrays)
 
@@ -409,7 +412,8 @@ class ModelFiles:
         target = _REGISTRY.get(name, (None, None))[0] if isinstance(name, str) else None
         if target is None:
             raise ModelFileError(f"{path}: unknown learner {name!r}")
-        if ModelFiles not in cls.__bases__ and not issubclass(target, cls):  # cls is not Learner
+        # (cls is not Learner; a learner's categorical form loads files of its class)
+        if ModelFiles not in cls.__bases__ and not issubclass(target, getattr(cls, "plain_class", cls)):
             raise ModelFileError(f"{path}: holds a {target.__name__} ({name}), not a {cls.__name__}")
         # A header that passed the checks above but does not fit the learner (edited or forged
         # files) must still fail with ModelFileError, and may only set the learner's own state.
@@ -422,6 +426,7 @@ class ModelFiles:
         try:
             if meta["dim"] is not None:
                 cls._load_state(learner, meta, zf, members, path)
+            load_map(learner, meta)
         except (ModelFileError, MemoryError):
             raise
         except StateError as exc:

@@ -160,6 +160,9 @@ class MultiClass:
         self.params = dict(params or {})
         self.params.pop("random_state", None)
         self.random_state = random_state
+        if self.params.get("categorical") is not None:  # (its K outputs run on the rows as given)
+            raise ValueError("categorical: MultiClass does not map categorical columns yet; pass them to "
+                             "OKLRiverClassifier(categorical=[...]) or OKLClassifier(categorical=[...])")
         # the heads' unstarted template: unknown names and bad hyperparameters fail here
         self._template = template = make(learner, **self.params)
         if template.task != "classification":

@@ -16,6 +16,7 @@ from typing import Any
 from okl._files import write_atomically
 from okl.runtime._multiclass_files import is_multiclass_file
 from okl.runtime.base import MAX_DIM, Learner, ModelFileError
+from okl.runtime.categorical import input_width
 from okl.runtime.modelfile import open_model_zip, zip_entry
 from okl.runtime.multiclass import MultiClass
 
@@ -244,5 +245,5 @@ def check_position(path: str, position: StreamPosition, learner: Learner | None 
     if learner is not None:
         if learner.n_seen_ != position.labelled:
             raise bad("labelled", f"= {position.labelled} but the model has learned {learner.n_seen_} events")
-        if learner.dim_ is not None and dim is not None and learner.dim_ != dim:
-            raise bad("dim", f"= {dim} but the model has dimension {learner.dim_}")
+        if input_width(learner) is not None and dim is not None and input_width(learner) != dim:
+            raise bad("dim", f"= {dim} but the model has dimension {input_width(learner)}")

@@ -25,13 +25,35 @@ def _parse_value(text: str):
         return text
 
 
+def parse_categorical(text: str | None, dim: int | None = None) -> list[int] | None:
+    """``--categorical COLS``: comma-separated feature column indices (0-based, the label column
+    not counted) as a list; ValueError naming the option, the bad value and the allowed range."""
+    if text is None:
+        return None
+    allowed = f"in 0..{dim - 1} (--dim {dim})" if dim is not None else "(integers >= 0, below the number of features)"
+    cols = []
+    for item in text.split(","):
+        item = item.strip()
+        try:
+            col = int(item)
+        except ValueError:
+            col = -1
+        if col < 0 or (dim is not None and col >= dim):
+            raise ValueError(f"--categorical {text}: {item!r} is not a feature column index; expected comma-separated "
+                             f"column indices {allowed}, the label column not counted")
+        if col in cols:
+            raise ValueError(f"--categorical {text}: column {col} is named twice")
+        cols.append(col)
+    return cols
+
+
 def build_learner(name: str, budget: int | None = None, sigma: float | None = None,
                   loss: str | None = None, random_state: int | None = 0,
-                  params: dict[str, Any] | None = None) -> Learner:
+                  params: dict[str, Any] | None = None, categorical: list[int] | None = None) -> Learner:
     """The learner of ``okl stream``: only hyperparameters that ``name`` accepts are passed."""
     kw: dict[str, Any] = {}
     for key, value in (("budget", budget), ("kernel", None if sigma is None else RBF(sigma=sigma)),
-                       ("loss", loss), ("random_state", random_state)):
+                       ("loss", loss), ("random_state", random_state), ("categorical", categorical)):
         if value is None:
             continue
         if accepts(name, key):
@@ -84,7 +106,10 @@ def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None
         if not sep or not key:
             raise ValueError(f"--param expects NAME=VALUE, got {item!r}")
         params[key.replace("-", "_")] = _parse_value(value)
-    learner = build_learner(args.learner, args.budget, args.sigma, args.loss, args.random_state, params)
+    if "categorical" in params and getattr(args, "categorical", None) is not None:
+        raise ValueError("--categorical and --param categorical=... name the same setting; give one")
+    learner = build_learner(args.learner, args.budget, args.sigma, args.loss, args.random_state, params,
+                            parse_categorical(getattr(args, "categorical", None), args.dim))
     # options that the input or the task would make ignored are refused, not dropped
     if args.header and args.format != "csv":
         raise ValueError("--header applies to CSV input; an svmlight stream has no header line (the first "
@@ -147,4 +172,4 @@ def _resume_and_run(args, learner, config, position, err, stdout, stderr, stdin)
             fh.close()
 
 
-__all__ = ["main_stream", "build_learner"]
+__all__ = ["main_stream", "build_learner", "parse_categorical"]

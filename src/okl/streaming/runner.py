@@ -100,6 +100,7 @@ import numpy as np
 from okl._validation import MAX_ABS_FEATURE
 from okl.data.readers import DataFormatError, parse_svmlight_block
 from okl.runtime.base import Learner
+from okl.runtime.categorical import input_width
 from okl.runtime.multiclass import MultiClass
 from okl.streaming.checkpoint import StreamConfig, StreamPosition, write_checkpoint
 from okl.streaming.lines import SEGMENT_EVENTS, _read_blocks, _Stop, parse_event
@@ -228,11 +229,19 @@ class StreamRunner:
         known = np.isfinite(margins[np.arange(margins.shape[0]), best])
         return np.where(known, np.asarray(self.learner.classes_, dtype=float)[best], np.nan)
 
+    def _first_width(self, dim: int) -> None:
+        """The first event's width: the learner's categorical columns must be among its features."""
+        cols = getattr(self.learner, "categorical", None)
+        if cols and cols[-1] >= dim:
+            raise ValueError(f"--categorical {','.join(map(str, cols))}: column {cols[-1]} is not a feature column; "
+                             f"the events have {dim} features, columns 0..{dim - 1} (the label not counted)")
+
     def process_line(self, text: str, where: str) -> None:
         """Predict (and learn, when labelled) one data line; raises DataFormatError on a bad line."""
         x, label = parse_event(text, where, self.config.format, self.pos.dim, self.config.sep,
                                self.config.label_column)
         if self.pos.dim is None:
+            self._first_width(int(x.shape[0]))
             self.pos.dim = int(x.shape[0])
         if label is None:
             f = self.learner.decision_one(x) if self.multi else self.learner.predict_one(x)
@@ -400,8 +409,10 @@ class StreamRunner:
         # block loop computes its features with matrix products whose rounding depends on the
         # block's length), so a resumed stream prints exactly the uninterrupted predictions
         learner = self.learner
-        if learner.dim_ is not None and X.shape[1] != learner.dim_:
+        if input_width(learner) is not None and X.shape[1] != input_width(learner):
             raise ValueError("width")  # the per-line path names the line
+        if self.pos.dim is None:
+            self._first_width(int(X.shape[1]))
         f = learner._learn_rounds(X, y)
         if self.pos.dim is None:
             self.pos.dim = int(X.shape[1])
