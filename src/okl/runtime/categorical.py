@@ -28,9 +28,10 @@ import time
 import numpy as np
 
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
-from okl.categories import CategoryMap, check_categorical
+from okl.categories import CategoryMap
 from okl.kernels import WIDTH_WINDOW
 from okl.runtime.events import drop_event_cache, fast_plan_of
+from okl.runtime.hyperparameters import CATEGORICAL
 from okl.runtime.state import StateError
 from okl.runtime.trace import Trace
 
@@ -57,7 +58,7 @@ def takes_categorical(cls: type) -> None:
         init(self, *args, **kwargs)
         # (a subclass's __init__ calling its parent's: the outermost call sets the value last)
         if categorical is not None or "categorical" not in self.__dict__:
-            self.categorical = check_categorical(categorical)
+            self.categorical = CATEGORICAL.check(categorical)
 
     params = list(sig.parameters.values())
     at = next((i for i, p in enumerate(params) if p.kind is p.VAR_KEYWORD), len(params))
@@ -65,6 +66,9 @@ def takes_categorical(cls: type) -> None:
     __init__.__signature__ = sig.replace(parameters=params[:at] + [extra] + params[at:])
     __init__.takes_categorical = True
     cls.__init__ = __init__
+    declared = cls.__dict__.get("hyperparameters")
+    if declared and all(h.name != "categorical" for h in declared):
+        cls.hyperparameters = (*declared, CATEGORICAL)
 
 
 _FORMS: dict[type, type] = {}

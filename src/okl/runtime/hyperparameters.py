@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from okl._validation import check_bool, check_choice, check_int, check_real
+from okl.categories import check_categorical
 from okl.kernels import check_kernel
 from okl.losses import get_loss
 from okl.scaling import check_scale
@@ -55,6 +56,8 @@ class Hyper:
     #: the range also depends on other hyperparameters: the learner checks it after :func:`accept`
     #: (which leaves it alone), with a message naming the relation
     relation: bool = False
+    #: a value :meth:`check` refuses, where the kind gives none (``custom`` checks)
+    bad: Any = None
 
     def check(self, value):
         """The validated value, or ValueError naming the parameter and its allowed range."""
@@ -84,6 +87,8 @@ class Hyper:
     def invalid(self):
         """A value :meth:`check` refuses (what the generic checks try), or None when every value
         of the type is accepted."""
+        if self.bad is not None:
+            return self.bad
         if self.kind in ("real", "int"):
             if self.low is not None:
                 return (self.low - 1) if self.kind == "int" else (self.low if self.low_open else self.low - 1.0)
@@ -117,9 +122,10 @@ class Hyper:
 
 def accept(learner, values: dict) -> None:
     """Set each of the learner's declared hyperparameters from ``values`` (``locals()`` of its
-    ``__init__``), checked in declaration order."""
+    ``__init__``), checked in declaration order (``categorical``, which every learner's constructor
+    takes through :func:`okl.runtime.categorical.takes_categorical`, is set there)."""
     for h in type(learner).hyperparameters:
-        if not h.relation:
+        if not h.relation and h.name in values:
             setattr(learner, h.name, h.check(values[h.name]))
 
 
@@ -149,9 +155,12 @@ SCALE = Hyper("scale", "scale", "The per-feature input map fixed in the first ro
               none_means="features as given")
 RANDOM_STATE = Hyper("random_state", "seed", "Seed of the learner's random draws.", optional=True,
                      none_means="fresh entropy")
+CATEGORICAL = Hyper("categorical", "any", "Columns holding category codes, each level an indicator column "
+                    "(okl.categories).", optional=True, none_means="no categorical column", custom=check_categorical,
+                    bad=[-1])
 
 #: the tail every kernel stream learner ends with
 KERNEL_LEARNER = (LOSS, KERNEL, CENTER_TARGETS, SCALE, RANDOM_STATE)
 
-__all__ = ["BUDGET", "C", "CENTER_TARGETS", "ETA", "HORIZON", "Hyper", "KERNEL", "KERNEL_LEARNER", "LOSS", "LR",
+__all__ = ["BUDGET", "C", "CATEGORICAL", "CENTER_TARGETS", "ETA", "HORIZON", "Hyper", "KERNEL", "KERNEL_LEARNER", "LOSS", "LR",
            "RANDOM_STATE", "SCALE", "accept", "describe"]
