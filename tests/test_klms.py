@@ -108,3 +108,69 @@ def test_adapters_and_model_files(tmp_path):
     m.save(tmp_path / "klms.npz")
     loaded = okl.Learner.load(tmp_path / "klms.npz")
     assert np.array_equal(loaded.run(X[300:], y[300:]).decisions, m.run(X[300:], y[300:]).decisions)
+
+
+def _reference_qklms(X, y, eta, sigma, eps, budget):
+    """QKLMS as KAF.md K2 states it (a-priori error; the nearest centre within eps takes eta e,
+    else a new centre), Gaussian kernel, the dictionary sliding over ``budget`` centres."""
+    centres, coef, out = [], [], []
+    for x, t in zip(X, y):
+        k = [np.exp(-np.sum((c - x) ** 2) / (2 * sigma ** 2)) for c in centres]
+        f = sum(a * v for a, v in zip(coef, k))
+        out.append(f)
+        e = t - f
+        dist = [np.sqrt(np.sum((c - x) ** 2)) for c in centres]
+        if dist and min(dist) <= eps:
+            coef[int(np.argmin(dist))] += eta * e
+        else:
+            centres.append(x)
+            coef.append(eta * e)
+            if len(centres) > budget:  # (the slot order of the compiled loop: the oldest slot is reused)
+                centres.pop(0)
+                coef.pop(0)
+    return np.array(out), len(centres)
+
+
+def test_qklms_is_the_published_rule_and_quantizes():
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, size=(800, 2))
+    y = np.sin(3 * X[:, 0]) * X[:, 1]
+    m = okl.make("qklms", eta=0.5, quantization=0.3, budget=1000, loss="squared", kernel=okl.RBF(sigma=0.5),
+                 scale=None, center_targets=False)
+    got = m.run(X, y).decisions
+    ref, n_centres = _reference_qklms(X, y, 0.5, 0.5, 0.3 * 0.5, 1000)
+    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+    assert m.diagnostics()["centres"] == n_centres < 150  # most inputs merged (KLMS keeps all 800)
+    klms = okl.make("klms", eta=0.5, budget=1000, loss="squared", kernel=okl.RBF(sigma=0.5), scale=None,
+                    center_targets=False).run(X, y).decisions
+    # (measured: 0.00178 with 103 centres against KLMS's 0.00163 with 800)
+    assert np.mean((got[600:] - y[600:]) ** 2) < 1.2 * np.mean((klms[600:] - y[600:]) ** 2)
+
+
+def test_qklms_per_event_in_auto_and_k_classes():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-1, 1, size=(1500, 2))
+    y = np.sin(3 * X[:, 0]) * X[:, 1]
+    ref = okl.make("qklms", quantization=0.3, loss="squared").run(X, y).decisions
+    m = okl.make("qklms", quantization=0.3, loss="squared")
+    d = []
+    for i in range(len(y)):
+        d.append(m.predict_one(X[i]))
+        m.learn_one(X[i], float(y[i]))
+    assert type(fast_plan_of(m)).__name__ == "FastPlan" and np.array_equal(np.array(d), ref)
+    members = [*default_pool("regression"), ("qklms", 1.0, {"quantization": 0.3})]
+    a = okl.make("auto", members=members, loss="squared", random_state=0)
+    a.run(X, y)
+    assert a._engine().py == [] and a._engine().plans[-1].merge_above is not None
+    Xg, _ = okl.load_dataset("german")
+    k = np.digitize(Xg[:, 1], np.quantile(Xg[:, 1], [1 / 3, 2 / 3])).astype(float)
+    majority = 100.0 * (1.0 - np.bincount(k.astype(int)).max() / len(k))
+    assert MultiClass("qklms", params={"quantization": 1.0}, random_state=0).run(Xg, k).mistake_rate < majority
+    with pytest.raises(ValueError, match="distance kernel"):
+        okl.make("qklms", kernel=okl.kernels.Polynomial(degree=2))
+
+
+def test_check_learner_passes_on_qklms():
+    from okl.learners.qklms import QKLMS
+
+    check_learner(QKLMS)

@@ -48,6 +48,19 @@ def kernel_value(kind, a, b, c, x, z):
 
 
 @jit
+def most_similar(kind, a, b, c, S, m, x, threshold):
+    """The first of the rows S[:m] with the largest kappa(S[i], x), when that value is at least
+    ``threshold``; else -1. For a distance kernel (Gaussian, Laplacian) the most similar row is
+    the nearest, and kappa >= threshold a bound on the distance (QKLMS's quantisation)."""
+    best, at = -1.0, -1
+    for i in range(m):
+        v = kernel_value(kind, a, b, c, S[i], x)
+        if v > best:
+            best, at = v, i
+    return at if at >= 0 and best >= threshold else -1
+
+
+@jit
 def kernel_row(kind, a, b, c, S, m, x, out):
     """out[i] = kappa(S[i], x) for the first m rows of S."""
     for i in range(m):

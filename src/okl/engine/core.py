@@ -71,8 +71,8 @@ import math
 
 import numpy as np
 
-from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, ogd_step,
-                           row_ok, rows_axpy, sub_scaled)
+from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, most_similar,
+                           ogd_step, row_ok, rows_axpy, sub_scaled)
 from okl._jit import jit_inline
 from okl.engine.aggregation import AGG_HEAD, aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
@@ -91,8 +91,8 @@ PY = -1
  O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER, UNMAP) = range(23)
 I_COLS = 23
 # columns of R
-KIND, KA, KB_, KC, ETA, LR, CB = range(7)
-R_COLS = 7
+KIND, KA, KB_, KC, ETA, LR, CB, MERGE = range(8)
+R_COLS = 8
 # what a member needs from Python after a row (``todo``)
 NOTHING, TRANSITION, UPDATE = 0, 1, 2
 
@@ -224,15 +224,14 @@ def learn_one_output(F, I, R, j, x, y, out, q, nk, g):
     g = loss_derivative(lkind, f, y)
     if st == SUPPORT:
         if g != 0.0:
-            slot = support_slot(I, j)
-            if slot < 0:
-                return TRANSITION
-            d = x.shape[0]
-            o = I[j, O_A] + slot * d
-            for i in range(d):
-                F[o + i] = x[i]
-            F[I[j, O_W] + slot] = -R[j, ETA] * g
-            I[j, M] += 1
+            near = merge_target(F, I, R, j, x)
+            if near >= 0:  # (QKLMS: into the most similar stored row)
+                F[I[j, O_W] + near] += -R[j, ETA] * g
+            else:
+                slot = store_row(F, I, j, x)
+                if slot < 0:
+                    return TRANSITION
+                F[I[j, O_W] + slot] = -R[j, ETA] * g
         I[j, NSEEN] += 1
         return NOTHING
     k = I[j, K]
@@ -255,6 +254,33 @@ def learn_one_output(F, I, R, j, x, y, out, q, nk, g):
             sub_scaled(w, ogd_step(R[j, ETA] * g, z, lkind), z)
     I[j, NSEEN] += 1
     return NOTHING
+
+
+@jit
+def merge_target(F, I, R, j, x):
+    """The stored row of member j's expansion that row x merges into (the support step's
+    ``merge_above``: the most similar, first on ties, when its kernel value reaches R[j, MERGE]),
+    or -1 (no threshold, an empty expansion, or none similar enough)."""
+    if R[j, MERGE] > 1.0:
+        return -1
+    d = x.shape[0]
+    B = I[j, BUDGET]
+    SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
+    return most_similar(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], SV, min(I[j, M], B), x, R[j, MERGE])
+
+
+@jit
+def store_row(F, I, j, x):
+    """Member j's support step stores row x in its slot (:func:`support_slot`) and counts it;
+    returns the slot, or -1 (nothing stored) when full under STOP."""
+    slot = support_slot(I, j)
+    if slot >= 0:
+        d = x.shape[0]
+        o = I[j, O_A] + slot * d
+        for i in range(d):
+            F[o + i] = x[i]
+        I[j, M] += 1
+    return slot
 
 
 @jit
@@ -531,7 +557,7 @@ def _lay_out(plan, m, I, R) -> list:
     becomes a view of it, or None). The map's parts, then the step's."""
     I[MAP], I[STEP], I[RULE] = plan.map_code, plan.step_code, plan.rule_code
     R[KIND], R[KA], R[KB_], R[KC] = plan.kernel
-    R[ETA], R[LR], R[CB] = plan.eta, plan.lr, plan.C
+    R[ETA], R[LR], R[CB], R[MERGE] = plan.eta, plan.lr, plan.C, plan.merge_threshold
     mp, st = plan.map_code, plan.step_code
     state = lambda attr: (getattr(m, attr), attr)  # noqa: E731  (an array the member shares)
     if mp == EXPANSION:

@@ -56,7 +56,7 @@ import weakref
 import numpy as np
 from numba import types
 
-from okl._compiled import dot, kernel_row_t, loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled
+from okl._compiled import dot, kernel_row_t, loss_derivative, most_similar, ogd_step, row_ok, rows_axpy, sub_scaled
 from okl._jit import jit, jit_for
 from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
@@ -78,8 +78,8 @@ NO_SCALE = 0
 # header slots of F
 (MAP, STEP, DIM, M, K, KKIND, KA, KB, KC, SCALE, LOSS, CLASSIFY, CAL, ETA, LR, CB, SHRINK, SKETCH, RHO, MARGIN,
  SEEN, FVAL, COUNTER, PENDING, O_W, O_G, O_SV, O_SPR, O_CAL, O_A, O_P, O_CEN, O_XS, O_XL, O_KB, O_Z,
- O_U, RULE) = range(38)
-HEADER = 38
+ O_U, RULE, MERGE) = range(39)
+HEADER = 39
 _MAXF = 1.7976931348623157e308
 
 _F = types.Array(types.float64, 1, "C")
@@ -219,17 +219,25 @@ def _learn(F, x, y, n):
     if F[MAP] == EXPANSION:  # the support step (okl.learners.kogd.expansion_rounds when it stops)
         if g != 0.0:
             B = int(F[M])
-            slot = counter
-            if counter >= B:
-                if F[RULE] == STOP:
-                    return f, TRANSITION_DUE
-                slot = counter % B  # replace the oldest row
-            osv = int(F[O_SV]) + slot * d
-            for j in range(d):
-                F[osv + j] = xs[j]
-            w[slot] = -F[ETA] * g
-            counter += 1
-            F[COUNTER] = counter
+            near = -1
+            if F[MERGE] <= 1.0:  # QKLMS: into the most similar stored row when similar enough
+                osv = int(F[O_SV])
+                near = most_similar(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + B * d].reshape((B, d)),
+                                    min(counter, B), xs, F[MERGE])
+            if near >= 0:
+                w[near] += -F[ETA] * g
+            else:
+                slot = counter
+                if counter >= B:
+                    if F[RULE] == STOP:
+                        return f, TRANSITION_DUE
+                    slot = counter % B  # replace the oldest row
+                osv = int(F[O_SV]) + slot * d
+                for j in range(d):
+                    F[osv + j] = xs[j]
+                w[slot] = -F[ETA] * g
+                counter += 1
+                F[COUNTER] = counter
     else:
         if F[SKETCH] != 0.0:
             due, counter = update_round_due(g, counter, n, int(F[RHO]), F[MARGIN] != 0.0)
@@ -363,7 +371,7 @@ class FastPlan:
         kk, ka, kb, kc = plan.kernel
         loss = learner._event_loss()
         counts = plan.counts
-        head = {MAP: kind, STEP: plan.step_code, RULE: plan.rule_code, M: m, K: k, KKIND: kk, KA: ka, KB: kb,
+        head = {MAP: kind, STEP: plan.step_code, RULE: plan.rule_code, MERGE: plan.merge_threshold, M: m, K: k, KKIND: kk, KA: ka, KB: kb,
                 KC: kc, LOSS: loss.kind, ETA: plan.eta, LR: plan.lr, CB: plan.C, SHRINK: plan.shrink,
                 SKETCH: plan.rho is not None, RHO: 1 if plan.rho is None else plan.rho, MARGIN: plan.margin,
                 FVAL: 0.0, COUNTER: getattr(learner, counts) if counts else 0,

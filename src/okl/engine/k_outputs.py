@@ -9,7 +9,8 @@ from __future__ import annotations
 from okl._compiled import class_steps, dot_rows, jit, kernel_value, ogd_step, sub_scaled
 from okl.engine.core import (BUDGET, CB, COUNTER, ETA, K, KA, KB_, KC, KIND, LOSS, LR, MAP, MARGIN_COUNTER,
                              NOTHING, NSEEN, O_A, O_G, O_U, O_W, O_Z, RHO, STEP, TRANSITION, UPDATE, M, _learn_all,
-                             _member_features, _predict_all, _window_learn, _window_state, support_slot)
+                             _member_features, _predict_all, _window_learn, _window_state, merge_target,
+                             store_row)
 from okl.learners._sketched import update_round_due
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_shared_step
 from okl.learners.nogd import adagrad_step
@@ -73,17 +74,17 @@ def _learn_multi(F, I, R, j, x, y, f, q, nk, g):
     any_ = class_steps(lkind, f, y, 1.0, g)
     if st == SUPPORT:
         if any_:
-            slot = support_slot(I, j)
-            if slot < 0:
-                return TRANSITION
             B = I[j, BUDGET]
-            d = x.shape[0]
-            o = I[j, O_A] + slot * d
-            for i in range(d):
-                F[o + i] = x[i]
-            for o in range(nk):
-                F[I[j, O_W] + o * B + slot] = -R[j, ETA] * g[o]
-            I[j, M] += 1
+            near = merge_target(F, I, R, j, x)
+            if near >= 0:  # (QKLMS: into the most similar stored row, every output)
+                for o in range(nk):
+                    F[I[j, O_W] + o * B + near] += -R[j, ETA] * g[o]
+            else:
+                slot = store_row(F, I, j, x)
+                if slot < 0:
+                    return TRANSITION
+                for o in range(nk):
+                    F[I[j, O_W] + o * B + slot] = -R[j, ETA] * g[o]
         I[j, NSEEN] += 1
         return NOTHING
     k = I[j, K]

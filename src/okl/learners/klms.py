@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_value, loss_derivative
+from okl._compiled import copy_into, jit, kernel_value, loss_derivative, most_similar
 from okl.learners.kogd import expansion_decision
 from okl.losses import SQUARED
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
@@ -35,10 +35,11 @@ from okl.runtime.state import MAX_CLASSES
 
 
 @jit
-def klms_rounds(kind, a, b, c, lkind, step, X, Y, out, SV, alpha, added):
+def klms_rounds(kind, a, b, c, lkind, step, X, Y, out, SV, alpha, added, merge_above):
     """Predict-then-learn over the rows of X: out[i] = f(X[i]), then the support step with the
-    replace-oldest rule (the arithmetic of the per-event plan, bit for bit). Returns the count
-    of centres added so far (slot ``added % B`` is the next write once B are stored)."""
+    replace-oldest rule, and, with ``merge_above`` <= 1, QKLMS's merge into the most similar
+    centre (the arithmetic of the per-event plan, bit for bit). Returns the count of centres
+    added so far (slot ``added % B`` is the next write once B are stored)."""
     B = SV.shape[0]
     for i in range(X.shape[0]):
         x = X[i]
@@ -46,10 +47,14 @@ def klms_rounds(kind, a, b, c, lkind, step, X, Y, out, SV, alpha, added):
         out[i] = f
         g = loss_derivative(lkind, f, Y[i])
         if g != 0.0:
-            slot = added % B
-            copy_into(SV[slot], x)
-            alpha[slot] = -step * g
-            added += 1
+            near = -1 if merge_above > 1.0 else most_similar(kind, a, b, c, SV, min(added, B), x, merge_above)
+            if near >= 0:
+                alpha[near] += -step * g
+            else:
+                slot = added % B
+                copy_into(SV[slot], x)
+                alpha[slot] = -step * g
+                added += 1
     return added
 
 
@@ -106,9 +111,14 @@ class KLMS(Learner):
     def runs_in_engine(cls, params):
         return True
 
+    def _merge_above(self) -> float | None:
+        """The kernel value above which a row merges into a centre (QKLMS); None: never."""
+        return None
+
     def compiled_plan(self):
         return Plan("expansion", "support", SV="SV_", w="alpha_", counts="added_", budget=self.budget,
-                    budget_rule="replace oldest", kernel=self.kernel_.spec(), eta=self._step())
+                    budget_rule="replace oldest", kernel=self.kernel_.spec(), eta=self._step(),
+                    merge_above=self._merge_above())
 
     # ---- the generic path (run() and the events no plan takes) -----------------------------
 
@@ -124,8 +134,10 @@ class KLMS(Learner):
 
     def _process(self, X, y):
         out = np.empty(X.shape[0])
+        merge = self._merge_above()
         self.added_ = int(klms_rounds(*self.kernel_.spec(), self.loss_.kind, self._step(), X,
-                                      np.asarray(y, dtype=np.float64), out, self.SV_, self.alpha_, self.added_))
+                                      np.asarray(y, dtype=np.float64), out, self.SV_, self.alpha_, self.added_,
+                                      2.0 if merge is None else merge))
         return out
 
     def diagnostics(self):

@@ -37,7 +37,10 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
 * ``"support"``: on g != 0 the row joins the expansion with alpha = -eta g (the kernel perceptron
   / NORMA without decay / KLMS); a full expansion follows ``budget_rule``: ``"stop"`` hands the
   round to the learner's own transition (Python: NOGD's and FORKS's second stage), ``"replace
-  oldest"`` overwrites the oldest stored row (a sliding expansion, O(d)).
+  oldest"`` overwrites the oldest stored row (a sliding expansion, O(d)). With ``merge_above``
+  (a kernel value in (0, 1]), a row whose most similar stored row has kappa >= merge_above merges
+  into it instead, alpha_j* += -eta g (QKLMS's quantisation: for a distance kernel the most
+  similar row is the nearest, and the threshold a distance; one more O(m d) pass).
 * ``"ogd"``: w <- w - eta g z. O(k).
 * ``"adagrad"``: diagonal AdaGrad, G += (g z)^2, w <- w - lr g z / sqrt(G) (``A``: G). O(k).
 * ``"ons"``: the FORKS code's Online Newton Step on the sketched features (``A``: A^{-1}; ``C``
@@ -133,6 +136,7 @@ class Plan:
     rho: int | None = None
     margin: bool = False
     unmap: bool = False
+    merge_above: float | None = None
     options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -142,6 +146,8 @@ class Plan:
             raise ValueError(f"Plan: step must be one of {sorted(STEPS)}, got {self.step!r}")
         if self.budget_rule not in BUDGET_RULES:
             raise ValueError(f"Plan: budget_rule must be one of {sorted(BUDGET_RULES)}, got {self.budget_rule!r}")
+        if self.merge_above is not None and not 0.0 < self.merge_above <= 1.0:
+            raise ValueError(f"Plan: merge_above must be a kernel value in (0, 1], got {self.merge_above!r}")
         unset = [name for name in MAPS[self.map].reads + STEPS[self.step].reads if _unset(self, name)]
         if unset:
             raise ValueError(f"Plan: the {self.map!r} map with the {self.step!r} step needs {unset}")
@@ -157,6 +163,11 @@ class Plan:
     @property
     def rule_code(self) -> int:
         return BUDGET_RULES[self.budget_rule]
+
+    @property
+    def merge_threshold(self) -> float:
+        """``merge_above``, or 2.0 (above any kernel value: no row merges) without it."""
+        return 2.0 if self.merge_above is None else float(self.merge_above)
 
     def runs_on(self, path: str) -> bool:
         """Whether the compiled ``path`` (:data:`EVENT`, :data:`ENGINE`, :data:`K_OUTPUTS`) runs
