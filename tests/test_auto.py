@@ -473,7 +473,7 @@ def test_the_nogd_pair_at_one_width_computes_its_transition_map_once(data_dir, m
     assert sorted(calls) == [1.0, 1.0, 1.0]  # the first of each pair computes it
     alone = okl.make("auto", budget=30, random_state=0)
     original = NOGD._transition
-    monkeypatch.setattr(NOGD, "_transition", lambda self, x, y, f, n, eigen_map=None: original(self, x, y, f, n))
+    monkeypatch.setattr(NOGD, "_transition", lambda self, x, y, f, n, work=None: original(self, x, y, f, n))
     for t in range(500):
         alone.predict_one(X[t])
         alone.learn_one(X[t], y[t])

@@ -95,7 +95,6 @@ from okl.engine.roots import EnginePaths, prepare_engine
 from okl.learners._autopool import (WIDTHS, WINDOW_WIDTH, _check_members, _label,  # noqa: F401 (re-exported)
                                    _share_directions, default_pool)
 from okl.engine.core import TRANSITION, Engine
-from okl.learners.nogd import NOGD
 from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
 from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
@@ -448,17 +447,18 @@ class Auto(EnginePaths, Learner):
         eng.sync()
         eng.stale = True  # the members now hold the state; the layout is rebuilt from them
         drop_event_cache(self)
-        maps: dict = {}  # NOGD members with the same stage 1 share the transition's eigen-map
+        shared: dict = {}  # members whose transitions share work (NOGD's pair at one width: the eigen-map)
         with np.errstate(all="ignore"), one_blas_thread():  # (once a round: an entry costs 0.1-0.4 ms)
             for j in np.flatnonzero(eng.todo):
                 member = self._pool[j]
                 f = float(eng.d[j]) if not eng.K else eng.d[j * eng.K:(j + 1) * eng.K].copy()
                 try:
-                    if eng.todo[j] == TRANSITION and type(member) is NOGD:
-                        key = (member.kernel_.spec(), member.k_, member.SV_[:member.m_].tobytes())
-                        if key not in maps:
-                            maps[key] = member._eigen_map()
-                        member._transition(x, y, f, member.n_seen_, eigen_map=maps[key])
+                    work = member.transition_work() if eng.todo[j] == TRANSITION else None
+                    if work is not None:
+                        key = (type(member), work[0])
+                        if key not in shared:
+                            shared[key] = work[1]()
+                        member._transition(x, y, f, member.n_seen_, work=shared[key])
                     elif eng.todo[j] == TRANSITION:
                         member._transition(x, y, f, member.n_seen_)
                     else:

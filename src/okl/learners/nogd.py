@@ -305,8 +305,12 @@ class NOGD(Learner):
         same support vectors can share it (auto's NOGD pair at one width)."""
         return top_eigen_map(self.kernel_(self.SV_, self.SV_), self.k_)
 
-    def _transition(self, x, y, f, round_index, eigen_map=None):
-        M, root = self._eigen_map() if eigen_map is None else (eigen_map[0].copy(), eigen_map[1])
+    def transition_work(self):
+        # (the eigen-map depends on the kernel, k and the support vectors only)
+        return (self.kernel_.spec(), self.k_, self.SV_[:self.m_].tobytes()), self._eigen_map
+
+    def _transition(self, x, y, f, round_index, work=None):
+        M, root = self._eigen_map() if work is None else (work[0].copy(), work[1])
         self.M_, self.w_ = M, root @ self.alpha_ if not self.n_outputs_ else self.alpha_ @ root.T
         self.transition_round_ = round_index
         self.G_ = np.zeros_like(self.w_)

@@ -262,6 +262,12 @@ class EventPath:
         learns through its own Python path as a member."""
         return False
 
+    def transition_work(self):
+        """Work this learner's transition can share with other members of ``auto``'s pool: (key,
+        compute), members of one class with equal keys get ``compute()``'s result once, as
+        ``_transition(..., work=...)``; None (the default): nothing shared."""
+        return None
+
     def engine_plan(self) -> Plan | None:
         """The plan ``auto``'s engine lays this member out from, or None (a Python member)."""
         if not type(self).runs_in_engine(self.get_params()):
