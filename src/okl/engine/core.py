@@ -82,7 +82,7 @@ from okl.learners.forks import CODE_PROJECTION_EPS, apply_pending, ons_code_step
 from okl.learners.nogd import adagrad_step
 from okl.learners.window import window_decision, window_store
 from okl.runtime.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, K_OUTPUTS, KERNEL_MAP, LINEAR_MAP,
-                                    ONS, STOP, STORE, SUPPORT, WINDOW)
+                                    MERGE_NEAREST, ONS, STOP, STORE, SUPPORT, WINDOW)
 
 #: a member the engine does not run (no plan it can lay out): Python fills its decision column
 PY = -1
@@ -258,15 +258,18 @@ def learn_one_output(F, I, R, j, x, y, out, q, nk, g):
 
 @jit
 def merge_target(F, I, R, j, x):
-    """The stored row of member j's expansion that row x merges into (the support step's
-    ``merge_above``: the most similar, first on ties, when its kernel value reaches R[j, MERGE]),
-    or -1 (no threshold, an empty expansion, or none similar enough)."""
-    if R[j, MERGE] > 1.0:
+    """The stored row of member j's expansion that row x merges into: the most similar (first on
+    ties) when its kernel value reaches R[j, MERGE] (``merge_above``), or whatever its value when
+    the expansion is full under MERGE_NEAREST; else -1 (no threshold, an empty expansion, none
+    similar enough)."""
+    B = I[j, BUDGET]
+    full = I[j, M] >= B and I[j, RULE] == MERGE_NEAREST  # (then the most similar, however similar)
+    if R[j, MERGE] > 1.0 and not full:
         return -1
     d = x.shape[0]
-    B = I[j, BUDGET]
     SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
-    return most_similar(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], SV, min(I[j, M], B), x, R[j, MERGE])
+    return most_similar(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], SV, min(I[j, M], B), x,
+                        -1.0 if full else R[j, MERGE])
 
 
 @jit

@@ -68,8 +68,8 @@ from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
 from okl.learners.kogd import expansion_decision
 from okl.learners.linear import linear_features
 from okl.learners.nogd import adagrad_step
-from okl.runtime.components import (ADAGRAD, EVENT, EXPANSION, FOURIER_MAP, KERNEL_MAP, LINEAR_MAP, OGD, STOP,
-                                    WARMUP, Plan)
+from okl.runtime.components import (ADAGRAD, EVENT, EXPANSION, FOURIER_MAP, KERNEL_MAP, LINEAR_MAP, MERGE_NEAREST,
+                                    OGD, STOP, WARMUP, Plan)
 from okl.scaling import RULE_CODES, scale_row
 
 # input scales: none, else okl.scaling.RULE_CODES
@@ -220,10 +220,11 @@ def _learn(F, x, y, n):
         if g != 0.0:
             B = int(F[M])
             near = -1
-            if F[MERGE] <= 1.0:  # QKLMS: into the most similar stored row when similar enough
+            full = counter >= B and F[RULE] == MERGE_NEAREST  # (then the most similar, however similar)
+            if F[MERGE] <= 1.0 or full:  # QKLMS: into the most similar stored row when similar enough
                 osv = int(F[O_SV])
                 near = most_similar(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + B * d].reshape((B, d)),
-                                    min(counter, B), xs, F[MERGE])
+                                    min(counter, B), xs, -1.0 if full else F[MERGE])
             if near >= 0:
                 w[near] += -F[ETA] * g
             else:

@@ -10,8 +10,8 @@ In okl's terms: the expansion map with the support step and its ``merge_above`` 
 (:mod:`okl.runtime.components`): for a distance kernel the most similar centre is the nearest, and
 ||x - d|| <= eps_U is kappa(x, d) >= kappa at distance eps_U. ``quantization`` gives eps_U in
 units of the kernel width sigma (scale-free: the width is chosen from the stream), so the
-threshold is exp(-q^2 / 2) for the Gaussian and exp(-q) for the Laplacian kernel. A dictionary
-still bounded by ``budget`` slides as KLMS's does (replace the oldest centre) once full.
+threshold is exp(-q^2 / 2) for the Gaussian and exp(-q) for the Laplacian kernel. Once ``budget``
+centres are stored every input merges into its nearest centre (KLMS's budget rule).
 
 Defaults: eta = 0.5 (KLMS's: a merged centre takes every step of its cell, so a step that is
 safe for KLMS bounds QKLMS's; KAFBOX's 0.9 gave cadata an MSE of 0.073, above the running mean's
@@ -46,7 +46,7 @@ class QKLMS(KLMS):
         eps_U / sigma: an input within this many kernel widths of its nearest centre merges into it
         (0: only exact repeats merge).
     budget : int, default 100
-        Centres kept; a new centre replaces the oldest once they are stored.
+        Centres kept; once they are stored every input merges into its nearest centre.
     [[loss, kernel, center_targets, scale]]
     random_state : int or None
         Unused (QKLMS is deterministic); accepted for a uniform interface.
@@ -61,7 +61,7 @@ class QKLMS(KLMS):
     """
 
     hyperparameters = (ETA.but(doc="The step: a new or merged input adds eta e_t."), QUANTIZATION,
-                       BUDGET.but(doc="Centres kept (a sliding dictionary)."), *KERNEL_LEARNER)
+                       BUDGET.but(doc="Centres kept (then inputs merge into their nearest)."), *KERNEL_LEARNER)
 
     def __init__(self, *, eta: float = 0.5, quantization: float = 0.1, budget: int = 100, loss="hinge",
                  kernel=None, center_targets: bool = True, scale: str | None = "auto",

@@ -37,7 +37,10 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
 * ``"support"``: on g != 0 the row joins the expansion with alpha = -eta g (the kernel perceptron
   / NORMA without decay / KLMS); a full expansion follows ``budget_rule``: ``"stop"`` hands the
   round to the learner's own transition (Python: NOGD's and FORKS's second stage), ``"replace
-  oldest"`` overwrites the oldest stored row (a sliding expansion, O(d)). With ``merge_above``
+  oldest"`` overwrites the oldest stored row (a sliding expansion, O(d)), ``"merge nearest"`` adds
+  the row's coefficient to its most similar stored row (nothing learned is dropped: on a correlated
+  stream a dropped row's coefficient is an error that KLMS's step amplifies, docs/results/klms.md;
+  O(B d)). With ``merge_above``
   (a kernel value in (0, 1]), a row whose most similar stored row has kappa >= merge_above merges
   into it instead, alpha_j* += -eta g (QKLMS's quantisation: for a distance kernel the most
   similar row is the nearest, and the threshold a distance; one more O(m d) pass).
@@ -64,7 +67,7 @@ EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP = range(6)
 #: step codes
 SUPPORT, OGD, ADAGRAD, ONS, STORE = range(5)
 #: budget rules of the support step
-STOP, REPLACE_OLDEST = range(2)
+STOP, REPLACE_OLDEST, MERGE_NEAREST = range(3)
 
 #: the paths that run a component: the single learners' per-event plan, auto's engine with one
 #: output, with K outputs
@@ -100,7 +103,7 @@ STEPS = {c.name: c for c in (
     Component("store", STORE, (), (ENGINE, K_OUTPUTS), "store the row and its label"),
     Component("none", -1, (), (EVENT,), "nothing learned (the width window buffers the row)"),
 )}
-BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST}
+BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST, "merge nearest": MERGE_NEAREST}
 
 
 @dataclass(frozen=True, eq=False)
