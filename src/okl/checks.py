@@ -295,7 +295,8 @@ def check_invalid_hyperparameters(name: str) -> None:
     declared = {h.name: h for h in cls.hyperparameters}
     if declared:  # every declared hyperparameter (okl.runtime.hyperparameters), and no undeclared one
         missing = set(cls._param_names()) - set(declared)
-        assert not missing, f"{name}: hyperparameters {sorted(missing)} are not declared in {cls.__name__}.hyperparameters"
+        assert not missing, (f"{name}: hyperparameters {sorted(missing)} are not declared in "
+                             f"{cls.__name__}.hyperparameters")
         bad = {h.name: h.invalid() for h in declared.values() if h.invalid() is not None}
     else:  # a learner without declarations: the common names it takes
         bad = {p: v for p, v in BAD_HYPERPARAMETERS.items() if accepts(name, p)}

@@ -372,7 +372,8 @@ class FastPlan:
         kk, ka, kb, kc = plan.kernel
         loss = learner._event_loss()
         counts = plan.counts
-        head = {MAP: kind, STEP: plan.step_code, RULE: plan.rule_code, MERGE: plan.merge_threshold, M: m, K: k, KKIND: kk, KA: ka, KB: kb,
+        head = {MAP: kind, STEP: plan.step_code, RULE: plan.rule_code, MERGE: plan.merge_threshold, M: m, K: k,
+                KKIND: kk, KA: ka, KB: kb,
                 KC: kc, LOSS: loss.kind, ETA: plan.eta, LR: plan.lr, CB: plan.C, SHRINK: plan.shrink,
                 SKETCH: plan.rho is not None, RHO: 1 if plan.rho is None else plan.rho, MARGIN: plan.margin,
                 FVAL: 0.0, COUNTER: getattr(learner, counts) if counts else 0,

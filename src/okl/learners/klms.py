@@ -15,9 +15,11 @@ nearest centre's (QKLMS's quantisation, Chen et al. 2012, with the budget as its
 learned is dropped. KAFBOX instead stops learning at M = 10,000 centres. A sliding dictionary
 (replace the oldest centre) was measured and not taken: dropping a coefficient on a correlated
 stream is an error the next steps amplify, and KLMS diverged on the Lorenz series (MSE +70.6 dB,
-against -1.5 dB with merging; codrna 18.8 % against 6.7 %: docs/results/klms.md). Because the learner is a map and a step of the
-table, its per-event path (:mod:`okl.engine.fastpath`), ``auto``'s engine (one and K outputs) and
-model files need nothing of their own: ``docs/adding-a-learner.md`` walks through this module.
+against -1.5 dB with merging; codrna 18.8 % against 6.7 %: docs/results/klms.md).
+
+Because the learner is a map and a step of the table, its per-event path
+(:mod:`okl.engine.fastpath`), ``auto``'s engine (one and K outputs) and model files need nothing
+of their own: ``docs/adding-a-learner.md`` walks through this module.
 
 Defaults: eta = 0.5 (KAFBOX's; stable for kappa(x, x) = 1 while eta < 2), a Gaussian kernel whose
 width is chosen from the stream's first rows, the input map of :mod:`okl.scaling`, 100 centres.

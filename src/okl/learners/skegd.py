@@ -207,8 +207,8 @@ class SkeGD(SketchedLearner):
                              none_means="AdaGrad in classification, OGD in regression"),
                        LR, Hyper("grow_sketch", "bool", "Grow the sketch with the stream (the code) or not."),
                        Hyper("update_counter", "choice", "What rho counts.", choices=UPDATE_COUNTERS),
-                       Hyper("reanchor", "any", "At an update round: 'transfer' the weights, True re-anchor, False keep.",
-                             custom=_check_reanchor),
+                       Hyper("reanchor", "any", "At an update round: 'transfer' the weights, True re-anchor, "
+                             "False keep.", custom=_check_reanchor),
                        Hyper("svd", "choice", "The SVD of the update rounds.", choices=tuple(SVD_METHODS)),
                        Hyper("transition_rank", "choice", "The map's rank at the transition.", choices=("k", "full")),
                        Hyper("fold_transition", "bool", "Fold the transition's map into the first update round."),

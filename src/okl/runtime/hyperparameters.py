@@ -38,7 +38,8 @@ from okl.scaling import check_scale
 class Hyper:
     """One hyperparameter. ``kind``: "real" (finite, in [low, high] with open ends as stated),
     "int" (in [low, high]), "bool", "choice" (one of ``choices``), "loss" / "kernel" / "scale"
-    / "seed" (okl's own checks) or "any" (``custom`` checks it); ``optional``: None is accepted (and means ``none_means``).
+    / "seed" (okl's own checks) or "any" (``custom`` checks it); ``optional``: None is accepted
+    (and means ``none_means``).
     ``check``, when given, replaces the kind's check (a learner's own rule, same message style)."""
 
     name: str
@@ -162,5 +163,5 @@ CATEGORICAL = Hyper("categorical", "any", "Columns holding category codes, each 
 #: the tail every kernel stream learner ends with
 KERNEL_LEARNER = (LOSS, KERNEL, CENTER_TARGETS, SCALE, RANDOM_STATE)
 
-__all__ = ["BUDGET", "C", "CATEGORICAL", "CENTER_TARGETS", "ETA", "HORIZON", "Hyper", "KERNEL", "KERNEL_LEARNER", "LOSS", "LR",
-           "RANDOM_STATE", "SCALE", "accept", "describe"]
+__all__ = ["BUDGET", "C", "CATEGORICAL", "CENTER_TARGETS", "ETA", "HORIZON", "Hyper", "KERNEL", "KERNEL_LEARNER",
+           "LOSS", "LR", "RANDOM_STATE", "SCALE", "accept", "describe"]
