@@ -61,6 +61,19 @@ def most_similar(kind, a, b, c, S, m, x, threshold):
 
 
 @jit
+def merge_into(kind, a, b, c, S, m, x, merge_above, merge_when_full):
+    """The support step's merge (:mod:`okl.runtime.components`): the stored row of S (m rows
+    added, at most S's B stored) that row x merges into, or -1 (then x is stored). Full under
+    the merge-nearest rule (``merge_when_full``): the most similar row; else, with
+    ``merge_above`` <= 1, the most similar when its kernel value reaches it."""
+    B = S.shape[0]
+    full = merge_when_full and m >= B
+    if merge_above > 1.0 and not full:
+        return -1
+    return most_similar(kind, a, b, c, S, min(m, B), x, -1.0 if full else merge_above)
+
+
+@jit
 def kernel_row(kind, a, b, c, S, m, x, out):
     """out[i] = kappa(S[i], x) for the first m rows of S."""
     for i in range(m):

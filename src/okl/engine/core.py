@@ -71,7 +71,7 @@ import math
 
 import numpy as np
 
-from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, most_similar,
+from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, merge_into,
                            ogd_step, row_ok, rows_axpy, sub_scaled)
 from okl._jit import jit_inline
 from okl.engine.aggregation import AGG_HEAD, aggregate_outputs, aggregate_outputs_round
@@ -262,14 +262,9 @@ def merge_target(F, I, R, j, x):
     ties) when its kernel value reaches R[j, MERGE] (``merge_above``), or whatever its value when
     the expansion is full under MERGE_NEAREST; else -1 (no threshold, an empty expansion, none
     similar enough)."""
-    B = I[j, BUDGET]
-    full = I[j, M] >= B and I[j, RULE] == MERGE_NEAREST  # (then the most similar, however similar)
-    if R[j, MERGE] > 1.0 and not full:
-        return -1
-    d = x.shape[0]
-    SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
-    return most_similar(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], SV, min(I[j, M], B), x,
-                        -1.0 if full else R[j, MERGE])
+    B, d = I[j, BUDGET], x.shape[0]
+    return merge_into(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d)),
+                      I[j, M], x, R[j, MERGE], I[j, RULE] == MERGE_NEAREST)
 
 
 @jit
@@ -544,7 +539,7 @@ class Engine:
             if plan is None:
                 continue
             m.n_seen_ = int(I[j, NSEEN])
-            mp, st = plan.map_code, plan.step_code
+            st = plan.step_code
             if plan.counts is not None:
                 setattr(m, plan.counts, int(I[j, COUNTER if st == ONS else M]))
             for attr, role in plan.extra_counts:  # (the window's write position)

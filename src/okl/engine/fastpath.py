@@ -56,7 +56,7 @@ import weakref
 import numpy as np
 from numba import types
 
-from okl._compiled import dot, kernel_row_t, loss_derivative, most_similar, ogd_step, row_ok, rows_axpy, sub_scaled
+from okl._compiled import dot, kernel_row_t, loss_derivative, merge_into, ogd_step, row_ok, rows_axpy, sub_scaled
 from okl._jit import jit, jit_for
 from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
@@ -219,12 +219,9 @@ def _learn(F, x, y, n):
     if F[MAP] == EXPANSION:  # the support step (okl.learners.kogd.expansion_rounds when it stops)
         if g != 0.0:
             B = int(F[M])
-            near = -1
-            full = counter >= B and F[RULE] == MERGE_NEAREST  # (then the most similar, however similar)
-            if F[MERGE] <= 1.0 or full:  # QKLMS: into the most similar stored row when similar enough
-                osv = int(F[O_SV])
-                near = most_similar(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + B * d].reshape((B, d)),
-                                    min(counter, B), xs, -1.0 if full else F[MERGE])
+            osv = int(F[O_SV])  # (QKLMS's quantisation, or the merge-nearest rule when full)
+            near = merge_into(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + B * d].reshape((B, d)), counter, xs,
+                              F[MERGE], F[RULE] == MERGE_NEAREST)
             if near >= 0:
                 w[near] += -F[ETA] * g
             else:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_value, loss_derivative, most_similar
+from okl._compiled import copy_into, jit, kernel_value, loss_derivative, merge_into
 from okl.learners.kogd import expansion_decision
 from okl.losses import SQUARED
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
@@ -54,10 +54,7 @@ def klms_rounds(kind, a, b, c, lkind, step, X, Y, out, SV, alpha, added, merge_a
         out[i] = f
         g = loss_derivative(lkind, f, Y[i])
         if g != 0.0:
-            full = merge_when_full and added >= B  # (then the most similar centre, however similar)
-            near = -1
-            if merge_above <= 1.0 or full:
-                near = most_similar(kind, a, b, c, SV, min(added, B), x, -1.0 if full else merge_above)
+            near = merge_into(kind, a, b, c, SV, added, x, merge_above, merge_when_full)
             if near >= 0:
                 alpha[near] += -step * g
             else:
@@ -139,13 +136,10 @@ class KLMS(Learner):
 
     def _decision(self, x):
         m = min(self.added_, self.budget)
+        if not self.n_outputs_:  # (the compiled decision of run() and the plans)
+            return expansion_decision(*self.kernel_.spec(), self.SV_, self.alpha_, m, x)
         k = np.array([kernel_value(*self.kernel_.spec(), self.SV_[i], x) for i in range(m)])
-        if self.n_outputs_:
-            return self.alpha_[:, :m] @ k
-        f = 0.0
-        for i in range(m):  # (the compiled loop's order)
-            f += self.alpha_[i] * k[i]
-        return f
+        return self.alpha_[:, :m] @ k
 
     def _process(self, X, y):
         out = np.empty(X.shape[0])
