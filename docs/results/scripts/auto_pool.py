@@ -12,7 +12,9 @@ usage (from the project root):
   PYTHONPATH=$PWD/src OKL_DATA=../shared/datasets python docs/results/scripts/auto_pool.py \\
       --variant default,l1fogd --suite river,heldout,staged [--only Agrawal] [--out results.jsonl]
 A variant is a name in VARIANTS (a function of the task returning auto's members list, or None for
-the library default) or "params:<python dict>" of auto's hyperparameters.
+the library default), "params:<python dict>" of auto's hyperparameters, or "plus:<learner>": the
+default pool and one member of that registered learner at the pool's width, its defaults (issue 47:
+does a kernel adaptive filter pay as a member?).
 """
 from __future__ import annotations
 
@@ -75,6 +77,8 @@ def _without_narrow(members, name):
 def variant_params(name, task):
     if name.startswith("params:"):
         return ast.literal_eval(name[len("params:"):])
+    if name.startswith("plus:"):
+        return {"members": _with(task, lambda t: [(name[len("plus:"):], 1.0, {})])}
     members = VARIANTS[name](task)
     return {} if members is None else {"members": members}
 

@@ -1,0 +1,93 @@
+"""Time series of the kernel adaptive filtering literature, and the one-step prediction protocol.
+
+The series are the data files that KAFBOX (steven2358/kafbox, FreeBSD licence) ships and the
+literature's figures use (``../shared/datasets/README.md`` section E): one value per line, looked
+up as ``kaf/NAME.dat.gz`` (or flat) in the data directories of :func:`okl.data.registry.data_dirs`.
+
+Protocol (KAFBOX's ``demo_prediction.m``): the input at time t is the last p values (a *time
+embedding* of order p, zero-padded before the first value), the target is the next value; a
+learner predicts each target before it learns it, in time order (rows are never permuted: a
+permutation would hand the learner the future), and the score is the mean squared error in dB over
+the samples after the first ``skip`` = 1000.
+
+>>> import numpy as np
+>>> X, y = embed(np.arange(1.0, 6.0), 2)
+>>> X.tolist(), y.tolist()
+([[1.0, 0.0], [2.0, 1.0], [3.0, 2.0], [4.0, 3.0]], [2.0, 3.0, 4.0, 5.0])
+>>> round(mse_db(np.zeros(4), np.full(4, 10.0), skip=0), 6)
+20.0
+"""
+
+from __future__ import annotations
+
+import gzip
+import math
+from pathlib import Path
+
+import numpy as np
+
+from okl.data.readers import DataFormatError
+from okl.data.registry import data_dirs
+
+#: name -> (file, the embedding the literature uses, what it is)
+SERIES = {
+    "lorenz": ("lorenz.dat.gz", 6, "Lorenz attractor, x coordinate (10,001 values)"),
+    "mg30": ("mg30.dat.gz", 7, "Mackey-Glass, delay 30 (5,000 values)"),
+    "santafe": ("santafe.dat.gz", 6, "Santa Fe competition laser series A (10,093 values)"),
+}
+#: samples left out of the score (KAFBOX's Lorenz demo: the MSE after the first 1000)
+SKIP = 1000
+
+
+def find_series(name: str, data_dir=None) -> Path | None:
+    """The file of series ``name`` in the data directories (``kaf/`` or flat), or None."""
+    if name not in SERIES:
+        raise ValueError(f"unknown series {name!r}; available: {', '.join(SERIES)}")
+    for d in data_dirs(data_dir):
+        for cand in (d / "kaf" / SERIES[name][0], d / SERIES[name][0]):
+            if cand.is_file():
+                return cand
+    return None
+
+
+def load_series(name: str, data_dir=None) -> np.ndarray:
+    """The values of series ``name`` (the first column of each line), as float64."""
+    path = find_series(name, data_dir)
+    if path is None:
+        raise FileNotFoundError(f"series {name!r}: {SERIES[name][0]} is in none of "
+                                f"{', '.join(str(d) for d in data_dirs(data_dir))} (or their kaf/ folders)")
+    values = []
+    with gzip.open(path, "rt") as fh:
+        for lineno, line in enumerate(fh, 1):
+            if not line.strip():
+                continue
+            field = line.split(",")[0].strip()
+            try:
+                v = float(field)
+            except ValueError:
+                raise DataFormatError(f"{path}, line {lineno}: {field[:40]!r} is not a number") from None
+            if not math.isfinite(v):
+                raise DataFormatError(f"{path}, line {lineno}: the value {field[:40]!r} is not finite")
+            values.append(v)
+    return np.array(values)
+
+
+def embed(s: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """Inputs and targets of one-step prediction with a time embedding of order ``p``: row t holds
+    s[t], s[t-1], ..., s[t-p+1] (zeros before the start), its target is s[t+1]."""
+    s = np.asarray(s, dtype=np.float64)
+    if p < 1 or len(s) < 2:
+        raise ValueError(f"embed: needs an order p >= 1 (got {p}) and at least 2 values (got {len(s)})")
+    X = np.zeros((len(s) - 1, p))
+    for lag in range(p):
+        X[lag:, lag] = s[:len(s) - 1 - lag]
+    return X, s[1:].copy()
+
+
+def mse_db(pred: np.ndarray, y: np.ndarray, skip: int = SKIP) -> float:
+    """10 log10 of the mean squared error of ``pred`` over samples ``skip``.. (KAFBOX's score)."""
+    err = np.asarray(pred)[skip:] - np.asarray(y)[skip:]
+    return float(10.0 * np.log10(np.mean(err * err)))
+
+
+__all__ = ["SERIES", "SKIP", "embed", "find_series", "load_series", "mse_db"]
