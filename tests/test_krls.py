@@ -28,6 +28,15 @@ def lorenz(n=None, p=6):
     return (X, y) if n is None else (X[:n], y[:n])
 
 
+def cpusmall(n):
+    """The first n rows of cpusmall in file order (skips where the staged data is absent)."""
+    try:
+        X, y = okl.load_dataset("cpusmall")
+    except (FileNotFoundError, ValueError, OSError) as exc:
+        pytest.skip(f"cpusmall is not staged: {exc}")
+    return np.ascontiguousarray(X[:n]), y[:n]
+
+
 def gauss(D, x, sigma):
     return np.exp(-((np.reshape(D, (-1, x.size)) - x) ** 2).sum(axis=1) / (2 * sigma ** 2))
 
@@ -115,8 +124,7 @@ def test_sw_and_fb_krls_are_the_published_rules(name, params, sigma):
 
 
 def test_fixed_budget_keeps_other_elements_than_the_window():
-    X, y = okl.load_dataset("cpusmall")
-    X, y = np.ascontiguousarray(X[:400]), y[:400]
+    X, y = cpusmall(400)
     kw = published(budget=30, kernel=okl.RBF(sigma=1.0))
     sw, fb = okl.make("sw-krls", **kw), okl.make("fb-krls", **kw)
     ref_sw = reference_window(X, y, 30, 1e-2, 1.0, False)
@@ -141,8 +149,7 @@ def test_ald_krls_reproduces_the_published_lorenz_mse():
 
 @pytest.mark.parametrize("name", ["krls", "sw-krls", "fb-krls"])
 def test_per_event_equals_run_bit_for_bit_and_matrices_stay_symmetric(name):
-    X, y = okl.load_dataset("cpusmall")
-    X, y = np.ascontiguousarray(X[:600]), y[:600]
+    X, y = cpusmall(600)
     ref = okl.make(name, loss="squared", budget=25)
     d_run = ref.run(X, y).decisions
     m = okl.make(name, loss="squared", budget=25)
