@@ -2,39 +2,27 @@
 transcriptions of ../shared/KAF.md K4-K6, the published Lorenz number, the per-event path and the
 matrices' symmetry."""
 
-import gzip
-import os
-
 import numpy as np
 import pytest
 
 import okl
 from okl.checks import check_learner
+from okl.data.series import embed, load_series
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 
-DATA = os.environ.get("OKL_TEST_DATA") or os.environ.get("OKL_DATA") or ""
-LORENZ = os.path.join(DATA, "kaf", "lorenz.dat.gz")
-needs_lorenz = pytest.mark.skipif(not os.path.exists(LORENZ), reason="the KAF series are not staged")
+
+@pytest.fixture(scope="module")
+def lorenz(data_dir):
+    """1-step prediction on the Lorenz series in time order (embedding 6): lorenz(n) -> the first n rows."""
+    X, y = embed(load_series("lorenz", data_dir), 6)
+    return lambda n=None: (X, y) if n is None else (X[:n], y[:n])
 
 
-def lorenz(n=None, p=6):
-    """1-step prediction on the Lorenz series in time order: input the last p values (zero-padded)."""
-    with gzip.open(LORENZ, "rt") as fh:
-        s = np.array([float(line) for line in fh if line.strip()])
-    X = np.zeros((len(s) - 1, p))
-    for lag in range(p):
-        X[lag:, lag] = s[: len(s) - 1 - lag]
-    X, y = np.ascontiguousarray(X), s[1:].copy()
-    return (X, y) if n is None else (X[:n], y[:n])
-
-
-def cpusmall(n):
-    """The first n rows of cpusmall in file order (skips where the staged data is absent)."""
-    try:
-        X, y = okl.load_dataset("cpusmall")
-    except (FileNotFoundError, ValueError, OSError) as exc:
-        pytest.skip(f"cpusmall is not staged: {exc}")
-    return np.ascontiguousarray(X[:n]), y[:n]
+@pytest.fixture(scope="module")
+def cpusmall_rows(data_dir):
+    """cpusmall in file order: cpusmall_rows(n) -> the first n rows."""
+    X, y = okl.load_dataset("cpusmall", data_dir)
+    return lambda n: (np.ascontiguousarray(X[:n]), y[:n])
 
 
 def gauss(D, x, sigma):
@@ -94,9 +82,8 @@ def published(**params):
     return dict(scale=None, center_targets=False, loss="squared", **params)
 
 
-@needs_lorenz
 @pytest.mark.parametrize("sigma, nu, budget, size, bound", [(32.0, 1e-2, 1000, 14, 0.01), (8.0, 1e-1, 20, 20, 0.9)])
-def test_ald_krls_is_the_published_rule(sigma, nu, budget, size, bound):
+def test_ald_krls_is_the_published_rule(sigma, nu, budget, size, bound, lorenz):
     # 300 Lorenz samples in time order: the dictionary grows with ALD rejections in between; with budget 20
     # it fills and every later input takes the reduced update. (nu = 1e-4 here would test rounding, not the
     # rule: there a 1-ulp change of one kernel value moves the decisions by 1e-5 relative, module docstring)
@@ -110,11 +97,10 @@ def test_ald_krls_is_the_published_rule(sigma, nu, budget, size, bound):
     assert np.mean((got[100:] - y[100:]) ** 2) < bound * np.var(y[100:])
 
 
-@needs_lorenz
 @pytest.mark.parametrize("name, params", [("sw-krls", {"budget": 50}), ("fb-krls", {"budget": 40}),
                                           ("fb-krls", {"budget": 40, "label_step": 0.3})])
 @pytest.mark.parametrize("sigma", [32.0, 2.0])
-def test_sw_and_fb_krls_are_the_published_rules(name, params, sigma):
+def test_sw_and_fb_krls_are_the_published_rules(name, params, sigma, lorenz):
     X, y = lorenz(300)
     m = okl.make(name, regularization=1e-2, kernel=okl.RBF(sigma=sigma), **published(**params))
     got = m.run(X, y).decisions
@@ -123,8 +109,8 @@ def test_sw_and_fb_krls_are_the_published_rules(name, params, sigma):
     assert m.diagnostics() == {"dictionary": params["budget"]}
 
 
-def test_fixed_budget_keeps_other_elements_than_the_window():
-    X, y = cpusmall(400)
+def test_fixed_budget_keeps_other_elements_than_the_window(cpusmall_rows):
+    X, y = cpusmall_rows(400)
     kw = published(budget=30, kernel=okl.RBF(sigma=1.0))
     sw, fb = okl.make("sw-krls", **kw), okl.make("fb-krls", **kw)
     ref_sw = reference_window(X, y, 30, 1e-2, 1.0, False)
@@ -135,8 +121,7 @@ def test_fixed_budget_keeps_other_elements_than_the_window():
     assert not np.array_equal(fb.SV_[:30], X[370:])
 
 
-@needs_lorenz
-def test_ald_krls_reproduces_the_published_lorenz_mse():
+def test_ald_krls_reproduces_the_published_lorenz_mse(lorenz):
     """KAFBOX's demo: nu 1e-4, Gaussian width 32 on the raw values, embedding 6, MSE over samples
     1001..end = -40.17 dB (measured here -40.18 dB with 31 elements)."""
     X, y = lorenz()
@@ -148,8 +133,8 @@ def test_ald_krls_reproduces_the_published_lorenz_mse():
 
 
 @pytest.mark.parametrize("name", ["krls", "sw-krls", "fb-krls"])
-def test_per_event_equals_run_bit_for_bit_and_matrices_stay_symmetric(name):
-    X, y = cpusmall(600)
+def test_per_event_equals_run_bit_for_bit_and_matrices_stay_symmetric(name, cpusmall_rows):
+    X, y = cpusmall_rows(600)
     ref = okl.make(name, loss="squared", budget=25)
     d_run = ref.run(X, y).decisions
     m = okl.make(name, loss="squared", budget=25)
