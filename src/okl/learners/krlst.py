@@ -76,7 +76,7 @@ import math
 
 import numpy as np
 
-from okl._compiled import jit, kernel_value, row_ok
+from okl._compiled import jit, kernel_value, row_ok, times_and_quadratic
 from okl._validation import MAX_ABS_FEATURE, check_vector
 from okl.intervals import Interval
 from okl.learners.kogd import expansion_decision
@@ -202,24 +202,12 @@ def krlst_round(kind, a, b, c, forgetting, noise, jitter, x, y, kt, have_kt, SV,
             Sigma[i, j] = forgetting * Sigma[i, j] + keep * K[i, j]
         mu[i] *= root
     kxx = kernel_value(kind, a, b, c, x, x)
+    kq = times_and_quadratic(Q, kt, m, q)
     yhat = 0.0
-    kq = 0.0
     for i in range(m):
-        v = 0.0
-        for j in range(m):
-            v += Q[i, j] * kt[j]
-        q[i] = v
-        yhat += v * mu[i]
-        kq += kt[i] * v
+        yhat += q[i] * mu[i]
     gamma2 = max(kxx + jitter - kq, 0.0)
-    qh = 0.0
-    for i in range(m):
-        v = 0.0
-        for j in range(m):
-            v += Sigma[i, j] * q[j]
-        h[i] = v
-        qh += q[i] * v
-    sf2 = max(gamma2 + qh, 0.0)
+    sf2 = max(gamma2 + times_and_quadratic(Sigma, q, m, h), 0.0)
     sy2 = noise + sf2
     e = y - yhat
     sums[0] += forgetting * e * e / sy2
@@ -299,19 +287,8 @@ def krlst_mean_variance(kind, a, b, c, noise, jitter, SV, Q, Sigma, alpha, s02, 
         kt[j] = kernel_value(kind, a, b, c, SV[j], x)
         f += alpha[j] * kt[j]
     q = np.empty(m)
-    kq = 0.0
-    for i in range(m):
-        v = 0.0
-        for j in range(m):
-            v += Q[i, j] * kt[j]
-        q[i] = v
-        kq += kt[i] * v
-    qsq = 0.0
-    for i in range(m):
-        v = 0.0
-        for j in range(m):
-            v += Sigma[i, j] * q[j]
-        qsq += q[i] * v
+    kq = times_and_quadratic(Q, kt, m, q)
+    qsq = times_and_quadratic(Sigma, q, m, np.empty(m))
     sf2 = max(kernel_value(kind, a, b, c, x, x) + jitter + qsq - kq, 0.0)
     return f, s02 * (noise + sf2)
 
