@@ -24,8 +24,7 @@ previous round (before this round's forgetting), the expansion over D with alpha
 to date after every update (:func:`okl.learners.kogd.expansion_decision`).
 
 **Predictive variance** (:meth:`KRLST.predict_mean_var_one`): s02 (sn2 + sf2) with
-sf2 = k_tt + jitter + k' (Q Sigma Q - Q) k (KAFBOX's ``evaluate``; its line has a typo, ``kbs``
-for ``k``), in the units of the targets: okl's input map and width apply to x as to every
+sf2 = k_tt + jitter + k' (Q Sigma Q - Q) k (KAFBOX's ``evaluate``), in the units of the targets: okl's input map and width apply to x as to every
 decision, and target centring adds the running mean to the mean (a constant: the variance is the
 model's). :meth:`KRLST.predict_interval_one` gives the Gaussian interval
 (:class:`okl.intervals.Interval`), and ``OKLRiverRegressor(learner="krls-t").predict_one(x,
