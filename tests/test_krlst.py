@@ -27,7 +27,8 @@ def _reference_krlst(X, y, lam, sn2, M, jitter, sigma):
         if D is None:
             out.append(0.0)
             k = 1.0 + jitter
-            Q, mu, S, D = np.array([[1 / k]]), np.array([t * k / (k + sn2)]), np.array([[k - k * k / (k + sn2)]]), x[None]
+            Q, mu, D = np.array([[1 / k]]), np.array([t * k / (k + sn2)]), x[None]
+            S = np.array([[k - k * k / (k + sn2)]])
             num, den = t * t / (k + sn2), 1.0
             continue
         kt = _gauss(D, x[None], sigma)[:, 0]
