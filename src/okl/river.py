@@ -387,6 +387,7 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
     def _unit_test_params(cls):
         yield {}
         yield {"learner": "fogd", "budget": 20}
+        yield {"learner": "krls-t", "budget": 20}
 
 
 __all__ = ["OKLRiverClassifier", "OKLRiverRegressor", "warm_up"]

@@ -366,10 +366,15 @@ class KRLST(Learner):
 
     def _process(self, X, y):
         out = np.empty(X.shape[0])
-        kt, work = np.empty(self.budget), np.empty((4, self.budget + 1))
-        self.m_ = int(krlst_rounds(*self._constants(), X, np.asarray(y, dtype=np.float64), out, *self._state(), kt,
-                                   work))
+        self._event_block(X, np.asarray(y, dtype=np.float64), out)
         return out
+
+    def _event_block(self, X, y, out):
+        # (krlst_rounds runs krlst_round row by row: the per-event arithmetic, so okl stream's
+        # blocks and learn_many give the learn_one loop's decisions bit for bit)
+        kt, work = np.empty(self.budget), np.empty((4, self.budget + 1))
+        self.m_ = int(krlst_rounds(*self._constants(), X, y, out, *self._state(), kt, work))
+        return X.shape[0]
 
     # ---- per event: one compiled call for predict_one, one for learn_one -------------------
 
