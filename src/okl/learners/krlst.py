@@ -6,7 +6,7 @@ A Gaussian-process posterior over f at a dictionary D of at most M inputs: mean 
 Sigma, Q = (K_D + jitter I)^{-1}; f(x) = k(x)' Q mu = sum_i alpha_i kappa(d_i, x), alpha = Q mu.
 
 * First pair: k = kappa(x, x) + jitter; Q = 1/k; mu = y k / (k + sn2); Sigma = k - k^2 / (k + sn2).
-* Forget (back to the prior, "B2P", the paper's Sec. III-B), before each later pair:
+* Forget (back to the prior, "B2P"), before each later pair:
   Sigma <- lambda Sigma + (1 - lambda) K_D, mu <- sqrt(lambda) mu.
 * Predict: q = Q k_t; yhat = q' mu; gamma2 = k_tt + jitter - k_t' q (>= 0); h = Sigma q;
   sf2 = gamma2 + q' h (>= 0); sy2 = sn2 + sf2.
@@ -34,11 +34,12 @@ after 500: 94.4-94.6 % on y = sin(3x) + N(0, 0.1^2) and 95.6-96.0 % on Friedman 
 docs/results/krlst.md, tests/test_krlst.py).
 
 KAFBOX and the paper: KAFBOX's defaults are lambda 0.999, M 100, jitter 1e-6, sn2 1e-2 (an older
-revision had 1e-4) and width 1; KAFBOX implements back-to-prior forgetting only (the paper's
-"uncertainty injection" alternative is not in it, so it is not offered here). This module
-implements KAFBOX's arithmetic, including its ML estimate of s02 (each term weighted by lambda, the
-sums themselves not forgotten). KAFBOX recomputes K_D every round; it is kept here, updated with
-the dictionary (the same values).
+revision had 1e-4) and width 1; KAFBOX implements back-to-prior forgetting only (no "uncertainty
+injection" variant), so only that is offered. This module implements KAFBOX's arithmetic,
+including its ML estimate of s02 (each term weighted by lambda, the sums themselves not
+forgotten). KAFBOX recomputes K_D every round; it is kept here, updated with the dictionary (the
+same values). The rule was taken from KAF.md K7 and KAFBOX; the paper itself was not at hand, so
+its equation numbers are not cited.
 
 Tasks: regression (``loss="squared"``) is the filter; a classification loss (default "hinge",
 naming the task) is least-squares classification: the same rule on the +/-1 labels, the sign of
