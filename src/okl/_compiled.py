@@ -132,6 +132,20 @@ def copy_into(dst, src):
 
 
 @jit
+def times_and_quadratic(A, v, m, out):
+    """out[:m] = A[:m, :m] v[:m] (each sum over j in order from 0.0); returns v' A v, the sum of
+    v_i out_i in order (a projection's coefficients and its squared norm: Projectron, KRLS-T)."""
+    total = 0.0
+    for i in range(m):
+        s = 0.0
+        for j in range(m):
+            s += A[i, j] * v[j]
+        out[i] = s
+        total += v[i] * s
+    return total
+
+
+@jit
 def dot(u, v):
     """sum_i u_i v_i in one fixed order on every CPU: eight partial sums over i = 8m + r (r = 0..7),
     each in order from 0.0, added as ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then the

@@ -63,6 +63,8 @@ def _learner(name: str) -> None:
         for t in range(EVENTS):
             m.predict_one(Xr[t])
             m.learn_one(Xr[t], float(yr[t]))
+        if hasattr(m, "predict_interval_one"):  # a predictive variance (krls-t)
+            m.predict_interval_one(Xr[0])
     if name != "auto":  # (auto's K classes: the "auto-k" unit, in another process at the same time)
         _three_classes(name, X, run=False)
 

@@ -111,6 +111,8 @@ from okl._river_features import _OKLRiverEstimator
 from okl._threads import one_blas_thread
 from okl.kernels import WIDTH_WINDOW
 from okl.engine.roots import load_compiled, roots_cached
+from okl.intervals import Interval
+from okl.runtime.registry import learner_class
 from okl.runtime.multiclass import MultiClass
 
 
@@ -330,7 +332,24 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
 
     Parameters as :class:`OKLRiverClassifier`; targets are used as given. Predicts 0.0 before
     the first learned example (as River's regressors).
+
+    **Prediction intervals**, River's interval-regressor convention: ``predict_one(x,
+    with_interval=True, confidence=0.95)`` returns an :class:`okl.intervals.Interval` (``lower``,
+    ``center``, ``upper``, ``width``) from the learner's predictive distribution, for a learner
+    that has one (``predict_interval_one``: ``krls-t``); ``(-inf, 0.0, inf)`` before the first
+    learned example. Any other learner raises ValueError naming it.
+
+    >>> import numpy as np
+    >>> from okl.river import OKLRiverRegressor
+    >>> model = OKLRiverRegressor(learner="krls-t")
+    >>> rng = np.random.default_rng(0)
+    >>> for u in rng.uniform(-1, 1, 1000):
+    ...     model.learn_one({"u": u}, float(np.sin(3 * u) + 0.1 * rng.standard_normal()))
+    >>> iv = model.predict_one({"u": 0.5}, with_interval=True)
+    >>> round(iv.lower, 2), round(iv.center, 2), round(iv.upper, 2), round(float(np.sin(1.5)), 2)
+    (0.76, 1.0, 1.24, 1.0)
     """
+
 
     _task = "regression"
 
@@ -343,8 +362,19 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
     def learn_one(self, x: dict, y) -> None:
         self._learn(x, self._value(y))
 
-    def predict_one(self, x: dict, **kwargs) -> float:
-        return self._decision(x)
+    def predict_one(self, x: dict, with_interval: bool = False, confidence: float = 0.95, **kwargs):
+        """The prediction f(x) (0.0 before the first learned example); with ``with_interval=True``
+        the central ``confidence`` interval of the learner's predictive distribution (class
+        docstring)."""
+        if not with_interval:
+            return self._decision(x)
+        if not hasattr(learner_class(self.learner), "predict_interval_one"):
+            raise ValueError(f"with_interval=True needs a learner with a predictive variance (krls-t); "
+                             f"learner {self.learner!r} has none")
+        v = self._row(x)
+        if v is None:
+            return Interval(-math.inf, 0.0, math.inf)
+        return self.model.predict_interval_one(v, confidence)
 
     def learn_many(self, X, y) -> None:
         self._learn_frame(X, [self._value(v) for v in list(y)])
@@ -357,6 +387,7 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
     def _unit_test_params(cls):
         yield {}
         yield {"learner": "fogd", "budget": 20}
+        yield {"learner": "krls-t", "budget": 20}
 
 
 __all__ = ["OKLRiverClassifier", "OKLRiverRegressor", "warm_up"]

@@ -17,6 +17,7 @@ from okl.learners.window import KernelWindow
 from okl.learners.klms import KLMS
 from okl.learners.qklms import QKLMS
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
+from okl.learners.krlst import KRLST
 from okl.learners.auto import Auto
 from okl.runtime.multiclass import MultiClass
 from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single learners' per-event fast path)
@@ -25,4 +26,4 @@ __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_clas
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
            "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
            "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "KLMS", "QKLMS", "KRLS", "SWKRLS", "FBKRLS",
-           "MultiClass"]
+           "KRLST", "MultiClass"]

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_value
+from okl._compiled import copy_into, jit, kernel_value, times_and_quadratic
 from okl.runtime.hyperparameters import Hyper, accept
 from okl.learners._expansion import PROJECTRON_MIN_RESIDUAL, expansion_value, _BudgetedExpansion
 from okl.runtime.base import Arr, register
@@ -37,13 +37,7 @@ def projectron_rounds(kind, a, b, c, X, Y, out, ST, alpha, Kinv, m, budget, thre
                 counts[0] += 1
             continue
         # d* = K^{-1} k_t (coefficients of the projection of phi(x_t) onto span(SV))
-        proj2 = 0.0
-        for p in range(m):
-            s = 0.0
-            for q in range(m):
-                s += Kinv[p, q] * kt[q]
-            d[p] = s
-            proj2 += kt[p] * s
+        proj2 = times_and_quadratic(Kinv, kt, m, d)
         delta2 = kxx - proj2
         if mistake:
             if m < budget and delta2 > threshold2 and delta2 > PROJECTRON_MIN_RESIDUAL * kxx:
