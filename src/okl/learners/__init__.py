@@ -16,6 +16,7 @@ from okl.learners.forks import FORKS
 from okl.learners.window import KernelWindow
 from okl.learners.klms import KLMS
 from okl.learners.qklms import QKLMS
+from okl.learners.knlms import KAP, KNLMS
 from okl.learners.auto import Auto
 from okl.runtime.multiclass import MultiClass
 from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single learners' per-event fast path)
@@ -23,4 +24,5 @@ from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
            "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
-           "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "KLMS", "QKLMS", "MultiClass"]
+           "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "KLMS", "QKLMS", "KNLMS", "KAP",
+           "MultiClass"]
