@@ -17,6 +17,7 @@ from okl.learners.window import KernelWindow
 from okl.learners.klms import KLMS
 from okl.learners.qklms import QKLMS
 from okl.learners.knlms import KAP, KNLMS
+from okl.learners.bsgd import BSGD
 from okl.learners.auto import Auto
 from okl.runtime.multiclass import MultiClass
 from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single learners' per-event fast path)
@@ -24,5 +25,5 @@ from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
            "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
-           "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "KLMS", "QKLMS", "KNLMS", "KAP",
+           "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "KLMS", "QKLMS", "KNLMS", "KAP", "BSGD",
            "MultiClass"]

@@ -15,10 +15,13 @@ after predicting f(x_t) = k_t' alpha with k_t = [kappa(d_j, x_t)]_j:
 * KNLMS (the paper's Eq. 21) is the same step with p = 1:
   alpha <- alpha + eta / (eps + k_t' k_t) (y_t - k_t' alpha) k_t.
 
-Both learners share one compiled round (:func:`kap_predict`, :func:`kap_learn`): ``run()``'s
-loop (:func:`kap_rounds`) and the per-event hooks (``_event_features`` / ``_event_learn``: one
-compiled call each for predict_one and learn_one) call the same two functions, so the decisions
-of a predict_one / learn_one loop equal run()'s bit for bit.
+The dictionary and its coefficients are the budgeted expansion of :mod:`okl.learners._expansion`
+(the centres as the columns of ``SVT_``, the decision and its kernel row by ``expansion_value``,
+shared with BSGD and the budgeted baselines). Both learners share one compiled round: the
+decision with its kernel row (``expansion_value_from``), then :func:`kap_learn`; ``run()``'s loop
+(:func:`kap_rounds`) and the per-event hooks (``_RowEvents``: one compiled call each for
+predict_one and learn_one) call the same functions, so a predict_one / learn_one loop gives
+run()'s decisions bit for bit.
 
 Tasks: the rule minimises the squared error. Under ``loss="squared"`` it is the paper's filter;
 under a classification loss (the default ``"hinge"`` names the task, any classification loss
@@ -54,10 +57,9 @@ import math
 
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_row, kernel_value, row_ok
-from okl._validation import MAX_ABS_FEATURE
-from okl.learners.kogd import expansion_decision
-from okl.runtime.base import Arr, Learner, Num, StateSpec, register
+from okl._compiled import copy_into, jit, kernel_value
+from okl.learners._expansion import _BudgetedExpansion, _RowEvents, expansion_value_from
+from okl.runtime.base import Arr, Num, register
 from okl.runtime.events import EventWork
 from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept
 
@@ -67,23 +69,6 @@ REGULARIZATION = Hyper("regularization", "real", "Regulariser eps > 0 of the nor
                        low_open=True, symbol="eps")
 ORDER = Hyper("order", "int", "The affine projection order: the step fits the last p inputs.", low=1,
               symbol="p")
-
-
-@jit
-def kap_predict(kind, a, b, c, D, alpha, m, x, k):
-    """f(x) = sum_{j < m} alpha_j kappa(d_j, x), with the kernel row k[:m] (the sum in the order of
-    :func:`okl.learners.kogd.expansion_decision`: the same bits)."""
-    kernel_row(kind, a, b, c, D, m, x, k)
-    return row_decision(alpha, k, m)
-
-
-@jit
-def row_decision(alpha, k, m):
-    """sum_{j < m} alpha_j k_j in order from 0.0."""
-    f = 0.0
-    for j in range(m):
-        f += alpha[j] * k[j]
-    return f
 
 
 @jit
@@ -112,11 +97,12 @@ def spd_solve(G, n, r, z, L):
 
 
 @jit
-def kap_learn(kind, a, b, c, D, alpha, m, x, y, k, mu0, eta, eps, memX, memY, H, pushed, G, r, z, L):
-    """The learning half of a round after :func:`kap_predict` filled k[:m]: the coherence
+def kap_learn(kind, a, b, c, ST, alpha, m, x, y, k, mu0, eta, eps, memX, memY, H, pushed, G, r, z, L):
+    """The learning half of a round after the decision (its kernel row over the dictionary, the
+    columns of ST, in k[:m]): the coherence
     criterion (x joins D when max |k| <= mu0 and D has room), x and y into the ring of the last p
     inputs (their kernel rows in H), then the affine projection step. Returns (m, pushed)."""
-    B = D.shape[0]
+    B = ST.shape[1]
     p = memX.shape[0]
     n = min(pushed, p)  # inputs in the ring before this one
     if m < B:
@@ -124,7 +110,7 @@ def kap_learn(kind, a, b, c, D, alpha, m, x, y, k, mu0, eta, eps, memX, memY, H,
         for j in range(m):
             coherence = max(coherence, abs(k[j]))
         if m == 0 or coherence <= mu0:
-            copy_into(D[m], x)
+            copy_into(ST[:, m], x)
             alpha[m] = 0.0
             k[m] = kernel_value(kind, a, b, c, x, x)
             for i in range(n):
@@ -162,37 +148,27 @@ def kap_learn(kind, a, b, c, D, alpha, m, x, y, k, mu0, eta, eps, memX, memY, H,
 
 
 @jit
-def kap_rounds(kind, a, b, c, X, Y, out, D, alpha, m, mu0, eta, eps, memX, memY, H, pushed, k, G, r, z, L):
+def kap_rounds(kind, a, b, c, X, Y, out, ST, alpha, m, mu0, eta, eps, memX, memY, H, pushed, k, G, r, z, L):
     """Predict-then-learn over the rows of X (out[i] = f(X[i])); returns (m, pushed)."""
     for i in range(X.shape[0]):
-        out[i] = kap_predict(kind, a, b, c, D, alpha, m, X[i], k)
-        m, pushed = kap_learn(kind, a, b, c, D, alpha, m, X[i], Y[i], k, mu0, eta, eps, memX, memY, H, pushed,
+        out[i] = expansion_value_from(kind, a, b, c, ST, alpha, m, X[i], k, False)
+        m, pushed = kap_learn(kind, a, b, c, ST, alpha, m, X[i], Y[i], k, mu0, eta, eps, memX, memY, H, pushed,
                               G, r, z, L)
     return m, pushed
 
 
 @jit
-def kap_event_features(kind, a, b, c, D, alpha, m, x, bound, k):
-    """predict_one's compiled call: (ok, f(x)) with the kernel row in k, after checking x
-    (:func:`okl._compiled.row_ok`); nothing is computed when x fails the check."""
-    if not row_ok(x, bound):
-        return False, 0.0
-    return True, kap_predict(kind, a, b, c, D, alpha, m, x, k)
-
-
-@jit
-def kap_event_learn(kind, a, b, c, D, alpha, m, x, y, k, have_row, mu0, eta, eps, memX, memY, H, pushed, G, r, z,
+def kap_event_learn(kind, a, b, c, ST, alpha, m, x, y, k, have_row, mu0, eta, eps, memX, memY, H, pushed, G, r, z,
                     L):
     """learn_one's compiled call: the round of :func:`kap_rounds` on x, from predict_one's kernel
-    row in k when ``have_row`` (x checked then), else computed here (x checked by the caller).
-    Returns (f, m, pushed)."""
-    f = row_decision(alpha, k, m) if have_row else kap_predict(kind, a, b, c, D, alpha, m, x, k)
-    m, pushed = kap_learn(kind, a, b, c, D, alpha, m, x, y, k, mu0, eta, eps, memX, memY, H, pushed, G, r, z, L)
+    row in k when ``have_row``. Returns (f, m, pushed)."""
+    f = expansion_value_from(kind, a, b, c, ST, alpha, m, x, k, have_row)
+    m, pushed = kap_learn(kind, a, b, c, ST, alpha, m, x, y, k, mu0, eta, eps, memX, memY, H, pushed, G, r, z, L)
     return f, m, pushed
 
 
 @register("kap")
-class KAP(Learner):
+class KAP(_RowEvents, _BudgetedExpansion):
     """Kernel affine projection with the coherence criterion; see the module docstring.
 
     Parameters
@@ -220,7 +196,7 @@ class KAP(Learner):
     {'centres': 100, 'order': 20}
     """
 
-    _state_attrs = ("D_", "alpha_", "m_", "memX_", "memY_", "H_", "pushed_")
+    _state_attrs = _BudgetedExpansion._state_attrs + ("memX_", "memY_", "H_", "pushed_")
     _divergence_hint = "eta (the step size) or raise regularization"
 
     hyperparameters = (COHERENCE, ETA.but(doc="The step: alpha moves eta times the affine projection."),
@@ -236,16 +212,14 @@ class KAP(Learner):
         return self.order
 
     def _state_spec(self):
+        spec = super()._state_spec()
         B, p = self.budget, self.order_
-        return StateSpec(fields={"D_": Arr((B, "dim")), "alpha_": Arr((B,)), "m_": Num(int, 0, (B, "n_seen")),
-                                 "memX_": Arr((p, "dim")), "memY_": Arr((p,)), "H_": Arr((p, B)),
-                                 "pushed_": Num(int, 0, "n_seen")})
+        spec.fields.update(memX_=Arr((p, "dim")), memY_=Arr((p,)), H_=Arr((p, B)), pushed_=Num(int, 0, "n_seen"))
+        return spec
 
     def _start(self, dim):
+        super()._start(dim)
         B, p = self.budget, self.order_
-        self.D_ = np.zeros((B, dim))
-        self.alpha_ = np.zeros(B)
-        self.m_ = 0
         self.memX_ = np.zeros((p, dim))
         self.memY_ = np.zeros(p)
         self.H_ = np.zeros((p, B))
@@ -255,8 +229,8 @@ class KAP(Learner):
         """The work space of a round (per event: kept in the event state, never saved)."""
         w = None if ev is None else ev.buf
         B, p = self.budget, self.order_
-        if w is None or w.k.shape[0] != B or w.G.shape[0] != p:
-            w = EventWork(k=np.empty(B), G=np.empty((p, p)), r=np.empty(p), z=np.empty(p), L=np.empty((p, p)))
+        if w is None or w.kt.shape[0] != B or w.G.shape[0] != p:
+            w = EventWork(kt=np.empty(B), G=np.empty((p, p)), r=np.empty(p), z=np.empty(p), L=np.empty((p, p)))
             if ev is not None:
                 ev.buf = w
         return w
@@ -264,33 +238,19 @@ class KAP(Learner):
     def _params(self):
         return self.coherence, self.eta, self.regularization
 
-    def _decision(self, x):
-        return expansion_decision(*self.kernel_.spec(), self.D_, self.alpha_, self.m_, x)
-
     def _process(self, X, y):
-        self.check_layout()
+        self._check_state()
         out = np.empty(X.shape[0])
         w = self._work()
-        m, pushed = kap_rounds(*self.kernel_.spec(), X, np.asarray(y, dtype=np.float64), out, self.D_, self.alpha_,
-                               self.m_, *self._params(), self.memX_, self.memY_, self.H_, self.pushed_, w.k, w.G, w.r,
+        m, pushed = kap_rounds(*self.kernel_.spec(), X, np.asarray(y, dtype=np.float64), out, self.SVT_, self.alpha_,
+                               self.m_, *self._params(), self.memX_, self.memY_, self.H_, self.pushed_, w.kt, w.G, w.r,
                                w.z, w.L)
         self.m_, self.pushed_ = int(m), int(pushed)
         return out
 
-    # ---- per event: one compiled call for predict_one, one for learn_one ---------------------
-
-    def _event_features(self, x, ev):
-        w = self._work(ev)
-        ok, f = kap_event_features(*self.kernel_.spec(), self.D_, self.alpha_, self.m_, x, MAX_ABS_FEATURE, w.k)
-        if not ok:
-            self._check_values(x)
-        return f, w.k
-
-    def _event_learn(self, x, y, z, ev):
-        w = self._work(ev)
-        if z is None:
-            self._check_values(x)
-        f, m, pushed = kap_event_learn(*self.kernel_.spec(), self.D_, self.alpha_, self.m_, x, y, w.k, z is not None,
+    def _learn_row(self, x, y, w, have_row):
+        """learn_one's compiled call (:class:`okl.learners._expansion._RowEvents`)."""
+        f, m, pushed = kap_event_learn(*self.kernel_.spec(), self.SVT_, self.alpha_, self.m_, x, y, w.kt, have_row,
                                        *self._params(), self.memX_, self.memY_, self.H_, self.pushed_, w.G, w.r, w.z,
                                        w.L)
         self.m_, self.pushed_ = int(m), int(pushed)
@@ -304,10 +264,19 @@ class KAP(Learner):
 class KNLMS(KAP):
     """Kernel normalised LMS with the coherence criterion (KAP of order 1); see the module docstring.
 
-    The parameters are :class:`KAP`'s without ``order`` (1 here), with KAFBOX's knlms.m defaults:
-    ``coherence`` mu_0 = 0.9, ``eta`` = 0.1 (alpha += eta / (eps + k'k) e_t k), ``regularization``
-    eps = 1e-4, ``budget`` = 100 centres; ``loss``, ``kernel``, ``center_targets``, ``scale`` and
-    ``random_state`` as every okl learner's.
+    Parameters
+    ----------
+    coherence : float, default 0.9
+        The coherence threshold mu_0 of KAFBOX's knlms.m (KAP's is 0.95).
+    eta : float, default 0.1
+        Step of alpha += eta / (eps + k'k) e_t k (KAFBOX's).
+    regularization : float, default 1e-4
+        eps > 0 of the normalisation eps + k'k (KAFBOX's).
+    budget : int, default 100
+        At most this many centres, as KAP's.
+    [[loss, kernel, center_targets, scale]]
+    random_state : int or None
+        Accepted and unused: KNLMS draws nothing.
 
     >>> import okl
     >>> X, y = okl.load_dataset("german")
@@ -329,4 +298,4 @@ class KNLMS(KAP):
         return 1
 
 
-__all__ = ["KAP", "KNLMS", "kap_rounds", "kap_predict", "kap_learn", "kap_event_learn", "spd_solve"]
+__all__ = ["KAP", "KNLMS", "kap_rounds", "kap_learn", "kap_event_learn", "spd_solve"]

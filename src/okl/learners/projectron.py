@@ -8,7 +8,8 @@ import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value
 from okl.runtime.hyperparameters import Hyper, accept
-from okl.learners._expansion import PROJECTRON_MIN_RESIDUAL, expansion_value, _BudgetedExpansion
+from okl.learners._expansion import (PROJECTRON_MIN_RESIDUAL, bordered_inverse_grow, expansion_value,
+                                     projection_onto_span, _BudgetedExpansion)
 from okl.runtime.base import Arr, register
 
 
@@ -37,25 +38,11 @@ def projectron_rounds(kind, a, b, c, X, Y, out, ST, alpha, Kinv, m, budget, thre
                 counts[0] += 1
             continue
         # d* = K^{-1} k_t (coefficients of the projection of phi(x_t) onto span(SV))
-        proj2 = 0.0
-        for p in range(m):
-            s = 0.0
-            for q in range(m):
-                s += Kinv[p, q] * kt[q]
-            d[p] = s
-            proj2 += kt[p] * s
+        proj2 = projection_onto_span(Kinv, m, kt, d)
         delta2 = kxx - proj2
         if mistake:
             if m < budget and delta2 > threshold2 and delta2 > PROJECTRON_MIN_RESIDUAL * kxx:
-                # bordered inverse: K^{-1} <- [[K^{-1}, 0], [0, 0]] + [d*; -1][d*; -1]^T / delta^2
-                inv = 1.0 / delta2
-                for p in range(m):
-                    dp = d[p] * inv
-                    for q in range(m):
-                        Kinv[p, q] += dp * d[q]
-                    Kinv[p, m] = -dp
-                    Kinv[m, p] = -dp
-                Kinv[m, m] = inv
+                bordered_inverse_grow(Kinv, m, d, delta2)
                 copy_into(ST[:, m], x)
                 alpha[m] = y
                 m += 1
