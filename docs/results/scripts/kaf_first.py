@@ -81,20 +81,25 @@ def lambda_sweep():
 
 
 def kaf_series(data):
-    names = ("knlms", "kap", "bsgd", "klms", "nogd", "linear")
-    print("| series | embedding | variance (dB) | " + " | ".join(names) + " |")
+    names = (("knlms", {}), ("kap", {}), ("knlms", "paper"), ("kap", "paper"), ("bsgd", {}),
+             ("bsgd", {"maintenance": "remove"}), ("klms", {}), ("nogd", {}), ("linear", {}))
+    names = [(n, {"regularization": okl.learner_class(n).paper_params(100)["regularization"]} if p == "paper" else p)
+             for n, p in names]
+    print("| series | embedding | variance (dB) | " + " | ".join(label(n, p) for n, p in names) + " |")
     print("|---|---|---|" + "---|" * len(names))
     for name, p in (("lorenz", 6), ("mg30", 7), ("santafe", 6)):
         X, y = embed(series(os.path.join(data, "kaf", f"{name}.dat.gz")), p)
-        cells = [mse_db(okl.make(n, loss="squared", random_state=0).run(X, y).decisions, y) for n in names]
+        cells = [mse_db(okl.make(n, loss="squared", random_state=0, **kw).run(X, y).decisions, y) for n, kw in names]
         print(f"| {name} | {p} | {10 * np.log10(np.var(y[1000:])):.2f} | " + " | ".join(f"{c:.2f}" for c in cells)
               + " |", flush=True)
     X, y = embed(series(os.path.join(data, "kaf", "lorenz.dat.gz")), 6)
     kw = dict(loss="squared", kernel=okl.RBF(sigma=32.0), scale=None, center_targets=False)
     print("\nLorenz with KAFBOX's kernel (width 32, raw values, no target centring), 1,000 centres:")
-    for n, extra in (("knlms", {}), ("kap", {}), ("klms", {})):
+    for n, extra in (("knlms", {}), ("kap", {}), ("knlms", "paper"), ("kap", "paper"), ("klms", {})):
+        if extra == "paper":  # KAFBOX's eps
+            extra = {"regularization": okl.learner_class(n).paper_params(1000)["regularization"]}
         tr = okl.make(n, budget=1000, **kw, **extra).run(X, y)
-        print(f"  {n}: {mse_db(tr.decisions, y):.2f} dB")
+        print(f"  {label(n, extra)}: {mse_db(tr.decisions, y):.2f} dB")
 
 
 def per_event():

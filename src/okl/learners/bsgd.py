@@ -70,6 +70,7 @@ import math
 import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value, loss_derivative
+from okl._vecmath import exp_scalar
 from okl.kernels import LAPLACIAN_KIND, RBF_KIND
 from okl.learners._expansion import (PROJECTRON_MIN_RESIDUAL, bordered_inverse_grow, column_kernel_row,
                                      expansion_value_from, projection_onto_span, _BudgetedExpansion, _RowEvents)
@@ -88,7 +89,8 @@ MERGE_TOLERANCE = 1e-4
 NEWTON_STEPS = 3
 #: the golden ratio's conjugate, (sqrt(5) - 1) / 2
 GOLDEN = (math.sqrt(5.0) - 1.0) / 2.0
-
+#: golden-section steps from [0, 1] to a bracket shorter than 2 MERGE_TOLERANCE (GOLDEN^k < 2 tol)
+GOLDEN_STEPS = math.ceil(math.log(2.0 * MERGE_TOLERANCE) / math.log(GOLDEN))
 LAMBDA = Hyper("regularization", "real", "The SVM regulariser lambda: eta_t = 1 / (lambda t), alpha decays by 1 - 1/t.",
                low=0.0, low_open=True, symbol="lambda")
 MAINTENANCE = Hyper("maintenance", "choice", "Budget maintenance once B + 1 support vectors are stored.",
@@ -109,7 +111,23 @@ def merged_coefficient(kind, log_k, am, an, h):
     """alpha_z = alpha_m kappa(x_m, z) + alpha_n kappa(x_n, z) for z = h x_m + (1 - h) x_n, from
     log k_mn (Gaussian: kappa(x_m, z) = k_mn^((1-h)^2); Laplacian: k_mn^(1-h))."""
     um, un, _, _, _ = _merge_exponents(kind, h)
-    return am * math.exp(log_k * um) + an * math.exp(log_k * un)
+    return am * exp_scalar(log_k * um) + an * exp_scalar(log_k * un)
+
+
+@jit
+def merged_values(kind, L, am, A, n, X, out):
+    """out[j] = alpha_z(X[j])^2 of :func:`merged_coefficient` for the partners j < n (log k_mj in
+    L[j], alpha_j in A[j]): a straight loop over the partners (vectorised exp)."""
+    if kind == RBF_KIND:
+        for j in range(n):
+            h = X[j]
+            z = am * exp_scalar(L[j] * ((1.0 - h) * (1.0 - h))) + A[j] * exp_scalar(L[j] * (h * h))
+            out[j] = z * z
+    else:
+        for j in range(n):
+            h = X[j]
+            z = am * exp_scalar(L[j] * (1.0 - h)) + A[j] * exp_scalar(L[j] * h)
+            out[j] = z * z
 
 
 @jit
@@ -117,8 +135,8 @@ def _newton_step(kind, log_k, am, an, h):
     """One Newton step of h towards a stationary point of alpha_z(h)^2; returns (h', whether the
     curvature there is that of a maximum)."""
     um, un, dm, dn, dd = _merge_exponents(kind, h)
-    em = am * math.exp(log_k * um)
-    en = an * math.exp(log_k * un)
+    em = am * exp_scalar(log_k * um)
+    en = an * exp_scalar(log_k * un)
     value = em + en
     slope = log_k * (em * dm + en * dn)
     curve = em * (log_k * log_k * dm * dm + log_k * dd) + en * (log_k * log_k * dn * dn + log_k * dd)
@@ -129,38 +147,64 @@ def _newton_step(kind, log_k, am, an, h):
 
 
 @jit
-def merge_position(kind, log_k, am, an):
-    """h in [0, 1] maximising alpha_z(h)^2 (:func:`merged_coefficient`): golden-section search to a
-    bracket shorter than 2 ``MERGE_TOLERANCE`` (as BudgetedSVM), then Newton steps on the
+def merge_positions(kind, L, am, A, n, H, V, W):
+    """For each partner j < n (log k_mj in L[j], alpha_j in A[j]), H[j] = the h in [0, 1]
+    maximising alpha_z(h)^2 and V[j] = that maximum (:func:`merged_values`): golden-section search
+    to a bracket shorter than 2 ``MERGE_TOLERANCE`` (as BudgetedSVM), then Newton steps on the
     stationary point while they stay in that bracket (h then to rounding: a continuous function of
     the inputs, where the bracket's last comparisons are not), and an end of [0, 1] when its value
-    is at least as large (a maximum at an end: opposite signs, the Laplacian kernel)."""
-    lo, hi = 0.0, 1.0
-    p = hi - GOLDEN * (hi - lo)
-    q = lo + GOLDEN * (hi - lo)
-    fp = merged_coefficient(kind, log_k, am, an, p) ** 2
-    fq = merged_coefficient(kind, log_k, am, an, q) ** 2
-    while hi - lo >= 2.0 * MERGE_TOLERANCE:
-        if fp >= fq:
-            hi, q, fq = q, p, fp
-            p = hi - GOLDEN * (hi - lo)
-            fp = merged_coefficient(kind, log_k, am, an, p) ** 2
-        else:
-            lo, p, fp = p, q, fq
-            q = lo + GOLDEN * (hi - lo)
-            fq = merged_coefficient(kind, log_k, am, an, q) ** 2
-    h = 0.5 * (lo + hi)
-    for _ in range(NEWTON_STEPS):
-        step, is_max = _newton_step(kind, log_k, am, an, h)
-        if not (is_max and lo - MERGE_TOLERANCE <= step <= hi + MERGE_TOLERANCE and 0.0 <= step <= 1.0):
-            break
-        h = step
-    best = merged_coefficient(kind, log_k, am, an, h) ** 2
-    for end in (0.0, 1.0):
-        value = merged_coefficient(kind, log_k, am, an, end) ** 2
-        if value >= best:
-            h, best = end, value
-    return h
+    is at least as large (a maximum at an end: opposite signs, the Laplacian kernel). The partners'
+    searches advance in lockstep (each step of golden-section search shrinks every bracket by the
+    same factor), so each step's evaluations are one vectorised loop. W: work space (9 x n)."""
+    lo, hi, p, q, fp, fq, x, v, left = W[0], W[1], W[2], W[3], W[4], W[5], W[6], W[7], W[8]
+    for j in range(n):
+        lo[j], hi[j] = 0.0, 1.0
+        p[j] = 1.0 - GOLDEN
+        q[j] = GOLDEN
+    merged_values(kind, L, am, A, n, p, fp)
+    merged_values(kind, L, am, A, n, q, fq)
+    for _ in range(GOLDEN_STEPS):
+        for j in range(n):
+            if fp[j] >= fq[j]:
+                hi[j], q[j], fq[j] = q[j], p[j], fp[j]
+                x[j] = hi[j] - GOLDEN * (hi[j] - lo[j])
+                left[j] = 1.0
+            else:
+                lo[j], p[j], fp[j] = p[j], q[j], fq[j]
+                x[j] = lo[j] + GOLDEN * (hi[j] - lo[j])
+                left[j] = 0.0
+        merged_values(kind, L, am, A, n, x, v)
+        for j in range(n):
+            if left[j] == 1.0:
+                p[j], fp[j] = x[j], v[j]
+            else:
+                q[j], fq[j] = x[j], v[j]
+    for j in range(n):
+        h = 0.5 * (lo[j] + hi[j])
+        for _ in range(NEWTON_STEPS):
+            step, is_max = _newton_step(kind, L[j], am, A[j], h)
+            if not (is_max and lo[j] - MERGE_TOLERANCE <= step <= hi[j] + MERGE_TOLERANCE and 0.0 <= step <= 1.0):
+                break
+            h = step
+        H[j] = h
+        p[j] = 0.0
+        q[j] = 1.0
+    merged_values(kind, L, am, A, n, H, V)
+    merged_values(kind, L, am, A, n, p, fp)
+    merged_values(kind, L, am, A, n, q, fq)
+    for j in range(n):
+        if fp[j] >= V[j]:
+            H[j], V[j] = 0.0, fp[j]
+        if fq[j] >= V[j]:
+            H[j], V[j] = 1.0, fq[j]
+
+
+def merge_position(kind, log_k, am, an) -> float:
+    """:func:`merge_positions` for one pair (log k_mn, alpha_m, alpha_n): its h."""
+    H = np.empty(1)
+    merge_positions(kind, np.array([float(log_k)]), float(am), np.array([float(an)]), 1, H, np.empty(1),
+                    np.empty((9, 1)))
+    return float(H[0])
 
 
 @jit
@@ -208,9 +252,9 @@ def drop_from_inverse(Kinv, m, r):
 
 
 @jit
-def maintain(kind, a, b, c, rule, ST, alpha, m, Kinv, xm, km, last):
-    """Budget maintenance of m = B + 1 support vectors down to B (module docstring). ``xm``, ``km``:
-    work space (a column, a row of m); ``last`` receives (m, n, h, degradation) of the latest
+def maintain(kind, a, b, c, rule, ST, alpha, m, Kinv, xm, km, W, last):
+    """Budget maintenance of m = B + 1 support vectors down to B (module docstring). ``xm``, ``km``,
+    ``W``: work space (a column, a row of m, 14 rows of m); ``last`` receives (m, n, h, degradation) of the latest
     merge (n = -1, h = nan after a removal or projection). Returns the new count."""
     r = smallest_coefficient(alpha, m)
     ar = alpha[r]
@@ -230,16 +274,23 @@ def maintain(kind, a, b, c, rule, ST, alpha, m, Kinv, xm, km, last):
     else:
         copy_into(xm, ST[:, r])
         column_kernel_row(kind, a, b, c, ST, m, xm, km)
-        best, partner, best_h, best_z = math.inf, -1, 0.0, 0.0
+        # the partners n != r, packed: log k_rn, alpha_n and their slot
+        L, A, slot, H, V = W[0], W[1], W[2], W[3], W[4]
+        count = 0
         for n in range(m):
-            if n == r:
-                continue
-            log_k = max(math.log(km[n]) if km[n] > 0.0 else -math.inf, -700.0)
-            h = merge_position(kind, log_k, ar, alpha[n])
-            z = merged_coefficient(kind, log_k, ar, alpha[n], h)
-            loss = merge_degradation(ar, alpha[n], km[n], z)
+            if n != r:
+                L[count] = max(math.log(km[n]) if km[n] > 0.0 else -math.inf, -700.0)
+                A[count] = alpha[n]
+                slot[count] = n
+                count += 1
+        merge_positions(kind, L, ar, A, count, H, V, W[5:])
+        best, pick = math.inf, 0
+        for j in range(count):
+            loss = merge_degradation(ar, A[j], km[int(slot[j])], 0.0) - V[j]
             if loss < best:
-                best, partner, best_h, best_z = loss, n, h, z
+                best, pick = loss, j
+        partner, best_h = int(slot[pick]), H[pick]
+        best_z = merged_coefficient(kind, L[pick], ar, A[pick], best_h)
         for i in range(ST.shape[0]):
             ST[i, partner] = best_h * xm[i] + (1.0 - best_h) * ST[i, partner]
         alpha[partner] = best_z
@@ -253,7 +304,7 @@ def maintain(kind, a, b, c, rule, ST, alpha, m, Kinv, xm, km, last):
 
 
 @jit
-def bsgd_learn(kind, a, b, c, lkind, lam, rule, ST, alpha, m, Kinv, x, y, f, kt, t, xm, km, d, last):
+def bsgd_learn(kind, a, b, c, lkind, lam, rule, ST, alpha, m, Kinv, x, y, f, kt, t, xm, km, d, W, last):
     """The learning half of round t (1, 2, ...) after the decision f (kernel row over the support
     vectors in kt[:m]): the Pegasos decay and step, then the budget maintenance. Returns (m,
     maintained)."""
@@ -281,11 +332,11 @@ def bsgd_learn(kind, a, b, c, lkind, lam, rule, ST, alpha, m, Kinv, x, y, f, kt,
     m += 1
     if m < ST.shape[1]:
         return m, False
-    return maintain(kind, a, b, c, rule, ST, alpha, m, Kinv, xm, km, last), True
+    return maintain(kind, a, b, c, rule, ST, alpha, m, Kinv, xm, km, W, last), True
 
 
 @jit
-def bsgd_rounds(kind, a, b, c, lkind, lam, rule, X, Y, out, ST, alpha, m, Kinv, t, kt, xm, km, d, last):
+def bsgd_rounds(kind, a, b, c, lkind, lam, rule, X, Y, out, ST, alpha, m, Kinv, t, kt, xm, km, d, W, last):
     """Predict-then-learn over the rows of X. Returns (m, t, maintenance events)."""
     events = 0
     for i in range(X.shape[0]):
@@ -293,18 +344,19 @@ def bsgd_rounds(kind, a, b, c, lkind, lam, rule, X, Y, out, ST, alpha, m, Kinv, 
         f = out[i] = expansion_value_from(kind, a, b, c, ST, alpha, m, x, kt, False)
         t += 1
         m, maintained = bsgd_learn(kind, a, b, c, lkind, lam, rule, ST, alpha, m, Kinv, x, Y[i], f, kt, t, xm,
-                                   km, d, last)
+                                   km, d, W, last)
         events += maintained
     return m, t, events
 
 
 @jit
-def bsgd_event_learn(kind, a, b, c, lkind, lam, rule, ST, alpha, m, Kinv, x, y, kt, have_row, t, xm, km, d, last):
+def bsgd_event_learn(kind, a, b, c, lkind, lam, rule, ST, alpha, m, Kinv, x, y, kt, have_row, t, xm, km, d, W,
+                     last):
     """learn_one's compiled call: the round of :func:`bsgd_rounds` on x, from predict_one's kernel
     row when ``have_row``. Returns (f, m, maintained)."""
     f = expansion_value_from(kind, a, b, c, ST, alpha, m, x, kt, have_row)
     m, maintained = bsgd_learn(kind, a, b, c, lkind, lam, rule, ST, alpha, m, Kinv, x, y, f, kt, t + 1, xm, km,
-                               d, last)
+                               d, W, last)
     return f, m, maintained
 
 
@@ -381,7 +433,8 @@ class BSGD(_RowEvents, _BudgetedExpansion):
         w = None if ev is None else ev.buf
         slots = self.budget + 1
         if w is None or w.kt.shape[0] != slots or w.xm.shape[0] != self.dim_:
-            w = EventWork(kt=np.empty(slots), xm=np.empty(self.dim_), km=np.empty(slots), d=np.empty(slots))
+            w = EventWork(kt=np.empty(slots), xm=np.empty(self.dim_), km=np.empty(slots), d=np.empty(slots),
+                          W=np.empty((14, slots)))
             if ev is not None:
                 ev.buf = w
         return w
@@ -392,7 +445,7 @@ class BSGD(_RowEvents, _BudgetedExpansion):
         w = self._work()
         m, t, events = bsgd_rounds(*self.kernel_.spec(), self.loss_.kind, self.regularization, self.rule_, X,
                                    np.asarray(y, dtype=np.float64), out, self.SVT_, self.alpha_, self.m_, self.Kinv_,
-                                   self.t_, w.kt, w.xm, w.km, w.d, self.last_maintenance_)
+                                   self.t_, w.kt, w.xm, w.km, w.d, w.W, self.last_maintenance_)
         self.m_, self.t_ = int(m), int(t)
         self.maintenance_events_ = int(self.maintenance_events_ + events)
         return out
@@ -401,7 +454,7 @@ class BSGD(_RowEvents, _BudgetedExpansion):
         """learn_one's compiled call (:class:`okl.learners._expansion._RowEvents`)."""
         f, m, maintained = bsgd_event_learn(*self.kernel_.spec(), self._event_loss().kind, self.regularization,
                                             self.rule_, self.SVT_, self.alpha_, self.m_, self.Kinv_, x, y, w.kt,
-                                            have_row, self.t_, w.xm, w.km, w.d, self.last_maintenance_)
+                                            have_row, self.t_, w.xm, w.km, w.d, w.W, self.last_maintenance_)
         self.m_, self.t_ = int(m), self.t_ + 1
         self.maintenance_events_ += int(maintained)
         return f
@@ -411,4 +464,4 @@ class BSGD(_RowEvents, _BudgetedExpansion):
 
 
 __all__ = ["BSGD", "MAINTENANCE_RULES", "SQUARED_STEP_CAP", "bsgd_rounds", "merge_position", "merged_coefficient",
-           "merge_degradation"]
+           "merge_degradation", "merge_positions"]
