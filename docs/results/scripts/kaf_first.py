@@ -80,6 +80,27 @@ def lambda_sweep():
         print(f"| {name} | " + " | ".join(fmt.format(np.mean(c)) for c in cells.values()) + " |", flush=True)
 
 
+def eps_sweep(data):
+    """KNLMS's and KAP's regulariser eps: KAFBOX's (1e-4, 1e-2) and larger ones."""
+    for lrn, epss in (("knlms", (1e-4, 1e-3, 1e-2, 1e-1, 1.0)), ("kap", (1e-2, 1e-1, 1.0, 10.0))):
+        print(f"\n{lrn}:\n\n| set | " + " | ".join(f"eps {e:g}" for e in epss) + " |")
+        print("|---|" + "---|" * len(epss))
+        for name in ("german", "spambase", "codrna", "cpusmall", "cadata", "parkinson"):
+            cells = {e: [] for e in epss}
+            for seed in range(3):
+                X, y = permuted(name, seed, 20000)
+                reg = len(np.unique(y)) > 2
+                for e in epss:
+                    tr = okl.make(lrn, regularization=e, **({"loss": "squared"} if reg else {})).run(X, y)
+                    cells[e].append(np.mean((tr.decisions - y) ** 2) if reg else tr.mistake_rate)
+            fmt = "{:.4g}" if reg else "{:.2f}"
+            print(f"| {name} | " + " | ".join(fmt.format(np.mean(c)) for c in cells.values()) + " |", flush=True)
+        for name, p in (("lorenz", 6), ("mg30", 7), ("santafe", 6)):
+            X, y = embed(series(os.path.join(data, "kaf", f"{name}.dat.gz")), p)
+            cells = [mse_db(okl.make(lrn, loss="squared", regularization=e).run(X, y).decisions, y) for e in epss]
+            print(f"| {name} (dB) | " + " | ".join(f"{c:.2f}" for c in cells) + " |", flush=True)
+
+
 def kaf_series(data):
     names = (("knlms", {}), ("kap", {}), ("knlms", "paper"), ("kap", "paper"), ("bsgd", {}),
              ("bsgd", {"maintenance": "remove"}), ("klms", {}), ("nogd", {}), ("linear", {}))
@@ -102,24 +123,26 @@ def kaf_series(data):
         print(f"  {label(n, extra)}: {mse_db(tr.decisions, y):.2f} dB")
 
 
+def events_per_second(model, X, y):
+    """predict_one then learn_one on each row, timed."""
+    start = time.perf_counter()
+    for x, target in zip(X, y):
+        model.predict_one(x)
+        model.learn_one(x, target)
+    return len(y) / (time.perf_counter() - start)
+
+
 def per_event():
     print("| learner | set | rounds | run() rounds/s | per event events/s | ratio |")
     print("|---|---|---|---|---|---|")
     for lrn, params in (("knlms", {}), ("kap", {}), ("bsgd", {}), ("bsgd", {"maintenance": "project"})):
         X, y = permuted("codrna", 0, 20000)
         okl.make(lrn, **params).run(X[:300], y[:300])  # (loads the compiled code)
-        best = [0.0, 0.0]
-        for _ in range(2):
-            t = time.perf_counter()
-            okl.make(lrn, **params).run(X, y)
-            run = len(y) / (time.perf_counter() - t)
-            m = okl.make(lrn, **params)
-            t = time.perf_counter()
-            for i in range(len(y)):
-                m.predict_one(X[i])
-                m.learn_one(X[i], y[i])
-            ev = len(y) / (time.perf_counter() - t)
-            best = [max(best[0], run), max(best[1], ev)]
+        run_rates, event_rates = [], []
+        for _ in range(2):  # (best of two)
+            run_rates.append(len(y) / okl.make(lrn, **params).run(X, y).seconds)
+            event_rates.append(events_per_second(okl.make(lrn, **params), X, y))
+        best = [max(run_rates), max(event_rates)]
         print(f"| {label(lrn, params)} | codrna | {len(y):,} | {best[0]:,.0f} | {best[1]:,.0f} | "
               f"{best[1] / best[0]:.2f} |", flush=True)
 
@@ -127,13 +150,15 @@ def per_event():
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--data", default=os.environ.get("OKL_DATA", "../shared/datasets"))
-    ap.add_argument("--part", choices=("staged", "lambda", "series", "events", "all"), default="all")
+    ap.add_argument("--part", choices=("staged", "lambda", "eps", "series", "events", "all"), default="all")
     args = ap.parse_args()
     if args.part in ("staged", "all"):
         staged()
     if args.part in ("lambda", "all"):
         print()
         lambda_sweep()
+    if args.part in ("eps", "all"):
+        eps_sweep(args.data)
     if args.part in ("series", "all"):
         print()
         kaf_series(args.data)

@@ -5,14 +5,14 @@ Richard, Bermudez & Honeine, "Online prediction of time series data with kernels
 expansion over a compact dictionary D = {d_1..d_m}, f(x) = sum_j alpha_j kappa(d_j, x). Each round,
 after predicting f(x_t) = k_t' alpha with k_t = [kappa(d_j, x_t)]_j:
 
-* coherence criterion (the paper's Eq. 14): if max_j |kappa(x_t, d_j)| <= mu_0 (or D is empty),
+* coherence criterion: if max_j |kappa(x_t, d_j)| <= mu_0 (or D is empty),
   x_t joins D and alpha is extended by 0 (k_t by kappa(x_t, x_t));
-* KAP of order p (the paper's Eq. 25, the affine projection step): H_t (p x m) stacks the kernel
+* KAP of order p (the affine projection step): H_t (p x m) stacks the kernel
   rows over D of the last p inputs (x_t included), and
 
       alpha <- alpha + eta H_t' (eps I + H_t H_t')^{-1} (y_{t..t-p+1} - H_t alpha);
 
-* KNLMS (the paper's Eq. 21) is the same step with p = 1:
+* KNLMS is the same step with p = 1:
   alpha <- alpha + eta / (eps + k_t' k_t) (y_t - k_t' alpha) k_t.
 
 The dictionary and its coefficients are the budgeted expansion of :mod:`okl.learners._expansion`
@@ -32,9 +32,11 @@ Budget: the paper and KAFBOX have none (the coherence threshold bounds the dicti
 compact input set); here ``budget`` caps m: once ``budget`` centres are stored no new centre is
 added, and the step keeps adapting the stored coefficients (over the stored dictionary only).
 
-Where KAFBOX and the paper differ, and what is implemented:
+The rules are KAF.md K3's, checked against KAFBOX's sources (the paper's text is not in
+../shared/papers: no equation numbers are given here). Where KAFBOX and the paper differ, and what
+is implemented:
 
-* coherence: the paper takes |kappa| for a unit-norm kernel; KAFBOX's knlms.m takes max kappa
+* coherence: KAF.md's criterion takes |kappa| (a unit-norm kernel); KAFBOX's knlms.m takes max kappa
   (no absolute value) and kap.m kappa / (sqrt(kappa(x, x)) sqrt(kappa(d, d))) with the norm of
   the first element only. Here max_j |kappa(x_t, d_j)| (KAF.md): for the Gaussian and Laplacian
   kernels (kappa > 0, kappa(x, x) = 1) all of them agree.
