@@ -112,9 +112,9 @@ def spd_solve(G, n, r, z, L):
 @jit
 def kap_learn(kind, a, b, c, ST, alpha, m, x, y, k, mu0, eta, eps, memX, memY, H, pushed, G, r, z, L):
     """The learning half of a round after the decision (its kernel row over the dictionary, the
-    columns of ST, in k[:m]): the coherence
-    criterion (x joins D when max |k| <= mu0 and D has room), x and y into the ring of the last p
-    inputs (their kernel rows in H), then the affine projection step. Returns (m, pushed)."""
+    columns of ST, in k[:m]): the coherence criterion (x joins D when max |k| <= mu0 and D has
+    room), x and y into the ring of the last p inputs (their kernel rows in H), then the affine
+    projection step. Returns (m, pushed)."""
     B = ST.shape[1]
     p = memX.shape[0]
     n = min(pushed, p)  # inputs in the ring before this one
