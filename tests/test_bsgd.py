@@ -189,6 +189,17 @@ def test_per_event_equals_run_bit_for_bit():
         assert m.maintenance_events_ > 0
 
 
+def test_merging_beats_removal_on_codrna():
+    """The paper's finding, on 4,000 rows of codrna (permutation 0, budget 50): merging 9.10 %,
+    projection 9.95 %, removal 20.95 % mistakes (majority rate 33 %)."""
+    X, y = okl.load_dataset("codrna")
+    p = np.random.default_rng(0).permutation(len(y))[:4000]
+    X, y = np.ascontiguousarray(X[p]), np.asarray(y, dtype=float)[p]
+    rate = {rule: okl.make("bsgd", maintenance=rule, budget=50).run(X, y).mistake_rate
+            for rule in ("merge", "project", "remove")}
+    assert rate["merge"] < 10.0 and rate["project"] < 11.0 and rate["remove"] > 18.0
+
+
 def test_merge_needs_a_distance_kernel():
     with pytest.raises(ValueError, match="maintenance='merge'"):
         okl.make("bsgd", kernel=okl.Linear())
