@@ -1,5 +1,8 @@
-"""The shared budgeted kernel expansion of RBP, Forgetron, Projectron(++), BPA-S and BOGD: the
-compiled kernel row and value over the columns of ``ST`` and the base classes.
+"""The shared budgeted kernel expansion of RBP, Forgetron, Projectron(++), BPA-S and BOGD (and of
+KNLMS, KAP and BSGD, :mod:`okl.learners.knlms`, :mod:`okl.learners.bsgd`): the compiled kernel row
+and value over the columns of ``ST``, the Projectron's span projection and bordered inverse, the
+per-event hooks of a learner that learns from its input's kernel row (``_RowEvents``) and the
+base classes.
 
 ALGORITHMS.md section 6, with the semantics of the LSOKL toolbox (Lu, Hoi et al., JMLR 2016;
 ``jingcoco/Online-Kernel-Learning`` ``binary/*.m``), which the SkeGD and FORKS tables used.
@@ -20,6 +23,8 @@ Projectron     mistake                       grow while |SV| < B, then project o
 Projectron++   mistake, or 0 < 1 - y f < 1   as Projectron; margin errors only project
 BPA-S          1 - y_t f_t > 0               replace the SV whose removal costs least
 BOGD           l'(f_t, y_t) != 0             remove a uniformly random SV, rescale, clip
+KNLMS, KAP     every round (squared error)   x_t joins if coherent-novel while |D| < B; else none
+BSGD           l'(f_t, y_t) != 0             merge / remove / project the smallest |alpha|
 =============  ============================  ==============================================
 
 Speed: the support set changes every round, so the whole round (kernel row, prediction, update)
