@@ -16,8 +16,10 @@ from okl.learners.forks import FORKS
 from okl.learners.window import KernelWindow
 from okl.learners.klms import KLMS
 from okl.learners.qklms import QKLMS
+from okl.learners.knlms import KAP, KNLMS
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 from okl.learners.krlst import KRLST
+from okl.learners.bsgd import BSGD
 from okl.learners.auto import Auto
 from okl.runtime.multiclass import MultiClass
 from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single learners' per-event fast path)
@@ -25,5 +27,5 @@ from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
            "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
-           "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "KLMS", "QKLMS", "KRLS", "SWKRLS", "FBKRLS",
-           "KRLST", "MultiClass"]
+           "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "KLMS", "QKLMS", "KNLMS", "KAP", "KRLS",
+           "SWKRLS", "FBKRLS", "KRLST", "BSGD", "MultiClass"]

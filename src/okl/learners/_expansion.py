@@ -1,5 +1,8 @@
-"""The shared budgeted kernel expansion of RBP, Forgetron, Projectron(++), BPA-S and BOGD: the
-compiled kernel row and value over the columns of ``ST`` and the base classes.
+"""The shared budgeted kernel expansion of RBP, Forgetron, Projectron(++), BPA-S and BOGD (and of
+KNLMS, KAP and BSGD, :mod:`okl.learners.knlms`, :mod:`okl.learners.bsgd`): the compiled kernel row
+and value over the columns of ``ST``, the Projectron's span projection and bordered inverse, the
+per-event hooks of a learner that learns from its input's kernel row (``_RowEvents``) and the
+base classes.
 
 ALGORITHMS.md section 6, with the semantics of the LSOKL toolbox (Lu, Hoi et al., JMLR 2016;
 ``jingcoco/Online-Kernel-Learning`` ``binary/*.m``), which the SkeGD and FORKS tables used.
@@ -20,6 +23,8 @@ Projectron     mistake                       grow while |SV| < B, then project o
 Projectron++   mistake, or 0 < 1 - y f < 1   as Projectron; margin errors only project
 BPA-S          1 - y_t f_t > 0               replace the SV whose removal costs least
 BOGD           l'(f_t, y_t) != 0             remove a uniformly random SV, rescale, clip
+KNLMS, KAP     every round (squared error)   x_t joins if coherent-novel while |D| < B; else none
+BSGD           l'(f_t, y_t) != 0             merge / remove / project the smallest |alpha|
 =============  ============================  ==============================================
 
 Speed: the support set changes every round, so the whole round (kernel row, prediction, update)
@@ -40,7 +45,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit, kernel_value
+from okl._compiled import jit, kernel_value, row_ok
+from okl._validation import MAX_ABS_FEATURE
 from okl._vecmath import exp_neg_scaled
 from okl.runtime.hyperparameters import BUDGET, KERNEL, RANDOM_STATE, SCALE, accept
 from okl.kernels import RBF_KIND
@@ -94,13 +100,54 @@ def column_kernel_row(kind, a, b, c, ST, m, x, out):
 
 
 @jit
-def expansion_value(kind, a, b, c, ST, alpha, m, x, kt):
-    """f(x) = sum_{j < m} alpha_j kappa(ST[:, j], x) (kt: work buffer of length >= m)."""
-    column_kernel_row(kind, a, b, c, ST, m, x, kt)
+def row_decision(alpha, k, m):
+    """sum_{j < m} alpha_j k_j in order from 0.0: an expansion's value from its kernel row (the
+    sum of :func:`expansion_value` and of ``okl.learners.kogd.expansion_decision``, bit for bit)."""
     f = 0.0
     for j in range(m):
-        f += alpha[j] * kt[j]
+        f += alpha[j] * k[j]
     return f
+
+
+@jit
+def expansion_value(kind, a, b, c, ST, alpha, m, x, kt):
+    """f(x) = sum_{j < m} alpha_j kappa(ST[:, j], x) (kt: work buffer of length >= m; it keeps
+    the kernel row)."""
+    column_kernel_row(kind, a, b, c, ST, m, x, kt)
+    return row_decision(alpha, kt, m)
+
+
+@jit
+def expansion_event_value(kind, a, b, c, ST, alpha, m, x, bound, kt):
+    """predict_one's compiled call: (ok, f(x)) with the kernel row in kt, after checking x
+    (:func:`okl._compiled.row_ok`); nothing is computed when x fails the check."""
+    if not row_ok(x, bound):
+        return False, 0.0
+    return True, expansion_value(kind, a, b, c, ST, alpha, m, x, kt)
+
+
+@jit
+def expansion_value_from(kind, a, b, c, ST, alpha, m, x, kt, have_row):
+    """f(x) from the kernel row already in kt (``have_row``: predict_one's, the same sum) or
+    computed into kt."""
+    if have_row:
+        return row_decision(alpha, kt, m)
+    return expansion_value(kind, a, b, c, ST, alpha, m, x, kt)
+
+
+@jit
+def bordered_inverse_grow(Kinv, m, d, delta2):
+    """K^{-1} of m support vectors grown by one whose projection coefficients are d and squared
+    residual delta2 (:func:`okl._compiled.times_and_quadratic`):
+    K^{-1} <- [[K^{-1}, 0], [0, 0]] + [d; -1][d; -1]' / delta2 (O(m^2), no refactorisation)."""
+    inv = 1.0 / delta2
+    for p in range(m):
+        dp = d[p] * inv
+        for q in range(m):
+            Kinv[p, q] += dp * d[q]
+        Kinv[p, m] = -dp
+        Kinv[m, p] = -dp
+    Kinv[m, m] = inv
 
 
 class _BudgetedExpansion(Learner):
@@ -158,6 +205,27 @@ class _BudgetedExpansion(Learner):
 
     def diagnostics(self):
         return {"support_vectors": int(self.m_)}
+
+
+class _RowEvents:
+    """Mixin: the per-event hooks of a budgeted expansion whose round learns from the kernel row of
+    its input (KAP, BSGD): predict_one is one compiled call (:func:`expansion_event_value`, the row
+    into the work space ``self._work(ev).kt``), learn_one one more, ``self._learn_row(x, y, w,
+    have_row)``, which starts from :func:`expansion_value_from` (the row predict_one left, or
+    computed) and runs the learner's compiled round: the arithmetic of its run() loop."""
+
+    def _event_features(self, x, ev):
+        w = self._work(ev)
+        ok, f = expansion_event_value(*self.kernel_.spec(), self.SVT_, self.alpha_, self.m_, x, MAX_ABS_FEATURE,
+                                      w.kt)
+        if not ok:
+            self._check_values(x)
+        return f, w.kt
+
+    def _event_learn(self, x, y, z, ev):
+        if z is None:
+            self._check_values(x)
+        return self._learn_row(x, y, self._work(ev), z is not None)
 
 
 class _RandomRemovals:

@@ -8,7 +8,7 @@ import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value, times_and_quadratic
 from okl.runtime.hyperparameters import Hyper, accept
-from okl.learners._expansion import PROJECTRON_MIN_RESIDUAL, expansion_value, _BudgetedExpansion
+from okl.learners._expansion import PROJECTRON_MIN_RESIDUAL, bordered_inverse_grow, expansion_value, _BudgetedExpansion
 from okl.runtime.base import Arr, register
 
 
@@ -41,15 +41,7 @@ def projectron_rounds(kind, a, b, c, X, Y, out, ST, alpha, Kinv, m, budget, thre
         delta2 = kxx - proj2
         if mistake:
             if m < budget and delta2 > threshold2 and delta2 > PROJECTRON_MIN_RESIDUAL * kxx:
-                # bordered inverse: K^{-1} <- [[K^{-1}, 0], [0, 0]] + [d*; -1][d*; -1]^T / delta^2
-                inv = 1.0 / delta2
-                for p in range(m):
-                    dp = d[p] * inv
-                    for q in range(m):
-                        Kinv[p, q] += dp * d[q]
-                    Kinv[p, m] = -dp
-                    Kinv[m, p] = -dp
-                Kinv[m, m] = inv
+                bordered_inverse_grow(Kinv, m, d, delta2)
                 copy_into(ST[:, m], x)
                 alpha[m] = y
                 m += 1
