@@ -22,10 +22,12 @@ def _loss_and_slope(loss, f, y):
     return max(0.0, 1.0 - y * f), (-y if y * f < 1.0 else 0.0)
 
 
-def _reference(X, y, U, eta, eta_w, reg=0.0, loss="squared", decaying=False, unit_targets=True, periods=(0,)):
+def _reference(X, y, U, eta, eta_w, reg=0.0, loss="squared", decaying=False, unit_targets=True, periods=(0,),
+               share="rounds"):
     """Raker (one instance, period 0) or AdaRaker as KAF.md K9 and the module docstring state them,
     in plain NumPy: kernel weights and instance weights as normalised probabilities (not exponents),
-    a restarted instance's weight set to its prior min(1/2, 1/sqrt(L)) and the others rescaled."""
+    a restarted instance's weight set to its share (1/(t + 1) after t rounds, or min(1/2, 1/sqrt(L)))
+    and the others rescaled."""
     P, D = len(U), U[0].shape[0]
     K = len(periods)
     lengths = [float(L) if L else 0.0 for L in periods]
@@ -34,7 +36,7 @@ def _reference(X, y, U, eta, eta_w, reg=0.0, loss="squared", decaying=False, uni
     priors = np.array([min(0.5, 1.0 / np.sqrt(L)) if K > 1 else 1.0 for L in lengths])
     theta = np.zeros((K, P, 2 * D))
     kw = np.full((K, P), 1.0 / P)
-    h = priors / priors.sum()
+    h = priors / priors.sum() if share == "interval" else np.full(K, 1.0 / K)
     sumsq, out = 0.0, []
     for t, (x, target) in enumerate(zip(X, y), start=1):
         z = [np.concatenate([np.cos(u @ x), np.sin(u @ x)]) / np.sqrt(D) for u in U]
@@ -58,9 +60,10 @@ def _reference(X, y, U, eta, eta_w, reg=0.0, loss="squared", decaying=False, uni
             if periods[i] and t % periods[i] == 0:
                 theta[i] = 0.0
                 kw[i] = 1.0 / P
+                prior = priors[i] if share == "interval" else 1.0 / (t + 1)
                 others = h.sum() - h[i]
-                h *= (1.0 - priors[i]) / others
-                h[i] = priors[i]
+                h *= (1.0 - prior) / others
+                h[i] = prior
     return np.array(out)
 
 
@@ -97,14 +100,19 @@ def test_raker_hinge_is_the_published_rule():
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
 
-def test_adaraker_is_the_published_rule():
+@pytest.mark.parametrize("share", ["rounds", "interval"])
+def test_adaraker_is_the_published_rule(share):
     X, y = _stream("regression", 300)
     m = okl.make("adaraker", kernel=okl.RBF(sigma=0.7), widths=(0.5, 2.0), n_components=8, n_instances=4, shortest=8,
-                 loss="squared", scale=None, center_targets=False, random_state=5, step_schedule="inverse sqrt")
+                 loss="squared", scale=None, center_targets=False, random_state=5, step_schedule="inverse sqrt",
+                 restart_share=share)
     got = m.run(X, y).decisions
     ref = _reference(X, y, _directions(5, [0.35, 1.4], 8, X.shape[1]), eta=0.2, eta_w=0.5, decaying=True,
-                     periods=(8, 16, 32, 0))
+                     periods=(8, 16, 32, 0), share=share)
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
+    raker = okl.make("raker", kernel=okl.RBF(sigma=0.7), widths=(0.5, 2.0), n_components=8, loss="squared",
+                     scale=None, center_targets=False, random_state=5, step_schedule="inverse sqrt").run(X, y)
+    assert not np.allclose(got, raker.decisions)  # the restarted instances take part
     # the restarts happened: instance 0 (period 8) restarted after round 296, so it has learned 4 rounds
     w = m.instance_weights()
     assert w.shape == (4,) and abs(w.sum() - 1.0) < 1e-12
