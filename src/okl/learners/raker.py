@@ -347,13 +347,9 @@ class Raker(Learner):
 
     # ---- sizes ----
 
-    @property
-    def n_components_(self) -> int:
-        return self.n_components if self.n_components is not None else 2 * self.budget
-
-    @property
-    def width_multipliers_(self) -> tuple:
-        return self.widths if self.widths is not None else DEFAULT_WIDTHS
+    def _layout(self) -> tuple[tuple, int]:
+        """(the width multipliers, the directions D per kernel) after the defaults."""
+        return self.widths or DEFAULT_WIDTHS, self.n_components or 2 * self.budget
 
     def _periods(self) -> np.ndarray:
         """Each instance's restart period in rounds (0: never)."""
@@ -372,7 +368,8 @@ class Raker(Learner):
                 "center_targets": False}
 
     def _state_spec(self):
-        P, D, K = len(self.width_multipliers_), self.n_components_, len(self._periods())
+        widths, D = self._layout()
+        P, K = len(widths), len(self._periods())
         return StateSpec(fields={"U_": Arr((P * D, "dim")), "theta_": Arr(self._theta_shape(K, P, 2 * D)),
                                  "expo_": Arr(self._expo_shape(K, P), low=0.0), "meta_": Arr((K,)),
                                  "stats_": Arr((2,), low=0.0)})
@@ -386,12 +383,12 @@ class Raker(Learner):
     def kernels_(self) -> list:
         """The kernels in use (once the width is known)."""
         base = self.kernel_
-        return [type(base)(sigma=base.sigma * m) for m in self.width_multipliers_]
+        return [type(base)(sigma=base.sigma * m) for m in self._layout()[0]]
 
     def _start(self, dim):
-        D = self.n_components_
+        widths, D = self._layout()
         self.U_ = np.concatenate([k.sample_frequencies(D, dim, self._rng) for k in self.kernels_()])
-        P, K = len(self.width_multipliers_), len(self._periods())
+        P, K = len(widths), len(self._periods())
         self.theta_ = np.zeros(self._theta_shape(K, P, 2 * D))
         self.expo_ = np.zeros(self._expo_shape(K, P))
         priors = self._priors()
@@ -403,8 +400,8 @@ class Raker(Learner):
 
     def _arrays(self):
         """(theta, expo) as the core's (K, P, 2D) and (K, P) views of the state."""
-        P = len(self.width_multipliers_)
-        return self.theta_.reshape(-1, P, 2 * self.n_components_), self.expo_.reshape(-1, P)
+        widths, D = self._layout()
+        return self.theta_.reshape(-1, len(widths), 2 * D), self.expo_.reshape(-1, len(widths))
 
     def _constants(self, lkind):
         return (self.eta, self.eta_w, self.reg, lkind, self.step_schedule == "inverse sqrt",
@@ -476,7 +473,7 @@ class Raker(Learner):
         widths = [k.sigma for k in self.kernels_()]
         weights = self.kernel_weights()
         top = weights if weights.ndim == 1 else weights[-1]
-        return {"kernels": len(widths), "features": 2 * self.n_components_ * len(widths),
+        return {"kernels": len(widths), "features": 2 * self._layout()[1] * len(widths),
                 "heaviest_width": float(widths[int(np.argmax(top))]), "heaviest_weight": float(top.max())}
 
 
