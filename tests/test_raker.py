@@ -96,7 +96,7 @@ def test_raker_hinge_is_the_published_rule():
     X, y = _stream("classification", 300)
     m = okl.make("raker", kernel=okl.RBF(sigma=1.5), widths=(0.5, 2.0), n_components=10, scale=None, random_state=2)
     got = m.run(X, y).decisions
-    ref = _reference(X, y, _directions(2, [0.75, 3.0], 10, X.shape[1]), eta=0.2, eta_w=0.5, loss="hinge")
+    ref = _reference(X, y, _directions(2, [0.75, 3.0], 10, X.shape[1]), eta=0.5, eta_w=0.5, loss="hinge")
     np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-12)
 
 
