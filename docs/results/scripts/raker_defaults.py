@@ -30,7 +30,8 @@ def score(name, rows, learner, params, seeds=(0, 1)):
 
 W5 = [10.0 ** (j / 2) for j in range(-2, 3)]
 GRID = (("raker", {}), ("raker", {"eta_w": 0.05}), ("raker", {"eta_w": 5.0}), ("raker", {"n_components": 100}),
-        ("raker", {"eta": 0.2}), ("raker", {"eta": 0.5}), ("raker", {"eta": 1.0}), ("raker", {"widths": W5, "n_components": 400}),
+        ("raker", {"eta": 0.2}), ("raker", {"eta": 0.5}), ("raker", {"eta": 1.0}),
+        ("raker", {"widths": W5, "n_components": 400}),
         ("adaraker", {}), ("adaraker", {"restart_share": "interval", "shortest": 64}), ("fogd", {}), ("auto", {}))
 
 

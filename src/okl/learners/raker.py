@@ -54,7 +54,7 @@ min(1/2, 1/sqrt|I|) a fresh instance (theta = 0: it predicts 0, or the running m
 centring) takes a large share every time it restarts, and AdaRaker lost 2.4 dB to Raker on the
 Lorenz series in time order (shortest 64; 16.8 dB with shortest 8), while FLH's 1/(t + 1) kept
 Raker's -11.47 dB there (and its MSE on mg30 and santafe) and most of the gain on the adversarial
-streams (german-1: Raker 16.16 %; AdaRaker 8.91 % with 1/(t + 1) and shortest 8, 8.53 % with
+streams (german-1: Raker 9.21 %; AdaRaker 6.52 % with 1/(t + 1) and shortest 8, 5.99 % with
 min(1/2, 1/sqrt|I|) and shortest 64).
 The paper tunes each instance's steps to its interval length, eta^(I) ~ 1/sqrt(|I|); okl's
 default keeps one constant step for all (below); ``step_schedule="inverse sqrt"`` gives instance
@@ -72,11 +72,11 @@ targets scaled to [0, 1] (okl's loaders scale as the papers did): :meth:`Raker.p
 
 Defaults (okl-style, validated on staged sets outside the comparison: spambase, svmguide1, ijcnn1,
 elevators, parkinson; docs/results/raker.md): D = 2 x ``budget`` directions per kernel (200; FOGD
-has D = 4B at one width; D = B lost 0.55 points on spambase and 43 % more MSE on parkinson);
+has D = 4B at one width; D = B lost up to 0.5 points (ijcnn1) and had 43 % more MSE on parkinson);
 eta = 0.5 with a classification loss and 0.2 (FOGD's, i.e. KOGD's, step) with the squared loss
 (0.5 against 0.2: 0.1 to 1.5 points fewer mistakes on the four classification sets, 42 % more MSE
 on parkinson; 1.0 was worse than 0.5 on three of the four); eta_w = 0.5 per unit of the loss unit
-(0.05 .. 5 moved mistake rates by at most 0.15 points and parkinson's MSE by 0.5 %); constant
+(0.05 .. 5 moved mistake rates by at most 0.3 points and parkinson's MSE by 0.5 %); constant
 steps; reg = 0. AdaRaker: K = 8 instances, shortest interval 8 rounds (intervals 8, 16, .., 512 and
 the whole stream), restart share 1/(t + 1).
 
@@ -139,6 +139,8 @@ def check_widths(value):
     return widths
 
 
+RAKER_BUDGET = BUDGET.but(doc="Sets D = 2 x budget directions per kernel when n_components is None.")
+KERNEL_ETA = ETA.but(doc="Every kernel's OGD step.", optional=True, none_means=STEP_DEFAULTS)
 N_COMPONENTS = Hyper("n_components", "int", "Random directions D per kernel (2D features each).", low=1,
                      optional=True, none_means="2 x budget", symbol="D")
 WIDTHS = Hyper("widths", "any", "The kernels' widths as multiples of the chosen (or given) width.", optional=True,
@@ -152,7 +154,8 @@ STEP_SCHEDULE = Hyper("step_schedule", "choice", "Constant steps, or eta / sqrt(
 LOSS_UNIT = Hyper("loss_unit", "choice", "Divide the weights' losses by the running mean square target, or not.",
                   choices=("targets", "none"))
 RESTART_SHARE = Hyper("restart_share", "choice", "A restarted instance's share of the mixture: min(1/2, "
-                      "1/sqrt(L)) for its interval length L, or 1/(t + 1) after t rounds.", choices=("interval", "rounds"))
+                      "1/sqrt(L)) for its interval length L, or 1/(t + 1) after t rounds.",
+                      choices=("interval", "rounds"))
 INSTANCES = Hyper("n_instances", "int", "Raker instances K (K - 1 restarting, one over the whole stream).",
                   low=1, high=40, symbol="K")
 SHORTEST = Hyper("shortest", "int", "The shortest restart interval (rounds); instance k restarts every "
@@ -334,9 +337,8 @@ class Raker(Learner):
 
     _state_attrs = ("U_", "theta_", "expo_", "meta_", "stats_")
 
-    hyperparameters = (BUDGET.but(doc="Sets D = 2 x budget directions per kernel when n_components is None."),
-                       N_COMPONENTS, WIDTHS, ETA.but(doc="Every kernel's OGD step.", optional=True, none_means=STEP_DEFAULTS), ETA_W, REG, STEP_SCHEDULE,
-                       LOSS_UNIT, *KERNEL_LEARNER)
+    hyperparameters = (RAKER_BUDGET, N_COMPONENTS, WIDTHS, KERNEL_ETA, ETA_W, REG, STEP_SCHEDULE, LOSS_UNIT,
+                       *KERNEL_LEARNER)
 
     def __init__(self, *, budget: int = 100, n_components: int | None = None, widths=None, eta: float | None = None,
                  eta_w: float = DEFAULT_ETA_W, reg: float = 0.0, step_schedule: str = "constant",
@@ -532,9 +534,8 @@ class AdaRaker(Raker):
     [0.00835, 0.00806]
     """
 
-    hyperparameters = (BUDGET.but(doc="Sets D = 2 x budget directions per kernel when n_components is None."),
-                       N_COMPONENTS, WIDTHS, INSTANCES, SHORTEST, RESTART_SHARE, ETA.but(doc="Every kernel's OGD step.", optional=True, none_means=STEP_DEFAULTS), ETA_W, REG,
-                       STEP_SCHEDULE, LOSS_UNIT, *KERNEL_LEARNER)
+    hyperparameters = (RAKER_BUDGET, N_COMPONENTS, WIDTHS, INSTANCES, SHORTEST, RESTART_SHARE, KERNEL_ETA, ETA_W,
+                       REG, STEP_SCHEDULE, LOSS_UNIT, *KERNEL_LEARNER)
 
     def __init__(self, *, budget: int = 100, n_components: int | None = None, widths=None,
                  n_instances: int = DEFAULT_INSTANCES, shortest: int = DEFAULT_SHORTEST, restart_share: str = "rounds",
