@@ -1,8 +1,8 @@
 """Raker and AdaRaker on streams that change: the KAF series in time order (one-step prediction, the
 protocol of docs/results/kaf-series.md: embedding p, MSE in dB over samples 1001..end) and the adversarial
 streams german-1 / codrna-1 (SkeGD 6.4: blocks of 10 repeats of one row, labels flipped every other
-block; mean over seeds 0..2), beside fogd, auto and linear at their defaults; AdaRaker also with the
-paper's restart share min(1/2, 1/sqrt|I|) (restart_share="interval"), at the default shortest interval 8
+block; mean over seeds 0..2), beside fogd, auto and linear at their defaults; AdaRaker also with
+SAOL's restart share min(1/2, 1/sqrt|I|) (restart_share="interval"), at the default shortest interval 8
 and at 64.
 
     PYTHONPATH=$PWD/src OKL_DATA=../shared/datasets python docs/results/scripts/raker_drift.py

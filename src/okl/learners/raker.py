@@ -1,23 +1,28 @@
 """Raker and AdaRaker: random-feature online multi-kernel learning (Shen, Chen & Giannakis, JMLR 20 2019).
 
-../shared/KAF.md K9. **Raker** (the paper's Algorithm 1) keeps P Gaussian kernels of widths s_1..s_P;
+../shared/KAF.md K9. **Raker** keeps P Gaussian kernels of widths s_1..s_P;
 kernel p has D random Fourier directions v_pi ~ N(0, s_p^-2 I) and the map
 
     z_p(x) = [cos(v_p1^T x), ..., cos(v_pD^T x), sin(v_p1^T x), ..., sin(v_pD^T x)] / sqrt(D)
 
-(the paper writes sin before cos: a permutation of the same features), its own weights theta_p and
+(the reference codes write sin before cos: a permutation of the same features), its own weights theta_p and
 f_p(x) = theta_p^T z_p(x). Each round, with E_p the kernels' exponents (all 0 at the start),
 
-    predict  f(x_t) = sum_p w_p f_p(x_t) / sum_p w_p,   w_p = exp(-(E_p - min_q E_q))      (Eq. 11)
-    then     E_p     <- E_p + eta_w l(f_p(x_t), y_t) / u_t                                  (Eq. 13)
-             theta_p <- (1 - 2 eta reg) theta_p - eta l'(f_p(x_t), y_t) z_p(x_t)            (Eq. 12)
+    predict  f(x_t) = sum_p w_p f_p(x_t) / sum_p w_p,   w_p = exp(-(E_p - min_q E_q))
+    then     E_p     <- E_p + eta_w l(f_p(x_t), y_t) / u_t
+             theta_p <- (1 - 2 eta reg) theta_p - eta l'(f_p(x_t), y_t) z_p(x_t)
 
-so w_p is the paper's w_p,t+1 = w_p,t exp(-eta_w L_p,t) kept as an exponent (no underflow: a
+(The paper's full text was not at hand, only its abstract: no equation numbers are given here. The
+rule is KAF.md K9's, checked against the ``Raker`` class of the OMKL-GF code, pouyamghari/
+OMKL-GF_ICML_2020 ``mkl_algorithms.py``, whose authors ran it as the published baseline: the same
+features, theta step, exponential weights on the pre-step prediction's loss plus lambda ||theta||^2.)
+
+so w_p is KAF.md's w_p <- w_p exp(-eta_w loss_p) (w_p = 1 at the start) kept as an exponent (no underflow: a
 squared loss of targets in their own units would zero every weight in a few rounds), and the
 exponents are shifted by their minimum after each round (the weights do not change). Each theta_p
 is exactly :mod:`okl.learners.fogd`'s OGD step on its kernel's features (its compiled pieces:
 ``project_t``, ``fourier_from_projections``; okl's squared loss is (f - y)^2, l' = 2 (f - y), the
-paper's gradient; ``ogd_step`` divides by max(1, ||z||^2) = 1). Classification takes the hinge
+OMKL-GF code's gradient; ``ogd_step`` divides by max(1, ||z||^2) = 1). Classification takes the hinge
 (or logistic) loss and its gradient in both places; regression the squared loss. With ``reg`` > 0
 the weights pay l + reg ||theta_p||^2 (theta_p before the round's step; the OMKL-GF code takes it
 after).
@@ -25,10 +30,10 @@ after).
 u_t, the loss unit (``loss_unit``): ``"targets"`` (okl's default) divides each loss by the running
 mean of the squared targets the model has learned (this round's included; the residuals under
 target centring), so eta_w is unit-free: a regression stream in any units weighs its kernels as
-its [0, 1]-scaled copy does, and for labels -1/+1 u_t = 1 exactly (the paper's rule). ``"none"``:
-u_t = 1 (the paper, whose targets are scaled to [0, 1]).
+its [0, 1]-scaled copy does, and for labels -1/+1 u_t = 1 exactly (KAF.md's rule). ``"none"``:
+u_t = 1 (the published protocol, whose targets are scaled to [0, 1]).
 
-**AdaRaker** (Section 4) runs K Raker instances on geometric covering intervals (Daniely, Gonen &
+**AdaRaker** runs K Raker instances on geometric covering intervals (Daniely, Gonen &
 Shalev-Shwartz, ICML 2015) and mixes them by exponential weights for adaptive regret. Instance k <
 K - 1 restarts (theta = 0, equal kernel weights) every L_k = ``shortest`` x 2^k of the model's
 rounds, i.e. it covers the intervals [i L_k, (i + 1) L_k - 1]; the last instance never restarts
@@ -37,8 +42,9 @@ exponent m_k <- m_k + eta_w l(f^(k)(x_t), y_t) / u_t, f(x_t) = sum_k exp(-(m_k -
 sum(...); on a restart the instance's share of the mixture is set to a prior pi and the other
 instances keep their proportions. ``restart_share="rounds"`` (okl's default): pi = 1/(t + 1)
 after t rounds, Follow the Leading History's share for a new expert (Hazan & Seshadhri 2007);
-``"interval"``: pi = min(1/2, 1/sqrt(L_k)), the paper's initial weight eta^(I) (the reference
-code's too), the never-restarting instance's taking L = 2 x the longest interval. Every instance
+``"interval"``: pi = min(1/2, 1/sqrt(L_k)), the initial weight eta_I of Daniely et al.'s SAOL,
+whose intervals AdaRaker takes (the reference code's initial weight is its step likewise), the
+never-restarting instance's taking L = 2 x the longest interval. Every instance
 shares one draw of the random directions (the reference MATLAB code does too), so one feature map
 a round serves all of them.
 
@@ -46,17 +52,17 @@ a round serves all of them.
 uses base-2 intervals (S = 2) with one instance per scale added as t passes 2^k, sets a restarted
 instance's meta weight to its step eta_k = min(0.1/S, 0.1/sqrt(S^k)), normalises its losses
 per round to [-1, 1] and multiplies the weights by beta^ratio; its reset of theta is commented out.
-okl implements the paper's construction instead: base 2, theta and the kernel weights restart
-with the interval, the meta step is eta_w (the kernels' step), the scales are capped (K
+okl implements the covering-interval construction instead: base 2, theta and the kernel weights
+restart with the interval, the meta step is eta_w (the kernels' step), the scales are capped (K
 instances, the shortest interval ``shortest``) so the state has a fixed size. The share a
-restarted instance gets is okl's choice, measured (docs/results/raker.md): with the paper's
+restarted instance gets is okl's choice, measured (docs/results/raker.md): with SAOL's
 min(1/2, 1/sqrt|I|) a fresh instance (theta = 0: it predicts 0, or the running mean under target
 centring) takes a large share every time it restarts, and AdaRaker lost 2.4 dB to Raker on the
 Lorenz series in time order (shortest 64; 16.8 dB with shortest 8), while FLH's 1/(t + 1) kept
 Raker's -11.47 dB there (and its MSE on mg30 and santafe) and most of the gain on the adversarial
 streams (german-1: Raker 9.21 %; AdaRaker 6.52 % with 1/(t + 1) and shortest 8, 5.99 % with
 min(1/2, 1/sqrt|I|) and shortest 64).
-The paper tunes each instance's steps to its interval length, eta^(I) ~ 1/sqrt(|I|); okl's
+The reference code tunes each instance's step to its interval length, ~ 1/sqrt(|I|); okl's
 default keeps one constant step for all (below); ``step_schedule="inverse sqrt"`` gives instance
 k the steps eta / sqrt(a), eta_w / sqrt(a) at its age a (rounds since its restart), the anytime
 form of that tuning, and Raker the same with a = t.
@@ -510,7 +516,7 @@ class AdaRaker(Raker):
         The shortest restart interval, in rounds.
     restart_share : {"rounds", "interval"}, default "rounds"
         A restarted instance's share of the mixture: 1/(t + 1) after t rounds (Follow the Leading
-        History's), or min(1/2, 1/sqrt(L)) for its interval length L (the paper's eta^(I)).
+        History's), or min(1/2, 1/sqrt(L)) for its interval length L (SAOL's eta_I).
     eta : float or None, default None
         Every kernel's OGD step; None: 0.5 with a classification loss, 0.2 with the squared loss.
     eta_w : float, default 0.5
@@ -548,8 +554,8 @@ class AdaRaker(Raker):
 
     @classmethod
     def paper_params(cls, budget):
-        """Raker's protocol for every instance, with the paper's intervals from length 1
-        (instances 1, 2, 4, ..., 2^14 rounds and the whole stream) and its initial weights
+        """Raker's protocol for every instance, with the covering intervals from length 1
+        (instances 1, 2, 4, ..., 2^14 rounds and the whole stream) and SAOL's initial weights
         min(1/2, 1/sqrt|I|)."""
         return {**super().paper_params(budget), "n_instances": 16, "shortest": 1, "restart_share": "interval"}
 
