@@ -333,7 +333,7 @@ class Raker(Learner):
     reg : float, default 0
         Ridge weight lambda of every kernel's loss.
     step_schedule : {"constant", "inverse sqrt"}, default "constant"
-        "inverse sqrt": eta / sqrt(t) and eta_w / sqrt(t) at round t (the paper's protocol).
+        "inverse sqrt": eta / sqrt(t) and eta_w / sqrt(t) at round t (the published protocol).
     loss_unit : {"targets", "none"}, default "targets"
         "targets": the weights' losses are divided by the running mean square target.
     [[loss, kernel, center_targets, scale]]
@@ -369,6 +369,7 @@ class Raker(Learner):
         return np.zeros(1)
 
     def _priors(self) -> np.ndarray:
+        """Each instance's share of the mixture on a restart (0: 1 / (t + 1) after t rounds)."""
         return np.ones(1)
 
     @classmethod
@@ -393,14 +394,14 @@ class Raker(Learner):
     def _expo_shape(self, K, P):
         return (P,)
 
-    def kernels_(self) -> list:
+    def kernels_in_use(self) -> list:
         """The kernels in use (once the width is known)."""
         base = self.kernel_
         return [type(base)(sigma=base.sigma * m) for m in self._layout()[0]]
 
     def _start(self, dim):
         widths, D = self._layout()
-        self.U_ = np.concatenate([k.sample_frequencies(D, dim, self._rng) for k in self.kernels_()])
+        self.U_ = np.concatenate([k.sample_frequencies(D, dim, self._rng) for k in self.kernels_in_use()])
         P, K = len(widths), len(self._periods())
         self.theta_ = np.zeros(self._theta_shape(K, P, 2 * D))
         self.expo_ = np.zeros(self._expo_shape(K, P))
@@ -490,7 +491,7 @@ class Raker(Learner):
         return w if expo.shape[0] > 1 else w[0]
 
     def diagnostics(self):
-        widths = [k.sigma for k in self.kernels_()]
+        widths = [k.sigma for k in self.kernels_in_use()]
         weights = self.kernel_weights()
         top = weights if weights.ndim == 1 else weights[-1]
         return {"kernels": len(widths), "features": 2 * self._layout()[1] * len(widths),
