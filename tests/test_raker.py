@@ -67,8 +67,8 @@ def _reference(X, y, U, eta, eta_w, reg=0.0, loss="squared", decaying=False, uni
     return np.array(out)
 
 
-def _stream(task, n):
-    X, y = okl.load_dataset("cpusmall" if task == "regression" else "german")
+def _stream(task, n, data_dir):
+    X, y = okl.load_dataset("cpusmall" if task == "regression" else "german", data_dir)
     p = np.random.default_rng(1).permutation(len(y))[:n]
     return np.ascontiguousarray(X[p]), np.asarray(y, float)[p]
 
@@ -77,8 +77,8 @@ def _stream(task, n):
     {},
     {"reg": 1e-3, "step_schedule": "inverse sqrt", "loss_unit": "none", "eta": 1.0, "eta_w": 1.0},
 ])
-def test_raker_is_the_published_rule(options):
-    X, y = _stream("regression", 300)
+def test_raker_is_the_published_rule(options, data_dir):
+    X, y = _stream("regression", 300, data_dir)
     sigma, mult, D, seed = 0.7, (0.5, 1.0, 2.0), 12, 4
     m = okl.make("raker", kernel=okl.RBF(sigma=sigma), widths=mult, n_components=D, loss="squared", scale=None,
                  center_targets=False, random_state=seed, **options)
@@ -92,8 +92,8 @@ def test_raker_is_the_published_rule(options):
     assert np.mean((got[200:] - y[200:]) ** 2) < 0.75 * np.var(y)
 
 
-def test_raker_hinge_is_the_published_rule():
-    X, y = _stream("classification", 300)
+def test_raker_hinge_is_the_published_rule(data_dir):
+    X, y = _stream("classification", 300, data_dir)
     m = okl.make("raker", kernel=okl.RBF(sigma=1.5), widths=(0.5, 2.0), n_components=10, scale=None, random_state=2)
     got = m.run(X, y).decisions
     ref = _reference(X, y, _directions(2, [0.75, 3.0], 10, X.shape[1]), eta=0.5, eta_w=0.5, loss="hinge")
@@ -101,8 +101,8 @@ def test_raker_hinge_is_the_published_rule():
 
 
 @pytest.mark.parametrize("share", ["rounds", "interval"])
-def test_adaraker_is_the_published_rule(share):
-    X, y = _stream("regression", 300)
+def test_adaraker_is_the_published_rule(share, data_dir):
+    X, y = _stream("regression", 300, data_dir)
     m = okl.make("adaraker", kernel=okl.RBF(sigma=0.7), widths=(0.5, 2.0), n_components=8, n_instances=4, shortest=8,
                  loss="squared", scale=None, center_targets=False, random_state=5, step_schedule="inverse sqrt",
                  restart_share=share)
@@ -119,20 +119,20 @@ def test_adaraker_is_the_published_rule(share):
     assert m.stats_[0] == 300
 
 
-def test_one_instance_adaraker_is_raker():
-    X, y = _stream("classification", 300)
+def test_one_instance_adaraker_is_raker(data_dir):
+    X, y = _stream("classification", 300, data_dir)
     a = okl.make("adaraker", n_instances=1, random_state=3).run(X, y).decisions
     b = okl.make("raker", random_state=3).run(X, y).decisions
     np.testing.assert_array_equal(a, b)
 
 
-def test_check_learner_passes_on_both():
-    check_learner(Raker)
-    check_learner(AdaRaker)
+def test_check_learner_passes_on_both(data_dir):
+    check_learner(Raker, data_dir)
+    check_learner(AdaRaker, data_dir)
 
 
-def test_same_random_state_same_numbers_other_state_other_numbers():
-    X, y = _stream("classification", 400)
+def test_same_random_state_same_numbers_other_state_other_numbers(data_dir):
+    X, y = _stream("classification", 400, data_dir)
     for name in ("raker", "adaraker"):
         a = okl.make(name, random_state=7).run(X, y).decisions
         b = okl.make(name, random_state=7).run(X, y).decisions
@@ -140,10 +140,10 @@ def test_same_random_state_same_numbers_other_state_other_numbers():
         assert np.array_equal(a, b) and not np.array_equal(a, c)
 
 
-def test_default_widths_and_the_published_protocol():
+def test_default_widths_and_the_published_protocol(data_dir):
     assert len(DEFAULT_WIDTHS) == 9 and DEFAULT_WIDTHS[0] == pytest.approx(0.1) and DEFAULT_WIDTHS[-1] == 10.0
     assert len(PAPER_WIDTHS) == 17 and PAPER_WIDTHS[0] == 100.0 and PAPER_WIDTHS[-1] == pytest.approx(0.01)
-    X, y = _stream("regression", 1000)
+    X, y = _stream("regression", 1000, data_dir)
     params = Raker.paper_params(100)
     m = okl.make("raker", loss="squared", random_state=0, **params)
     tr = m.run(X, y)
@@ -170,8 +170,8 @@ def test_bad_hyperparameters_name_themselves():
 
 @pytest.mark.parametrize("name", ["raker", "adaraker"])
 @pytest.mark.parametrize("task", ["classification", "regression"])
-def test_per_event_decisions_are_run_decisions_bit_for_bit(name, task):
-    X, y = _stream(task, 400)
+def test_per_event_decisions_are_run_decisions_bit_for_bit(name, task, data_dir):
+    X, y = _stream(task, 400, data_dir)
     params = {"budget": 10, "random_state": 0, **({"loss": "squared"} if task == "regression" else {})}
     ref = okl.make(name, **params).run(X, y).decisions
     m = okl.make(name, **params)
@@ -182,10 +182,10 @@ def test_per_event_decisions_are_run_decisions_bit_for_bit(name, task):
     assert np.array_equal(np.array(d), ref)
 
 
-def test_k_classes_beat_the_majority():
+def test_k_classes_beat_the_majority(german):
     from okl.runtime.multiclass import MultiClass
 
-    X, _ = okl.load_dataset("german")
+    X, _ = german
     k = np.digitize(X[:, 1], np.quantile(X[:, 1], [1 / 3, 2 / 3])).astype(float)
     majority = 100.0 * (1.0 - np.bincount(k.astype(int)).max() / len(k))  # 58.6 %
     # (measured: 36.2 % for both at budget 100)
