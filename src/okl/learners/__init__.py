@@ -20,6 +20,7 @@ from okl.learners.knlms import KAP, KNLMS
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 from okl.learners.krlst import KRLST
 from okl.learners.bsgd import BSGD
+from okl.learners.raker import AdaRaker, Raker
 from okl.learners.auto import Auto
 from okl.runtime.multiclass import MultiClass
 from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single learners' per-event fast path)
@@ -28,4 +29,5 @@ __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_clas
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
            "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
            "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "KLMS", "QKLMS", "KNLMS", "KAP", "KRLS",
-           "SWKRLS", "FBKRLS", "KRLST", "BSGD", "MultiClass"]
+           "SWKRLS", "FBKRLS", "KRLST", "BSGD", "Raker", "AdaRaker",
+           "MultiClass"]
