@@ -72,7 +72,8 @@ EXPERIMENTS: dict[str, Experiment] = {}
 
 #: modules that define experiments; imported lazily by :func:`experiments`
 MODULES: list[str] = ["okl.experiments.forks", "okl.experiments.tables", "okl.experiments.skegd", "okl.experiments.opfes",
-                     "okl.experiments.kons", "okl.experiments.defaults", "okl.experiments.river_streams"]
+                     "okl.experiments.kons", "okl.experiments.defaults", "okl.experiments.river_streams",
+                     "okl.experiments.kaf"]
 
 
 def experiment(id: str, description: str, datasets: tuple[str, ...] = (), params: dict[str, str] | None = None,
