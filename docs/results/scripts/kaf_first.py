@@ -6,15 +6,13 @@ BSGD's lambda validation, the KAF series in time order, and per-event speed agai
 """
 import argparse
 import os
-import sys
 import time
 
 import numpy as np
 
 import okl
 
-sys.path.insert(0, os.path.dirname(__file__))
-from kaf_series import embed, mse_db, series  # noqa: E402
+from okl.data.series import embed, load_series, mse_db
 
 LEARNERS = (("knlms", {}), ("kap", {}), ("bsgd", {}), ("bsgd", {"maintenance": "remove"}),
             ("bsgd", {"maintenance": "project"}), ("klms", {}), ("bogd", {}), ("nogd", {}), ("linear", {}))
@@ -96,7 +94,7 @@ def eps_sweep(data):
             fmt = "{:.4g}" if reg else "{:.2f}"
             print(f"| {name} | " + " | ".join(fmt.format(np.mean(c)) for c in cells.values()) + " |", flush=True)
         for name, p in (("lorenz", 6), ("mg30", 7), ("santafe", 6)):
-            X, y = embed(series(os.path.join(data, "kaf", f"{name}.dat.gz")), p)
+            X, y = embed(load_series(name, data), p)
             cells = [mse_db(okl.make(lrn, loss="squared", regularization=e).run(X, y).decisions, y) for e in epss]
             print(f"| {name} (dB) | " + " | ".join(f"{c:.2f}" for c in cells) + " |", flush=True)
 
@@ -109,11 +107,11 @@ def kaf_series(data):
     print("| series | embedding | variance (dB) | " + " | ".join(label(n, p) for n, p in names) + " |")
     print("|---|---|---|" + "---|" * len(names))
     for name, p in (("lorenz", 6), ("mg30", 7), ("santafe", 6)):
-        X, y = embed(series(os.path.join(data, "kaf", f"{name}.dat.gz")), p)
+        X, y = embed(load_series(name, data), p)
         cells = [mse_db(okl.make(n, loss="squared", random_state=0, **kw).run(X, y).decisions, y) for n, kw in names]
         print(f"| {name} | {p} | {10 * np.log10(np.var(y[1000:])):.2f} | " + " | ".join(f"{c:.2f}" for c in cells)
               + " |", flush=True)
-    X, y = embed(series(os.path.join(data, "kaf", "lorenz.dat.gz")), 6)
+    X, y = embed(load_series("lorenz", data), 6)
     kw = dict(loss="squared", kernel=okl.RBF(sigma=32.0), scale=None, center_targets=False)
     print("\nLorenz with KAFBOX's kernel (width 32, raw values, no target centring), 1,000 centres:")
     for n, extra in (("knlms", {}), ("kap", {}), ("knlms", "paper"), ("kap", "paper"), ("klms", {})):

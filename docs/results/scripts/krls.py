@@ -7,7 +7,6 @@ protocol; the published Lorenz setting for ALD-KRLS).
     PYTHONPATH=$PWD/src OKL_DATA=../shared/datasets python docs/results/scripts/krls.py
 """
 import os
-import sys
 import time
 
 import numpy as np
@@ -15,8 +14,7 @@ import numpy as np
 import okl
 from okl.data.registry import permutation
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kaf_series import embed, mse_db, series  # noqa: E402
+from okl.data.series import embed, load_series, mse_db
 
 LEARNERS = ("krls", "sw-krls", "fb-krls", "klms", "linear")
 
@@ -70,11 +68,11 @@ def kaf(data):
     print("\n| series | " + " | ".join(LEARNERS) + " |")
     print("|---|" + "---|" * len(LEARNERS))
     for name, p in (("lorenz", 6), ("mg30", 7), ("santafe", 6)):
-        X, y = embed(series(os.path.join(data, "kaf", f"{name}.dat.gz")), p)
+        X, y = embed(load_series(name, data), p)
         cells = [f"{mse_db(okl.make(lrn, loss='squared', random_state=0).run(X, y).decisions, y):.2f}"
                  for lrn in LEARNERS]
         print(f"| {name} (embedding {p}) | " + " | ".join(cells) + " |")
-    X, y = embed(series(os.path.join(data, "kaf", "lorenz.dat.gz")), 6)
+    X, y = embed(load_series("lorenz", data), 6)
     published = dict(loss="squared", kernel=okl.RBF(sigma=32.0), scale=None, center_targets=False)
     m = okl.make("krls", threshold=1e-4, **published)
     print(f"\nALD-KRLS, the published Lorenz setting: {mse_db(m.run(X, y).decisions, y):.2f} dB, "

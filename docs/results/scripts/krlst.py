@@ -10,7 +10,6 @@ MSE on 500 fresh points of the current channel after each iteration; then the co
 import argparse
 import os
 import statistics
-import sys
 import time
 
 import numpy as np
@@ -18,8 +17,7 @@ import numpy as np
 import okl
 from okl.checks import friedman_regression
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from kaf_series import embed, mse_db, series  # noqa: E402
+from okl.data.series import embed, load_series, mse_db
 
 B1 = np.array([1.0, -0.3817, -0.1411, 0.5789, 0.191])
 B2 = np.array([1.0, -0.0870, 0.9852, -0.2826, -0.1711])
@@ -28,7 +26,7 @@ PAPER = dict(loss="squared", forgetting=0.999, budget=50, noise=1e-2, kernel=okl
 
 
 def lorenz(data):
-    X, y = embed(series(os.path.join(data, "kaf", "lorenz.dat.gz")), 6)
+    X, y = embed(load_series("lorenz", data), 6)
     settings = {
         "defaults (lambda 0.999, sn2 1e-2, M 100, width and input map from the stream, centred)": {},
         "defaults at M = 50": {"budget": 50},
@@ -37,7 +35,7 @@ def lorenz(data):
         "paper_params (lambda 0.999, sn2 1e-2, raw, uncentred) with width 32":
             {**okl.learner_class("krls-t").paper_params(100), "kernel": okl.RBF(sigma=32.0)},
     }
-    s = series(os.path.join(data, "kaf", "lorenz.dat.gz"))
+    s = load_series("lorenz", data)
     Xk, yk = embed(s[:-9], 6)[0][:5000], s[10:][:5000]  # the input at t, the value 10 steps later
     demo = okl.make("krls-t", loss="squared", forgetting=1.0, noise=1e-6, kernel=okl.RBF(sigma=32.0), scale=None,
                     center_targets=False)
@@ -125,7 +123,7 @@ def intervals():
 
 
 def speed(data, repeats=3):
-    X, y = embed(series(os.path.join(data, "kaf", "lorenz.dat.gz")), 6)
+    X, y = embed(load_series("lorenz", data), 6)
     X, y = X[:10000], y[:10000]
     params = dict(loss="squared", budget=50)
 

@@ -8,15 +8,13 @@ and at 64.
     PYTHONPATH=$PWD/src OKL_DATA=../shared/datasets python docs/results/scripts/raker_drift.py
 """
 import os
-import sys
 
 import numpy as np
 
 import okl
 from okl.data.adversarial import resolve_dataset
 
-sys.path.insert(0, os.path.dirname(__file__))
-from kaf_series import embed, mse_db, series  # noqa: E402
+from okl.data.series import embed, load_series, mse_db
 
 LEARNERS = (("raker", {}), ("adaraker", {}), ("adaraker", {"restart_share": "interval"}),
             ("adaraker", {"restart_share": "interval", "shortest": 64}), ("fogd", {}), ("auto", {}), ("linear", {}))
@@ -31,7 +29,7 @@ def main():
     print("| stream | measure | " + " | ".join(label(*lp) for lp in LEARNERS) + " |")
     print("|---" * (len(LEARNERS) + 2) + "|")
     for name, p in (("lorenz", 6), ("mg30", 7), ("santafe", 6)):
-        X, y = embed(series(os.path.join(data, "kaf", f"{name}.dat.gz")), p)
+        X, y = embed(load_series(name, data), p)
         cells = [mse_db(okl.make(n, loss="squared", random_state=0, **kw).run(X, y).decisions, y) for n, kw in LEARNERS]
         print(f"| {name} (time order) | MSE dB | " + " | ".join(f"{c:.2f}" for c in cells) + " |", flush=True)
     for preset in ("german-1", "codrna-1"):

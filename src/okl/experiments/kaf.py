@@ -39,6 +39,8 @@ from okl.data.series import SERIES, SKIP, embed, load_series, mse_db
 from okl.eval.progress import Progress
 from okl.eval.tables import markdown_table, write_csv
 from okl.experiments import ExperimentContext, ExperimentResult, experiment
+from okl.kernels import RBF, Polynomial
+from okl.runtime.base import learner_class, make
 
 #: the kernel adaptive filters (KAF.md K1-K7)
 KAF_LEARNERS = ("klms", "qklms", "knlms", "kap", "krls", "sw-krls", "fb-krls", "krls-t")
@@ -57,19 +59,17 @@ ALD_PUBLISHED = {"threshold": 1e-4}
 def _make(name: str, published_width: float | None, seed: int):
     """Learner ``name`` for a regression series: okl's defaults, or (``published_width``) the
     learner's published settings with that Gaussian width on the raw values."""
-    import okl
-
     if name == LINEAR_RLS:  # exact: a dictionary of at most d + 1 rows spans the features [x, 1]
-        return okl.make("krls", loss="squared", kernel=okl.Polynomial(degree=1), scale=None, center_targets=False,
-                        random_state=seed)
+        return make("krls", loss="squared", kernel=Polynomial(degree=1), scale=None, center_targets=False,
+                    random_state=seed)
     params = {"loss": "squared", "random_state": seed}
     if published_width is not None:
-        cls = okl.learner_class(name)
+        cls = learner_class(name)
         budget = inspect.signature(cls.__init__).parameters.get("budget")
         params.update(cls.paper_params(budget.default if budget is not None else None))
-        params.update(kernel=okl.RBF(sigma=published_width), scale=None, center_targets=False)
-    accepted = inspect.signature(okl.learner_class(name).__init__).parameters
-    return okl.make(name, **{k: v for k, v in params.items() if k in accepted})
+        params.update(kernel=RBF(sigma=published_width), scale=None, center_targets=False)
+    accepted = inspect.signature(learner_class(name).__init__).parameters
+    return make(name, **{k: v for k, v in params.items() if k in accepted})
 
 
 def _run_series(X, y, name, width, seed):
@@ -154,15 +154,13 @@ _HEADER = ["series", "learner", "MSE dB, okl defaults", "MSE dB, published kerne
             "kernel adaptive filter, auto and the budget learners in time order", (),
             params={"learners": "comma-separated learners of the table (default: all)"})
 def kaf_lorenz(ctx: ExperimentContext) -> ExperimentResult:
-    import okl
-
     X, y = embed(load_series("lorenz", ctx.data_dir), SERIES["lorenz"][1])
     if ctx.quick:
         X, y = X[:SKIP + 300], y[:SKIP + 300]
 
     def ald():
-        return okl.make("krls", loss="squared", kernel=okl.RBF(sigma=PUBLISHED_WIDTH["lorenz"]), scale=None,
-                        center_targets=False, **ALD_PUBLISHED)
+        return make("krls", loss="squared", kernel=RBF(sigma=PUBLISHED_WIDTH["lorenz"]), scale=None,
+                    center_targets=False, **ALD_PUBLISHED)
 
     ald().run(X[:200], y[:200])  # (loading the compiled code: not part of the rate)
     ald = ald()
@@ -235,14 +233,12 @@ def channel_data(seed: int, n: int = CHANNEL_N, n_test: int = CHANNEL_TEST, swit
 
 def channel_learners(seed: int) -> dict:
     """The published setups of Fig. 3 (width 1 on the raw inputs) and okl's auto at its defaults."""
-    import okl
-
-    pub = {"loss": "squared", "kernel": okl.RBF(sigma=1.0), "scale": None, "center_targets": False}
+    pub = {"loss": "squared", "kernel": RBF(sigma=1.0), "scale": None, "center_targets": False}
     return {
-        "SW-KRLS (c 1e-2, M 50)": okl.make("sw-krls", budget=50, regularization=1e-2, **pub),
-        "KRLS-T (lambda 0.999, M 50, sn2 1e-2)": okl.make("krls-t", budget=50, forgetting=0.999, noise=1e-2, **pub),
-        "NORMA (lambda 1e-2, tau 1500, eta 0.1)": okl.make("kogd", eta=0.05, decay=0.02, budget=1500, **pub),
-        "okl auto (defaults)": okl.make("auto", loss="squared", random_state=seed),
+        "SW-KRLS (c 1e-2, M 50)": make("sw-krls", budget=50, regularization=1e-2, **pub),
+        "KRLS-T (lambda 0.999, M 50, sn2 1e-2)": make("krls-t", budget=50, forgetting=0.999, noise=1e-2, **pub),
+        "NORMA (lambda 1e-2, tau 1500, eta 0.1)": make("kogd", eta=0.05, decay=0.02, budget=1500, **pub),
+        "okl auto (defaults)": make("auto", loss="squared", random_state=seed),
     }
 
 
