@@ -13,8 +13,9 @@ usage (from the project root):
       --variant default,l1fogd --suite river,heldout,staged [--only Agrawal] [--out results.jsonl]
 A variant is a name in VARIANTS (a function of the task returning auto's members list, or None for
 the library default), "params:<python dict>" of auto's hyperparameters, or "plus:<learner>": the
-default pool and one member of that registered learner at the pool's width, its defaults (issue 47:
-does a kernel adaptive filter pay as a member?).
+default pool and one member of that registered learner at the pool's width, its defaults or
+"plus:<learner>:<python dict>" its parameters (issue 47: does a kernel adaptive filter pay as a
+member?).
 """
 from __future__ import annotations
 
@@ -77,8 +78,9 @@ def _without_narrow(members, name):
 def variant_params(name, task):
     if name.startswith("params:"):
         return ast.literal_eval(name[len("params:"):])
-    if name.startswith("plus:"):
-        return {"members": _with(task, lambda t: [(name[len("plus:"):], 1.0, {})])}
+    if name.startswith("plus:"):  # plus:<learner> or plus:<learner>:<python dict of its parameters>
+        learner, _, params = name[len("plus:"):].partition(":")
+        return {"members": _with(task, lambda t: [(learner, 1.0, ast.literal_eval(params) if params else {})])}
     members = VARIANTS[name](task)
     return {} if members is None else {"members": members}
 

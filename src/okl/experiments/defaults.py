@@ -107,6 +107,17 @@ REASONS: dict[tuple[str, str], str] = {
     ("ijcnn1", "window"): "its 200 rows hold about 19 of the minority class (9.6 % positives); "
                           "with 500 rows it makes 9.32 % and with 1,000 rows 8.71 % on the same "
                           "streams (200 rows is auto's choice for cost: docs/results/window.md).",
+    ("*", "fb-krls"): "FB-KRLS removes the element its neighbours predict best (the smallest |alpha_i| / "
+                      "[Ainv]_ii, KAFBOX's rule): on a noisy stream the elements kept are the noisy ones and the "
+                      "error grows along the stream (codrna: 24.6 % in the last quarter against 20.9 % overall; "
+                      "its inverse stays exact: docs/results/krls.md).",
+    ("*", "sw-krls"): "SW-KRLS is a kernel ridge regression on the 50 newest rows: on a permuted stream it never "
+                      "holds more (codrna 16.5 %, ALD-KRLS 4.4 %: docs/results/krls.md).",
+    ("*", "kap"): "KAP of order 20 projects the model onto the last 20 labels every round: a tracking filter "
+                  "that fits the newest rows, not the stream (german at eps 0.01 / 0.1 / 1: 38.3 / 36.1 / 34.3 %, "
+                  "at 10 29.6 %; docs/results/kaf-first.md).",
+    ("german", "bsgd"): "BSGD's lambda 1e-4 (the best compromise over nine staged sets) is too small for german: "
+                        "lambda 1e-2 makes 28.35 % on the same streams (docs/results/kaf-first.md).",
     ("svmguide3", "linear"): "one pass of OGD with a fixed step on a set no linear rule separates well: "
                              "batch logistic regression fitted on the whole set (hindsight) still errs "
                              "on 19.2 % (C = 1) to 23.4 % (C = 0.1) of its own training rows.",
