@@ -350,7 +350,6 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
     (0.76, 1.0, 1.24, 1.0)
     """
 
-
     _task = "regression"
 
     @staticmethod
