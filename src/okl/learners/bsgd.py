@@ -344,9 +344,10 @@ def bsgd_learn(kind, a, b, c, lkind, lam, rule, ST, alpha, m, Kinv, x, y, f, kt,
 def bsgd_rounds(kind, a, b, c, lkind, lam, rule, X, Y, out, ST, alpha, m, Kinv, t, kt, xm, km, d, W, last):
     """Predict-then-learn over the rows of X. Returns (m, t, maintenance events)."""
     events = 0
+    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
     for i in range(X.shape[0]):
         x = X[i]
-        f = out[i] = expansion_value_from(kind, a, b, c, ST, alpha, m, x, kt, False)
+        f = out[i] = expansion_value_from(kind, a, b, c, ST, alpha, m, x, kt, given)
         t += 1
         m, maintained = bsgd_learn(kind, a, b, c, lkind, lam, rule, ST, alpha, m, Kinv, x, Y[i], f, kt, t, xm,
                                    km, d, W, last)

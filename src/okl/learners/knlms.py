@@ -163,8 +163,9 @@ def kap_learn(kind, a, b, c, ST, alpha, m, x, y, k, mu0, eta, eps, memX, memY, H
 @jit
 def kap_rounds(kind, a, b, c, X, Y, out, ST, alpha, m, mu0, eta, eps, memX, memY, H, pushed, k, G, r, z, L):
     """Predict-then-learn over the rows of X (out[i] = f(X[i])); returns (m, pushed)."""
+    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
     for i in range(X.shape[0]):
-        out[i] = expansion_value_from(kind, a, b, c, ST, alpha, m, X[i], k, False)
+        out[i] = expansion_value_from(kind, a, b, c, ST, alpha, m, X[i], k, given)
         m, pushed = kap_learn(kind, a, b, c, ST, alpha, m, X[i], Y[i], k, mu0, eta, eps, memX, memY, H, pushed,
                               G, r, z, L)
     return m, pushed

@@ -131,7 +131,7 @@ def event_features(kind, a, b, c, SV, alpha, m, x, bound, k):
     """predict_one's call: (row ok, f(x)) with the kernel row left in k."""
     if not row_ok(x, bound):
         return False, 0.0
-    return True, round_decision(kind, a, b, c, SV, alpha, m, x, k, False)
+    return True, round_decision(kind, a, b, c, SV, alpha, m, x, k, m < 0)  # (m < 0: a run-time False, see ald_rounds)
 
 
 @jit
@@ -190,8 +190,9 @@ def ald_rounds(kind, a, b, c, X, Y, out, SV, alpha, Kinv, P, m, threshold):
     """ALD-KRLS over the rows of X (out[i]: the decision before learning row i); returns m."""
     k = np.empty(SV.shape[0])
     work = np.empty((2, SV.shape[0]))
+    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
     for i in range(X.shape[0]):
-        out[i], m = ald_round(kind, a, b, c, X[i], Y[i], k, False, SV, alpha, Kinv, P, m, threshold, work)
+        out[i], m = ald_round(kind, a, b, c, X[i], Y[i], k, given, SV, alpha, Kinv, P, m, threshold, work)
     return m
 
 
@@ -263,8 +264,9 @@ def window_rounds(kind, a, b, c, X, Y, out, SV, yD, alpha, Ainv, m, budget, regu
     """SW- / FB-KRLS over the rows of X (out[i]: the decision before learning row i); returns m."""
     k = np.empty(SV.shape[0])
     work = np.empty((2, SV.shape[0]))
+    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
     for i in range(X.shape[0]):
-        out[i], m = window_round(kind, a, b, c, X[i], Y[i], k, False, SV, yD, alpha, Ainv, m, budget,
+        out[i], m = window_round(kind, a, b, c, X[i], Y[i], k, given, SV, yD, alpha, Ainv, m, budget,
                                  regularization, prune_smallest, label_step, work)
     return m
 

@@ -246,8 +246,9 @@ def krlst_rounds(kind, a, b, c, forgetting, noise, jitter, X, Y, out, SV, K, Q, 
                  m, kt, work):
     """Predict-then-learn over the rows of X (out[i] = f(X[i]) before learning it) with
     :func:`krlst_round`; returns the dictionary size."""
+    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
     for i in range(X.shape[0]):
-        f, m = krlst_round(kind, a, b, c, forgetting, noise, jitter, X[i], Y[i], kt, False, SV, K, Q, Sigma, mu,
+        f, m = krlst_round(kind, a, b, c, forgetting, noise, jitter, X[i], Y[i], kt, given, SV, K, Q, Sigma, mu,
                            alpha, sums, removals, m, work)
         out[i] = f
     return m
@@ -325,9 +326,9 @@ class KRLST(Learner):
     hyperparameters = (FORGETTING, NOISE, BUDGET.but(doc="The dictionary size M (bases kept).", symbol="M"), JITTER,
                        *KERNEL_LEARNER)
 
-    def __init__(self, *, forgetting: float = 0.999, noise: float | None = None, budget: int = 100, jitter: float = 1e-6,
-                 loss="hinge", kernel=None, center_targets: bool = True, scale: str | None = "auto",
-                 random_state: int | None = None):
+    def __init__(self, *, forgetting: float = 0.999, noise: float | None = None, budget: int = 100,
+                 jitter: float = 1e-6, loss="hinge", kernel=None, center_targets: bool = True,
+                 scale: str | None = "auto", random_state: int | None = None):
         accept(self, locals())
 
     @classmethod

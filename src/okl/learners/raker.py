@@ -305,9 +305,10 @@ def raker_rounds(X, Y, UT, theta, expo, meta, periods, priors, stats, eta, eta_w
     z = np.empty(P * F)
     fk = np.empty((K, P))
     fi = np.empty(K)
+    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
     for i in range(X.shape[0]):
         out[i] = raker_round(UT, theta, expo, meta, periods, priors, stats, X[i], Y[i], eta, eta_w, reg, lkind,
-                             decaying, unit_targets, p, z, fk, fi, False)
+                             decaying, unit_targets, p, z, fk, fi, given)
 
 
 # ---- the learners ---------------------------------------------------------------------------
