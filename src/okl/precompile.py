@@ -341,4 +341,5 @@ def compile(processes: int | None = None, progress: bool = True, units=None) -> 
     return report
 
 
-__all__ = ["AFTER_AUTO", "FIRST_UNITS", "LAST_UNITS", "Report", "check", "compile", "default_units", "compiled_functions", "run_unit"]
+__all__ = ["AFTER_AUTO", "FIRST_UNITS", "LAST_UNITS", "Report", "check", "compile", "default_units",
+           "compiled_functions", "run_unit"]
