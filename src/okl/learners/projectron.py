@@ -8,7 +8,8 @@ import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value, times_and_quadratic
 from okl.runtime.hyperparameters import Hyper, accept
-from okl.learners._expansion import PROJECTRON_MIN_RESIDUAL, bordered_inverse_grow, expansion_value, _BudgetedExpansion
+from okl.learners._expansion import (PROJECTRON_MIN_RESIDUAL, bordered_inverse_grow, expansion_value,
+                                     _BudgetedExpansion)
 from okl.runtime.base import Arr, register
 
 
