@@ -18,9 +18,8 @@ import okl
 from okl.checks import friedman_regression
 
 from okl.data.series import embed, load_series, mse_db
+from okl.experiments.kaf import CHANNEL_B1, CHANNEL_B2, CHANNEL_SNR_DB, CHANNEL_SWITCH, channel_data
 
-B1 = np.array([1.0, -0.3817, -0.1411, 0.5789, 0.191])
-B2 = np.array([1.0, -0.0870, 0.9852, -0.2826, -0.1711])
 PAPER = dict(loss="squared", forgetting=0.999, budget=50, noise=1e-2, kernel=okl.RBF(sigma=1.0), scale=None,
              center_targets=False)
 
@@ -51,20 +50,12 @@ def lorenz(data):
         print(f"| {label} | {mse_db(tr.decisions, y):.2f} | {m.diagnostics()} |")
 
 
-def channel(seed, n=1500, n_test=500, switch=500, snr_db=20.0, embedding=5):
-    """fig3.m's data: s ~ U(0, 1), time-embedded; y = tanh(s_emb . B) + noise at the SNR."""
-    rng = np.random.default_rng(seed)
-    s = rng.random(n + n_test)
-    S = np.zeros((n + n_test, embedding))
-    for i in range(embedding):
-        S[i:, i] = s[: n + n_test - i]
-    train, test = S[:n], S[n:]
-    clean = np.tanh(np.concatenate([train[:switch] @ B1, train[switch:] @ B2]))
-    noise_var = 10 ** (-snr_db / 10) * np.var(clean)
-    y = clean + np.sqrt(noise_var) * rng.standard_normal(n)
-    y_test1 = np.tanh(test @ B1) + np.sqrt(noise_var) * rng.standard_normal(n_test)
-    y_test2 = np.tanh(test @ B2) + np.sqrt(noise_var) * rng.standard_normal(n_test)
-    return train, y, test, y_test1, y_test2, switch, noise_var
+def channel(seed):
+    """fig3.m's data (okl.experiments.kaf.channel_data) and its noise variance, the test MSE floor."""
+    train, y, test, y_test1, y_test2 = channel_data(seed)
+    switch = CHANNEL_SWITCH
+    clean = np.tanh(np.concatenate([train[:switch] @ CHANNEL_B1, train[switch:] @ CHANNEL_B2]))
+    return train, y, test, y_test1, y_test2, switch, 10 ** (-CHANNEL_SNR_DB / 10) * np.var(clean)
 
 
 def channel_curve(seed, params):
