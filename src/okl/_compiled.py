@@ -48,6 +48,44 @@ def kernel_value(kind, a, b, c, x, z):
 
 
 @jit
+def row_norm(kind, x):
+    """The norm of a row that a kernel's sparse evaluation needs (:func:`kernel_value_sparse`):
+    sum x_i^2 (``RBF_KIND``), sum |x_i| (``LAPLACIAN_KIND``), else 0; summed in order from 0.0, so
+    a sparse row's norm over its non-zeros is bit for bit its dense row's."""
+    s = 0.0
+    if kind == RBF_KIND:
+        for i in range(x.shape[0]):
+            s += x[i] * x[i]
+    elif kind == LAPLACIAN_KIND:
+        for i in range(x.shape[0]):
+            s += abs(x[i])
+    return s
+
+
+@jit
+def kernel_value_sparse(kind, a, b, c, z, zn, xi, xv, xn):
+    """kappa(z, x) for a dense stored row z with its norm zn (:func:`row_norm`) and a sparse row x
+    (column indices xi, values xv, norm xn), in O(nnz): the Gaussian's ||z - x||^2 = zn + xn -
+    2 <z, x>, the Laplacian's ||z - x||_1 = zn + sum_{i in nnz} (|x_i - z_i| - |z_i|), each clipped
+    at 0 (rounding), then exp as :func:`kernel_value`; linear and polynomial kernels from <z, x>.
+    Equal to :func:`kernel_value` on the dense row up to rounding in the distance (relative 1e-16
+    of the norms)."""
+    t = 0.0
+    if kind == LAPLACIAN_KIND:
+        for p in range(xi.shape[0]):
+            zj = z[xi[p]]
+            t += abs(xv[p] - zj) - abs(zj)
+        return exp_scalar(-a * max(zn + t, 0.0))
+    for p in range(xi.shape[0]):
+        t += xv[p] * z[xi[p]]
+    if kind == RBF_KIND:
+        return exp_scalar(-a * max(zn + xn - 2.0 * t, 0.0))
+    if kind == POLYNOMIAL_KIND:
+        return (a * t + b) ** c
+    return t
+
+
+@jit
 def most_similar(kind, a, b, c, S, m, x, threshold):
     """The first of the rows S[:m] with the largest kappa(S[i], x), when that value is at least
     ``threshold``; else -1. For a distance kernel (Gaussian, Laplacian) the most similar row is
@@ -273,6 +311,83 @@ def distances_t(kind, LT, m, x, out):
         row = LT[i]
         for j in range(m):
             out[j] += abs(row[j] - xi)
+
+
+@jit
+def distances_t_sparse(kind, LT, m, norms, xi, xv, xn, out):
+    """:func:`distances_t` for a sparse row x (indices xi, values xv, norm xn: :func:`row_norm`)
+    from the stored rows' norms (``norms[j]`` = row_norm of L[j]): out[j] = norms[j] + xn - 2 <L[j],
+    x> (Gaussian) or norms[j] + sum_{i in nnz} (|x_i - L[j, i]| - |L[j, i]|) (L1), clipped at 0;
+    the m sums advanced together over the nnz rows of LT that x touches. O(nnz m)."""
+    for j in range(m):
+        out[j] = 0.0
+    if kind == RBF_KIND:
+        for p in range(xi.shape[0]):
+            v = xv[p]
+            row = LT[xi[p]]
+            for j in range(m):
+                out[j] += row[j] * v
+        for j in range(m):
+            out[j] = max(norms[j] + xn - 2.0 * out[j], 0.0)
+        return
+    for p in range(xi.shape[0]):
+        v = xv[p]
+        row = LT[xi[p]]
+        for j in range(m):
+            out[j] += abs(row[j] - v) - abs(row[j])
+    for j in range(m):
+        out[j] = max(norms[j] + out[j], 0.0)
+
+
+@jit
+def kernel_row_t_sparse(kind, a, b, c, LT, m, norms, xi, xv, xn, out):
+    """:func:`kernel_row_t` for a sparse row (see :func:`distances_t_sparse`): O(nnz m)."""
+    if kind == RBF_KIND or kind == LAPLACIAN_KIND:
+        distances_t_sparse(kind, LT, m, norms, xi, xv, xn, out)
+        exp_neg_scaled(out, a, m)
+        return
+    for j in range(m):
+        out[j] = 0.0
+    for p in range(xi.shape[0]):
+        v = xv[p]
+        row = LT[xi[p]]
+        for j in range(m):
+            out[j] += row[j] * v
+    if kind == POLYNOMIAL_KIND:
+        for j in range(m):
+            out[j] = (a * out[j] + b) ** c
+
+
+@jit
+def column_norms_t(kind, LT, m, out):
+    """out[j] = :func:`row_norm` of column j < m of LT (the stored row L[j]; each sum over the
+    coordinates in order from 0.0, as row_norm sums a row)."""
+    for j in range(m):
+        out[j] = 0.0
+    if kind == RBF_KIND:
+        for i in range(LT.shape[0]):
+            row = LT[i]
+            for j in range(m):
+                out[j] += row[j] * row[j]
+    elif kind == LAPLACIAN_KIND:
+        for i in range(LT.shape[0]):
+            row = LT[i]
+            for j in range(m):
+                out[j] += abs(row[j])
+
+
+@jit
+def sparse_axpy(M, xi, xv, out):
+    """out <- M^T x for a sparse x (indices xi ascending, values xv): out += x_j M[j, :] over the
+    non-zeros in order, from 0.0: bit for bit :func:`rows_axpy` on the dense x (whose zero entries
+    add +-0.0 there). O(nnz len(out))."""
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    for p in range(xi.shape[0]):
+        row = M[xi[p]]
+        v = xv[p]
+        for i in range(out.shape[0]):
+            out[i] += row[i] * v
 
 
 @jit

@@ -7,6 +7,8 @@ import numbers
 
 import numpy as np
 
+from okl._sparse import SparseRows, is_sparse_matrix
+
 
 def _is_real(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
@@ -169,9 +171,13 @@ def _check_values(v: np.ndarray, what: str, place: str, kind: str) -> None:
                          f"at most {MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
 
 
-def check_matrix(X, dim: int | None, what: str = "X") -> np.ndarray:
-    """A batch of examples: 2-D, finite, float64 (C-contiguous), of the expected width."""
-    if hasattr(X, "toarray"):
+def check_matrix(X, dim: int | None, what: str = "X", sparse: bool = False):
+    """A batch of examples: 2-D, finite, float64 (C-contiguous), of the expected width. A SciPy
+    sparse matrix is made dense, or with ``sparse`` (the paths that take sparse rows: ``run``,
+    ``learn_many``) becomes :class:`okl._sparse.SparseRows` with its values checked, O(nnz)."""
+    if is_sparse_matrix(X):
+        if sparse:
+            return _check_sparse(X, dim, what)
         X = X.toarray()
     X = as_float64(X, what, 2, contiguous=True)
     if X.shape[1] == 0 and X.shape[0]:
@@ -188,6 +194,33 @@ def check_matrix(X, dim: int | None, what: str = "X") -> np.ndarray:
         raise ValueError(f"{what} has value {float(X[r, c])!r} at row {r}, column {c}; features must be "
                          f"at most {MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
     return X
+
+
+def _check_sparse(X, dim: int | None, what: str) -> SparseRows:
+    """:func:`check_matrix` of a SciPy sparse matrix, kept sparse: its shape, and every stored value
+    finite and at most MAX_ABS_FEATURE in magnitude (the first bad one named by row and column)."""
+    if len(X.shape) != 2:
+        raise ValueError(f"{what} must be {_SHAPE_TEXT[2]}, got shape {X.shape}")
+    if np.iscomplexobj(getattr(X, "data", np.zeros(0))):
+        raise ValueError(f"{what} is complex; okl learns from real features")
+    try:
+        rows = SparseRows.from_scipy(X)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{what} must be numeric: {exc}") from None
+    n, d = rows.shape
+    if d == 0 and n:
+        raise ValueError(f"{what} has {n} rows but no features (0 columns)")
+    if dim is not None and d != dim:
+        raise ValueError(f"{what} has {d} features but the learner was started with {dim}")
+    bad = np.flatnonzero(~(np.abs(rows.data) <= MAX_ABS_FEATURE))
+    if bad.size:
+        p = int(bad[0])
+        r, c, v = int(np.searchsorted(rows.indptr, p, side="right") - 1), int(rows.indices[p]), float(rows.data[p])
+        if not np.isfinite(v):
+            raise ValueError(f"{what} has a non-finite value {v!r} at row {r}, column {c}")
+        raise ValueError(f"{what} has value {v!r} at row {r}, column {c}; features must be at most "
+                         f"{MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
+    return rows
 
 
 def check_targets(y, task: str, n: int | None = None, what: str = "y") -> np.ndarray:

@@ -109,14 +109,23 @@ def scale_rule(scale: str | None, kernel_given: bool) -> str | None:
     return scale
 
 
-def window_scale(X: np.ndarray, rule: str) -> tuple[np.ndarray, np.ndarray]:
+def window_scale(X: np.ndarray, rule: str, sparse: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(centre, spread) of every column of the window ``X`` under ``rule`` (module docstring): the
     spread is the window's range; the centre its median (``"symlog"``, ``"affine"``) or minimum
     (``"range"``).
-    A column whose values are all equal gets spread 0 (pending) and its value as centre."""
+    A column whose values are all equal gets spread 0 (pending) and its value as centre.
+
+    ``sparse`` (the window came as sparse rows, :mod:`okl._sparse`): zeros stay zero, so the centre
+    is 0 and the spread the column's largest magnitude |x_j| in the window (scikit-learn's
+    MaxAbsScaler: centring would make every absent entry non-zero); a column that is 0 throughout
+    is pending as above, and its first non-zero value maps to +-1."""
     X = np.asarray(X, dtype=float)
     if rule not in SCALE_RULES:
         raise ValueError(f"unknown scale rule {rule!r}")
+    if sparse:
+        spread = np.abs(X).max(axis=0) if X.shape[0] else np.zeros(X.shape[1])
+        spread[~np.isfinite(spread)] = 0.0
+        return np.zeros(X.shape[1]), spread
     lo, hi = X.min(axis=0), X.max(axis=0)
     spread = hi - lo
     spread[~(spread > 0.0) | ~np.isfinite(spread)] = 0.0
@@ -197,5 +206,37 @@ def scale_rows(X, center, spread, commit, bound, rule, out):
     return n
 
 
+@jit
+def scale_sparse_rows(indptr, indices, data, spread, commit, bound, rule, out):
+    """:func:`scale_rows` of sparse rows (:class:`okl._sparse.SparseRows`: row pointers, column
+    indices, non-zero values) under a map with centre 0 in every column (``window_scale(...,
+    sparse=True)``): out[p] = phi(data[p] / spread[indices[p]]), the values of the dense rows'
+    map at the non-zeros (a zero maps to phi(0) = 0), pending spreads fixed by the first non-zero
+    as there. O(nnz). Returns the number of rows done (a row with a value beyond ``bound`` stops
+    the pass before anything of it is stored)."""
+    n = indptr.shape[0] - 1
+    for i in range(n):
+        for p in range(indptr[i], indptr[i + 1]):
+            if not abs(data[p]) <= bound:
+                return i
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            v = data[p] - 0.0
+            s = spread[j]
+            if s == 0.0:
+                if v == 0.0:
+                    out[p] = 0.0
+                    continue
+                if commit:
+                    spread[j] = abs(v)
+                    s = spread[j]
+                else:
+                    out[p] = (AFFINE_SLOPE if rule == AFFINE_CODE else 1.0) * (1.0 if v > 0.0 else -1.0)
+                    continue
+            out[p] = _map_value(v / s, rule)
+    return n
+
+
 __all__ = ["AFFINE_SLOPE", "CLIP", "KNEE", "RULE_CODES", "SCALE_RULES", "affine_from_symlog", "check_scale",
-           "scale_rule", "window_scale", "scale_row", "scale_rows"]
+           "scale_rule", "window_scale", "scale_row", "scale_rows",
+           "scale_sparse_rows"]

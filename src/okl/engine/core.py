@@ -71,8 +71,9 @@ import math
 
 import numpy as np
 
-from okl._compiled import (dot, jit, kernel_features_rows, kernel_row_t, kernel_value, loss_derivative, merge_into,
-                           ogd_step, row_ok, rows_axpy, sub_scaled)
+from okl._compiled import (column_norms_t, dot, jit, kernel_features_rows, kernel_row_t, kernel_row_t_sparse,
+                           kernel_value, kernel_value_sparse, loss_derivative, merge_into, ogd_step, row_norm, row_ok,
+                           rows_axpy, sparse_axpy, sub_scaled)
 from okl._jit import jit_inline
 from okl.engine.aggregation import AGG_HEAD, aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
@@ -80,7 +81,8 @@ from okl.learners.fogd import fourier_from_projections, project_t
 from okl.learners.linear import linear_features
 from okl.learners.forks import CODE_PROJECTION_EPS, apply_pending, ons_code_step_deferred, pending_size
 from okl.learners.nogd import adagrad_step
-from okl.learners.window import window_decision, window_store
+from okl.learners.window import window_decision, window_from_distances, window_store
+from okl._compiled import distances_t_sparse
 from okl.runtime.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, K_OUTPUTS, KERNEL_MAP, LINEAR_MAP,
                                     MERGE_NEAREST, ONS, STOP, STORE, SUPPORT, WINDOW)
 
@@ -88,8 +90,8 @@ from okl.runtime.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, K_O
 PY = -1
 # columns of I
 (MAP, STEP, RULE, LOSS, SRC, M, K, BUDGET, COUNTER, RHO, MARGIN_COUNTER, NSEEN, NOUT,
- O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER, UNMAP) = range(23)
-I_COLS = 23
+ O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER, UNMAP, O_NRM) = range(24)
+I_COLS = 24
 # columns of R
 KIND, KA, KB_, KC, ETA, LR, CB, MERGE = range(8)
 R_COLS = 8
@@ -102,11 +104,12 @@ NOTHING, TRANSITION, UPDATE = 0, 1, 2
 
 
 @jit_inline
-def _member_features(F, I, R, j, x, own, q, pre):
+def _member_features(F, I, R, j, x, xi, xv, own, q, pre):
     """Member j's features of row x into its slot q of F at ``O_Z`` (a kernel, Fourier or linear
     map), computed when ``own`` (else they are its source member's, computed before).
     ``pre``: a kernel map's features of this row are already in slot q (:func:`_block_features`).
-    Returns them."""
+    A sparse row (``xi``, ``xv``: its non-zeros, x its dense copy) takes the maps' O(nnz) input
+    side (:func:`_sparse`). Returns them."""
     mp = I[j, MAP]
     d = x.shape[0]
     k = I[j, K]
@@ -118,13 +121,21 @@ def _member_features(F, I, R, j, x, own, q, pre):
                 LT = F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m))
                 P = F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k))
                 kb = F[I[j, O_KB]:I[j, O_KB] + m]
-                kernel_row_t(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], LT, m, x, kb)
+                kind = int(R[j, KIND])
+                if _sparse(xi):
+                    kernel_row_t_sparse(kind, R[j, KA], R[j, KB_], R[j, KC], LT, m, F[I[j, O_NRM]:I[j, O_NRM] + m],
+                                        xi, xv, row_norm(kind, xv), kb)
+                else:
+                    kernel_row_t(kind, R[j, KA], R[j, KB_], R[j, KC], LT, m, x, kb)
                 rows_axpy(P, kb, z)
         elif mp == FOURIER_MAP:
             D = k // 2
             UT = F[I[j, O_A]:I[j, O_A] + d * D].reshape((d, D))
             p = F[I[j, O_KB]:I[j, O_KB] + D]
-            project_t(UT, x, p)
+            if _sparse(xi):
+                sparse_axpy(UT, xi, xv, p)  # (bit for bit project_t on the dense row)
+            else:
+                project_t(UT, x, p)
             fourier_from_projections(p, 1.0 / math.sqrt(D), z)
         else:  # LINEAR_MAP
             linear_features(x, k, I[j, UNMAP] != 0, z)
@@ -135,25 +146,54 @@ def _member_features(F, I, R, j, x, own, q, pre):
 
 
 @jit
-def one_output(F, I, R, j, x, own, q, pre, nk, out):
+def _sparse(xi):
+    """Whether the row comes sparse: its non-zeros' indices given (a dense row comes with none; a
+    sparse row without non-zeros is computed dense, on its dense copy of zeros)."""
+    return xi.shape[0] > 0
+
+
+@jit
+def expansion_kernel(F, I, R, j, i, x, xi, xv, xn):
+    """kappa(sv_i, x) for member j's stored row i: :func:`okl._compiled.kernel_value`, or for a
+    sparse row (norm xn) :func:`okl._compiled.kernel_value_sparse` with the stored row's norm."""
+    d = x.shape[0]
+    o = I[j, O_A] + i * d
+    kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
+    if _sparse(xi):
+        return kernel_value_sparse(kind, a, b, c, F[o:o + d], F[I[j, O_NRM] + i], xi, xv, xn)
+    return kernel_value(kind, a, b, c, F[o:o + d], x)
+
+
+@jit
+def window_outputs(F, I, R, j, x, xi, xv, nk, out):
+    """A window member's smoother on row x (:func:`okl.learners.window.window_decision`; a sparse
+    row's distances from the stored rows' norms): returns the output (``nk`` = 0) or writes the K
+    outputs to ``out``."""
+    LT, Y, s = _window_state(F, I, j, x.shape[0])
+    kind = int(R[j, KIND])
+    if not _sparse(xi) or I[j, M] == 0:
+        return window_decision(kind, R[j, KA], LT, Y, I[j, M], x, s, nk, out)
+    m = I[j, M]
+    distances_t_sparse(kind, LT, m, F[I[j, O_NRM]:I[j, O_NRM] + m], xi, xv, row_norm(kind, xv), s)
+    return window_from_distances(R[j, KA], Y, m, s, nk, out)
+
+
+@jit
+def one_output(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
     """Member j's decision on row x into out[0] (one output): an expansion's kernel sum, the
     window's smoother, else w^T z on its features (:func:`_member_features`)."""
     mp = I[j, MAP]
-    d = x.shape[0]
     if mp == EXPANSION:
-        B = I[j, BUDGET]
-        SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
-        alpha = F[I[j, O_W]:I[j, O_W] + B]
-        kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
+        alpha = F[I[j, O_W]:I[j, O_W] + I[j, BUDGET]]
+        xn = row_norm(int(R[j, KIND]), xv)
         f = 0.0
-        for i in range(min(I[j, M], B)):
-            f += alpha[i] * kernel_value(kind, a, b, c, SV[i], x)
+        for i in range(min(I[j, M], I[j, BUDGET])):
+            f += alpha[i] * expansion_kernel(F, I, R, j, i, x, xi, xv, xn)
         out[0] = f
     elif mp == WINDOW:
-        LT, Y, s = _window_state(F, I, j, d)
-        out[0] = window_decision(int(R[j, KIND]), R[j, KA], LT, Y, I[j, M], x, s, np.int64(0), s)
+        out[0] = window_outputs(F, I, R, j, x, xi, xv, np.int64(0), out)
     else:
-        z = _member_features(F, I, R, j, x, own, q, pre)
+        z = _member_features(F, I, R, j, x, xi, xv, own, q, pre)
         out[0] = dot(F[I[j, O_W]:I[j, O_W] + I[j, K]], z)
 
 
@@ -201,9 +241,11 @@ def _window_state(F, I, j, d):
 
 
 @jit
-def _window_learn(F, I, j, x, y):
-    """A window member stores row x with label / target (K outputs: class index) y."""
+def _window_learn(F, I, R, j, x, y):
+    """A window member stores row x with label / target (K outputs: class index) y, and its norm
+    (:func:`okl._compiled.row_norm`, for sparse rows' distances)."""
     LT, Y, _ = _window_state(F, I, j, x.shape[0])
+    F[I[j, O_NRM] + I[j, COUNTER]] = row_norm(int(R[j, KIND]), x)
     m, pos = window_store(LT, Y, I[j, M], I[j, COUNTER], x, y)
     I[j, M] = m
     I[j, COUNTER] = pos
@@ -211,24 +253,24 @@ def _window_learn(F, I, j, x, y):
 
 
 @jit
-def learn_one_output(F, I, R, j, x, y, out, q, nk, g):
+def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
     """Member j's step on row x with label/target y and its decision out[0] (one output; features
     in its slot q of F); returns what it needs from Python (NOTHING, TRANSITION or UPDATE: then
     nothing was learned)."""
     f = out[0]
     st = I[j, STEP]
     if st == STORE:
-        _window_learn(F, I, j, x, y)
+        _window_learn(F, I, R, j, x, y)
         return NOTHING
     lkind = I[j, LOSS]
     g = loss_derivative(lkind, f, y)
     if st == SUPPORT:
         if g != 0.0:
-            near = merge_target(F, I, R, j, x)
+            near = merge_target(F, I, R, j, x, xi, xv)
             if near >= 0:  # (QKLMS: into the most similar stored row)
                 F[I[j, O_W] + near] += -R[j, ETA] * g
             else:
-                slot = store_row(F, I, j, x)
+                slot = store_row(F, I, R, j, x)
                 if slot < 0:
                     return TRANSITION
                 F[I[j, O_W] + slot] = -R[j, ETA] * g
@@ -257,26 +299,42 @@ def learn_one_output(F, I, R, j, x, y, out, q, nk, g):
 
 
 @jit
-def merge_target(F, I, R, j, x):
+def merge_target(F, I, R, j, x, xi, xv):
     """The stored row of member j's expansion that row x merges into: the most similar (first on
     ties) when its kernel value reaches R[j, MERGE] (``merge_above``), or whatever its value when
     the expansion is full under MERGE_NEAREST; else -1 (no threshold, an empty expansion, none
-    similar enough)."""
+    similar enough). A sparse row's kernel values from the stored rows' norms
+    (:func:`expansion_kernel`)."""
     B, d = I[j, BUDGET], x.shape[0]
-    return merge_into(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC], F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d)),
-                      I[j, M], x, R[j, MERGE], I[j, RULE] == MERGE_NEAREST)
+    if not _sparse(xi):
+        return merge_into(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC],
+                          F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d)), I[j, M], x, R[j, MERGE],
+                          I[j, RULE] == MERGE_NEAREST)
+    full = I[j, RULE] == MERGE_NEAREST and I[j, M] >= B
+    if R[j, MERGE] > 1.0 and not full:
+        return -1
+    threshold = -1.0 if full else R[j, MERGE]
+    xn = row_norm(int(R[j, KIND]), xv)
+    best, at = -1.0, -1
+    for i in range(min(I[j, M], B)):  # (okl._compiled.most_similar's rule)
+        v = expansion_kernel(F, I, R, j, i, x, xi, xv, xn)
+        if v > best:
+            best, at = v, i
+    return at if at >= 0 and best >= threshold else -1
 
 
 @jit
-def store_row(F, I, j, x):
-    """Member j's support step stores row x in its slot (:func:`support_slot`) and counts it;
-    returns the slot, or -1 (nothing stored) when full under STOP."""
+def store_row(F, I, R, j, x):
+    """Member j's support step stores row x in its slot (:func:`support_slot`) with its norm
+    (:func:`okl._compiled.row_norm`, for sparse rows' kernel values) and counts it; returns the
+    slot, or -1 (nothing stored) when full under STOP."""
     slot = support_slot(I, j)
     if slot >= 0:
         d = x.shape[0]
         o = I[j, O_A] + slot * d
         for i in range(d):
             F[o + i] = x[i]
+        F[I[j, O_NRM] + slot] = row_norm(int(R[j, KIND]), x)
         I[j, M] += 1
     return slot
 
@@ -318,7 +376,7 @@ def _outputs(I):
 
 
 @jit_inline
-def _predict_all(F, I, R, x, alive, d, q, pre, outputs):
+def _predict_all(F, I, R, x, xi, xv, alive, d, q, pre, outputs):
     """Every engine member's outputs on x into d (member j's at d[j nout:(j + 1) nout]), features
     in slot q (PY members' entries are left as given; ``pre``: see :func:`_member_features`)."""
     nk, nout = _outputs(I)
@@ -326,11 +384,11 @@ def _predict_all(F, I, R, x, alive, d, q, pre, outputs):
         j = I[o, ORDER]
         src = I[j, SRC]
         if alive[j] > 0.0 and I[j, MAP] != PY:
-            outputs(F, I, R, j, x, src == j or alive[src] <= 0.0, q, pre, nk, d[j * nout:(j + 1) * nout])
+            outputs(F, I, R, j, x, xi, xv, src == j or alive[src] <= 0.0, q, pre, nk, d[j * nout:(j + 1) * nout])
 
 
 @jit_inline
-def _learn_all(F, I, R, x, y, d, alive, todo, q, g, learn):
+def _learn_all(F, I, R, x, xi, xv, y, d, alive, todo, q, g, learn):
     """Every engine member alive learns x (outputs d, features in slot q; g: work, nout); returns
     how many need Python (``todo``)."""
     nk, nout = _outputs(I)
@@ -338,22 +396,22 @@ def _learn_all(F, I, R, x, y, d, alive, todo, q, g, learn):
     for j in range(I.shape[0]):
         todo[j] = NOTHING
         if alive[j] > 0.0 and I[j, MAP] != PY:
-            todo[j] = learn(F, I, R, j, x, y, d[j * nout:(j + 1) * nout], q, nk, g)
+            todo[j] = learn(F, I, R, j, x, xi, xv, y, d[j * nout:(j + 1) * nout], q, nk, g)
             if todo[j] != NOTHING:
                 n += 1
     return n
 
 
 @jit
-def predict_all_one(F, I, R, x, alive, d, q, pre):
+def predict_all_one(F, I, R, x, xi, xv, alive, d, q, pre):
     """:func:`_predict_all` with one output per member."""
-    _predict_all(F, I, R, x, alive, d, q, pre, one_output)
+    _predict_all(F, I, R, x, xi, xv, alive, d, q, pre, one_output)
 
 
 @jit
-def learn_all_one(F, I, R, x, y, d, alive, todo, q, g):
+def learn_all_one(F, I, R, x, xi, xv, y, d, alive, todo, q, g):
     """:func:`_learn_all` with one output per member."""
-    return _learn_all(F, I, R, x, y, d, alive, todo, q, g, learn_one_output)
+    return _learn_all(F, I, R, x, xi, xv, y, d, alive, todo, q, g, learn_one_output)
 
 
 def state_size(N: int, nout: int, n_agg: int = 4) -> int:
@@ -376,11 +434,12 @@ def _views(S, N, nout):
 
 
 @jit_inline
-def engine_event(F, I, R, S, x, y, bound, have, learning, classification, todo, predict_all, learn_all):
+def engine_event(F, I, R, S, x, xi, xv, y, bound, have, learning, classification, todo, predict_all, learn_all):
     """One event on row x: every member's outputs on x (into d; the features stay in F) unless
     ``have`` (they are those an event without ``learning`` left, in this state), and the
     mixture's (into p); with ``learning``, the aggregation round and every member's step with
-    label / target y (learn_one), else no change to the state (predict_one). Returns (ok, p[0],
+    label / target y (learn_one), else no change to the state (predict_one). ``xi``, ``xv``: the
+    row's non-zeros when it comes sparse (x its dense copy), else empty. Returns (ok, p[0],
     number of members needing Python, listed in ``todo``); ok False (nothing computed) when x
     fails :func:`okl._compiled.row_ok`; p is NaN once no member is left."""
     nk, nout = _outputs(I)
@@ -388,7 +447,7 @@ def engine_event(F, I, R, S, x, y, bound, have, learning, classification, todo, 
     if not have:
         if not row_ok(x, bound):
             return False, 0.0, 0
-        predict_all(F, I, R, x, alive, d, np.int64(0), np.bool_(False))
+        predict_all(F, I, R, x, xi, xv, alive, d, np.int64(0), np.bool_(False))
     if not learning:
         a = alive.copy()
         for j in range(a.shape[0]):
@@ -398,7 +457,7 @@ def engine_event(F, I, R, S, x, y, bound, have, learning, classification, todo, 
         aggregate_outputs(d, L, a, agg, classification, w, c, nout, p)
         return True, p[0], 0
     aggregate_outputs_round(d, y, L, alive, agg, classification, w, c, loss, nout, nk > 0, p)
-    n = learn_all(F, I, R, x, y, d, alive, todo, np.int64(0), g)
+    n = learn_all(F, I, R, x, xi, xv, y, d, alive, todo, np.int64(0), g)
     for j in range(alive.shape[0]):
         if alive[j] > 0.0:
             return True, p[0], n
@@ -408,7 +467,7 @@ def engine_event(F, I, R, S, x, y, bound, have, learning, classification, todo, 
 
 
 @jit_inline
-def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, predict_all, learn_all):
+def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, xi, xv, predict_all, learn_all):
     """Rows r0.. of a block, each as :func:`engine_event` predicting then learning (PY members' columns of D
     filled beforehand; D is n x N nout, out n x nout), the kernel maps' features four rows at a
     time (:func:`_block_features`: the same values as one row at a time, so a row's decisions do
@@ -430,13 +489,40 @@ def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, predi
         _block_features(F, I, R, X, r, nb, alive, bound)
         for q in range(nb):
             x = X[r + q]
-            predict_all(F, I, R, x, alive, D[r + q], q, np.bool_(True))
+            predict_all(F, I, R, x, xi, xv, alive, D[r + q], q, np.bool_(True))
             aggregate_outputs_round(D[r + q], Y[r + q], L, alive, agg, classification, w, c, loss, nout, nk > 0,
                                     out[r + q])
-            k = learn_all(F, I, R, x, Y[r + q], D[r + q], alive, todo, q, g)
+            k = learn_all(F, I, R, x, xi, xv, Y[r + q], D[r + q], alive, todo, q, g)
             if k:
                 return r + q + 1, k
         r += nb
+    return n, 0
+
+
+@jit_inline
+def engine_sparse_rows(F, I, R, S, Xp, Xi, Xv, Y, r0, bound, classification, D, out, todo, x, predict_all,
+                       learn_all):
+    """:func:`engine_rows` over sparse rows (row pointers Xp, column indices Xi, values Xv:
+    :class:`okl._sparse.SparseRows`): each row's non-zeros go to the members' O(nnz) input side,
+    with its dense copy in the work row x (zeros on entry and on return: O(nnz) to write and
+    clear) for what stores a row or maps it densely (the linear map). One row at a time."""
+    nk, nout = _outputs(I)
+    L, alive, agg, _, w, c, loss, _, g = _views(S, I.shape[0], nout)
+    n = Xp.shape[0] - 1
+    for r in range(r0, n):
+        a, b = Xp[r], Xp[r + 1]
+        xi, xv = Xi[a:b], Xv[a:b]
+        if not row_ok(xv, bound):
+            return r, 0
+        for p in range(a, b):
+            x[Xi[p]] = Xv[p]
+        predict_all(F, I, R, x, xi, xv, alive, D[r], np.int64(0), np.bool_(False))
+        aggregate_outputs_round(D[r], Y[r], L, alive, agg, classification, w, c, loss, nout, nk > 0, out[r])
+        k = learn_all(F, I, R, x, xi, xv, Y[r], D[r], alive, todo, np.int64(0), g)
+        for p in range(a, b):
+            x[Xi[p]] = 0.0
+        if k:
+            return r + 1, k
     return n, 0
 
 
@@ -481,6 +567,8 @@ class Engine:
                 if attr is not None:
                     setattr(pool[j], attr, F[pos:pos + n].reshape(p.shape))
             pos += n
+        for j in range(N):  # the stored rows' norms (sparse rows' kernel values: okl._compiled.row_norm)
+            _stored_norms(F, I, R, j, dim)
         # members with the same features read the first one's (NOGD's two steps at one width)
         for j in range(N):
             for i in range(j):
@@ -549,6 +637,21 @@ class Engine:
                 apply_pending(getattr(m, plan.A), self.F[o + k:o + k + pending_size(k)])  # (a view of F)
 
 
+def _stored_norms(F, I, R, j, dim: int) -> None:
+    """Member j's stored rows' norms into its ``O_NRM`` block (an expansion's rows added so far, a
+    window's, a kernel map's landmarks), by the function that keeps them as rows are stored."""
+    mp, kind = I[j, MAP], int(R[j, KIND])
+    if mp == EXPANSION:
+        B = int(I[j, BUDGET])
+        SV = F[I[j, O_A]:I[j, O_A] + B * dim].reshape((B, dim))
+        for i in range(min(int(I[j, M]), B)):
+            F[I[j, O_NRM] + i] = row_norm(kind, SV[i])
+    elif mp in (WINDOW, KERNEL_MAP):
+        m = int(I[j, BUDGET] if mp == WINDOW else I[j, NL])
+        column_norms_t(kind, F[I[j, O_A]:I[j, O_A] + dim * m].reshape((dim, m)), m,
+                       F[I[j, O_NRM]:I[j, O_NRM] + m])
+
+
 def _lay_out(plan, m, I, R) -> list:
     """A member's plan (:class:`okl.runtime.components.Plan`) into its row of I and R; returns its
     parts of F: (column, array to copy in or size of a work space, the member's attribute that
@@ -560,17 +663,18 @@ def _lay_out(plan, m, I, R) -> list:
     state = lambda attr: (getattr(m, attr), attr)  # noqa: E731  (an array the member shares)
     if mp == EXPANSION:
         I[M], I[BUDGET] = getattr(m, plan.counts), plan.budget
-        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w))]
+        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_NRM, plan.budget, None)]
     if mp == WINDOW:
         I[BUDGET], I[M] = plan.budget, getattr(m, plan.counts)
         for attr, _ in plan.extra_counts:
             I[COUNTER] = getattr(m, attr)
-        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_KB, plan.budget, None)]
+        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_KB, plan.budget, None), (O_NRM, plan.budget, None)]
     parts = []
     if mp == KERNEL_MAP:
         nl, k = plan.P.shape
         I[NL] = nl
-        parts += [(O_A, np.ascontiguousarray(plan.LT), None), (O_P, np.ascontiguousarray(plan.P), None)]
+        parts += [(O_A, np.ascontiguousarray(plan.LT), None), (O_P, np.ascontiguousarray(plan.P), None),
+                  (O_NRM, nl, None)]
         kb = 4 * nl
     elif mp == FOURIER_MAP:
         kb = plan.UT.shape[1]

@@ -6,55 +6,50 @@ outputs), and the engine's orchestration compiled with them (:func:`predict_all_
 
 from __future__ import annotations
 
-from okl._compiled import class_steps, dot_rows, jit, kernel_value, ogd_step, sub_scaled
-from okl.engine.core import (BUDGET, CB, COUNTER, ETA, K, KA, KB_, KC, KIND, LOSS, LR, MAP, MARGIN_COUNTER,
-                             NOTHING, NSEEN, O_A, O_G, O_U, O_W, O_Z, RHO, STEP, TRANSITION, UPDATE, M, _learn_all,
-                             _member_features, _predict_all, _window_learn, _window_state, merge_target,
-                             store_row)
+from okl._compiled import class_steps, dot_rows, jit, ogd_step, row_norm, sub_scaled
+from okl.engine.core import (BUDGET, CB, COUNTER, ETA, K, KIND, LOSS, LR, MAP, MARGIN_COUNTER, NOTHING, NSEEN, O_G,
+                             O_U, O_W, O_Z, RHO, STEP, TRANSITION, UPDATE, M, _learn_all, _member_features,
+                             _predict_all, _window_learn, expansion_kernel, merge_target, store_row, window_outputs)
 from okl.learners._sketched import update_round_due
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_shared_step
 from okl.learners.nogd import adagrad_step
-from okl.learners.window import window_decision
 from okl.runtime.components import ADAGRAD, EXPANSION, ONS, STORE, SUPPORT, WINDOW
 
 
 @jit
-def _features_multi(F, I, R, j, x, own, q, pre, nk, out):
+def _features_multi(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
     """Member j's K outputs on row x into ``out`` (K outputs: its weights are K rows, ``O_W``
     K x k row-major; an expansion's coefficients K x B), the features computed once
     (:func:`_member_features`)."""
     mp = I[j, MAP]
     if mp == EXPANSION:
-        d = x.shape[0]
         B = I[j, BUDGET]
-        SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
         alpha = F[I[j, O_W]:I[j, O_W] + nk * B].reshape((nk, B))
-        kind, a, b, c = int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC]
+        xn = row_norm(int(R[j, KIND]), xv)
         for o in range(nk):
             out[o] = 0.0
         for i in range(min(I[j, M], B)):
-            kv = kernel_value(kind, a, b, c, SV[i], x)
+            kv = expansion_kernel(F, I, R, j, i, x, xi, xv, xn)
             for o in range(nk):
                 out[o] += alpha[o, i] * kv
         return
     if mp == WINDOW:
-        LT, Y, s = _window_state(F, I, j, x.shape[0])
-        window_decision(int(R[j, KIND]), R[j, KA], LT, Y, I[j, M], x, s, nk, out)
+        window_outputs(F, I, R, j, x, xi, xv, nk, out)
         return
     k = I[j, K]
-    z = _member_features(F, I, R, j, x, own, q, pre)
+    z = _member_features(F, I, R, j, x, xi, xv, own, q, pre)
     dot_rows(F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k)), z, out)
 
 
 @jit
-def _learn_multi(F, I, R, j, x, y, f, q, nk, g):
+def _learn_multi(F, I, R, j, x, xi, xv, y, f, q, nk, g):
     """:func:`learn_one_output` for K outputs (y the class index, f the K outputs, g work (K)): every output
     learns its one-vs-rest target; an expansion adds x when any output has a nonzero loss
     derivative (one support set for the K outputs), FORKS's counter counts such rounds."""
     st = I[j, STEP]
     lkind = I[j, LOSS]
     if st == STORE:
-        _window_learn(F, I, j, x, y)
+        _window_learn(F, I, R, j, x, y)
         return NOTHING
     if st == ONS:
         any_ = class_steps(lkind, f, y, -R[j, ETA], g)
@@ -75,12 +70,12 @@ def _learn_multi(F, I, R, j, x, y, f, q, nk, g):
     if st == SUPPORT:
         if any_:
             B = I[j, BUDGET]
-            near = merge_target(F, I, R, j, x)
+            near = merge_target(F, I, R, j, x, xi, xv)
             if near >= 0:  # (QKLMS: into the most similar stored row, every output)
                 for o in range(nk):
                     F[I[j, O_W] + o * B + near] += -R[j, ETA] * g[o]
             else:
-                slot = store_row(F, I, j, x)
+                slot = store_row(F, I, R, j, x)
                 if slot < 0:
                     return TRANSITION
                 for o in range(nk):
@@ -104,12 +99,12 @@ def _learn_multi(F, I, R, j, x, y, f, q, nk, g):
 
 
 @jit
-def predict_all_k(F, I, R, x, alive, d, q, pre):
+def predict_all_k(F, I, R, x, xi, xv, alive, d, q, pre):
     """:func:`_predict_all` with K outputs per member."""
-    _predict_all(F, I, R, x, alive, d, q, pre, _features_multi)
+    _predict_all(F, I, R, x, xi, xv, alive, d, q, pre, _features_multi)
 
 
 @jit
-def learn_all_k(F, I, R, x, y, d, alive, todo, q, g):
+def learn_all_k(F, I, R, x, xi, xv, y, d, alive, todo, q, g):
     """:func:`_learn_all` with K outputs per member."""
-    return _learn_all(F, I, R, x, y, d, alive, todo, q, g, _learn_multi)
+    return _learn_all(F, I, R, x, xi, xv, y, d, alive, todo, q, g, _learn_multi)

@@ -50,15 +50,16 @@ from okl._jit import compiling, is_cached, jit_inline
 from okl._validation import MAX_ABS_FEATURE, check_vector
 from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
 from okl.engine.aggregation import stack_learn, stack_predict, stack_rows
-from okl.engine.core import (I_COLS, R_COLS, engine_event, engine_rows, learn_all_one, predict_all_one,
-                             state_size)
+from okl._sparse import SparseRows
+from okl.engine.core import (I_COLS, R_COLS, engine_event, engine_rows, engine_sparse_rows, learn_all_one,
+                             predict_all_one, state_size)
 from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_XL, O_XS, PENDING, SEEN,
                                  _input_part, _jit, _jit_for, _own, _same_row, _scale)
 from okl.engine.k_outputs import learn_all_k, predict_all_k
 from okl.runtime.base import Learner, event_state
 from okl.runtime.events import FLOAT_TYPES, NDARRAY, NO_EVENT, BAD_LABEL, BAD_ROW
 
-ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN = range(5)
+ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN, SPARSE_ROWS = range(6)
 
 
 @_jit
@@ -112,11 +113,17 @@ def _event_end(T, x, y, n, predict, f, k):
 
 
 @jit_inline
-def _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n, predict_all, learn_all):
+def _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n,
+                 predict_all, learn_all):
     """The body of both roots (see the module docstring; kept small: Numba copies an inlined
     body's variables once per block of it)."""
     if mode == ROWS:
-        r, k = engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, predict_all, learn_all)
+        r, k = engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, Xi[:0], Xv[:0], predict_all,
+                           learn_all)
+        return r, k, 0.0
+    if mode == SPARSE_ROWS:
+        r, k = engine_sparse_rows(F, I, R, S, Xp, Xi, Xv, Y, r0, bound, classification, D, out, todo, X[0],
+                                  predict_all, learn_all)
         return r, k, 0.0
     predict = mode == PREDICT or mode == EVENT_PREDICT
     if mode == EVENT_PREDICT or mode == EVENT_LEARN:
@@ -124,26 +131,26 @@ def _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification,
         if code != 0:
             return code, 0, np.nan
         o = int(T[O_XS])
-        ok, f, k = engine_event(F, I, R, S, T[o:o + x.shape[0]], y, bound, have, not predict, T[CLASSIFY] != 0.0,
-                                todo, predict_all, learn_all)
+        ok, f, k = engine_event(F, I, R, S, T[o:o + x.shape[0]], Xi[:0], Xv[:0], y, bound, have, not predict,
+                                T[CLASSIFY] != 0.0, todo, predict_all, learn_all)
         if not ok:
             return BAD_ROW, 0, np.nan
         _event_end(T, x, y, n, predict, f, k)
         return k, 0, f
-    ok, f, k = engine_event(F, I, R, S, x.copy(), y, bound, r0 != 0, not predict, classification, todo, predict_all,
-                            learn_all)
+    ok, f, k = engine_event(F, I, R, S, x.copy(), Xi[:0], Xv[:0], y, bound, r0 != 0, not predict, classification,
+                            todo, predict_all, learn_all)
     return 1 if ok else 0, k, f
 
 
-def engine_one(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n):
+def engine_one(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n):
     """The engine's root with one output per member (labels -1/+1 or targets)."""
-    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n,
+    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n,
                         predict_all_one, learn_all_one)
 
 
-def engine_k(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n):
+def engine_k(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n):
     """The engine's root with K one-vs-rest outputs per member (labels: class indices)."""
-    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, x, y, n,
+    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n,
                         predict_all_k, learn_all_k)
 
 
@@ -155,7 +162,7 @@ _M = types.Array(types.float64, 2, "C")
 # is compiled for one row type)
 _SIGNATURE = types.Tuple((types.int64, types.int64, types.float64))(
     types.int64, _F, _I, _R, _F, _F, _M, _ROW, _M, _M, _IV,
-    types.float64, types.boolean, types.int64, _ROW, types.float64, types.int64)
+    types.float64, types.boolean, types.int64, _IV, _IV, _ROW, _ROW, types.float64, types.int64)
 _ROOTS: dict = {}
 
 
@@ -241,12 +248,12 @@ def _parts(k_out: bool) -> list[list[tuple]]:
 
     i64, f64, flag = types.int64, types.float64, types.boolean
     return [[(_block_features, (_A1, _I, _A2, _A2, i64, i64, _A1, f64)),
-             (predict_all_k if k_out else predict_all_one, (_A1, _I, _A2, _A1, _A1, _A1, i64, flag)),
+             (predict_all_k if k_out else predict_all_one, (_A1, _I, _A2, _A1, _IV, _ROW, _A1, _A1, i64, flag)),
              (state_steps, (_A1, _A1, _A1, _A1, f64)),
              (_event_start, (_F, _ROW, f64, i64, flag)),
              (_event_end, (_F, _ROW, f64, i64, flag, f64, i64))],
             [(window_decision, (i64, f64, _A2, _A1, i64, _A1, _A1, i64, _A1)),
-             (learn_all_k if k_out else learn_all_one, (_A1, _I, _A2, _A1, f64, _A1, _A1, _IV, i64, _A1)),
+             (learn_all_k if k_out else learn_all_one, (_A1, _I, _A2, _A1, _IV, _ROW, f64, _A1, _A1, _IV, i64, _A1)),
              (aggregate_outputs_round, (_A1, f64, _A1, _A1, _A1, flag, _A1, _A1, _A1, i64, flag, _A1))]]
 
 
@@ -263,6 +270,7 @@ def roots_cached() -> bool:
 
 
 _NO_ROWS, _NO_LABELS, _NO_ROW = np.zeros((0, 0)), np.zeros(0), np.zeros(0)
+_NO_INDEX = np.zeros(0, dtype=np.int64)
 
 
 def _root(eng):
@@ -270,14 +278,20 @@ def _root(eng):
 
 
 def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, int]:
-    """Rows r0.. of a block through the engine ``eng`` (:func:`okl.engine.core.engine_rows`):
-    returns (rows done up to, members needing Python)."""
+    """Rows r0.. of a block through the engine ``eng`` (:func:`okl.engine.core.engine_rows`; sparse
+    rows, :class:`okl._sparse.SparseRows`: :func:`okl.engine.core.engine_sparse_rows`): returns
+    (rows done up to, members needing Python)."""
+    if isinstance(X, SparseRows):
+        r, k, _ = _root(eng)(SPARSE_ROWS, eng.F, eng.I, eng.R, eng.S, _NO_ROW, np.zeros((1, X.shape[1])),
+                             np.ascontiguousarray(Y, dtype=float), D, out, eng.todo, MAX_ABS_FEATURE, classification,
+                             r0, X.indptr, X.indices, X.data, _NO_ROW, 0.0, 0)
+        return r, k
     X = np.ascontiguousarray(X, dtype=float)
     if not X.flags.writeable:
         X = X.copy()
     r, k, _ = _root(eng)(ROWS, eng.F, eng.I, eng.R, eng.S, _NO_ROW, X,
                          np.ascontiguousarray(Y, dtype=float), D, out, eng.todo, MAX_ABS_FEATURE, classification,
-                         r0, _NO_ROW, 0.0, 0)
+                         r0, _NO_INDEX, _NO_INDEX, _NO_ROW, _NO_ROW, 0.0, 0)
     return r, k
 
 
@@ -285,7 +299,7 @@ def _generic(eng, mode: int, x, y: float, have: bool) -> tuple[int, int, float]:
     """The generic path's event (``mode`` PREDICT or LEARN) on the scaled row x."""
     return _root(eng)(mode, eng.F, eng.I, eng.R, eng.S, _NO_ROW, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS,
                       eng.todo, MAX_ABS_FEATURE, eng.classification, 1 if have else 0,
-                      np.ascontiguousarray(x, dtype=float), float(y), 0)
+                      _NO_INDEX, _NO_INDEX, _NO_ROW, np.ascontiguousarray(x, dtype=float), float(y), 0)
 
 
 def call_predict(eng, x) -> tuple[bool, float]:
@@ -309,7 +323,7 @@ def load_compiled() -> None:
     S, x, todo = np.zeros(state_size(0, 1)), np.zeros(1), np.zeros(0, dtype=np.int64)
     for k_out in (False, True):
         compiled_engine(k_out)(ROWS, F, I, R, S, _NO_ROW, x[None, :], np.ones(1), np.zeros((1, 0)),
-                               np.zeros((1, 1)), todo, 1.0, True, 0, _NO_ROW, 0.0, 0)
+                               np.zeros((1, 1)), todo, 1.0, True, 0, _NO_INDEX, _NO_INDEX, _NO_ROW, _NO_ROW, 0.0, 0)
 
 
 class AutoPlan:
@@ -338,7 +352,7 @@ class AutoPlan:
         self.d = d
         root = _root(eng)
         fixed = (eng.F, eng.I, eng.R, eng.S, T, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS, eng.todo, MAX_ABS_FEATURE,
-                 eng.classification, 0)
+                 eng.classification, 0, _NO_INDEX, _NO_INDEX, _NO_ROW)
         self.predict = functools.partial(root, EVENT_PREDICT, *fixed)
         self.learn = functools.partial(root, EVENT_LEARN, *fixed)
 
@@ -383,7 +397,10 @@ def _stacked_round(eng, y, f):
 class EnginePaths:
     """``auto``'s paths into its engine (a mixin of :class:`okl.learners.auto.Auto`): per event, the
     plan's two compiled calls, else the generic hooks on the same engine, and blocks of rows
-    (:meth:`_process`: ``run``, ``learn_many``, ``okl stream``, the width window's rows)."""
+    (:meth:`_process`: ``run``, ``learn_many``, ``okl stream``, the width window's rows; sparse
+    rows stay sparse, :func:`okl.engine.core.engine_sparse_rows`)."""
+
+    _sparse_rows = True
 
     # ---- per event: the engine's two calls behind the row check and input scale -------------
     #
@@ -483,7 +500,7 @@ class EnginePaths:
         """One member's test-then-train decisions over a block (NaN once it fails)."""
         try:
             with np.errstate(all="ignore"):
-                out = np.asarray(member._process(X, y), dtype=float)
+                out = np.asarray(member._process_rows(X, y), dtype=float)
         except (ValueError, FloatingPointError, ArithmeticError, np.linalg.LinAlgError):
             out = np.full(X.shape[0], np.nan)
         member.n_seen_ += X.shape[0]

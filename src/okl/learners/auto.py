@@ -299,7 +299,8 @@ class Auto(EnginePaths, Learner):
         m = 1 << (n.bit_length() - 1)
         if cache is None or cache["m"] != m:  # the map and width of the first m rows
             rule = self._scale_rule()
-            center, spread = window_scale(self.warmup_X_[:m], rule) if rule is not None else (None, None)
+            center, spread = (window_scale(self.warmup_X_[:m], rule, sparse=self._sparse_window) if rule is not None
+                              else (None, None))
             cache = ev.window = {"rows": self.warmup_X_, "m": m, "rule": rule, "center": center, "spread": spread,
                                  "S": np.empty_like(self.warmup_X_), "done": 0, "sigma": None, "key": None}
         S = cache["S"]

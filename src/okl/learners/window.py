@@ -62,12 +62,20 @@ def window_decision(kind, a, LT, Y, m, x, s, nk, out):
     Y): one output returned (``nk`` = 0), or K = ``nk`` outputs written to ``out`` (Y holds class
     indices); ``s`` (length >= m) is work. The weights are exp(-a (r_i - r_min)), r_i the squared
     (Gaussian) or L1 (Laplacian) distance to row i: the kernel values divided by the nearest
-    row's, so the sum is >= 1."""
+    row's, so the sum is >= 1 (:func:`window_from_distances`)."""
     if m == 0:
         for o in range(nk):
             out[o] = 0.0
         return 0.0
     distances_t(kind, LT, m, x, s)
+    return window_from_distances(a, Y, m, s, nk, out)
+
+
+@jit
+def window_from_distances(a, Y, m, s, nk, out):
+    """:func:`window_decision` from the distances r_i to the m >= 1 stored rows in s (overwritten
+    with the weights); a sparse row's come from the stored rows' norms
+    (:func:`okl._compiled.distances_t_sparse`)."""
     near = s[0]
     for j in range(1, m):
         if s[j] < near:

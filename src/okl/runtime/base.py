@@ -90,10 +90,11 @@ import numpy as np
 
 import okl.calibration as calibration
 from okl._threads import one_blas_thread
+from okl._sparse import SparseRows
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
 from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.losses import Loss, get_loss
-from okl.scaling import RULE_CODES, scale_rows, scale_rule, window_scale
+from okl.scaling import RULE_CODES, scale_rows, scale_rule, scale_sparse_rows, window_scale
 
 from okl.runtime.categorical import new_learner, takes_categorical
 from okl.runtime.params import SHARED_PARAMETER_DOCS, with_categorical, with_shared_parameters  # noqa: F401
@@ -261,14 +262,25 @@ class Learner(EventPath, ModelFiles):
 
     # ---- the input scale (okl.scaling): one transform on every path ------------------------
 
-    def _scaled_rows(self, X: np.ndarray, commit: bool, spread: np.ndarray | None = None) -> np.ndarray:
+    def _scaled_rows(self, X, commit: bool, spread: np.ndarray | None = None):
         """The rows of a validated block as the model sees them (X itself without a scale);
         ``commit`` stores the spreads that these rows fix in ``spread`` (default: the learner's),
-        otherwise nothing changes."""
+        otherwise nothing changes. Sparse rows (:class:`okl._sparse.SparseRows`) stay sparse under
+        a map that keeps zeros zero (centre 0: a window of sparse rows gives it), else become
+        dense."""
         if self.scale_spread_ is None:
             return X
-        out = np.empty_like(X)
         spread = self.scale_spread_ if spread is None else spread
+        if isinstance(X, SparseRows):
+            if self.scale_center_.any():  # (a map fixed on dense rows centres: the rows enter dense)
+                return self._scaled_rows(X.toarray(), commit, spread)
+            values = np.empty_like(X.data)
+            done = scale_sparse_rows(X.indptr, X.indices, X.data, spread, commit, MAX_ABS_FEATURE,
+                                     RULE_CODES[self._scale_rule()], values)
+            if done < X.shape[0]:
+                check_vector(X[done], self.dim_)
+            return X.with_data(values)
+        out = np.empty_like(X)
         done = scale_rows(X, self.scale_center_, spread, commit, MAX_ABS_FEATURE,
                           RULE_CODES[self._scale_rule()], out)
         if done < X.shape[0]:
@@ -356,7 +368,8 @@ class Learner(EventPath, ModelFiles):
         unused; create the state, and learn the buffered rows in order (their decisions were
         already given by the running mean, so nothing is predicted with a label it has seen)."""
         if self._scales_input():
-            self.scale_center_, self.scale_spread_ = window_scale(self.warmup_X_, self._scale_rule())
+            self.scale_center_, self.scale_spread_ = window_scale(self.warmup_X_, self._scale_rule(),
+                                                                  sparse=self._sparse_window)
             self.warmup_X_ = self._scaled_rows(self.warmup_X_, commit=True)
         if self._chooses_width():
             self.kernel_ = RBF(sigma=scale_sigma(self.warmup_X_) * self._width_factor)
@@ -387,6 +400,8 @@ class Learner(EventPath, ModelFiles):
             mu, y, sums = self._running_target_means(y)
         i = 0
         if not self.started_:
+            if n and self.n_seen_ == 0:  # (the kind of rows the window comes as fixes its input map)
+                self._sparse_window = isinstance(X, SparseRows)
             while i < n and self.n_seen_ < WIDTH_WINDOW:
                 if mu is None:
                     out[i] = self._warmup_decision(X[i])
@@ -402,13 +417,24 @@ class Learner(EventPath, ModelFiles):
             if self.n_seen_ == WIDTH_WINDOW:
                 self._finish_warmup()
         if i < n:
-            out[i:] = self._process(self._scaled_rows(X[i:], commit=True), y[i:])
+            out[i:] = self._process_rows(self._scaled_rows(X[i:], commit=True), y[i:])
             if mu is not None:
                 out[i:] += mu[i:]
                 self.target_sum_ = float(sums[-1])
             first = self.n_seen_
             self.n_seen_ += n - i
             self._check_finite(out[i:], first)
+        return out
+
+    def _process_rows(self, X, y: np.ndarray) -> np.ndarray:
+        """:meth:`_process` of mapped rows; sparse rows go to a learner without a sparse path
+        (:attr:`_sparse_rows`) as dense blocks of bounded size, one after the other (every path
+        continues from the state it leaves)."""
+        if not isinstance(X, SparseRows) or self._sparse_rows:
+            return self._process(X, y)
+        out = self._new_decisions(X.shape[0])
+        for s, block in X.dense_chunks():
+            out[s:s + block.shape[0]] = self._process(block, y[s:s + block.shape[0]])
         return out
 
     def _new_decisions(self, n: int) -> np.ndarray:
@@ -430,6 +456,12 @@ class Learner(EventPath, ModelFiles):
     _width_factor: ClassVar[float] = 1.0
     #: a member of ``auto`` gets this many times auto's ``budget`` (the window keeps 2 B rows)
     _budget_scale: ClassVar[int] = 1
+    #: whether :meth:`_process` takes sparse rows (:class:`okl._sparse.SparseRows`); others get
+    #: them as dense blocks (:meth:`_process_rows`)
+    _sparse_rows: ClassVar[bool] = False
+    #: whether the width window's rows came as sparse rows (then the input map keeps zeros zero:
+    #: :func:`okl.scaling.window_scale`); set by the window's first row
+    _sparse_window: bool = False
 
     def _non_finite(self, round_index: int) -> None:
         raise NonFiniteError(
@@ -442,7 +474,7 @@ class Learner(EventPath, ModelFiles):
 
         Continues from the current state, so ``run`` on two halves equals ``run`` on the whole.
         """
-        X = check_matrix(X, self.dim_)
+        X = check_matrix(X, self.dim_, sparse=True)
         y = check_targets(y, self.task, X.shape[0])
         self._ensure_started(X.shape[1])
         start_round, was_started = self.n_seen_, self.started_

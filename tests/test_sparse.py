@@ -1,0 +1,155 @@
+"""Sparse rows end to end (okl._sparse): the CSR block type, its checks, the O(nnz) compiled
+pieces against their dense counterparts, the input map that keeps zeros zero, and ``run()`` on a
+CSR matrix against the same rows dense."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+
+import okl
+from okl import _sparse
+from okl._compiled import (column_norms_t, distances_t, distances_t_sparse, kernel_row_t, kernel_row_t_sparse,
+                           kernel_value, kernel_value_sparse, row_norm, rows_axpy, sparse_axpy)
+from okl._sparse import SparseRows
+from okl._validation import check_matrix
+from okl.kernels import RBF, Laplacian, Polynomial
+from okl.scaling import RULE_CODES, scale_rows, scale_sparse_rows, window_scale
+
+
+def _sparse_matrix(n, d, density, seed, binary=False):
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=density, random_state=rng, format="csr")
+    if binary:
+        X.data[:] = 1.0
+    else:
+        X.data = rng.standard_normal(X.nnz)
+    return X
+
+
+def test_sparse_rows_slices_and_rows_match_the_dense_matrix():
+    X = _sparse_matrix(40, 30, 0.2, 0)
+    X.data[3] = 0.0  # an explicit zero is dropped
+    rows = check_matrix(X, None, sparse=True)
+    assert isinstance(rows, SparseRows)
+    dense = X.toarray()
+    np.testing.assert_array_equal(rows.toarray(), dense)
+    np.testing.assert_array_equal(rows[7:19].toarray(), dense[7:19])
+    np.testing.assert_array_equal(rows[12], dense[12])
+    np.testing.assert_array_equal(rows[-1], dense[-1])
+    idx, val = rows.row(12)
+    assert np.all(np.diff(idx) > 0) and np.all(val != 0.0)
+    assert rows.nnz == np.count_nonzero(dense)
+    assert isinstance(check_matrix(X, None), np.ndarray)  # the dense paths keep making it dense
+
+
+def test_sparse_check_names_the_bad_value_by_row_and_column():
+    X = _sparse_matrix(20, 10, 0.3, 1).tolil()
+    X[13, 7] = np.nan
+    with pytest.raises(ValueError, match="non-finite value nan at row 13, column 7"):
+        check_matrix(X.tocsr(), None, sparse=True)
+    X[13, 7] = 1e300
+    with pytest.raises(ValueError, match="at row 13, column 7"):
+        check_matrix(X.tocsr(), None, sparse=True)
+    with pytest.raises(ValueError, match="has 10 features but the learner was started with 9"):
+        check_matrix(_sparse_matrix(2, 10, 0.5, 2), 9, sparse=True)
+
+
+@pytest.mark.parametrize("kernel", [RBF(sigma=1.3), Laplacian(sigma=2.0), Polynomial(degree=2)])
+def test_sparse_kernel_values_equal_the_dense_ones(kernel):
+    """The norm identities of kernel_value_sparse / distances_t_sparse against the direct sums,
+    to 1e-12 relative (rounding of ||z||^2 + ||x||^2 - 2 <z, x>)."""
+    kind, a, b, c = kernel.spec()
+    S = _sparse_matrix(12, 25, 0.3, 3).toarray()
+    X = _sparse_matrix(6, 25, 0.3, 4)
+    LT = np.ascontiguousarray(S.T)
+    norms = np.array([row_norm(kind, s) for s in S])
+    col = np.empty(12)
+    column_norms_t(kind, LT, 12, col)
+    np.testing.assert_array_equal(col, norms)  # the same sums, in the same order
+    for r in range(6):
+        x = X[r].toarray()[0]
+        xi, xv = X[r].indices.astype(np.int64), X[r].data
+        xn = row_norm(kind, xv)
+        assert xn == row_norm(kind, x)  # a sparse row's norm is its dense row's, bit for bit
+        for i in range(12):
+            assert kernel_value_sparse(kind, a, b, c, S[i], norms[i], xi, xv, xn) == pytest.approx(
+                kernel_value(kind, a, b, c, S[i], x), rel=1e-12, abs=1e-14)
+        dense, sparse = np.empty(12), np.empty(12)
+        kernel_row_t(kind, a, b, c, LT, 12, x, dense)
+        kernel_row_t_sparse(kind, a, b, c, LT, 12, norms, xi, xv, xn, sparse)
+        np.testing.assert_allclose(sparse, dense, rtol=1e-12, atol=1e-14)
+        if kind in (RBF(sigma=1).spec()[0], Laplacian(sigma=1).spec()[0]):
+            distances_t(kind, LT, 12, x, dense)
+            distances_t_sparse(kind, LT, 12, norms, xi, xv, xn, sparse)
+            np.testing.assert_allclose(sparse, dense, rtol=1e-12, atol=1e-12)
+
+
+def test_sparse_projection_is_bit_for_bit_the_dense_one():
+    rng = np.random.default_rng(5)
+    UT = rng.standard_normal((40, 17))
+    X = _sparse_matrix(8, 40, 0.2, 6)
+    for r in range(8):
+        dense, sparse = np.empty(17), np.empty(17)
+        rows_axpy(UT, X[r].toarray()[0], dense)
+        sparse_axpy(UT, X[r].indices.astype(np.int64), X[r].data, sparse)
+        np.testing.assert_array_equal(sparse, dense)
+
+
+@pytest.mark.parametrize("rule", ["symlog", "range", "affine"])
+def test_sparse_map_keeps_zeros_zero_and_equals_the_dense_map_with_centre_zero(rule):
+    X = _sparse_matrix(60, 12, 0.25, 7)
+    X = sp.csr_matrix(np.where(np.arange(12) == 11, 0.0, X.toarray()))  # column 11: zero in the window
+    dense = X.toarray()
+    center, spread = window_scale(dense[:50], rule, sparse=True)
+    np.testing.assert_array_equal(center, 0.0)
+    np.testing.assert_array_equal(spread, np.abs(dense[:50]).max(axis=0))
+    assert spread[11] == 0.0  # pending
+    later = dense[50:].copy()
+    later[3, 11] = -4.0  # fixes the pending spread at 4: maps to -1 (affine: its slope)
+    rows = check_matrix(sp.csr_matrix(later), None, sparse=True)
+    s1, s2 = spread.copy(), spread.copy()
+    out = np.empty_like(rows.data)
+    assert scale_sparse_rows(rows.indptr, rows.indices, rows.data, s1, True, 1e12, RULE_CODES[rule], out) == 10
+    ref = np.empty_like(later)
+    assert scale_rows(later, center, s2, True, 1e12, RULE_CODES[rule], ref) == 10
+    np.testing.assert_array_equal(rows.with_data(out).toarray(), ref)
+    np.testing.assert_array_equal(s1, s2)
+    assert s1[11] == 4.0
+
+
+def test_auto_on_csr_rows_matches_the_dense_rows_without_an_input_map():
+    """With a kernel given (no input map), auto's engine on CSR rows (O(nnz) input side) gives the
+    dense path's decisions up to the rounding of the norm identities, and the same signs."""
+    X = _sparse_matrix(400, 60, 0.15, 8, binary=True)
+    w = np.random.default_rng(9).standard_normal(60)
+    y = np.where(X @ w > 0.0, 1.0, -1.0)
+    dense = okl.make("auto", kernel=RBF(sigma=2.0), budget=20, random_state=0).run(X.toarray(), y).decisions
+    sparse = okl.make("auto", kernel=RBF(sigma=2.0), budget=20, random_state=0).run(X, y).decisions
+    np.testing.assert_allclose(sparse, dense, rtol=1e-9, atol=1e-9)
+    np.testing.assert_array_equal(np.sign(sparse), np.sign(dense))
+
+
+def test_auto_on_csr_rows_is_the_same_in_blocks_and_keeps_zeros_zero():
+    X = _sparse_matrix(500, 80, 0.1, 10, binary=True)
+    y = np.where(np.asarray(X[:, :5].sum(axis=1)).ravel() > 0, 1.0, -1.0)
+    whole = okl.make("auto", budget=20, random_state=0)
+    f = whole.run(X, y).decisions
+    parts = okl.make("auto", budget=20, random_state=0)
+    g = np.concatenate([parts.run(X[:37], y[:37]).decisions, parts.run(X[37:260], y[37:260]).decisions,
+                        parts.run(X[260:], y[260:]).decisions])
+    np.testing.assert_array_equal(f, g)
+    np.testing.assert_array_equal(whole.scale_center_, 0.0)  # the window came sparse: centre 0
+    assert np.mean(np.where(f >= 0, 1.0, -1.0) != y) < np.mean(y != np.sign(y.mean()))  # beats the majority
+
+
+def test_learners_without_a_sparse_path_take_csr_as_dense_chunks(monkeypatch):
+    """A learner without a sparse path learns a CSR matrix as the dense blocks of at most
+    DENSE_CHUNK_FLOATS floats one after the other: exactly run() on those dense blocks in turn."""
+    X = _sparse_matrix(300, 40, 0.2, 11)
+    y = np.where(np.asarray(X.sum(axis=1)).ravel() > 0, 1.0, -1.0)
+    dense = X.toarray()
+    ref = okl.make("nogd", kernel=RBF(sigma=1.0), budget=15, random_state=0)
+    expected = np.concatenate([ref.run(dense[s:s + 7], y[s:s + 7]).decisions for s in range(0, 300, 7)])
+    monkeypatch.setattr(_sparse, "DENSE_CHUNK_FLOATS", 40 * 7)  # chunks of 7 rows
+    got = okl.make("nogd", kernel=RBF(sigma=1.0), budget=15, random_state=0).run(X, y).decisions
+    np.testing.assert_array_equal(got, expected)
