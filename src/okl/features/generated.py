@@ -6,7 +6,8 @@ directions U (D x d): N(0, sigma^-2) entries for the Gaussian (RBF) kernel, Cauc
 ``Laplacian.sample_frequencies``). With hashed sparse rows (d = 2^20 columns) U cannot be stored,
 so the column U[:, j] of input index j is regenerated whenever a row has a non-zero at j: entry k
 of column j is a pure function entry(seed, j, k), O(1) time and memory each, the same numbers
-every time (and on every machine: integer arithmetic plus IEEE +, *, /, sqrt, no libm call).
+every time (integer arithmetic and IEEE +, -, *, /, sqrt without fastmath; no libm call, so they
+do not depend on the machine's libm either).
 
 Generator
 ---------
@@ -16,14 +17,15 @@ variant "Mix13" of Stafford's 2011 search over MurmurHash3's finaliser)::
 
     mix64(z): z ^= z >> 30; z *= 0xbf58476d1ce4e5b9; z ^= z >> 27; z *= 0x94d049bb133111eb; z ^= z >> 31
 
-SplitMix64's n-th output from state s is mix64(s + n gamma), gamma = 0x9e3779b97f4a7c15 (odd,
-2^64 / golden ratio), so any output is computed directly from its counter. Here
+SplitMix64's n-th output (n >= 1) from state s is mix64(s + n gamma), gamma = 0x9e3779b97f4a7c15
+(odd, 2^64 / golden ratio), so any output is computed directly from its counter. Here
 
     key(seed)    = mix64(seed + gamma)            (seed: integer in [0, 2^63))
     key(seed, j) = mix64(key(seed) + (j + 1) gamma)
     word(n)      = mix64(key(seed, j) + (n + 1) gamma)     (mod 2^64 throughout)
 
-i.e. column j is the SplitMix64 stream started from the j-th output of the seed's stream.
+i.e. key(seed, j) is output j + 1 of the SplitMix64 stream from state key(seed), and the words of
+column j are the outputs of the stream from state key(seed, j).
 
 Uniforms from a word (the top 53 bits m = word >> 11), both exact in double precision:
 
@@ -35,11 +37,14 @@ Uniforms from a word (the top 53 bits m = word >> 11), both exact in double prec
 
 Entries (standard, then multiplied by ``scale``):
 
-* GAUSSIAN: Box-Muller (Box & Muller, Ann. Math. Stat. 29, 1958), both outputs used: the pair
-  q = k // 2 takes words 2q and 2q + 1, r = sqrt(-2 ln v(word 2q)), theta = 2 pi w(word 2q + 1), and
-  entry 2q = r cos theta, entry 2q + 1 = r sin theta.
+* GAUSSIAN: Box-Muller (Box & Muller, Ann. Math. Stat. 29, 1958), both outputs used: pair q takes
+  words 2q and 2q + 1, r_q = sqrt(-2 ln v(word 2q)), theta_q = 2 pi w(word 2q + 1). The entries come
+  in blocks of 32, block b holding pairs q = 16 b + i (i < 16): entry 32 b + i = r_q cos theta_q,
+  entry 32 b + 16 + i = r_q sin theta_q (contiguous halves, so the loop vectorises with plain loads
+  and stores). A column of D entries uses the pairs q < 16 ceil(D / 32) and ignores the sin outputs
+  beyond D.
 * CAUCHY: the inverse CDF, entry k = tan(pi w(word k)) = tan(pi (u - 1/2)); pi w is inside
-  (-pi/2, pi/2), so the cosine is never 0 and every entry is finite (|entry| < 4e15).
+  (-pi/2, pi/2), so the cosine is never 0 and every entry is finite (|entry| <= 3.6e15).
 
 ln is fdlibm's ``e_log.c`` (Sun Microsystems 1993; the FreeBSD msun version) with its branches turned
 into selects (its arguments here are normal and positive, so no special case applies), and cos / sin
@@ -82,6 +87,9 @@ _TWO_53 = 2**53
 _TWO_M53 = 2.0**-53
 _TWO_M54 = 2.0**-54
 _TWO_PI = 2.0 * math.pi
+#: Gaussian layout: blocks of _BLOCK entries, the cos outputs of _PAIRS Box-Muller pairs then their sin outputs
+_PAIRS = 16
+_BLOCK = 2 * _PAIRS
 
 # fdlibm e_log.c: ln 2 split so that k ln2_hi is exact for |k| < 2000, and the Remez coefficients
 # of R(s) ~ Lg1 s^2 + ... + Lg7 s^14 on [0, 0.1716] (error < 2^-58.45)
@@ -185,27 +193,55 @@ def _check(seed, kind):
         raise ValueError("generated directions: kind must be GAUSSIAN (0) or CAUCHY (1)")
 
 
+@jit_inline
+def gaussian_column(key, scale, v, out, accumulate, scratch):
+    """Column ``key``'s Gaussian entries e_k times ``scale``, k < len(out), in the block layout of
+    the module docstring: out[k] = scale e_k, or with ``accumulate`` out[k] += (scale e_k) v. Each
+    block's two halves (the pairs' cos and sin outputs) are contiguous, so the loop over a block's
+    pairs vectorises with contiguous loads and stores (interleaving the two outputs of a pair,
+    entries 2q and 2q + 1, cost 1.3x the time: 5.0 against 3.9-4.2 ns an entry, measured). A last,
+    partial block is generated whole into ``scratch`` (length 32, unused when 32 divides len(out))
+    by the same vectorised loop (a loop with a variable trip count is not vectorised) and copied."""
+    D = out.shape[0]
+    full = D // _BLOCK
+    for block in range(full):
+        base = block * _BLOCK
+        for i in range(_PAIRS):
+            a, b = gaussian_pair(key, block * _PAIRS + i)
+            if accumulate:
+                out[base + i] += (scale * a) * v
+                out[base + _PAIRS + i] += (scale * b) * v
+            else:
+                out[base + i] = scale * a
+                out[base + _PAIRS + i] = scale * b
+    base = full * _BLOCK
+    if base < D:
+        for i in range(_PAIRS):
+            a, b = gaussian_pair(key, full * _PAIRS + i)
+            scratch[i] = scale * a
+            scratch[_PAIRS + i] = scale * b
+        for t in range(D - base):
+            if accumulate:
+                out[base + t] += scratch[t] * v
+            else:
+                out[base + t] = scratch[t]
+
+
 @jit_vector
 def fill_column(seed, kind, j, scale, out):
     """out[k] = scale * entry(seed, j, k) for k < len(out): column j of the directions
     (module docstring; GAUSSIAN: N(0, scale^2) entries, CAUCHY: Cauchy of scale ``scale``).
     The entries do not depend on len(out): a shorter column is a prefix of a longer one.
-    Cost O(len(out)), no allocation. ValueError for a negative seed or j, or an unknown kind."""
+    Cost O(len(out)); allocates 32 doubles when 32 does not divide len(out) (Gaussian).
+    ValueError for a negative seed or j, or an unknown kind."""
     _check(seed, kind)
     if j < 0:
         raise ValueError("fill_column: the input index j must be >= 0")
     key = column_key(seed, j)
-    D = out.shape[0]
     if kind == GAUSSIAN:
-        for q in range(D // 2):
-            a, b = gaussian_pair(key, q)
-            out[2 * q] = scale * a
-            out[2 * q + 1] = scale * b
-        if D % 2 == 1:
-            a, b = gaussian_pair(key, D // 2)
-            out[D - 1] = scale * a
+        gaussian_column(key, scale, 1.0, out, False, np.empty(_BLOCK if out.shape[0] % _BLOCK else 0))
     else:
-        for k in range(D):
+        for k in range(out.shape[0]):
             out[k] = scale * cauchy_entry(key, k)
 
 
@@ -220,7 +256,8 @@ def project_generated(seed, kind, scale, indices, values, p):
     coordinates add +-0.0 to a sum that is never -0.0 (it starts at +0.0, and x + y is -0.0 only
     for x = y = -0.0), so they change nothing. Needs strictly ascending indices (a sparse row's
     order, the order of the dense sum) and finite values. Cost: nnz * len(p) entries generated,
-    each column in one vectorised loop fused with its axpy; no allocation.
+    each column in a vectorised loop fused with its axpy; allocates 32 doubles (Gaussian, when 32
+    does not divide len(p)).
     ValueError for unequal lengths, negative or unordered indices, a bad seed or kind."""
     _check(seed, kind)
     nnz = indices.shape[0]
@@ -229,6 +266,7 @@ def project_generated(seed, kind, scale, indices, values, p):
     D = p.shape[0]
     for k in range(D):
         p[k] = 0.0
+    scratch = np.empty(_BLOCK if kind == GAUSSIAN and D % _BLOCK else 0)
     previous = -1
     for i in range(nnz):
         j = indices[i]
@@ -238,13 +276,7 @@ def project_generated(seed, kind, scale, indices, values, p):
         key = column_key(seed, j)
         v = values[i]
         if kind == GAUSSIAN:
-            for q in range(D // 2):
-                a, b = gaussian_pair(key, q)
-                p[2 * q] += (scale * a) * v
-                p[2 * q + 1] += (scale * b) * v
-            if D % 2 == 1:
-                a, b = gaussian_pair(key, D // 2)
-                p[D - 1] += (scale * a) * v
+            gaussian_column(key, scale, v, p, True, scratch)
         else:
             for k in range(D):
                 p[k] += (scale * cauchy_entry(key, k)) * v
@@ -282,5 +314,5 @@ def generated_directions(seed: int, kind: int, scale: float, d: int, D: int) -> 
 
 
 __all__ = ["GAUSSIAN", "CAUCHY", "SEED_LIMIT", "mix64", "column_key", "column_word", "centred_uniform",
-           "unit_uniform", "log_positive", "gaussian_pair", "cauchy_entry", "fill_column", "project_generated",
-           "generated_directions"]
+           "unit_uniform", "log_positive", "gaussian_pair", "gaussian_column", "cauchy_entry", "fill_column",
+           "project_generated", "generated_directions"]
