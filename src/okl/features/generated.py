@@ -171,8 +171,9 @@ def log_positive(x):
 
 @jit_inline
 def gaussian_pair(key, q):
-    """Standard normal entries 2q and 2q + 1 of the column with key ``key`` (Box-Muller on words
-    2q and 2q + 1: r cos theta, r sin theta)."""
+    """Box-Muller pair q of the column with key ``key``: (r cos theta, r sin theta) from words 2q
+    and 2q + 1, two independent standard normals; they are entries 32 (q // 16) + q % 16 and 16
+    after it (the block layout of the module docstring)."""
     r = np.sqrt(-2.0 * log_positive(unit_uniform(column_word(key, 2 * q))))
     c, s = sincos_scalar(_TWO_PI * centred_uniform(column_word(key, 2 * q + 1)))
     return r * c, r * s
