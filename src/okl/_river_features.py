@@ -1,7 +1,8 @@
 """What the River adapters (:mod:`okl.river`) share: the base class of OKLRiverClassifier and
 OKLRiverRegressor, which maps River's dicts and DataFrames onto an okl learner's input vectors
 (first-seen columns, the growing input space inside the width window, hashed columns for later
-keys, categorical values one-hot) and learns and predicts with them; the rules are in
+keys, categorical values one-hot; or, with ``n_features=0``, every key hashed with a sign into
+n_hashed columns, a row a 1 x n_hashed CSR row) and learns and predicts with them; the rules are in
 :mod:`okl.river`'s docstring."""
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from okl._adapters import build_core
-from okl.categories import bucket
+from okl.categories import bucket, signed_bucket
 from okl.kernels import WIDTH_WINDOW
 from okl.runtime.base import Learner, learner_class
 from okl.runtime.multiclass import MultiClass
@@ -81,10 +82,14 @@ class _OKLRiverEstimator:
         self._grew = False  # a key appeared after the first event, inside the window
         self._multi = False  # the classifier switched to its classes' heads (okl.runtime.multiclass)
         self._last_row: tuple | None = None  # (a copy of x, its vector) of the last conversion
+        self._hash_cache: dict = {}  # open vocabulary: key -> (column, sign), for the keys met recently
         learner_class(learner)  # unknown names fail here, listing the registered ones
-        if _count(n_features, "n_features") == 0:
-            raise ValueError(f"n_features must be a positive integer or None, got {n_features!r}")
         _count(n_hashed, "n_hashed")
+        #: the open-vocabulary mode: every key hashed, with a sign, into n_hashed columns
+        self._open = _count(n_features, "n_features") == 0
+        if self._open and not n_hashed:
+            raise ValueError(f"n_features=0 hashes every key into n_hashed columns (the open-vocabulary mode); give "
+                             f"n_hashed=k >= 1 (e.g. 2**20), got n_hashed={n_hashed!r}; or n_features >= 1 or None")
 
     # ---- building -----------------------------------------------------------------------
 
@@ -101,7 +106,7 @@ class _OKLRiverEstimator:
         """Number of columns (None before the first learned example when not declared)."""
         if self.model is not None:
             return self.model.dim_
-        return self.n_features
+        return self.n_hashed if self._open else self.n_features
 
     @staticmethod
     def _number(key, value) -> float:
@@ -194,7 +199,18 @@ class _OKLRiverEstimator:
         return None
 
     def _row(self, x: dict) -> np.ndarray | None:
-        """x as the learner's input vector (None before the first learned example)."""
+        """x as the learner's input vector (None before the first learned example); in the open
+        vocabulary mode a 1 x n_hashed CSR row (:meth:`_hashed_row`)."""
+        if self._open:
+            if self.model is None or self.model.dim_ is None:
+                self._values(x)  # (refuses what learn_one would refuse)
+                return None
+            last = self._last_row
+            if last is not None and last[0] == x:
+                return last[1]
+            row = self._hashed_row(self._values(x))[0]
+            self._last_row = (dict(x), row)
+            return row
         if self.model is not None and self.model.dim_ is not None:
             v = self._known_row(x, self.model.dim_)
             if v is not None:
@@ -215,6 +231,9 @@ class _OKLRiverEstimator:
             len(columns) if self.n_features is None and self._grew else 0)
 
     def _learn(self, x: dict, target: float) -> None:
+        if self._open:
+            self._learn_hashed(x, target)
+            return
         if self._dedicated is not None and self.model is not None:
             width = self._dedicated + self._hashed
             v = self._reused_row(x, width)
@@ -235,6 +254,87 @@ class _OKLRiverEstimator:
             self._commit(model, new, hashed, dropped, vals)
             return
         self._learn_growing(vals, target)
+
+    # ---- the open-vocabulary mode (n_features=0, n_hashed=k) ---------------------------------
+
+    def _signed_column(self, key) -> tuple[int, int]:
+        """(column, sign) of a key in the open-vocabulary mode (:func:`okl.categories.signed_bucket`),
+        remembered for up to 2^16 keys (then the memory starts again: a vocabulary may not end)."""
+        cache = self._hash_cache
+        hit = cache.get(key)
+        if hit is None:
+            if len(cache) >= 1 << 16:
+                cache.clear()
+            hit = cache[key] = signed_bucket(key, self.n_hashed)
+        return hit
+
+    def _hashed_entries(self, vals: dict) -> list[tuple[Any, int, float]]:
+        """(key, column, signed value) of the non-zero values of x in the open-vocabulary mode."""
+        column = self._signed_column
+        out = []
+        for key, value in vals.items():
+            if value != 0.0:
+                col, sign = column(key)
+                out.append((key, col, sign * value))
+        return out
+
+    def _hashed_row(self, vals: dict, entries: list | None = None):
+        """(1 x n_hashed ``scipy.sparse.csr_matrix`` row, entries): value v of key k added at
+        column c as s v, (c, s) = :func:`okl.categories.signed_bucket` (k, n_hashed) (signed feature
+        hashing, Weinberger et al., ICML 2009: colliding keys cancel in expectation); keys of one
+        column add up, the indices sorted. Built from the (column, value) pairs: O(len(x) log len(x)),
+        never a dense vector of length n_hashed."""
+        import scipy.sparse as sp
+
+        if entries is None:
+            entries = self._hashed_entries(vals)
+        row: dict[int, float] = {}
+        for _, col, value in entries:
+            row[col] = row.get(col, 0.0) + value
+        cols = sorted(row)
+        data = np.array([row[c] for c in cols], dtype=np.float64)
+        indices = np.array(cols, dtype=np.int32 if self.n_hashed <= 1 << 31 else np.int64)
+        out = sp.csr_matrix((data, indices, np.array([0, len(cols)], dtype=indices.dtype)),
+                            shape=(1, self.n_hashed))
+        return out, entries
+
+    def _learn_hashed(self, x: dict, target: float) -> None:
+        """One event in the open-vocabulary mode: the width is n_hashed from the first event (no
+        window growth, no dedicated column)."""
+        last = self._last_row
+        self._last_row = None
+        vals = self._values(x)
+        if self._dedicated is None:
+            self._fix_width({})  # (0 dedicated, n_hashed hashed)
+        model = self.model if self.model is not None else self._build()
+        entries = self._hashed_entries(vals)
+        row = last[1] if last is not None and last[0] == x else self._hashed_row(vals, entries)[0]
+        model.learn_one(row, target)  # validates before changing state
+        self.model = model
+        self.n_hashed_values += len(entries)
+        self._count_collisions((key, col) for key, col, _ in entries)
+
+    def _count_collisions(self, key_columns) -> None:
+        """Open-vocabulary mode: a value of a key hashed into a column that another key took first
+        is a collision, counted in ``n_hash_collisions`` (no warning: with every key hashed, some
+        collisions are the expected cost; the signs make them cancel in expectation)."""
+        owners = self._hashed_keys
+        for key, col in key_columns:
+            first = owners.setdefault(col, key)
+            if not (first is key or first == key):
+                self.n_hash_collisions += 1
+
+    def _hashed_block(self, keys: list, M: np.ndarray):
+        """The rows of a frame (columns ``keys``) as an n x n_hashed CSR matrix: M times the keys'
+        signed hashing matrix, O(non-zeros of M)."""
+        import scipy.sparse as sp
+
+        cols, signs = zip(*[self._signed_column(k) for k in keys]) if keys else ((), ())
+        H = sp.csr_matrix((np.array(signs, dtype=np.float64), np.array(cols, dtype=np.int64),
+                           np.arange(len(keys) + 1)), shape=(len(keys), self.n_hashed))
+        out = sp.csr_matrix(sp.csr_matrix(M) @ H)
+        out.sort_indices()
+        return out
 
     def _learn_growing(self, vals: dict, target: float) -> None:
         """One event while the width may still grow (n_features None, inside the window)."""
@@ -384,6 +484,13 @@ class _OKLRiverEstimator:
         if i == M.shape[0]:
             return
         model = self.model if self.model is not None else self._build()
+        if self._open:
+            V = self._hashed_block(keys, M[i:])
+            model.learn_many(V, list(targets[i:]) if self._multi else np.asarray(targets[i:], dtype=np.float64))
+            self.model = model
+            self.n_hashed_values += int(np.count_nonzero(M[i:]))
+            self._count_collisions((k, self._signed_column(k)[0]) for k in keys)
+            return
         new: dict = {}
         V, hashed, dropped = self._block(keys, M[i:], self.columns, new)
         model.learn_many(V, list(targets[i:]) if self._multi else np.asarray(targets[i:], dtype=np.float64))
@@ -395,10 +502,16 @@ class _OKLRiverEstimator:
             rows = [self._row(x) for x in X.to_dict(orient="records")]
             if self.model is None or self.model.dim_ is None:
                 return None
+            if self._open:
+                import scipy.sparse as sp
+
+                return sp.vstack(rows, format="csr") if rows else sp.csr_matrix((0, self.n_hashed))
             return np.array(rows).reshape(len(rows), self.model.dim_)
         keys, M = self._frame_values(X)
         if self.model is None or self.model.dim_ is None:
             return None
+        if self._open:
+            return self._hashed_block(keys, M)
         return self._block(keys, M, self.columns, None)[0]
 
     def _frame_decisions(self, X) -> np.ndarray:

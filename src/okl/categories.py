@@ -44,12 +44,34 @@ from okl.kernels import WIDTH_WINDOW
 MAX_LEVELS = WIDTH_WINDOW
 
 
-def bucket(key, n: int) -> int:
-    """The hashed column (0..n-1) of a key: CRC-32 of its ``repr`` (stable across processes,
-    unlike ``hash``); a float code is taken as ``float(code) + 0.0`` (so -0.0 is 0.0)."""
+def key_hash(key) -> int:
+    """The 32-bit CRC-32 of a key's ``repr`` (UTF-8): stable across processes and machines,
+    unlike ``hash``; a float key is taken as ``key + 0.0`` (so -0.0 is 0.0)."""
     if isinstance(key, float):
         key = key + 0.0
-    return zlib.crc32(repr(key).encode("utf-8", "backslashreplace")) % n
+    return zlib.crc32(repr(key).encode("utf-8", "backslashreplace"))
+
+
+def bucket(key, n: int) -> int:
+    """The hashed column (0..n-1) of a key: CRC-32 of its ``repr`` (:func:`key_hash`) modulo n."""
+    return key_hash(key) % n
+
+
+def signed_bucket(key, n: int) -> tuple[int, int]:
+    """(column, sign) of a key for signed feature hashing: the column of :func:`bucket` and a sign
+    +1 / -1 from the top bit (bit 31) of the same 32-bit hash h: column = h mod n, sign = +1 when
+    bit 31 is 0. A value v of the key is added to the hashed row as sign * v.
+
+    Feature hashing with a sign hash (Weinberger, Dasgupta, Langford, Smola and Attenberg, "Feature
+    hashing for large scale multitask learning", ICML 2009, eq. 1-2; the ``alternate_sign`` of
+    scikit-learn's and River's FeatureHasher, which take the sign bit of a signed 32-bit hash):
+    with an independent sign the hashed inner product <phi(x), phi(x')> is an unbiased estimate of
+    <x, x'> (the values of two colliding keys cancel in expectation instead of adding up). For n a
+    power of two up to 2^31, h mod n reads only the low bits, so the sign is exactly independent of
+    the column; for other n, P(column, sign) differs from P(column) P(sign) by less than 2^-32.
+    O(len(repr(key))) per call."""
+    h = key_hash(key)
+    return h % n, (-1 if h >> 31 else 1)
 
 
 def check_categorical(categorical, name: str = "categorical") -> list[int] | None:
@@ -211,4 +233,4 @@ class CategoryMap:
         return m
 
 
-__all__ = ["CategoryMap", "MAX_LEVELS", "bucket", "check_categorical"]
+__all__ = ["CategoryMap", "MAX_LEVELS", "bucket", "check_categorical", "key_hash", "signed_bucket"]

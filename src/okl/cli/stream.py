@@ -23,7 +23,10 @@ def add_stream_parser(subparsers) -> argparse.ArgumentParser:
                     "write predictions to stdout and checkpoint the state every N events "
                     "(a restart with the same --checkpoint resumes exactly there). The learner "
                     "fixes a per-feature scale and its width from the first 50 events (none "
-                    "with --sigma).")
+                    "with --sigma). svmlight lines are parsed into sparse (CSR) rows: indices and "
+                    "values, no dense row (a learner that does not take CSR rows gets them densified, "
+                    "a few at a time); --n-hashed K reads named features (word:1) hashed with a sign "
+                    "into K columns.")
     p.add_argument("--learner", default="auto",
                    help="registered learner name (default auto: a pool of learners and widths mixed online)")
     p.add_argument("--budget", type=int, help="budget B (default: the learner's)")
@@ -39,7 +42,11 @@ def add_stream_parser(subparsers) -> argparse.ArgumentParser:
     p.add_argument("--random-state", type=int, default=0, help="seed of the learner (default 0)")
     p.add_argument("--input", default="-", help="input file, or - for standard input (default)")
     p.add_argument("--format", choices=("svmlight", "csv"), default="svmlight")
-    p.add_argument("--dim", type=int, help="number of features (required for svmlight)")
+    p.add_argument("--dim", type=int, help="number of features (required for svmlight, unless --n-hashed)")
+    p.add_argument("--n-hashed", type=int, metavar="K",
+                   help="svmlight-like lines whose features are names (+1 word:1 other:2.5): each name is hashed "
+                        "with a sign into K columns (signed feature hashing, as okl.river's n_features=0, "
+                        "n_hashed=K; e.g. 1048576), parsed into sparse (CSR) rows")
     p.add_argument("--sep", default=",", help="CSV field separator (default ,)")
     p.add_argument("--label-column", type=int, default=-1, help="CSV label column, 0-based (default -1: last)")
     p.add_argument("--header", action="store_true", help="CSV: the first line is a header")

@@ -133,11 +133,12 @@ def parse_svmlight_line(line: str, where: str = "<line>") -> tuple[float | None,
     return label, feats
 
 
-def parse_svmlight_block(data: bytes, n_features: int, n_lines: int):
+def parse_svmlight_block(data: bytes, n_features: int, n_lines: int, sparse: bool = False):
     """Parse a block of ``n_lines`` labelled svmlight lines (no blank or comment lines) at once
-    with scikit-learn's reader; returns (X dense, labels), or None when the block is not plainly
-    well formed (then parse its lines one by one with :func:`parse_svmlight_line`, which names
-    the bad line). Used by ``okl stream`` on blocks of events."""
+    with scikit-learn's reader; returns (X, labels), or None when the block is not plainly well
+    formed (then parse its lines one by one with :func:`parse_svmlight_line`, which names the bad
+    line). X is dense, or with ``sparse=True`` a ``scipy.sparse.csr_matrix`` (float64, sorted
+    indices, never densified: O(non-zeros) memory). Used by ``okl stream`` on blocks of events."""
     from sklearn.datasets import load_svmlight_file
 
     if b":" not in data:
@@ -149,18 +150,35 @@ def parse_svmlight_block(data: bytes, n_features: int, n_lines: int):
         return None
     if Xs.shape[0] != n_lines or Xs.shape[1] != n_features:
         return None
-    X = Xs.toarray()
-    if not (np.isfinite(X).all() and np.isfinite(y).all()):
+    X = canonical_csr(Xs) if sparse else Xs.toarray()
+    if not (np.isfinite(X.data if sparse else X).all() and np.isfinite(y).all()):
         return None
     return X, np.asarray(y, dtype=np.float64)
+
+
+def canonical_csr(X):
+    """``X`` (a SciPy sparse matrix) as a ``csr_matrix`` of float64 with sorted indices, a value
+    written twice for one index summed (what ``toarray`` gives), zeros that the file wrote kept
+    as stored entries; O(non-zeros)."""
+    import scipy.sparse as sp
+
+    X = sp.csr_matrix(X, dtype=np.float64)
+    X.sum_duplicates()  # (sorts the indices too)
+    return X
 
 
 #: files up to this size on disk are read by okl's line parser (see :func:`read_svmlight`)
 SMALL_SVMLIGHT_BYTES = 64 * 1024
 
 
-def read_svmlight(path: str | os.PathLike, n_features: int | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Read an svmlight/LIBSVM file (plain, .gz, .xz, .bz2) into a dense matrix and label vector.
+def read_svmlight(path: str | os.PathLike, n_features: int | None = None,
+                  sparse: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Read an svmlight/LIBSVM file (plain, .gz, .xz, .bz2) into a matrix and label vector.
+
+    X is dense by default; ``sparse=True`` returns a ``scipy.sparse.csr_matrix`` instead (float64,
+    sorted indices, the values the file writes, a zero written as ``j:0`` kept as a stored entry),
+    built from the parsed indices and values without a dense matrix at any point: O(non-zeros)
+    memory where the dense one takes rows x features. Both hold the same numbers.
 
     The fast path is scikit-learn's reader; on any failure the file is re-read line by line to
     report the first bad line as ``file:line: problem``. A file of at most
@@ -171,7 +189,7 @@ def read_svmlight(path: str | os.PathLike, n_features: int | None = None) -> tup
     path = os.fspath(path)
     check_data_path(path)
     if os.path.getsize(path) <= SMALL_SVMLIGHT_BYTES:
-        return _read_svmlight_slow(path, n_features)
+        return _read_svmlight_slow(path, n_features, sparse)
     from sklearn.datasets import load_svmlight_file
 
     try:
@@ -181,15 +199,15 @@ def read_svmlight(path: str | os.PathLike, n_features: int | None = None) -> tup
             X, y = load_svmlight_file(fh, n_features=n_features, dtype=np.float64, zero_based=False)
         # else (and when no value is stored: a file without any idx:val) the slow path names the problem
         if X.shape[0] and X.nnz and X.shape[1] <= MAX_FEATURE_INDEX:
-            X = X.toarray()
-            if np.isfinite(X).all() and np.isfinite(y).all():
+            X = canonical_csr(X) if sparse else X.toarray()
+            if np.isfinite(X.data if sparse else X).all() and np.isfinite(y).all():
                 return X, y
     except (ValueError, RuntimeError, OSError, EOFError, OverflowError):
         pass
-    return _read_svmlight_slow(path, n_features)
+    return _read_svmlight_slow(path, n_features, sparse)
 
 
-def _read_svmlight_slow(path, n_features):
+def _read_svmlight_slow(path, n_features, sparse=False):
     labels, rows = [], []
     with open_text(path) as fh:
         try:
@@ -212,11 +230,28 @@ def _read_svmlight_slow(path, n_features):
         raise DataFormatError(f"{path}: no line has a feature (an svmlight line is 'label index:value ...'); "
                               "nothing to learn from")
     width = n_features if n_features is not None else max((max(r) + 1 for r in rows if r), default=0)
+    if sparse:
+        return _csr_of_rows(rows, width), np.asarray(labels)
     X = np.zeros((len(rows), width))
     for r, feats in enumerate(rows):
         for c, v in feats.items():
             X[r, c] = v
     return X, np.asarray(labels)
+
+
+def _csr_of_rows(rows: list[dict[int, float]], width: int):
+    """The rows ({0-based index: value}, indices increasing as :func:`parse_svmlight_line` checks
+    them) as a ``csr_matrix`` of ``width`` columns, from their indices and values."""
+    import scipy.sparse as sp
+
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum([len(r) for r in rows])
+    nnz = int(indptr[-1])
+    indices = np.fromiter((c for r in rows for c in r), dtype=np.int64, count=nnz)
+    values = np.fromiter((v for r in rows for v in r.values()), dtype=np.float64, count=nnz)
+    if width <= np.iinfo(np.int32).max and nnz <= np.iinfo(np.int32).max:  # (SciPy's usual index type)
+        indptr, indices = indptr.astype(np.int32), indices.astype(np.int32)
+    return sp.csr_matrix((values, indices, indptr), shape=(len(rows), width))
 
 
 def read_delimited(path: str | os.PathLike, sep: str = ",", header: bool = False,

@@ -64,6 +64,8 @@ class StreamConfig:
     sep: str = ","
     label_column: int = -1
     positive_label: float | None = None
+    #: ``--n-hashed``: svmlight feature names hashed (signed) into this many columns (None: numeric indices)
+    n_hashed: int | None = None
 
 
 
@@ -187,6 +189,10 @@ def read_checkpoint(path: str) -> tuple[Learner, StreamConfig, StreamPosition]:
             position = StreamPosition(**header["position"])
         except (KeyError, TypeError) as exc:
             raise CheckpointError(f"{path}: checkpoint header is incomplete ({str(exc)[:200]})") from None
+        k = config.n_hashed
+        if k is not None and (isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_DIM):
+            raise CheckpointError(f"{path}: checkpoint config n_hashed must be an integer in [1, {MAX_DIM}] or "
+                                  f"null, got {str(k)[:200]!r}")
         name = f"{path}: model inside the checkpoint"
         try:
             model = zip_entry(zf, entries["model.npz"], path)

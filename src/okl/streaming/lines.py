@@ -10,6 +10,7 @@ from typing import BinaryIO, Iterator
 
 import numpy as np
 
+from okl.categories import signed_bucket
 from okl.data.readers import DataFormatError, finite_float, number_problem, parse_svmlight_line, split_fields
 from okl.streaming.checkpoint import CheckpointError
 
@@ -88,6 +89,70 @@ def parse_event(line: str, where: str, fmt: str, dim: int | None, sep: str = ","
                                   f"{number_problem(f)}")
         x[c] = v
     return x, label
+
+
+def parse_hashed_line(line: str, where: str, n_hashed: int) -> tuple[float | None, np.ndarray, np.ndarray]:
+    """One ``--n-hashed`` line ``[label] name:value name:value ... [# comment]`` -> (label or None,
+    column indices ascending, values): each feature name (any text without spaces; the value is after
+    its last ``:``) goes to column c with sign s of :func:`okl.categories.signed_bucket` (name,
+    n_hashed), the key of a River dict's feature of that name, and adds s * value there (names in any
+    order; a name written twice, or two names in one column, add up). Signed feature hashing
+    (Weinberger et al., ICML 2009). A line without a label starts with ``name:value``. O(tokens)."""
+    body = line.split("#", 1)[0].strip()
+    if not body:
+        raise DataFormatError(f"{where}: empty line")
+    tokens = body.split()
+    label = None
+    if ":" not in tokens[0]:
+        label = finite_float(tokens[0])
+        if label is None:
+            raise DataFormatError(f"{where}: label {tokens[0]!r} {number_problem(tokens[0])}")
+        tokens = tokens[1:]
+    row: dict[int, float] = {}
+    for tok in tokens:
+        name, sep, val = tok.rpartition(":")
+        if not sep or not name:
+            raise DataFormatError(f"{where}: token {tok!r} is not name:value")
+        v = finite_float(val)
+        if v is None:
+            raise DataFormatError(f"{where}: value {val!r} of feature {name!r} {number_problem(val)}")
+        col, sign = signed_bucket(name, n_hashed)
+        row[col] = row.get(col, 0.0) + sign * v
+    cols = sorted(row)
+    return label, np.array(cols, dtype=np.int64), np.array([row[c] for c in cols], dtype=np.float64)
+
+
+def parse_sparse_event(line: str, where: str, dim: int, n_hashed: int | None = None):
+    """One svmlight line -> (1 x dim ``scipy.sparse.csr_matrix`` row, label or None), from its
+    indices and values (no dense row): numeric indices as :func:`parse_event` reads them (an
+    index beyond ``dim`` refused), or with ``n_hashed`` names hashed by :func:`parse_hashed_line`
+    (dim = n_hashed). Raises DataFormatError. O(non-zeros)."""
+    import scipy.sparse as sp
+
+    if n_hashed is not None:
+        label, cols, values = parse_hashed_line(line, where, n_hashed)
+    else:
+        label, feats = parse_svmlight_line(line, where)
+        if feats and max(feats) >= dim:
+            beyond = next(i for i in feats if i >= dim)
+            raise DataFormatError(f"{where}: feature index {beyond + 1} exceeds --dim {dim}")
+        cols = np.fromiter(feats, dtype=np.int64, count=len(feats))
+        values = np.fromiter(feats.values(), dtype=np.float64, count=len(feats))
+    return sp.csr_matrix((values, cols, np.array([0, len(cols)])), shape=(1, dim)), label
+
+
+def rows_csr(rows: list[tuple[np.ndarray, np.ndarray]], dim: int):
+    """(column indices ascending, values) per row as an n x dim ``csr_matrix`` (float64, sorted
+    indices), from the indices and values; O(non-zeros)."""
+    import scipy.sparse as sp
+
+    indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+    indptr[1:] = np.cumsum([len(c) for c, _ in rows])
+    indices = np.concatenate([c for c, _ in rows]) if rows else np.zeros(0, dtype=np.int64)
+    values = np.concatenate([v for _, v in rows]) if rows else np.zeros(0)
+    out = sp.csr_matrix((values, indices, indptr), shape=(len(rows), dim))
+    out.has_sorted_indices = True
+    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Any, BinaryIO, TextIO
 from okl.kernels import RBF
-from okl.runtime.base import Learner, accepts, make
+from okl.runtime.base import MAX_DIM, Learner, accepts, make
 from okl.streaming.checkpoint import (CheckpointError, StreamConfig, StreamPosition, check_checkpoint_path,
                                       lock_checkpoint, read_checkpoint)
 from okl.streaming.lines import _skip_bytes, check_label_column
@@ -83,7 +83,7 @@ def _check_resume(path: str, ck_learner: Learner, ck_config: StreamConfig, fresh
     if diff:
         parts = ", ".join(f"{k}: checkpoint {theirs.get(k)!r}, now {mine.get(k)!r}" for k in diff)
         raise CheckpointError(f"{path} was made with other hyperparameters ({parts})")
-    for key in ("format", "sep", "label_column", "positive_label"):
+    for key in ("format", "sep", "label_column", "positive_label", "n_hashed"):
         if getattr(ck_config, key) != getattr(config, key):
             raise CheckpointError(f"{path} was made with {key} = {getattr(ck_config, key)!r}, "
                                   f"now {getattr(config, key)!r}")
@@ -94,8 +94,21 @@ def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None
     """Entry point of ``okl stream`` (``args`` from :func:`add_stream_parser`)."""
     if args.every < 1:
         raise ValueError(f"--every must be >= 1, got {args.every}")
+    n_hashed = getattr(args, "n_hashed", None)
+    if n_hashed is not None:
+        if args.format != "svmlight":
+            raise ValueError("--n-hashed hashes the feature names of svmlight-like lines (name:value); it does not "
+                             "apply to --format csv")
+        if not 1 <= n_hashed <= MAX_DIM:
+            raise ValueError(f"--n-hashed must be an integer in [1, {MAX_DIM}], got {n_hashed}")
+        if args.dim is not None and args.dim != n_hashed:
+            raise ValueError(f"--dim {args.dim} and --n-hashed {n_hashed}: hashed lines have --n-hashed columns; "
+                             "give one of them")
+        if getattr(args, "categorical", None) is not None:
+            raise ValueError("--categorical names column indices; with --n-hashed the columns are hashed names")
+        args.dim = n_hashed
     if args.format == "svmlight" and args.dim is None:
-        raise ValueError("svmlight input needs --dim (the number of features)")
+        raise ValueError("svmlight input needs --dim (the number of features), or --n-hashed K for names")
     if args.dim is not None and args.dim < 1:
         raise ValueError(f"--dim must be >= 1, got {args.dim}")
     if args.format == "csv" and args.dim is not None:
@@ -123,7 +136,7 @@ def main_stream(args, stdout: TextIO | None = None, stderr: TextIO | None = None
                          "as given; drop one of them")
     config = StreamConfig(learner=args.learner, params=_encoded_params(learner), format=args.format,
                           sep=args.sep, label_column=args.label_column,
-                          positive_label=args.positive_label)
+                          positive_label=args.positive_label, n_hashed=n_hashed)
     position = StreamPosition(dim=args.dim)
     err = stderr if stderr is not None else sys.stderr
     lock = None

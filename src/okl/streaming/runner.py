@@ -18,7 +18,16 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     ``svmlight``: ``label idx:val ...`` with 1-based increasing indices (parsed by
     :func:`okl.data.readers.parse_svmlight_line`); a line without a label (it starts with
     ``idx:val``) is unlabelled. The dimension is not inferable from one sparse line, so ``--dim``
-    is required. ``csv``: fields separated by ``--sep`` (default ``,``), quoted as ``okl run``
+    is required. The lines are parsed into CSR rows (:mod:`scipy.sparse`: column indices and
+    values, no dense row), which go to the learner as they are when it takes CSR rows
+    (``accepts_csr``), else as a dense block of at most ``DENSE_BLOCK_VALUES`` values. With
+    ``--n-hashed K`` the features are names, ``label name:value ...`` (``+1 word:1 other:2.5``;
+    any text without spaces, the value after its last ``:``), hashed with a sign into K columns
+    (signed feature hashing, Weinberger et al., ICML 2009: name -> column and sign by
+    :func:`okl.categories.signed_bucket`, the rule of the River adapters' ``n_features=0,
+    n_hashed=K``, so a dict key and a line's name of the same text share a column); two names in
+    one column add their signed values; K is the dimension (``--dim``, if given, must equal it)
+    and is in the checkpoint. ``csv``: fields separated by ``--sep`` (default ``,``), quoted as ``okl run``
     reads them (``"0.1","big, red"``: :func:`okl.data.readers.split_fields`), the features
     numbers; the label is column ``--label-column`` (default the last), a number or a class name
     (names in order of appearance: the first -1, the second +1, a third turns the stream
@@ -78,8 +87,9 @@ Checkpoints (``--checkpoint PATH --every N``)
 Blocks
     Input is read a block at a time (whatever is available, up to ``BLOCK_BYTES``; a live stream's
     events are handled as they arrive). The plain labelled events of a block are parsed together
-    (svmlight: :func:`okl.data.readers.parse_svmlight_block`, scikit-learn's reader; CSV: the
-    per-line parser) and learned a run at a time through the learner's per-event arithmetic in
+    (svmlight: :func:`okl.data.readers.parse_svmlight_block`, scikit-learn's reader, into a CSR
+    block; ``--n-hashed``: :func:`okl.streaming.lines.parse_hashed_line` per line, into a CSR
+    block; CSV: the per-line parser) and learned a run at a time through the learner's per-event arithmetic in
     its compiled loops (``Learner._learn_rounds``); unlabelled events, CSV headers and anything
     the block parser does not take plainly (a bad line, an unusual label) go one line at a time,
     as before. Runs are cut where a checkpoint is due, so checkpoints hold exactly the positions
@@ -103,11 +113,50 @@ from okl.runtime.base import Learner
 from okl.runtime.categorical import input_width
 from okl.runtime.multiclass import MultiClass
 from okl.streaming.checkpoint import StreamConfig, StreamPosition, write_checkpoint
-from okl.streaming.lines import SEGMENT_EVENTS, _read_blocks, _Stop, parse_event
+from okl.streaming.lines import (SEGMENT_EVENTS, _read_blocks, _Stop, parse_event, parse_hashed_line,
+                                 parse_sparse_event, rows_csr)
 
 
 # --------------------------------------------------------------------------------------------
 # Runner
+
+
+#: most values of a dense block handed to a learner that does not take CSR rows (32 MiB of float64):
+#: a run of an svmlight stream of d columns then holds at most this / d events (a hashed stream of
+#: 2^20 columns: 4), as the learner's loops are exact whatever the blocks are
+DENSE_BLOCK_VALUES = 1 << 22
+
+
+def takes_csr(learner) -> bool:
+    """Whether the learner takes CSR rows in its stream calls (``_learn_rounds``, ``_learn_round``,
+    ``predict_one``, ``decision_one``) without densifying them: a learner class says so with
+    ``accepts_csr = True``."""
+    return getattr(learner, "accepts_csr", False) is True
+
+
+def learner_rows(learner, X):
+    """An svmlight block (a CSR matrix from the reading side) as the learner takes it: as it is when
+    :func:`takes_csr`, else dense (this is the one place an svmlight stream's rows become dense: at
+    most ``SEGMENT_EVENTS`` rows at a time, the rows the learner would densify itself)."""
+    if takes_csr(learner) or not hasattr(X, "toarray"):
+        return X
+    return np.ascontiguousarray(X.toarray())
+
+
+def learner_row(learner, x):
+    """One event's 1 x d CSR row as the learner takes it (:func:`learner_rows`; dense: 1-D)."""
+    if takes_csr(learner) or not hasattr(x, "toarray"):
+        return x
+    return x.toarray()[0]
+
+
+def _drop_rows(X, start: int, stop: int):
+    """X without its rows start..stop-1 (dense or CSR)."""
+    if hasattr(X, "toarray"):
+        keep = np.ones(X.shape[0], dtype=bool)
+        keep[start:stop] = False
+        return X[keep]
+    return np.delete(X, np.s_[start:stop], axis=0)
 
 
 def _one_line(exc: BaseException, limit: int = 200) -> str:
@@ -238,8 +287,12 @@ class StreamRunner:
 
     def process_line(self, text: str, where: str) -> None:
         """Predict (and learn, when labelled) one data line; raises DataFormatError on a bad line."""
-        x, label = parse_event(text, where, self.config.format, self.pos.dim, self.config.sep,
-                               self.config.label_column)
+        if self.config.format == "svmlight" and self.pos.dim is not None:
+            x, label = parse_sparse_event(text, where, self.pos.dim, self.config.n_hashed)
+            x = learner_row(self.learner, x)
+        else:
+            x, label = parse_event(text, where, self.config.format, self.pos.dim, self.config.sep,
+                                   self.config.label_column)
         if self.pos.dim is None:
             self._first_width(int(x.shape[0]))
             self.pos.dim = int(x.shape[0])
@@ -356,8 +409,21 @@ class StreamRunner:
             return None
         dim = self.pos.dim
         parsed = None
-        if self.config.format == "svmlight" and dim is not None:
-            parsed = parse_svmlight_block("".join([texts[i] for i in rows]).encode(), dim, len(rows))
+        if self.config.format == "svmlight" and dim is not None and self.config.n_hashed is not None:
+            parts, labels = [], []
+            for i in rows:
+                try:
+                    label, cols, values = parse_hashed_line(texts[i], name, self.config.n_hashed)
+                except DataFormatError:
+                    kinds[i] = 2  # (the per-line path names the line)
+                    continue
+                parts.append((cols, values))
+                labels.append(label)
+            rows = [i for i, k in enumerate(kinds) if k == 1]
+            if parts:
+                parsed = rows_csr(parts, dim), np.array(labels, dtype=np.float64)
+        elif self.config.format == "svmlight" and dim is not None:
+            parsed = parse_svmlight_block("".join([texts[i] for i in rows]).encode(), dim, len(rows), sparse=True)
         elif self.config.format == "csv":
             X, labels = [], []
             named = bool(self.pos.label_names)
@@ -384,7 +450,12 @@ class StreamRunner:
                 kinds[i] = 2
             return None
         X, labels = parsed
-        ok = (np.abs(X) <= MAX_ABS_FEATURE).all(axis=1)
+        if hasattr(X, "toarray"):  # CSR: the rows with a stored value beyond the bound, from the values
+            big = np.abs(X.data) > MAX_ABS_FEATURE
+            ok = np.ones(X.shape[0], dtype=bool)
+            ok[np.repeat(np.arange(X.shape[0]), np.diff(X.indptr))[big]] = False
+        else:
+            ok = (np.abs(X) <= MAX_ABS_FEATURE).all(axis=1)
         if self.classification:
             if self.config.positive_label is not None:
                 y = np.where(labels == self.config.positive_label, 1.0, -1.0)
@@ -399,7 +470,7 @@ class StreamRunner:
             for r in np.flatnonzero(~ok):
                 kinds[rows[r]] = 2
             X, y = X[ok], y[ok]
-        return np.ascontiguousarray(X), np.ascontiguousarray(y, dtype=np.float64)
+        return (X if hasattr(X, "toarray") else np.ascontiguousarray(X)), np.ascontiguousarray(y, dtype=np.float64)
 
     def _learn_rows(self, X: np.ndarray, y: np.ndarray) -> None:
         """Test-then-train over labelled events (the learner's compiled loop), their output
@@ -413,7 +484,7 @@ class StreamRunner:
             raise ValueError("width")  # the per-line path names the line
         if self.pos.dim is None:
             self._first_width(int(X.shape[1]))
-        f = learner._learn_rounds(X, y)
+        f = learner._learn_rounds(learner_rows(learner, X), y)
         if self.pos.dim is None:
             self.pos.dim = int(X.shape[1])
         n = f.shape[0]
@@ -484,6 +555,8 @@ class StreamRunner:
                 continue
             # a run of plain events (and blank lines), cut where a checkpoint is due
             room = SEGMENT_EVENTS
+            if hasattr(parsed[0], "toarray") and not takes_csr(self.learner):  # (a run is densified for the learner)
+                room = min(room, max(1, DENSE_BLOCK_VALUES // max(1, parsed[0].shape[1])))
             if self.checkpoint:
                 room = min(room, max(1, self.every - (self.pos.events - self._checkpointed_at)))
             j, events, size = i, 0, 0
@@ -498,8 +571,7 @@ class StreamRunner:
                 for k in range(i, j):
                     if kinds[k] == 1:
                         kinds[k] = 2
-                parsed = (np.delete(parsed[0], np.s_[r:r + events], axis=0),
-                          np.delete(parsed[1], np.s_[r:r + events]))
+                parsed = (_drop_rows(parsed[0], r, r + events), np.delete(parsed[1], np.s_[r:r + events]))
                 continue
             r += events
             self.pos.lines += j - i
