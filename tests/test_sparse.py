@@ -153,3 +153,22 @@ def test_learners_without_a_sparse_path_take_csr_as_dense_chunks(monkeypatch):
     monkeypatch.setattr(_sparse, "DENSE_CHUNK_FLOATS", 40 * 7)  # chunks of 7 rows
     got = okl.make("nogd", kernel=RBF(sigma=1.0), budget=15, random_state=0).run(X, y).decisions
     np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("name", ["auto", "fogd", "linear"])
+def test_per_event_sparse_rows_give_the_decisions_of_run_on_the_csr_matrix(name):
+    """predict_one / learn_one on 1-row CSR matrices: the window maps them as run() maps a CSR block
+    (centre 0) and auto's members take their non-zeros: the decisions equal run()'s bit for bit."""
+    X = _sparse_matrix(300, 60, 0.1, 12, binary=True)
+    y = np.where(np.asarray(X[:, :4].sum(axis=1)).ravel() > 0, 1.0, -1.0)
+    kw = {} if name == "linear" else {"budget": 20}
+    expected = okl.make(name, random_state=0, **kw).run(X, y).decisions
+    m = okl.make(name, random_state=0, **kw)
+    got = []
+    for i in range(300):
+        got.append(m.predict_one(X[i]))
+        m.learn_one(X[i], y[i])
+    np.testing.assert_array_equal(np.array(got), expected)
+    assert not m.scale_center_.any()
+    with pytest.raises(ValueError, match="one example"):
+        m.predict_one(X[:2])

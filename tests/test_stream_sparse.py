@@ -291,3 +291,24 @@ def test_hashed_stream_options_and_resume(tmp_path):
         _run(common + ["--n-hashed", "16"])
     with pytest.raises(CheckpointError, match="n_hashed = 32, now None"):
         _run(common + ["--dim", "32"])
+
+
+def test_auto_takes_the_streams_csr_rows_and_gives_run_on_the_csr_matrix(tmp_path):
+    """auto (accepts_csr) learns an svmlight stream's CSR blocks and rows in its engine's sparse
+    arithmetic: the stream prints run()'s decisions on the CSR matrix (to the 17 digits printed), whose
+    input map has centre 0 (the window came sparse)."""
+    rng = np.random.default_rng(3)
+    X = sp.random(400, 30, density=0.15, random_state=rng, format="csr")
+    X.data[:] = 1.0
+    y = np.where(np.asarray(X[:, :3].sum(axis=1)).ravel() > 0, 1.0, -1.0)
+    path = tmp_path / "onehot.svm"
+    path.write_text("".join("%d %s\n" % (yi, " ".join(f"{j + 1}:1" for j in X[i].indices)) if X[i].nnz
+                            else "%d\n" % yi for i, yi in enumerate(y)))
+    status, out, err = _run(["--learner", "auto", "--budget", "20", "--input", str(path), "--dim", "30", "--quiet",
+                             "--random-state", "0"])
+    assert status == 0, err
+    table = _table(out)
+    m = okl.make("auto", budget=20, random_state=0)
+    trace = m.run(X, y)
+    assert not m.scale_center_.any()
+    np.testing.assert_allclose(table[:, 1], trace.decisions, rtol=1e-15, atol=1e-15)

@@ -44,6 +44,10 @@ class SparseRows:
     def from_scipy(cls, X) -> "SparseRows":
         """The rows of a SciPy sparse matrix (any format; never made dense): duplicates summed, explicit
         zeros dropped, indices sorted, values float64; indices and row pointers int64."""
+        if getattr(X, "format", None) == "csr" and X.dtype == np.float64 and len(X.shape) == 2 \
+                and X.has_canonical_format and X.data.all():  # (the common case: its arrays, read only)
+            return cls(X.indptr.astype(np.int64, copy=False), X.indices.astype(np.int64, copy=False), X.data,
+                       X.shape[1])
         import scipy.sparse as sp
 
         X = sp.csr_matrix(X, dtype=np.float64, copy=True)

@@ -137,8 +137,8 @@ def _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification,
             return BAD_ROW, 0, np.nan
         _event_end(T, x, y, n, predict, f, k)
         return k, 0, f
-    ok, f, k = engine_event(F, I, R, S, x.copy(), Xi[:0], Xv[:0], y, bound, r0 != 0, not predict, classification,
-                            todo, predict_all, learn_all)
+    ok, f, k = engine_event(F, I, R, S, x.copy(), Xi, Xv, y, bound, r0 != 0, not predict, classification, todo,
+                            predict_all, learn_all)
     return 1 if ok else 0, k, f
 
 
@@ -295,24 +295,28 @@ def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, in
     return r, k
 
 
-def _generic(eng, mode: int, x, y: float, have: bool) -> tuple[int, int, float]:
-    """The generic path's event (``mode`` PREDICT or LEARN) on the scaled row x."""
+def _generic(eng, mode: int, x, y: float, have: bool, nonzero) -> tuple[int, int, float]:
+    """The generic path's event (``mode`` PREDICT or LEARN) on the scaled row x; ``nonzero``: the
+    columns where a row that came sparse can be non-zero (its members then take its non-zeros,
+    O(nnz)), or None."""
+    x = np.ascontiguousarray(x, dtype=float)
+    xi, xv = (_NO_INDEX, _NO_ROW) if nonzero is None else (nonzero, x[nonzero])
     return _root(eng)(mode, eng.F, eng.I, eng.R, eng.S, _NO_ROW, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS,
-                      eng.todo, MAX_ABS_FEATURE, eng.classification, 1 if have else 0,
-                      _NO_INDEX, _NO_INDEX, _NO_ROW, np.ascontiguousarray(x, dtype=float), float(y), 0)
+                      eng.todo, MAX_ABS_FEATURE, eng.classification, 1 if have else 0, _NO_INDEX, xi, xv, x,
+                      float(y), 0)
 
 
-def call_predict(eng, x) -> tuple[bool, float]:
+def call_predict(eng, x, nonzero=None) -> tuple[bool, float]:
     """The generic path's predict_one on the scaled row x (``engine_event`` without learning):
     (ok, p[0])."""
-    ok, _, f = _generic(eng, PREDICT, x, 0.0, False)
+    ok, _, f = _generic(eng, PREDICT, x, 0.0, False, nonzero)
     return ok != 0, f
 
 
-def call_learn(eng, x, y: float, have: bool) -> tuple[bool, float, int]:
+def call_learn(eng, x, y: float, have: bool, nonzero=None) -> tuple[bool, float, int]:
     """The generic path's learn_one on the scaled row x (``engine_event`` learning; ``have``: x's
     features are those call_predict left): (ok, p[0], members needing Python)."""
-    ok, k, f = _generic(eng, LEARN, x, y, have)
+    ok, k, f = _generic(eng, LEARN, x, y, have, nonzero)
     return ok != 0, f, k
 
 
@@ -400,7 +404,7 @@ class EnginePaths:
     (:meth:`_process`: ``run``, ``learn_many``, ``okl stream``, the width window's rows; sparse
     rows stay sparse, :func:`okl.engine.core.engine_sparse_rows`)."""
 
-    _sparse_rows = True
+    accepts_csr = True
 
     # ---- per event: the engine's two calls behind the row check and input scale -------------
     #
@@ -471,7 +475,7 @@ class EnginePaths:
         if eng.py:
             self._check_values(x)
             self._python_decisions(eng, x)
-        ok, f = call_predict(eng, x)
+        ok, f = call_predict(eng, x, self._nonzero)
         if not ok:
             self._check_values(x)
         return (_stacked(eng, f) if not eng.K else self._outputs(eng)), eng
@@ -481,7 +485,7 @@ class EnginePaths:
         if eng.py:
             self._check_values(x)
             self._python_decisions(eng, x, y)
-        ok, f, n = call_learn(eng, x, y, z is eng)
+        ok, f, n = call_learn(eng, x, y, z is eng, self._nonzero)
         if not ok:
             self._check_values(x)
         if eng.K:

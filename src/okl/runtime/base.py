@@ -90,7 +90,7 @@ import numpy as np
 
 import okl.calibration as calibration
 from okl._threads import one_blas_thread
-from okl._sparse import SparseRows
+from okl._sparse import SparseRows, is_sparse_matrix
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
 from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.losses import Loss, get_loss
@@ -401,7 +401,7 @@ class Learner(EventPath, ModelFiles):
         i = 0
         if not self.started_:
             if n and self.n_seen_ == 0:  # (the kind of rows the window comes as fixes its input map)
-                self._sparse_window = isinstance(X, SparseRows)
+                self._sparse_window = isinstance(X, SparseRows) or self._nonzero is not None
             while i < n and self.n_seen_ < WIDTH_WINDOW:
                 if mu is None:
                     out[i] = self._warmup_decision(X[i])
@@ -428,9 +428,9 @@ class Learner(EventPath, ModelFiles):
 
     def _process_rows(self, X, y: np.ndarray) -> np.ndarray:
         """:meth:`_process` of mapped rows; sparse rows go to a learner without a sparse path
-        (:attr:`_sparse_rows`) as dense blocks of bounded size, one after the other (every path
+        (:attr:`accepts_csr`) as dense blocks of bounded size, one after the other (every path
         continues from the state it leaves)."""
-        if not isinstance(X, SparseRows) or self._sparse_rows:
+        if not isinstance(X, SparseRows) or self.accepts_csr:
             return self._process(X, y)
         out = self._new_decisions(X.shape[0])
         for s, block in X.dense_chunks():
@@ -456,9 +456,11 @@ class Learner(EventPath, ModelFiles):
     _width_factor: ClassVar[float] = 1.0
     #: a member of ``auto`` gets this many times auto's ``budget`` (the window keeps 2 B rows)
     _budget_scale: ClassVar[int] = 1
-    #: whether :meth:`_process` takes sparse rows (:class:`okl._sparse.SparseRows`); others get
-    #: them as dense blocks (:meth:`_process_rows`)
-    _sparse_rows: ClassVar[bool] = False
+    #: whether this learner takes CSR rows and blocks in its own sparse arithmetic (its
+    #: :meth:`_process` takes :class:`okl._sparse.SparseRows`: ``auto``'s engine), so a reader hands
+    #: them over as they are; every learner takes them, the others as dense rows and blocks of
+    #: bounded size (:meth:`_process_rows`)
+    accepts_csr: ClassVar[bool] = False
     #: whether the width window's rows came as sparse rows (then the input map keeps zeros zero:
     #: :func:`okl.scaling.window_scale`); set by the window's first row
     _sparse_window: bool = False
@@ -492,7 +494,9 @@ class Learner(EventPath, ModelFiles):
 
     def _learn_rounds(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """:meth:`_learn_events` (a learn_one loop over a validated block, in compiled loops) with
-        the calibration; ``okl stream`` uses it."""
+        the calibration; ``okl stream`` uses it (a CSR block: to a learner that :attr:`accepts_csr`)."""
+        if is_sparse_matrix(X):
+            X = check_matrix(X, self.dim_, sparse=True)
         start_round, was_started = self.n_seen_, self.started_
         out = self._learn_events(X, y)
         self._calibrate(out, y, start_round, was_started)

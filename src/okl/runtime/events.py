@@ -10,6 +10,7 @@ import numpy as np
 import okl.calibration as calibration
 from okl._compiled import row_ok as _row_ok
 from okl._threads import one_blas_thread
+from okl._sparse import SparseRows, is_sparse_matrix
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
 from okl.kernels import WIDTH_WINDOW
 from okl.runtime.components import ENGINE, EVENT, MAPS, STEPS, Plan
@@ -125,6 +126,33 @@ class EventPath:
     # magnitude inside the compiled call; anything else goes through
     # :func:`okl._validation.check_vector`.
 
+    #: the columns where the row of the event running now can be non-zero, when it came as a sparse
+    #: row whose non-zeros the input map keeps (:meth:`_sparse_event`), else None
+    _nonzero: np.ndarray | None = None
+
+    def _sparse_event(self, x, y, learn: bool):
+        """predict_one (``learn`` False) / learn_one on a sparse row (a SciPy sparse matrix of one
+        row) through the generic hooks on its dense copy, with its non-zero columns in
+        :attr:`_nonzero` while it runs: a width window that starts with it maps the input as sparse
+        rows' windows do (zeros stay zero: :func:`okl.scaling.window_scale`), so the decisions are
+        those of ``run()`` on the CSR rows; ``auto``'s engine members take its non-zeros (O(nnz)
+        each). The row check and input map cost O(d)."""
+        rows = check_matrix(x, self.dim_, sparse=True)
+        if rows.shape[0] != 1:
+            raise ValueError(f"x must be one example: a sparse matrix of shape (1, features), got shape {rows.shape}")
+        self._nonzero = self._kept_nonzero(rows.indices)
+        try:
+            return self._learn_generic(rows[0], y) if learn else self._predict_event(rows[0])
+        finally:
+            self._nonzero = None
+
+    def _kept_nonzero(self, columns: np.ndarray) -> np.ndarray | None:
+        """A sparse row's non-zero columns, when the input map keeps its zeros zero (no map yet, or
+        centre 0 in every column: ``okl.scaling.window_scale``), else None (it maps them to other
+        values: the row is dense to the model)."""
+        center = getattr(self, "scale_center_", None)
+        return columns if center is None or not center.any() else None
+
     def _event_row(self, x) -> tuple[np.ndarray, bool]:
         """(x, values_checked): the common case is only shape-checked here (its values are checked
         in the compiled call that reads them); anything else gets the full check."""
@@ -194,7 +222,12 @@ class EventPath:
                     self._check_finite(out[i:i + k], first)
                     i += k
                     continue
-            out[i] = self._learn_event(X[i], y[i])
+            if isinstance(X, SparseRows):  # (a sparse row: its window maps it as run() maps sparse rows)
+                self._nonzero = self._kept_nonzero(X.row(i)[0])
+            try:
+                out[i] = self._learn_event(X[i], y[i])
+            finally:
+                self._nonzero = None
             i += 1
         return out
 
@@ -222,7 +255,9 @@ class EventPath:
     def _predict_event(self, x) -> float:
         """predict_one through the generic hooks (any input, any state; a fast plan is built
         first when none was tried in this state)."""
-        if fast_plan_of(self) is None and type(x) is NDARRAY and self._fast_plan():
+        if is_sparse_matrix(x):
+            return self._sparse_event(x, None, False)
+        if fast_plan_of(self) is None and type(x) is NDARRAY and self._nonzero is None and self._fast_plan():
             return self.predict_one(x)
         x, checked = self._event_row(x)
         if self.dim_ is None:
@@ -339,6 +374,8 @@ class EventPath:
     def _learn_generic(self, x, y) -> float:
         """learn_one through the generic hooks (:meth:`_learn_event`), then the calibration's step:
         the event no fast plan took (``auto``'s plan falls back here too)."""
+        if is_sparse_matrix(x):
+            return self._sparse_event(x, y, True)
         was_started = self.started_
         f = self._learn_event(x, y)
         if was_started and self.calibration_ is not None:
@@ -466,8 +503,9 @@ class EventPath:
 
     def learn_many(self, X, y) -> np.ndarray:
         """Test-then-train over the rows of a mini-batch: row i is predicted with the model that
-        learned rows < i (as :meth:`run`, through the same compiled loop); returns the decisions."""
-        X = check_matrix(X, self.dim_)
+        learned rows < i (as :meth:`run`, through the same compiled loop); returns the decisions.
+        A SciPy sparse matrix stays sparse (:mod:`okl._sparse`)."""
+        X = check_matrix(X, self.dim_, sparse=True)
         y = check_targets(y, self.task, X.shape[0])
         if X.shape[0] == 0:
             return np.empty(0)
