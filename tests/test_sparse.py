@@ -172,3 +172,70 @@ def test_per_event_sparse_rows_give_the_decisions_of_run_on_the_csr_matrix(name)
     assert not m.scale_center_.any()
     with pytest.raises(ValueError, match="one example"):
         m.predict_one(X[:2])
+
+
+def _generated_case():
+    X = _sparse_matrix(400, 50, 0.1, 13)
+    y = np.where(np.asarray(X[:, :5].sum(axis=1)).ravel() > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("kernel", [RBF(sigma=1.5), Laplacian(sigma=3.0)])
+def test_generated_directions_give_the_stored_matrix_decisions(kernel):
+    """FOGD with generated directions (no U kept) and FOGD with U stored as the generator's own
+    matrix (okl.features.generated.generated_directions) decide the same, bit for bit, on CSR rows
+    and on dense rows; per event as run()."""
+    from okl.features.generated import generated_directions
+
+    X, y = _generated_case()
+    gen = okl.make("fogd", budget=20, directions="generated", kernel=kernel, random_state=0)
+    f = gen.run(X, y).decisions
+    assert gen.U_ is None and gen.direction_seed_ is not None
+    seed, kind, scale = gen.generator_
+    for rows in (X, X.toarray()):
+        stored = okl.make("fogd", budget=20, directions="stored", kernel=kernel, random_state=0)
+        stored._ensure_started(50)
+        stored.U_ = np.ascontiguousarray(generated_directions(seed, kind, scale, 50, 80).T)
+        np.testing.assert_array_equal(stored.run(rows, y).decisions, f)
+    m = okl.make("fogd", budget=20, directions="generated", kernel=kernel, random_state=0)
+    events = []
+    for i in range(400):
+        events.append(m.predict_one(X[i]))
+        m.learn_one(X[i], y[i])
+    np.testing.assert_array_equal(np.array(events), f)
+    drawn = okl.make("fogd", budget=20, directions="stored", kernel=kernel, random_state=0).run(X, y)
+    assert abs(drawn.mistake_rate - 100.0 * np.mean(np.where(f >= 0, 1.0, -1.0) != y)) < 5.0  # another U, the same learner
+
+
+def test_generated_directions_by_size_model_files_and_auto(tmp_path):
+    from okl.engine.core import MAP, SRC
+    from okl.learners.fogd import STORED_DIRECTIONS_MAX
+    from okl.runtime.components import GENERATED_FOURIER
+
+    wide = okl.make("fogd", budget=100, random_state=0, kernel=RBF(sigma=1.0))
+    wide._ensure_started(STORED_DIRECTIONS_MAX // 400 + 1)  # D x d just beyond the stored limit
+    assert wide.U_ is None
+    narrow = okl.make("fogd", budget=100, random_state=0, kernel=RBF(sigma=1.0))
+    narrow._ensure_started(STORED_DIRECTIONS_MAX // 400)
+    assert narrow.U_ is not None and narrow.direction_seed_ is None
+    X, y = _generated_case()
+    m = okl.make("fogd", budget=20, directions="generated", kernel=RBF(sigma=1.5), random_state=0)
+    m.run(X[:200], y[:200])
+    m.save(tmp_path / "g.okl")
+    back = okl.Learner.load(tmp_path / "g.okl")
+    assert back.U_ is None and back.direction_seed_ == m.direction_seed_
+    np.testing.assert_array_equal(back.run(X[200:], y[200:]).decisions, m.run(X[200:], y[200:]).decisions)
+    with pytest.raises(ValueError, match="not shift-invariant"):
+        okl.make("fogd", directions="generated", kernel=Polynomial(degree=2))
+    # auto's generated FOGD members share one seed: the narrower ones take the double angle
+    members = [("fogd", w, {"directions": "generated"}) for w in (0.5, 1.0, 2.0)]
+    a = okl.make("auto", budget=20, random_state=0, members=members)
+    f = a.run(X, y).decisions
+    eng = a._engine()
+    assert list(eng.I[:, MAP]) == [GENERATED_FOURIER] * 3 and list(eng.I[:, SRC]) == [1, 2, 2]
+    b = okl.make("auto", budget=20, random_state=0, members=members)
+    events = []
+    for i in range(400):
+        events.append(b.predict_one(X[i]))
+        b.learn_one(X[i], y[i])
+    np.testing.assert_array_equal(np.array(events), f)

@@ -33,6 +33,8 @@ here. The per-round arithmetic is that of the member alone:
   next round's product (:func:`okl.learners.forks.ons_code_step_deferred`; :meth:`Engine.sync`
   applies it before Python reads the member) and its *update rounds* left to Python;
 * map "fourier": z = [cos Ux, sin Ux] / sqrt(D) (:func:`okl.learners.fogd.fogd_event_features`), OGD;
+  map "generated fourier": the same with U's columns generated for the row's non-zeros
+  (:func:`okl.features.generated.project_generated`; FOGD's ``directions``);
 * map "linear": z = [x, 1] or, degree 2, [x, products, 1]
   (:func:`okl.learners.linear.linear_features`; ``I[j, UNMAP]``: a member of the affine family,
   whose features undo auto's symlog map), OGD;
@@ -83,18 +85,19 @@ from okl.learners.forks import CODE_PROJECTION_EPS, apply_pending, ons_code_step
 from okl.learners.nogd import adagrad_step
 from okl.learners.window import window_decision, window_from_distances, window_store
 from okl._compiled import distances_t_sparse
-from okl.runtime.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, K_OUTPUTS, KERNEL_MAP, LINEAR_MAP,
-                                    MERGE_NEAREST, ONS, STOP, STORE, SUPPORT, WINDOW)
+from okl.features.generated import project_generated
+from okl.runtime.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP,
+                                    LINEAR_MAP, MERGE_NEAREST, ONS, STOP, STORE, SUPPORT, WINDOW)
 
 #: a member the engine does not run (no plan it can lay out): Python fills its decision column
 PY = -1
 # columns of I
 (MAP, STEP, RULE, LOSS, SRC, M, K, BUDGET, COUNTER, RHO, MARGIN_COUNTER, NSEEN, NOUT,
- O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER, UNMAP, O_NRM) = range(24)
-I_COLS = 24
+ O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER, UNMAP, O_NRM, GSEED, GKIND) = range(26)
+I_COLS = 26
 # columns of R
-KIND, KA, KB_, KC, ETA, LR, CB, MERGE = range(8)
-R_COLS = 8
+KIND, KA, KB_, KC, ETA, LR, CB, MERGE, GSCALE = range(9)
+R_COLS = 9
 # what a member needs from Python after a row (``todo``)
 NOTHING, TRANSITION, UPDATE = 0, 1, 2
 
@@ -137,9 +140,18 @@ def _member_features(F, I, R, j, x, xi, xv, own, q, pre):
             else:
                 project_t(UT, x, p)
             fourier_from_projections(p, 1.0 / math.sqrt(D), z)
+        elif mp == GENERATED_FOURIER:  # the columns of the non-zeros, generated (a dense row: found here)
+            D = k // 2
+            p = F[I[j, O_KB]:I[j, O_KB] + D]
+            if _sparse(xi):
+                project_generated(I[j, GSEED], I[j, GKIND], R[j, GSCALE], xi, xv, p)
+            else:
+                nz = np.flatnonzero(x)
+                project_generated(I[j, GSEED], I[j, GKIND], R[j, GSCALE], nz, x[nz], p)
+            fourier_from_projections(p, 1.0 / math.sqrt(D), z)
         else:  # LINEAR_MAP
             linear_features(x, k, I[j, UNMAP] != 0, z)
-    elif mp == FOURIER_MAP:  # directions twice the source's: the double angle of its features
+    elif mp == FOURIER_MAP or mp == GENERATED_FOURIER:  # directions twice the source's: the double angle
         o = I[I[j, SRC], O_Z] + q * k
         _double_angle(F[o:o + k], z)
     return z
@@ -579,7 +591,8 @@ class Engine:
                     I[j, SRC], I[j, O_Z] = i, I[i, O_Z]
                     break
         # FOGD members whose directions are twice another's (auto draws them so): the double angle
-        # of that member's features (the ratio doubles a non-zero norm: no cycle)
+        # of that member's features (the ratio doubles a non-zero norm: no cycle); generated ones:
+        # the same seed and kind at twice the scale
         for j in range(N):
             for i in range(N):
                 if i != j and I[i, MAP] == I[j, MAP] == FOURIER_MAP and I[i, K] == I[j, K]:
@@ -587,6 +600,11 @@ class Engine:
                     if Uj.any() and np.array_equal(2.0 * self._block(i, O_A, dim * (I[i, K] // 2)), Uj):
                         I[j, SRC] = i
                         break
+                if i != j and I[i, MAP] == I[j, MAP] == GENERATED_FOURIER and I[i, K] == I[j, K] \
+                        and I[i, GSEED] == I[j, GSEED] and I[i, GKIND] == I[j, GKIND] \
+                        and R[j, GSCALE] != 0.0 and R[j, GSCALE] == 2.0 * R[i, GSCALE]:
+                    I[j, SRC] = i
+                    break
         order, placed = [], set()
         while len(order) < N:  # sources first (a member reading a source placed before it)
             for j in range(N):
@@ -680,6 +698,10 @@ def _lay_out(plan, m, I, R) -> list:
         kb = plan.UT.shape[1]
         k = 2 * kb
         parts += [(O_A, np.ascontiguousarray(plan.UT), None)]
+    elif mp == GENERATED_FOURIER:
+        k = plan.features
+        kb = k // 2
+        I[GSEED], I[GKIND], R[GSCALE] = plan.generator
     else:  # LINEAR_MAP
         k, kb = plan.features, 0
         I[UNMAP] = plan.unmap

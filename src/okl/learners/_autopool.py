@@ -78,17 +78,21 @@ def _share_directions(pool: list[Learner]) -> None:
     """FOGD members whose kernels differ only in width take one draw of directions: the widest
     member's U, scaled by sigma_widest / sigma (exact for the pool's power-of-2 widths, so the
     engine computes the narrower members' features by the double angle; see the module
-    docstring)."""
+    docstring); generated directions: the widest member's seed."""
     groups: dict[tuple, list[Learner]] = {}
     for m in pool:
         sigma = getattr(getattr(m, "kernel_", None), "sigma", None)
         if m.name == "fogd" and sigma is not None:
-            groups.setdefault((type(m.kernel_), m.U_.shape), []).append(m)
+            shape = m.U_.shape if m.U_ is not None else ("generated", m.n_components_)
+            groups.setdefault((type(m.kernel_), shape), []).append(m)
     for members in groups.values():
         ref = max(members, key=lambda m: m.kernel_.sigma)
         for m in members:
             if m is not ref:
-                m.U_ = ref.U_ * (ref.kernel_.sigma / m.kernel_.sigma)
+                if m.U_ is None:  # (generated: the widest member's seed; each scales by its own 1 / sigma)
+                    m.direction_seed_ = ref.direction_seed_
+                else:
+                    m.U_ = ref.U_ * (ref.kernel_.sigma / m.kernel_.sigma)
 
 
 def _label(name: str, width: float | None, params: dict[str, Any]) -> str:

@@ -20,6 +20,19 @@ eta = 0.002 D (eta_fou = 0.002 on the unnormalised features; 0.8 at B = 100), gr
 diverges for the squared loss once 0.002 D >= 1; it stays reachable as ``eta=0.002 * D``
 (with it ours gives german 32.9 / 27.6 % at sigma 8 / 1, 20 permutations, against LSOKL's
 32.74 / 27.30, ALGORITHMS.md 9.10).
+Directions (``directions``): ``"stored"`` draws U once from the learner's generator and keeps it
+(D x d floats, saved in model files); ``"generated"`` keeps none: the column U[:, j] of input index j
+is regenerated whenever a row has a non-zero at j, from a counter-based generator keyed by (a seed
+drawn once, j) (:mod:`okl.features.generated`: Gaussian entries for the RBF kernel, Cauchy for the
+Laplacian, times 1 / sigma as ``sample_frequencies`` draws them), so a hashed stream of 2^20
+columns costs O(D) memory and O(nnz D) a round (about 4-5 ns an entry) with the numbers of the
+stored matrix those columns make (a test holds them equal bit for bit). ``"auto"`` (default):
+stored while U holds at most :data:`STORED_DIRECTIONS_MAX` floats (32 MiB: d <= 10,485 at D = 400),
+generated beyond.
+
+Sparse rows (:mod:`okl._sparse`): the projection sums the columns of the non-zeros only (bit for bit
+the dense sum; O(nnz D)).
+
 Per-round cost O(D d) for the features plus O(D) for the weight update, all in one compiled loop.
 The loop is vectorised: the D projections u_j^T x are accumulated together over the coordinates
 from a transposed copy of U (made once per call, never saved; bit for bit the per-direction dot
@@ -35,9 +48,13 @@ import math
 
 import numpy as np
 
-from okl._compiled import dot, jit, linear_round, loss_derivative, ogd_step, row_ok, rows_axpy, sub_scaled
+from okl._compiled import (dot, jit, linear_round, loss_derivative, ogd_step, row_ok, rows_axpy, sparse_axpy,
+                           sub_scaled)
+from okl._sparse import SparseRows
 from okl._validation import MAX_ABS_FEATURE
 from okl._vecmath import sincos_scaled_into
+from okl.features.generated import CAUCHY, GAUSSIAN, project_generated
+from okl.kernels import RBF, Laplacian
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.state import MAX_CLASSES
 from okl.runtime.components import Plan
@@ -49,6 +66,56 @@ from okl.runtime.events import EventWork
 DEFAULT_ETA = 0.2
 #: LSOKL's step on the unnormalised features, 0.002 D on ours (explicit ``eta`` only)
 LSOKL_ETA_PER_COMPONENT = 0.002
+#: ``directions="auto"``: the most floats of a stored U (D x d); beyond, its columns are generated
+STORED_DIRECTIONS_MAX = 1 << 22
+
+
+def generator_kind(kernel) -> int:
+    """The entries of a generated direction for ``kernel``: Gaussian (RBF), Cauchy (Laplacian)."""
+    if isinstance(kernel, RBF):
+        return GAUSSIAN
+    if isinstance(kernel, Laplacian):
+        return CAUCHY
+    raise ValueError(f"directions='generated' needs a Gaussian (rbf) or Laplacian kernel, got {kernel!r}")
+
+
+@jit
+def fourier_row_features(UT, seed, kind, scale, xi, xv, p, z):
+    """The Fourier features z of a row given by its non-zeros (indices xi ascending, values xv):
+    p = U x from the stored directions UT (d x D, :func:`okl._compiled.sparse_axpy`) or, with UT
+    empty, from the generated ones (:func:`okl.features.generated.project_generated`, keyed by
+    ``seed``); either way bit for bit the dense projection of the same U."""
+    if UT.shape[0] > 0:
+        sparse_axpy(UT, xi, xv, p)
+    else:
+        project_generated(seed, kind, scale, xi, xv, p)
+    fourier_from_projections(p, 1.0 / math.sqrt(p.shape[0]), z)
+
+
+@jit
+def fogd_sparse_rounds(indptr, indices, data, Y, UT, seed, kind, scale, w, eta, lkind, out):
+    """:func:`fogd_rounds` over sparse rows (:class:`okl._sparse.SparseRows`), the features by
+    :func:`fourier_row_features` (stored UT, or generated columns when UT is empty)."""
+    D = UT.shape[1]
+    p = np.empty(D)
+    z = np.empty(2 * D)
+    for i in range(indptr.shape[0] - 1):
+        a, b = indptr[i], indptr[i + 1]
+        fourier_row_features(UT, seed, kind, scale, indices[a:b], data[a:b], p, z)
+        g = linear_round(w, z, Y[i], lkind, out, i)
+        if g != 0.0:
+            sub_scaled(w, ogd_step(eta * g, z, lkind), z)
+
+
+@jit
+def generated_event_features(seed, kind, scale, w, x, bound, p, z):
+    """:func:`fogd_event_features` with generated directions: the non-zeros of x (checked), then
+    :func:`fourier_row_features`; returns (ok, w^T z)."""
+    if not row_ok(x, bound):
+        return False, 0.0
+    xi = np.flatnonzero(x)
+    fourier_row_features(np.empty((0, p.shape[0])), seed, kind, scale, xi, x[xi], p, z)
+    return True, dot(w, z)
 
 
 @jit
@@ -161,6 +228,9 @@ class FOGD(Learner):
         The budget B of the tables; sets D = 4B when ``n_components`` is None.
     n_components : int or None
         Number D of random directions (2D features).
+    directions : {"auto", "stored", "generated"}, default "auto"
+        Keep U (D x d) or regenerate its columns from a seed (module docstring); "auto": stored
+        while D d <= :data:`STORED_DIRECTIONS_MAX`.
     eta : float or None, default None (= 0.2, KOGD's step; LSOKL's published step is 0.002 D, pass
         it explicitly to reproduce LSOKL, see the module docstring)
     loss : str or Loss, default "hinge"
@@ -175,19 +245,26 @@ class FOGD(Learner):
     True
     """
 
-    _state_attrs = ("U_", "w_", "n_outputs_")
+    _state_attrs = ("U_", "direction_seed_", "w_", "n_outputs_")
+    accepts_csr = True
+    #: the seed of the generated directions (None: U_ is stored)
+    direction_seed_: int | None = None
     _output_attrs = {"w_": -1.0}
 
     hyperparameters = (BUDGET, Hyper("n_components", "int", "Random directions D (2D features).", low=1, optional=True,
                                      none_means="4 x budget", symbol="D"),
+                       Hyper("directions", "choice", "Keep U or generate its columns from a seed.",
+                             choices=("auto", "stored", "generated")),
                        ETA.but(optional=True, none_means="the default step of the loss"), *KERNEL_LEARNER)
 
-    def __init__(self, *, budget: int = 100, n_components: int | None = None, eta: float | None = None,
-                 loss="hinge", kernel=None, center_targets: bool = True, scale: str | None = "auto",
-                 random_state: int | None = None):
+    def __init__(self, *, budget: int = 100, n_components: int | None = None, directions: str = "auto",
+                 eta: float | None = None, loss="hinge", kernel=None, center_targets: bool = True,
+                 scale: str | None = "auto", random_state: int | None = None):
         accept(self, locals())
         if self.kernel is not None:  # fail early if not shift-invariant
             self.kernel.sample_frequencies(1, 1, np.random.default_rng(0))
+            if self.directions == "generated":
+                generator_kind(self.kernel)
 
     @property
     def n_components_(self) -> int:
@@ -205,29 +282,51 @@ class FOGD(Learner):
 
     def _state_spec(self):
         D = self.n_components_
-        return StateSpec(fields={"U_": Arr((D, "dim")), "w_": Arr(self._out_shape(2 * D)),
-                                 "n_outputs_": Num(int, 0, MAX_CLASSES)})
+        return StateSpec(fields={"U_": Arr((D, "dim"), optional=True),
+                                 "direction_seed_": Num(int, 0, 2 ** 62, optional=True),
+                                 "w_": Arr(self._out_shape(2 * D)), "n_outputs_": Num(int, 0, MAX_CLASSES)},
+                         rules=((lambda m: (m.U_ is None) != (m.direction_seed_ is None), "U_",
+                                 "and direction_seed_: exactly one must be given"),))
 
     def _start(self, dim):
-        self.U_ = self.kernel_.sample_frequencies(self.n_components_, dim, self._rng)
-        self.w_ = np.zeros(2 * self.n_components_)
+        D = self.n_components_
+        generated = self.directions == "generated" or (self.directions == "auto" and D * dim > STORED_DIRECTIONS_MAX)
+        if generated:
+            generator_kind(self.kernel_)
+            self.U_, self.direction_seed_ = None, int(self._rng.integers(2 ** 62))
+        else:
+            self.U_, self.direction_seed_ = self.kernel_.sample_frequencies(D, dim, self._rng), None
+        self.w_ = np.zeros(2 * D)
+
+    @property
+    def generator_(self) -> tuple[int, int, float]:
+        """(seed, kind, scale) of the generated directions (:mod:`okl.features.generated`)."""
+        return self.direction_seed_, generator_kind(self.kernel_), 1.0 / float(self.kernel_.sigma)
 
     def _decision(self, x):
+        if self.U_ is None:
+            D = self.n_components_
+            return generated_event_features(*self.generator_, self.w_, np.ascontiguousarray(x, dtype=float),
+                                            np.inf, np.empty(D), np.empty(2 * D))[1]
         return fogd_decision(self.U_, self.w_, x)
 
     def _event_plan(self, ev) -> EventWork:
         """The per-event work space, rebuilt when U or the loss changed: U^T C-contiguous and the
         projection and feature work spaces."""
         w = ev.buf
-        if w is None or w.U is not self.U_ or w.loss is not self.loss:
-            D = self.U_.shape[0]
-            w = ev.buf = EventWork(U=self.U_, loss=self.loss, UT=np.ascontiguousarray(self.U_.T), p=np.empty(D),
+        if w is None or w.U is not self.U_ or w.loss is not self.loss or w.seed != self.direction_seed_:
+            D = self.n_components_
+            UT = np.ascontiguousarray(self.U_.T) if self.U_ is not None else None
+            w = ev.buf = EventWork(U=self.U_, seed=self.direction_seed_, loss=self.loss, UT=UT, p=np.empty(D),
                                    z=np.empty(2 * D), lkind=self._event_loss(ev).kind)
         return w
 
     def _event_features(self, x, ev):
         w = self._event_plan(ev)
-        ok, f = fogd_event_features(w.UT, self.w_, x, MAX_ABS_FEATURE, w.p, w.z)
+        if self.U_ is None:
+            ok, f = generated_event_features(*self.generator_, self.w_, x, MAX_ABS_FEATURE, w.p, w.z)
+        else:
+            ok, f = fogd_event_features(w.UT, self.w_, x, MAX_ABS_FEATURE, w.p, w.z)
         if not ok:
             self._check_values(x)
         return f, w.z
@@ -242,16 +341,36 @@ class FOGD(Learner):
         return True
 
     def compiled_plan(self):
+        if self.U_ is None:
+            return Plan("generated fourier", "ogd", w="w_", eta=self.eta_, features=2 * self.n_components_,
+                        generator=self.generator_)
         return Plan("fourier", "ogd", UT=self.U_.T, w="w_", eta=self.eta_)
 
+    def _rounds(self, X, y, lkind, out):
+        """Test-then-train over a block (dense or :class:`okl._sparse.SparseRows`): the dense loop
+        with stored directions, else over the rows' non-zeros (:func:`fogd_sparse_rounds`)."""
+        if self.U_ is not None and not isinstance(X, SparseRows):
+            fogd_rounds(X, y, self.U_, self.w_, self.eta_, lkind, out)
+            return
+        if not isinstance(X, SparseRows):  # (generated directions: a dense block's non-zeros)
+            r, c = np.nonzero(X)
+            X = SparseRows(np.searchsorted(r, np.arange(X.shape[0] + 1)).astype(np.int64), c.astype(np.int64),
+                           np.ascontiguousarray(X[r, c]), X.shape[1])
+        if self.U_ is not None:
+            UT, seed, kind, scale = np.ascontiguousarray(self.U_.T), 0, GAUSSIAN, 1.0
+        else:
+            UT, (seed, kind, scale) = np.zeros((0, self.n_components_)), self.generator_
+        fogd_sparse_rounds(X.indptr, X.indices, X.data, np.ascontiguousarray(y, dtype=float), UT, seed, kind, scale,
+                           self.w_, self.eta_, lkind, out)
+
     def _event_block(self, X, y, out):
-        # fogd_rounds computes each row's features alone: the per-event arithmetic already
-        fogd_rounds(X, y, self.U_, self.w_, self.eta_, self._event_loss().kind, out)
+        # the rounds compute each row's features alone: the per-event arithmetic already
+        self._rounds(X, y, self._event_loss().kind, out)
         return X.shape[0]
 
     def _process(self, X, y):
         out = np.empty(X.shape[0])
-        fogd_rounds(X, y, self.U_, self.w_, self.eta_, self.loss_.kind, out)
+        self._rounds(X, y, self.loss_.kind, out)
         return out
 
     def diagnostics(self):

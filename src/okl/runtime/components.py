@@ -25,6 +25,9 @@ Maps (``Plan.map``):
   d x m; ``P`` the m x k projection), f = w^T z. O(m d + m k).
 * ``"fourier"``: z = [cos U x, sin U x] / sqrt(D) (random Fourier features: ``UT``, d x D), f = w^T z.
   O(d D).
+* ``"generated fourier"``: the ``"fourier"`` map with U's columns generated, not stored
+  (``generator``: (seed, kind, scale) of :mod:`okl.features.generated`; ``features``: 2D): the
+  columns of a row's non-zeros, O(nnz D) a round and O(D) memory (FOGD's ``directions``).
 * ``"linear"``: z = [x, 1] (or, degree 2, [x, products, 1]; ``features``: k; ``unmap``: undo
   ``auto``'s symlog input map first), f = w^T z. O(k).
 * ``"window"``: the kernel smoother over the last ``budget`` rows (``SV``: the rows transposed,
@@ -63,7 +66,7 @@ from typing import Any
 import numpy as np
 
 #: map codes (the compiled paths' dispatch)
-EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP = range(6)
+EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER = range(7)
 #: step codes
 SUPPORT, OGD, ADAGRAD, ONS, STORE = range(5)
 #: budget rules of the support step
@@ -94,6 +97,8 @@ MAPS = {c.name: c for c in (
     Component("linear", LINEAR_MAP, ("features",), (EVENT, ENGINE, K_OUTPUTS), "z = [x, 1]"),
     Component("window", WINDOW, ("SV", "budget", "kernel"), (ENGINE, K_OUTPUTS), "the kernel smoother"),
     Component("warmup", WARMUP, ("SV",), (EVENT,), "the running label mean of the width window"),
+    Component("generated fourier", GENERATED_FOURIER, ("generator", "features"), (ENGINE, K_OUTPUTS),
+              "z = [cos Ux, sin Ux] / sqrt(D), U's columns generated"),
 )}
 STEPS = {c.name: c for c in (
     Component("support", SUPPORT, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "alpha_new = -eta g"),
@@ -129,6 +134,7 @@ class Plan:
     LT: np.ndarray | None = None
     P: np.ndarray | None = None
     UT: np.ndarray | None = None
+    generator: tuple | None = None
     features: int = 0
     budget: int = 0
     budget_rule: str = "stop"
