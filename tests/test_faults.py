@@ -378,12 +378,24 @@ def test_python_api_input_checks():
         okl.make("nogd").predict_one(np.ones(3) + 1j)
     with pytest.raises(ValueError, match=r"y has value 1e\+300 at row 0; targets must be at most 1e\+100"):
         okl.make("nogd", loss="squared").run(np.random.default_rng(0).random((10, 3)), np.full(10, 1e300))
-    a, b = okl.make("nogd", random_state=0), okl.make("nogd", random_state=0)
+    # a sparse row is learned as run() learns the CSR matrix (its window maps zeros to zero), and
+    # without an input map like its dense copy
     X = np.random.default_rng(1).random((60, 3))
-    for x, t in zip(X, np.where(X[:, 0] > 0.5, 1.0, -1.0)):  # a sparse row is learned like its dense copy
-        assert a.learn_one(sp.csr_matrix(x[None, :]), t) is not None
-        b.learn_one(x, t)
-    assert a.predict_one(X[0]) == b.predict_one(X[0])
+    y = np.where(X[:, 0] > 0.5, 1.0, -1.0)
+    for kw in ({}, {"kernel": okl.RBF(sigma=1.0)}):
+        a, b = okl.make("nogd", random_state=0, **kw), okl.make("nogd", random_state=0, **kw)
+        f = []
+        for x, t in zip(X, y):
+            f.append(a.predict_one(sp.csr_matrix(x[None, :])))
+            assert a.learn_one(sp.csr_matrix(x[None, :]), t) is a
+        if kw:
+            g = []
+            for x, t in zip(X, y):
+                g.append(b.predict_one(x))
+                b.learn_one(x, t)
+        else:
+            g = b.run(sp.csr_matrix(X), y).decisions
+        np.testing.assert_allclose(f, g, rtol=0, atol=1e-12)
     with pytest.raises(ValueError, match=r"sparse matrix of shape \(1, features\)"):
         a.learn_one(sp.csr_matrix(np.ones((2, 3))), 1.0)
     # deliberate (documented in Trace.mistake_rate): a run over no rows has no rate

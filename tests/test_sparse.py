@@ -239,3 +239,17 @@ def test_generated_directions_by_size_model_files_and_auto(tmp_path):
         events.append(b.predict_one(X[i]))
         b.learn_one(X[i], y[i])
     np.testing.assert_array_equal(np.array(events), f)
+
+
+@pytest.mark.parametrize("loss", ["hinge", "squared"])
+def test_linear_members_on_sparse_rows_are_the_dense_arithmetic_bit_for_bit(loss):
+    """auto's linear members on CSR rows never write their O(d) features: their decision and step
+    over the non-zeros and the bias sum in okl._compiled.dot's order, so they equal the dense path
+    bit for bit (binary rows and steps of 0.2 put decisions exactly on the margin, where any other
+    order of the sum would change the hinge's step)."""
+    X = _sparse_matrix(400, 60, 0.15, 8, binary=True)
+    y = np.where(X @ np.random.default_rng(9).standard_normal(60) > 0.0, 1.0, -1.0)
+    members = [("linear", None, {"eta": 0.2}), ("linear", None, {"eta": 1.0})]
+    kw = dict(kernel=RBF(sigma=2.0), budget=20, random_state=0, members=members, loss=loss)
+    dense = okl.make("auto", **kw).run(X.toarray(), y).decisions
+    np.testing.assert_array_equal(okl.make("auto", **kw).run(X, y).decisions, dense)

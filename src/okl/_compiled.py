@@ -212,6 +212,29 @@ def dot(u, v):
 
 
 @jit
+def sum_as_dot(idx, terms, last, n):
+    """The sum :func:`dot` forms over n products whose non-zero ones are ``terms`` at the ascending
+    indices ``idx`` (< n - 1) and ``last`` at n - 1 (a sparse row's features [x, 1]): the same
+    eight partial sums over i = 8m + r, combined the same way, then the last n mod 8 in order, so
+    the result is dot's bit for bit (a zero product adds +-0.0 there). O(nnz)."""
+    main = n - n % 8
+    part = np.zeros(8)
+    p = 0
+    while p < idx.shape[0] and idx[p] < main:
+        part[idx[p] & 7] += terms[p]
+        p += 1
+    if n - 1 < main:
+        part[(n - 1) & 7] += last
+    s = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]))
+    while p < idx.shape[0]:
+        s += terms[p]
+        p += 1
+    if n - 1 >= main:
+        s += last
+    return s
+
+
+@jit
 def dot_rows(W, z, out):
     """out[o] = dot(W[o], z) for every row of W (the K outputs of a multi-class model on one
     feature vector), bit for bit :func:`dot` on each row: two rows a pass over z, each with

@@ -80,14 +80,14 @@ from okl._jit import jit_inline
 from okl.engine.aggregation import AGG_HEAD, aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import fourier_from_projections, project_t
-from okl.learners.linear import linear_features
+from okl.learners.linear import linear_features, linear_step_sparse, linear_value_sparse
 from okl.learners.forks import CODE_PROJECTION_EPS, apply_pending, ons_code_step_deferred, pending_size
 from okl.learners.nogd import adagrad_step
 from okl.learners.window import window_decision, window_from_distances, window_store
 from okl._compiled import distances_t_sparse
-from okl.features.generated import project_generated
+from okl.features.generated import CACHE_COLUMNS, project_generated, project_generated_cached
 from okl.runtime.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP,
-                                    LINEAR_MAP, MERGE_NEAREST, ONS, STOP, STORE, SUPPORT, WINDOW)
+                                    LINEAR_MAP, MERGE_NEAREST, OGD, ONS, STOP, STORE, SUPPORT, WINDOW)
 
 #: a member the engine does not run (no plan it can lay out): Python fills its decision column
 PY = -1
@@ -143,11 +143,18 @@ def _member_features(F, I, R, j, x, xi, xv, own, q, pre):
         elif mp == GENERATED_FOURIER:  # the columns of the non-zeros, generated (a dense row: found here)
             D = k // 2
             p = F[I[j, O_KB]:I[j, O_KB] + D]
+            C = I[j, NL]
             if _sparse(xi):
-                project_generated(I[j, GSEED], I[j, GKIND], R[j, GSCALE], xi, xv, p)
+                nz, vals = xi, xv
             else:
                 nz = np.flatnonzero(x)
-                project_generated(I[j, GSEED], I[j, GKIND], R[j, GSCALE], nz, x[nz], p)
+                vals = x[nz]
+            if C > 0:
+                project_generated_cached(I[j, GSEED], I[j, GKIND], R[j, GSCALE], nz, vals, p,
+                                         F[I[j, O_A]:I[j, O_A] + C * D].reshape((C, D)),
+                                         F[I[j, O_A] + C * D:I[j, O_A] + C * (D + 1)])
+            else:
+                project_generated(I[j, GSEED], I[j, GKIND], R[j, GSCALE], nz, vals, p)
             fourier_from_projections(p, 1.0 / math.sqrt(D), z)
         else:  # LINEAR_MAP
             linear_features(x, k, I[j, UNMAP] != 0, z)
@@ -162,6 +169,15 @@ def _sparse(xi):
     """Whether the row comes sparse: its non-zeros' indices given (a dense row comes with none; a
     sparse row without non-zeros is computed dense, on its dense copy of zeros)."""
     return xi.shape[0] > 0
+
+
+@jit
+def sparse_linear(I, j, x, xi):
+    """Whether member j is a linear map of degree 1 with the OGD step on a sparse row: its
+    features [u, 1] are never written, its decision and step run over the non-zeros and the bias
+    (:func:`okl.learners.linear.linear_value_sparse`, ``linear_step_sparse``): O(nnz), where
+    filling z costs O(d) (2^20 columns of hashed text)."""
+    return I[j, MAP] == LINEAR_MAP and I[j, STEP] == OGD and I[j, K] == x.shape[0] + 1 and _sparse(xi)
 
 
 @jit
@@ -204,6 +220,8 @@ def one_output(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
         out[0] = f
     elif mp == WINDOW:
         out[0] = window_outputs(F, I, R, j, x, xi, xv, np.int64(0), out)
+    elif sparse_linear(I, j, x, xi):
+        out[0] = linear_value_sparse(F[I[j, O_W]:I[j, O_W] + I[j, K]], xi, xv, I[j, UNMAP] != 0)
     else:
         z = _member_features(F, I, R, j, x, xi, xv, own, q, pre)
         out[0] = dot(F[I[j, O_W]:I[j, O_W] + I[j, K]], z)
@@ -289,8 +307,13 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
         I[j, NSEEN] += 1
         return NOTHING
     k = I[j, K]
-    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     w = F[I[j, O_W]:I[j, O_W] + k]
+    if sparse_linear(I, j, x, xi):
+        if g != 0.0:
+            linear_step_sparse(w, xi, xv, I[j, UNMAP] != 0, R[j, ETA] * g, lkind)
+        I[j, NSEEN] += 1
+        return NOTHING
+    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     if st == ONS:
         due, counter = update_round_due(g, I[j, COUNTER], I[j, NSEEN], I[j, RHO], I[j, MARGIN_COUNTER] != 0)
         I[j, COUNTER] = counter
@@ -568,6 +591,20 @@ class Engine:
             I[j, MAP] = PY
             if plan is not None:
                 parts += [(j, col, p, attr) for col, p, attr in _lay_out(plan, m, I[j], R[j])]
+        # generated Fourier members with the seed and kind of another at half their scale: the double
+        # angle of its features (auto draws them so), and no column cache of their own
+        for j in range(N):
+            for i in range(N):
+                if i != j and I[i, MAP] == I[j, MAP] == GENERATED_FOURIER and I[i, K] == I[j, K] \
+                        and I[i, GSEED] == I[j, GSEED] and I[i, GKIND] == I[j, GKIND] \
+                        and R[j, GSCALE] != 0.0 and R[j, GSCALE] == 2.0 * R[i, GSCALE]:
+                    I[j, SRC] = i
+                    break
+        for j in range(N):
+            if I[j, MAP] == GENERATED_FOURIER and I[j, SRC] != j:
+                I[j, NL] = 0  # (should its source leave the pool, it generates its columns uncached)
+        parts = [part for part in parts if not (I[part[0], MAP] == GENERATED_FOURIER and part[1] == O_A
+                                                and I[part[0], SRC] != part[0])]
         size = sum(p if isinstance(p, int) else p.size for _, _, p, _ in parts)
         self.F = F = np.zeros(max(size, 1))
         pos = 0
@@ -591,8 +628,7 @@ class Engine:
                     I[j, SRC], I[j, O_Z] = i, I[i, O_Z]
                     break
         # FOGD members whose directions are twice another's (auto draws them so): the double angle
-        # of that member's features (the ratio doubles a non-zero norm: no cycle); generated ones:
-        # the same seed and kind at twice the scale
+        # of that member's features (the ratio doubles a non-zero norm: no cycle)
         for j in range(N):
             for i in range(N):
                 if i != j and I[i, MAP] == I[j, MAP] == FOURIER_MAP and I[i, K] == I[j, K]:
@@ -600,11 +636,6 @@ class Engine:
                     if Uj.any() and np.array_equal(2.0 * self._block(i, O_A, dim * (I[i, K] // 2)), Uj):
                         I[j, SRC] = i
                         break
-                if i != j and I[i, MAP] == I[j, MAP] == GENERATED_FOURIER and I[i, K] == I[j, K] \
-                        and I[i, GSEED] == I[j, GSEED] and I[i, GKIND] == I[j, GKIND] \
-                        and R[j, GSCALE] != 0.0 and R[j, GSCALE] == 2.0 * R[i, GSCALE]:
-                    I[j, SRC] = i
-                    break
         order, placed = [], set()
         while len(order) < N:  # sources first (a member reading a source placed before it)
             for j in range(N):
@@ -698,10 +729,12 @@ def _lay_out(plan, m, I, R) -> list:
         kb = plan.UT.shape[1]
         k = 2 * kb
         parts += [(O_A, np.ascontiguousarray(plan.UT), None)]
-    elif mp == GENERATED_FOURIER:
+    elif mp == GENERATED_FOURIER:  # (O_A: the column cache, C x D, then its C tags)
         k = plan.features
         kb = k // 2
         I[GSEED], I[GKIND], R[GSCALE] = plan.generator
+        I[NL] = max(1, min(CACHE_COLUMNS, m.dim_))
+        parts += [(O_A, int(I[NL]) * (kb + 1), None)]
     else:  # LINEAR_MAP
         k, kb = plan.features, 0
         I[UNMAP] = plan.unmap

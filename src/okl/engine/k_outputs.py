@@ -8,8 +8,10 @@ from __future__ import annotations
 
 from okl._compiled import class_steps, dot_rows, jit, ogd_step, row_norm, sub_scaled
 from okl.engine.core import (BUDGET, CB, COUNTER, ETA, K, KIND, LOSS, LR, MAP, MARGIN_COUNTER, NOTHING, NSEEN, O_G,
-                             O_U, O_W, O_Z, RHO, STEP, TRANSITION, UPDATE, M, _learn_all, _member_features,
-                             _predict_all, _window_learn, expansion_kernel, merge_target, store_row, window_outputs)
+                             O_U, O_W, O_Z, RHO, STEP, TRANSITION, UNMAP, UPDATE, M, _learn_all, _member_features,
+                             _predict_all, _window_learn, expansion_kernel, merge_target, sparse_linear, store_row,
+                             window_outputs)
+from okl.learners.linear import linear_step_sparse, linear_value_sparse
 from okl.learners._sketched import update_round_due
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_shared_step
 from okl.learners.nogd import adagrad_step
@@ -37,6 +39,11 @@ def _features_multi(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
         window_outputs(F, I, R, j, x, xi, xv, nk, out)
         return
     k = I[j, K]
+    if sparse_linear(I, j, x, xi):
+        W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+        for o in range(nk):
+            out[o] = linear_value_sparse(W[o], xi, xv, I[j, UNMAP] != 0)
+        return
     z = _member_features(F, I, R, j, x, xi, xv, own, q, pre)
     dot_rows(F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k)), z, out)
 
@@ -83,8 +90,14 @@ def _learn_multi(F, I, R, j, x, xi, xv, y, f, q, nk, g):
         I[j, NSEEN] += 1
         return NOTHING
     k = I[j, K]
-    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    if sparse_linear(I, j, x, xi):
+        for o in range(nk):
+            if g[o] != 0.0:
+                linear_step_sparse(W[o], xi, xv, I[j, UNMAP] != 0, R[j, ETA] * g[o], lkind)
+        I[j, NSEEN] += 1
+        return NOTHING
+    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
     if st == ADAGRAD:
         G = F[I[j, O_G]:I[j, O_G] + nk * k].reshape((nk, k))
         for o in range(nk):

@@ -176,6 +176,8 @@ class SketchedLearner(Learner):
                    (lambda m: m.sk_indices_ is None or int(m.sk_indices_.max(initial=0)) < m.sk_S_p_.shape[0],
                     "sk_indices_", "indexes beyond the sketch list")))
 
+    _rows_per_budget = 2  # (the support vectors, then the landmarks' copy in auto's engine)
+
     def _start(self, dim):
         self.SV_ = np.zeros((self.budget, dim))
         self.alpha_ = np.zeros(self.budget)

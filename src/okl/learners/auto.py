@@ -103,6 +103,14 @@ from okl.runtime.state import MAX_CLASSES
 from okl.scaling import RULE_CODES, scale_rows, window_scale
 
 
+#: the most floats of input rows a default member may store (its declared rows per budget x budget x
+#: d: NOGD's and FORKS's support vectors and landmarks, the window's rows): 2^24, 128 MiB. Beyond,
+#: it is left out of the pool (``diagnostics()["left_out"]``): at B = 100, NOGD and FORKS beyond
+#: 83,886 columns, the window beyond 83,886 (hashed text of 2^20 columns: the FOGD members, their
+#: directions generated, and the linear ones learn it)
+MEMBER_INPUT_FLOATS = 1 << 24
+
+
 @register("auto")
 class Auto(EnginePaths, Learner):
     """A pool of okl learners (widths x steps x families) mixed online; see the module docstring.
@@ -206,6 +214,9 @@ class Auto(EnginePaths, Learner):
         scale = kw.pop("budget_scale", learner_class(name)._budget_scale)  # the window: 2 B rows
         if accepts(name, "budget") and "budget" not in kw:
             kw["budget"] = max(1, round(self.budget * scale))
+        if self.members is None and learner_class(name)._rows_per_budget * kw.get("budget", 0) * dim \
+                > MEMBER_INPUT_FLOATS:
+            return None  # its stored rows would not fit (wide inputs: hashed text): left out
         if accepts(name, "horizon") and "horizon" not in kw and self.horizon is not None:
             kw["horizon"] = self.horizon
         if accepts(name, "loss") and "loss" not in kw:
@@ -500,6 +511,9 @@ class Auto(EnginePaths, Learner):
         out: dict[str, Any] = {f"weight[{name}]": float(v) for name, v in zip(names, w)}
         out["carried_by"] = names[int(np.argmax(w))]
         out["members"] = len(names)
+        left = [label for i, label in enumerate(labels) if i not in set(self.member_index_)]
+        if left:
+            out["left_out"] = left
         out["members_alive"] = alive
         specs = self.member_specs()
         for j, i in enumerate(self.member_index_):  # the L1 members' centre width (scale_sigma_l1)

@@ -53,13 +53,13 @@ from okl._compiled import (dot, jit, linear_round, loss_derivative, ogd_step, ro
 from okl._sparse import SparseRows
 from okl._validation import MAX_ABS_FEATURE
 from okl._vecmath import sincos_scaled_into
-from okl.features.generated import CAUCHY, GAUSSIAN, project_generated
+from okl.features.generated import CACHE_COLUMNS, CAUCHY, GAUSSIAN, project_generated_cached
 from okl.kernels import RBF, Laplacian
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.state import MAX_CLASSES
 from okl.runtime.components import Plan
 from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept
-from okl.runtime.events import EventWork
+from okl.runtime.events import EventWork, event_state
 
 
 #: default step: KOGD's (FOGD approximates KOGD with the same step; see the module docstring)
@@ -79,21 +79,29 @@ def generator_kind(kernel) -> int:
     raise ValueError(f"directions='generated' needs a Gaussian (rbf) or Laplacian kernel, got {kernel!r}")
 
 
+def column_cache(D: int, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """An empty cache of generated columns (:func:`okl.features.generated.project_generated_cached`):
+    min(CACHE_COLUMNS, dim) columns of D entries, and their tags."""
+    C = max(1, min(CACHE_COLUMNS, int(dim)))
+    return np.zeros((C, D)), np.zeros(C)
+
+
 @jit
-def fourier_row_features(UT, seed, kind, scale, xi, xv, p, z):
+def fourier_row_features(UT, seed, kind, scale, xi, xv, p, z, cache, tags):
     """The Fourier features z of a row given by its non-zeros (indices xi ascending, values xv):
     p = U x from the stored directions UT (d x D, :func:`okl._compiled.sparse_axpy`) or, with UT
-    empty, from the generated ones (:func:`okl.features.generated.project_generated`, keyed by
-    ``seed``); either way bit for bit the dense projection of the same U."""
+    empty, from the generated ones (keyed by ``seed``, through the column ``cache``:
+    :func:`okl.features.generated.project_generated_cached`); either way bit for bit the dense
+    projection of the same U."""
     if UT.shape[0] > 0:
         sparse_axpy(UT, xi, xv, p)
     else:
-        project_generated(seed, kind, scale, xi, xv, p)
+        project_generated_cached(seed, kind, scale, xi, xv, p, cache, tags)
     fourier_from_projections(p, 1.0 / math.sqrt(p.shape[0]), z)
 
 
 @jit
-def fogd_sparse_rounds(indptr, indices, data, Y, UT, seed, kind, scale, w, eta, lkind, out):
+def fogd_sparse_rounds(indptr, indices, data, Y, UT, seed, kind, scale, w, eta, lkind, out, cache, tags):
     """:func:`fogd_rounds` over sparse rows (:class:`okl._sparse.SparseRows`), the features by
     :func:`fourier_row_features` (stored UT, or generated columns when UT is empty)."""
     D = UT.shape[1]
@@ -101,20 +109,20 @@ def fogd_sparse_rounds(indptr, indices, data, Y, UT, seed, kind, scale, w, eta, 
     z = np.empty(2 * D)
     for i in range(indptr.shape[0] - 1):
         a, b = indptr[i], indptr[i + 1]
-        fourier_row_features(UT, seed, kind, scale, indices[a:b], data[a:b], p, z)
+        fourier_row_features(UT, seed, kind, scale, indices[a:b], data[a:b], p, z, cache, tags)
         g = linear_round(w, z, Y[i], lkind, out, i)
         if g != 0.0:
             sub_scaled(w, ogd_step(eta * g, z, lkind), z)
 
 
 @jit
-def generated_event_features(seed, kind, scale, w, x, bound, p, z):
+def generated_event_features(seed, kind, scale, w, x, bound, p, z, cache, tags):
     """:func:`fogd_event_features` with generated directions: the non-zeros of x (checked), then
     :func:`fourier_row_features`; returns (ok, w^T z)."""
     if not row_ok(x, bound):
         return False, 0.0
     xi = np.flatnonzero(x)
-    fourier_row_features(np.empty((0, p.shape[0])), seed, kind, scale, xi, x[xi], p, z)
+    fourier_row_features(np.empty((0, p.shape[0])), seed, kind, scale, xi, x[xi], p, z, cache, tags)
     return True, dot(w, z)
 
 
@@ -305,9 +313,10 @@ class FOGD(Learner):
 
     def _decision(self, x):
         if self.U_ is None:
+            w = self._event_plan(event_state(self))
             D = self.n_components_
             return generated_event_features(*self.generator_, self.w_, np.ascontiguousarray(x, dtype=float),
-                                            np.inf, np.empty(D), np.empty(2 * D))[1]
+                                            np.inf, np.empty(D), np.empty(2 * D), w.cache, w.tags)[1]
         return fogd_decision(self.U_, self.w_, x)
 
     def _event_plan(self, ev) -> EventWork:
@@ -317,14 +326,15 @@ class FOGD(Learner):
         if w is None or w.U is not self.U_ or w.loss is not self.loss or w.seed != self.direction_seed_:
             D = self.n_components_
             UT = np.ascontiguousarray(self.U_.T) if self.U_ is not None else None
+            cache, tags = column_cache(D, self.dim_) if self.U_ is None else (None, None)
             w = ev.buf = EventWork(U=self.U_, seed=self.direction_seed_, loss=self.loss, UT=UT, p=np.empty(D),
-                                   z=np.empty(2 * D), lkind=self._event_loss(ev).kind)
+                                   z=np.empty(2 * D), lkind=self._event_loss(ev).kind, cache=cache, tags=tags)
         return w
 
     def _event_features(self, x, ev):
         w = self._event_plan(ev)
         if self.U_ is None:
-            ok, f = generated_event_features(*self.generator_, self.w_, x, MAX_ABS_FEATURE, w.p, w.z)
+            ok, f = generated_event_features(*self.generator_, self.w_, x, MAX_ABS_FEATURE, w.p, w.z, w.cache, w.tags)
         else:
             ok, f = fogd_event_features(w.UT, self.w_, x, MAX_ABS_FEATURE, w.p, w.z)
         if not ok:
@@ -358,10 +368,13 @@ class FOGD(Learner):
                            np.ascontiguousarray(X[r, c]), X.shape[1])
         if self.U_ is not None:
             UT, seed, kind, scale = np.ascontiguousarray(self.U_.T), 0, GAUSSIAN, 1.0
+            cache, tags = np.zeros((1, 1)), np.zeros(1)
         else:
             UT, (seed, kind, scale) = np.zeros((0, self.n_components_)), self.generator_
+            w = self._event_plan(event_state(self))  # (its column cache: kept between blocks and events)
+            cache, tags = w.cache, w.tags
         fogd_sparse_rounds(X.indptr, X.indices, X.data, np.ascontiguousarray(y, dtype=float), UT, seed, kind, scale,
-                           self.w_, self.eta_, lkind, out)
+                           self.w_, self.eta_, lkind, out, cache, tags)
 
     def _event_block(self, X, y, out):
         # the rounds compute each row's features alone: the per-event arithmetic already

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import dot, dot_rows, jit
+from okl._compiled import dot, dot_rows, jit, sum_as_dot
+from okl.losses import SQUARED
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.components import Plan
 from okl.runtime.hyperparameters import CENTER_TARGETS, ETA, LOSS, RANDOM_STATE, SCALE, Hyper, accept
@@ -53,6 +54,40 @@ def linear_features(x, k, unmap, z):
                 z[p] = z[i] * z[j]
                 p += 1
     z[k - 1] = 1.0
+
+
+@jit
+def _mapped(xv, unmap):
+    """A sparse row's non-zero features u (:func:`linear_features`' map of its values)."""
+    u = np.empty(xv.shape[0])
+    for p in range(xv.shape[0]):
+        u[p] = affine_from_symlog(xv[p]) if unmap else xv[p]
+    return u
+
+
+@jit
+def linear_value_sparse(w, xi, xv, unmap):
+    """w^T [u, 1] for a sparse row (non-zeros xi, xv; u as :func:`linear_features` maps them) in
+    O(nnz), bit for bit :func:`okl._compiled.dot` on the dense features
+    (:func:`okl._compiled.sum_as_dot`)."""
+    u = _mapped(xv, unmap)
+    for p in range(u.shape[0]):
+        u[p] = w[xi[p]] * u[p]
+    return sum_as_dot(xi, u, w[w.shape[0] - 1] * 1.0, w.shape[0])
+
+
+@jit
+def linear_step_sparse(w, xi, xv, unmap, step, lkind):
+    """The OGD step w -= s [u, 1] on a sparse row, s as :func:`okl._compiled.ogd_step` gives it
+    (under the squared loss divided by max(1, ||[u, 1]||^2), that norm as dot sums it), on the
+    non-zeros and the bias only: O(nnz), bit for bit the dense step (a zero feature leaves its
+    weight as it is)."""
+    u = _mapped(xv, unmap)
+    if lkind == SQUARED:
+        step = step / max(1.0, sum_as_dot(xi, u * u, 1.0, w.shape[0]))
+    for p in range(xi.shape[0]):
+        w[xi[p]] -= step * u[p]
+    w[w.shape[0] - 1] -= step * 1.0
 
 
 @jit

@@ -215,6 +215,8 @@ class NOGD(Learner):
             "G_": Arr(self._out_shape("k"), low=0.0, optional=True),
             "transition_round_": Num(int, 0, last, optional=True), "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
+    _rows_per_budget = 2  # (the support vectors, then the landmarks' copy in auto's engine)
+
     def _start(self, dim):
         self.SV_ = np.zeros((self.budget, dim))
         self.alpha_ = np.zeros(self.budget)

@@ -169,6 +169,8 @@ class KernelWindow(Learner):
         return StateSpec(fields={"LT_": Arr(("dim", B)), "Y_": labels, "m_": Num(int, 0, (B, "n_seen")),
                                  "pos_": Num(int, 0, B - 1), "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
+    _rows_per_budget = 1
+
     def _start(self, dim):
         self.LT_ = np.zeros((dim, self.budget))
         self.Y_ = np.zeros(self.budget)

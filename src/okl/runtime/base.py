@@ -456,6 +456,11 @@ class Learner(EventPath, ModelFiles):
     _width_factor: ClassVar[float] = 1.0
     #: a member of ``auto`` gets this many times auto's ``budget`` (the window keeps 2 B rows)
     _budget_scale: ClassVar[int] = 1
+    #: how many input rows (d floats each) the learner keeps per unit of its budget, stored and in
+    #: ``auto``'s engine (support vectors, landmarks, a window): its state is about this x budget x d
+    #: floats (0: O(d) or not declared); ``auto`` leaves a default member out when that passes
+    #: :data:`okl.learners.auto.MEMBER_INPUT_FLOATS`
+    _rows_per_budget: ClassVar[int] = 0
     #: whether this learner takes CSR rows and blocks in its own sparse arithmetic (its
     #: :meth:`_process` takes :class:`okl._sparse.SparseRows`: ``auto``'s engine), so a reader hands
     #: them over as they are; every learner takes them, the others as dense rows and blocks of
