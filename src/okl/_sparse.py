@@ -92,6 +92,22 @@ class SparseRows:
         out[rows, self.indices] = self.data
         return out
 
+    @classmethod
+    def from_dense(cls, X: np.ndarray) -> "SparseRows":
+        """The non-zeros of the dense rows X (a width window's buffer), row by row."""
+        r, c = np.nonzero(X)
+        return cls(np.searchsorted(r, np.arange(X.shape[0] + 1)).astype(np.int64), c.astype(np.int64),
+                   np.ascontiguousarray(X[r, c], dtype=np.float64), X.shape[1])
+
+    def compact(self) -> np.ndarray:
+        """The rows as a dense (n, c) array over the c columns they use (the others are zero in
+        every row): what the width rules (okl.kernels.scale_sigma, scale_sigma_l1), sums over
+        columns, give the same values on as on the whole rows, at O(n c) memory."""
+        columns, where = np.unique(self.indices, return_inverse=True)
+        out = np.zeros((self.shape[0], max(len(columns), 1)))
+        out[np.repeat(np.arange(self.shape[0]), np.diff(self.indptr)), where] = self.data
+        return out
+
     def with_data(self, data: np.ndarray) -> "SparseRows":
         """The same pattern with other values (a mapped copy)."""
         return SparseRows(self.indptr, self.indices, data, self.shape[1])

@@ -122,8 +122,8 @@ def window_scale(X: np.ndarray, rule: str, sparse: bool = False) -> tuple[np.nda
     X = np.asarray(X, dtype=float)
     if rule not in SCALE_RULES:
         raise ValueError(f"unknown scale rule {rule!r}")
-    if sparse:
-        spread = np.abs(X).max(axis=0) if X.shape[0] else np.zeros(X.shape[1])
+    if sparse:  # (max |x_j| as two reductions: no n x d temporary for a wide window)
+        spread = np.maximum(X.max(axis=0), -X.min(axis=0)) if X.shape[0] else np.zeros(X.shape[1])
         spread[~np.isfinite(spread)] = 0.0
         return np.zeros(X.shape[1]), spread
     lo, hi = X.min(axis=0), X.max(axis=0)

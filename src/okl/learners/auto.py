@@ -100,7 +100,8 @@ from okl.runtime.events import drop_event_cache
 from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
                                          accept)
 from okl.runtime.state import MAX_CLASSES
-from okl.scaling import RULE_CODES, scale_rows, window_scale
+from okl._sparse import SparseRows
+from okl.scaling import RULE_CODES, scale_row, scale_rows, window_scale
 
 
 #: the most floats of input rows a default member may store (its declared rows per budget x budget x
@@ -308,6 +309,10 @@ class Auto(EnginePaths, Learner):
         if cache is not None and cache["key"] == key:  # (learn_one asks again for predict_one's row)
             return cache["value"].copy() if self.n_outputs_ else cache["value"]
         m = 1 << (n.bit_length() - 1)
+        if self._sparse_window:
+            value = self._sparse_window_estimate(x, n, m, ev, cache)
+            ev.window["key"], ev.window["value"] = key, value
+            return value.copy() if self.n_outputs_ else value
         if cache is None or cache["m"] != m:  # the map and width of the first m rows
             rule = self._scale_rule()
             center, spread = (window_scale(self.warmup_X_[:m], rule, sparse=self._sparse_window) if rule is not None
@@ -333,6 +338,59 @@ class Auto(EnginePaths, Learner):
             value = float(w @ labels / w.sum())
         cache["key"], cache["value"] = key, value
         return value.copy() if self.n_outputs_ else value
+
+    def _sparse_window_estimate(self, x, n, m, ev, cache):
+        """:meth:`_window_estimate` when the window came as sparse rows: the same smoother and rule
+        on the buffered rows' non-zeros (mapped with centre 0), each squared distance from the
+        norms, ||s_i||^2 + ||x||^2 - 2 <s_i, x> (clipped at 0), and the width from the columns the
+        first m rows use (:meth:`okl._sparse.SparseRows.compact`): O(n nnz) a row and no n x d work
+        space, which a window of 2^20 hashed columns could not hold."""
+        if cache is None:
+            cache = ev.window = {"rows": self.warmup_X_, "m": 0, "raw": [], "key": None}
+        raw = cache["raw"]
+        known = self._window_nonzero or []
+        while len(raw) < n:  # the rows buffered since: their non-zero columns and values
+            row = self.warmup_X_[len(raw)]
+            cols = known[len(raw)] if len(raw) < len(known) and known[len(raw)] is not None else np.flatnonzero(row)
+            raw.append((cols, row[cols]))
+        if cache["m"] != m:  # the map and width of the first m rows
+            rule = self._scale_rule()
+            spread = None
+            if rule is not None:  # (window_scale(sparse=True) of the first m rows: max |x_j|)
+                spread = np.zeros(x.shape[0])
+                for cols, vals in raw[:m]:
+                    spread[cols] = np.maximum(spread[cols], np.abs(vals))
+            cache.update(m=m, rule=rule, spread=spread, S=[], sigma=None)
+        S = cache["S"]
+        while len(S) < n:  # (columns, mapped values, squared norm)
+            S.append(self._sparse_window_row(*raw[len(S)], cache))
+        if cache["sigma"] is None:
+            first = SparseRows(np.cumsum([0] + [len(c) for c, _, _ in S[:m]]).astype(np.int64),
+                               np.concatenate([c for c, _, _ in S[:m]]).astype(np.int64),
+                               np.concatenate([v for _, v, _ in S[:m]]), x.shape[0])
+            cache["sigma"] = scale_sigma(first.compact()) * WINDOW_WIDTH
+        cols = self._nonzero if self._nonzero is not None else np.flatnonzero(x)
+        cols, vals, norm = self._sparse_window_row(cols, x[cols], cache)
+        d2 = np.empty(n)
+        for i, (c, v, s) in enumerate(S[:n]):
+            _, a, b = np.intersect1d(c, cols, assume_unique=True, return_indices=True)
+            d2[i] = max(s + norm - 2.0 * float(v[a] @ vals[b]), 0.0)
+        sigma = cache["sigma"]
+        w = np.exp(-(d2 - d2.min()) / (2.0 * sigma * sigma))  # (relative to the nearest row: sum >= 1)
+        labels = self.warmup_y_[:n]
+        if self.n_outputs_:
+            mass = np.bincount(labels.astype(np.int64), weights=w, minlength=self.n_outputs_)[:self.n_outputs_]
+            return (2.0 * mass - w.sum()) / w.sum()
+        return float(w @ labels / w.sum())
+
+    @staticmethod
+    def _sparse_window_row(cols, vals, cache):
+        """(columns, values under the window's provisional map, squared norm) of a row's non-zeros."""
+        if cache["rule"] is not None:
+            out = np.empty_like(vals)
+            scale_row(vals, np.zeros_like(vals), cache["spread"][cols].copy(), False, RULE_CODES[cache["rule"]], out)
+            vals = out
+        return cols, vals, float(vals @ vals)
 
     @staticmethod
     def _window_map(rows, cache):

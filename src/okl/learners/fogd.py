@@ -254,6 +254,8 @@ class FOGD(Learner):
     """
 
     _state_attrs = ("U_", "direction_seed_", "w_", "n_outputs_")
+    #: state added since model files were first written, with the value an older file means
+    _state_added = {"direction_seed_": None}
     accepts_csr = True
     #: the seed of the generated directions (None: U_ is stored)
     direction_seed_: int | None = None

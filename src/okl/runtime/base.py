@@ -367,16 +367,20 @@ class Learner(EventPath, ModelFiles):
         (:func:`okl.kernels.scale_sigma`, on the scaled rows) from the buffered rows, labels
         unused; create the state, and learn the buffered rows in order (their decisions were
         already given by the running mean, so nothing is predicted with a label it has seen)."""
+        rows = self.warmup_X_
+        if self._sparse_window:  # (learned as sparse rows; the width from the columns they use)
+            rows = SparseRows.from_dense(rows)
         if self._scales_input():
             self.scale_center_, self.scale_spread_ = window_scale(self.warmup_X_, self._scale_rule(),
                                                                   sparse=self._sparse_window)
-            self.warmup_X_ = self._scaled_rows(self.warmup_X_, commit=True)
+            rows = self._scaled_rows(rows, commit=True)
+        self.warmup_X_ = rows.compact() if self._sparse_window else rows  # (what the width rules read)
         if self._chooses_width():
             self.kernel_ = RBF(sigma=scale_sigma(self.warmup_X_) * self._width_factor)
         self._start(self.dim_)
         self.started_ = True
         seen, self.n_seen_ = self.n_seen_, 0
-        self._process(self.warmup_X_, self.warmup_y_)
+        self._process_rows(rows, self.warmup_y_)
         self.n_seen_ = seen
         self.warmup_X_ = self.warmup_y_ = None
 
@@ -402,13 +406,26 @@ class Learner(EventPath, ModelFiles):
         if not self.started_:
             if n and self.n_seen_ == 0:  # (the kind of rows the window comes as fixes its input map)
                 self._sparse_window = isinstance(X, SparseRows) or self._nonzero is not None
+                self._window_nonzero = []
             while i < n and self.n_seen_ < WIDTH_WINDOW:
-                if mu is None:
-                    out[i] = self._warmup_decision(X[i])
-                else:  # (mu[i]: the running target mean, the same float as _target_mean())
-                    estimate = self._window_estimate(X[i])
-                    out[i] = mu[i] if estimate is None else mu[i] + estimate
-                self.warmup_X_[self.n_seen_] = X[i]
+                outer = self._nonzero
+                if isinstance(X, SparseRows):  # (written in place: no dense copy of a wide row)
+                    self._nonzero, values = X.row(i)
+                    self.warmup_X_[self.n_seen_, self._nonzero] = values
+                    x = self.warmup_X_[self.n_seen_]  # (the estimate reads the rows before it only)
+                else:
+                    x = X[i]
+                if self._window_nonzero is not None and len(self._window_nonzero) == self.n_seen_:
+                    self._window_nonzero.append(self._nonzero)  # (None: not known)
+                try:
+                    if mu is None:
+                        out[i] = self._warmup_decision(x)
+                    else:  # (mu[i]: the running target mean, the same float as _target_mean())
+                        estimate = self._window_estimate(x)
+                        out[i] = mu[i] if estimate is None else mu[i] + estimate
+                finally:
+                    self._nonzero = outer
+                self.warmup_X_[self.n_seen_] = x
                 self.warmup_y_[self.n_seen_] = y[i]
                 self.n_seen_ += 1
                 if mu is not None:
@@ -469,6 +486,9 @@ class Learner(EventPath, ModelFiles):
     #: whether the width window's rows came as sparse rows (then the input map keeps zeros zero:
     #: :func:`okl.scaling.window_scale`); set by the window's first row
     _sparse_window: bool = False
+    #: the window's rows' non-zero columns where they came sparse (None where not known), kept while
+    #: the window fills (not saved: ``auto``'s window estimate scans a row it lacks)
+    _window_nonzero: list | None = None
 
     def _non_finite(self, round_index: int) -> None:
         raise NonFiniteError(

@@ -453,6 +453,9 @@ class ModelFiles:
         expected = {*_BASE_STATE, *(target._state_attrs if started else ())}
         if "n_outputs_" in expected and "n_outputs_" not in state:
             state = {**state, "n_outputs_": {"value": 0}}  # a file from before K outputs: one output
+        for attr, value in getattr(target, "_state_added", {}).items():  # (files from before they were)
+            if attr in expected and attr not in state:
+                state = {**state, attr: {"value": value}}
         if set(state) != expected:
             raise ModelFileError(
                 f"{path}: state attributes {sorted(state)} do not match "
