@@ -91,12 +91,10 @@ def number_problem(text) -> str:
     return "is not finite"
 
 
-def parse_svmlight_line(line: str, where: str = "<line>") -> tuple[float | None, dict[int, float]]:
-    """Parse one svmlight line ``label idx:val idx:val ... [# comment]``.
-
-    Returns (label or None when the line has no label, {0-based index: value}). Indices are
-    1-based in the file and must increase.
-    """
+def split_labelled(line: str, where: str) -> tuple[float | None, list[str]]:
+    """(label or None, the ``key:value`` tokens) of a line ``[label] key:value ... [# comment]``:
+    a line without a label starts with ``key:value``; DataFormatError for an empty line or a label
+    that is not a finite number."""
     body = line.split("#", 1)[0].strip()
     if not body:
         raise DataFormatError(f"{where}: empty line")
@@ -107,6 +105,16 @@ def parse_svmlight_line(line: str, where: str = "<line>") -> tuple[float | None,
         if label is None:
             raise DataFormatError(f"{where}: label {tokens[0]!r} {number_problem(tokens[0])}")
         tokens = tokens[1:]
+    return label, tokens
+
+
+def parse_svmlight_line(line: str, where: str = "<line>") -> tuple[float | None, dict[int, float]]:
+    """Parse one svmlight line ``label idx:val idx:val ... [# comment]``.
+
+    Returns (label or None when the line has no label, {0-based index: value}). Indices are
+    1-based in the file and must increase.
+    """
+    label, tokens = split_labelled(line, where)
     feats: dict[int, float] = {}
     last = 0
     for tok in tokens:

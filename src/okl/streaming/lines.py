@@ -11,7 +11,8 @@ from typing import BinaryIO, Iterator
 import numpy as np
 
 from okl.categories import signed_bucket
-from okl.data.readers import DataFormatError, finite_float, number_problem, parse_svmlight_line, split_fields
+from okl.data.readers import (DataFormatError, finite_float, number_problem, parse_svmlight_line, split_fields,
+                              split_labelled)
 from okl.streaming.checkpoint import CheckpointError
 
 
@@ -98,16 +99,7 @@ def parse_hashed_line(line: str, where: str, n_hashed: int) -> tuple[float | Non
     n_hashed), the key of a River dict's feature of that name, and adds s * value there (names in any
     order; a name written twice, or two names in one column, add up). Signed feature hashing
     (Weinberger et al., ICML 2009). A line without a label starts with ``name:value``. O(tokens)."""
-    body = line.split("#", 1)[0].strip()
-    if not body:
-        raise DataFormatError(f"{where}: empty line")
-    tokens = body.split()
-    label = None
-    if ":" not in tokens[0]:
-        label = finite_float(tokens[0])
-        if label is None:
-            raise DataFormatError(f"{where}: label {tokens[0]!r} {number_problem(tokens[0])}")
-        tokens = tokens[1:]
+    label, tokens = split_labelled(line, where)
     row: dict[int, float] = {}
     for tok in tokens:
         name, sep, val = tok.rpartition(":")
