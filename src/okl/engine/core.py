@@ -206,7 +206,7 @@ def window_outputs(F, I, R, j, x, xi, xv, nk, out):
     return window_from_distances(R[j, KA], Y, m, s, nk, out)
 
 
-@jit
+@jit_inline
 def one_output(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
     """Member j's decision on row x into out[0] (one output): an expansion's kernel sum, the
     window's smoother, else w^T z on its features (:func:`_member_features`)."""
@@ -282,7 +282,7 @@ def _window_learn(F, I, R, j, x, y):
     I[j, NSEEN] += 1
 
 
-@jit
+@jit_inline
 def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
     """Member j's step on row x with label/target y and its decision out[0] (one output; features
     in its slot q of F); returns what it needs from Python (NOTHING, TRANSITION or UPDATE: then

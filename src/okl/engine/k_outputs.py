@@ -7,6 +7,7 @@ outputs), and the engine's orchestration compiled with them (:func:`predict_all_
 from __future__ import annotations
 
 from okl._compiled import class_steps, dot_rows, jit, ogd_step, row_norm, sub_scaled
+from okl._jit import jit_inline
 from okl.engine.core import (BUDGET, CB, COUNTER, ETA, K, KIND, LOSS, LR, MAP, MARGIN_COUNTER, NOTHING, NSEEN, O_G,
                              O_U, O_W, O_Z, RHO, STEP, TRANSITION, UNMAP, UPDATE, M, _learn_all, _member_features,
                              _predict_all, _window_learn, expansion_kernel, merge_target, sparse_linear, store_row,
@@ -18,7 +19,7 @@ from okl.learners.nogd import adagrad_step
 from okl.runtime.components import ADAGRAD, EXPANSION, ONS, STORE, SUPPORT, WINDOW
 
 
-@jit
+@jit_inline
 def _features_multi(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
     """Member j's K outputs on row x into ``out`` (K outputs: its weights are K rows, ``O_W``
     K x k row-major; an expansion's coefficients K x B), the features computed once
@@ -48,7 +49,7 @@ def _features_multi(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
     dot_rows(F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k)), z, out)
 
 
-@jit
+@jit_inline
 def _learn_multi(F, I, R, j, x, xi, xv, y, f, q, nk, g):
     """:func:`learn_one_output` for K outputs (y the class index, f the K outputs, g work (K)): every output
     learns its one-vs-rest target; an expansion adds x when any output has a nonzero loss
