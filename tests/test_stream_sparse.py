@@ -16,6 +16,7 @@ from okl.categories import signed_bucket
 from okl.cli.stream import add_stream_parser
 from okl.data import DataFormatError, permutation
 from okl.streaming import main as stream_main
+from okl.streaming import runner as stream_runner
 from okl.streaming.checkpoint import CheckpointError
 from okl.streaming.lines import parse_hashed_line, parse_sparse_event
 from okl.streaming.main import main_stream
@@ -42,6 +43,10 @@ def _recording(monkeypatch, seen: list, dense_row_limit: int | None = None):
     the stream hands it; it learns them through its own dense loops (the rows densified here, in
     the test: the same arithmetic as the stream's dense path)."""
     build = stream_main.build_learner
+
+    # (plain svmlight lines reach a CSR-taking learner dense, as okl run reads the file: the hand-off
+    # of CSR rows is tested here on them by letting it take them)
+    monkeypatch.setattr(stream_runner, "takes_csr", lambda learner, hashed: learner.accepts_csr is True)
 
     def wrapped(*args, **kwargs):
         learner = build(*args, **kwargs)
@@ -293,10 +298,10 @@ def test_hashed_stream_options_and_resume(tmp_path):
         _run(common + ["--dim", "32"])
 
 
-def test_auto_takes_the_streams_csr_rows_and_gives_run_on_the_csr_matrix(tmp_path):
-    """auto (accepts_csr) learns an svmlight stream's CSR blocks and rows in its engine's sparse
-    arithmetic: the stream prints run()'s decisions on the CSR matrix (to the 17 digits printed), whose
-    input map has centre 0 (the window came sparse)."""
+def test_auto_learns_plain_svmlight_lines_dense_and_hashed_names_sparse(tmp_path):
+    """auto takes CSR rows (accepts_csr), but plain svmlight lines reach it dense: okl stream prints
+    okl run's decisions on the same file (the dense rows' input map); --n-hashed lines reach it as
+    CSR rows: run() on the hashed CSR matrix (its window kept sparse: centre 0)."""
     rng = np.random.default_rng(3)
     X = sp.random(400, 30, density=0.15, random_state=rng, format="csr")
     X.data[:] = 1.0
@@ -307,8 +312,15 @@ def test_auto_takes_the_streams_csr_rows_and_gives_run_on_the_csr_matrix(tmp_pat
     status, out, err = _run(["--learner", "auto", "--budget", "20", "--input", str(path), "--dim", "30", "--quiet",
                              "--random-state", "0"])
     assert status == 0, err
-    table = _table(out)
+    dense = okl.make("auto", budget=20, random_state=0).run(X.toarray(), y).decisions
+    np.testing.assert_allclose(_table(out)[:, 1], dense, rtol=1e-15, atol=1e-15)
+    lines, events = _text_stream(300)
+    path = tmp_path / "text.svm"
+    path.write_text("".join(lines))
+    status, out, err = _run(["--learner", "auto", "--budget", "20", "--input", str(path), "--n-hashed", "4096",
+                             "--quiet", "--random-state", "0"])
+    assert status == 0, err
+    H, yh = _hashed_dense(events, 4096)
     m = okl.make("auto", budget=20, random_state=0)
-    trace = m.run(X, y)
+    np.testing.assert_allclose(_table(out)[:, 1], m.run(sp.csr_matrix(H), yh).decisions, rtol=1e-15, atol=1e-15)
     assert not m.scale_center_.any()
-    np.testing.assert_allclose(table[:, 1], trace.decisions, rtol=1e-15, atol=1e-15)

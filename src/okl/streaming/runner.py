@@ -19,8 +19,9 @@ Input (``--input FILE`` or ``-`` for standard input; ``--format``)
     :func:`okl.data.readers.parse_svmlight_line`); a line without a label (it starts with
     ``idx:val``) is unlabelled. The dimension is not inferable from one sparse line, so ``--dim``
     is required. The lines are parsed into CSR rows (:mod:`scipy.sparse`: column indices and
-    values, no dense row), which go to the learner as they are when it takes CSR rows
-    (``accepts_csr``), else as a dense block of at most ``DENSE_BLOCK_VALUES`` values. With
+    values, no dense row), which go to the learner as dense blocks of at most ``DENSE_BLOCK_VALUES``
+    values (``okl run``'s numbers on the same file), or as they are with ``--n-hashed`` to a learner
+    that takes CSR rows (``accepts_csr``: :func:`takes_csr`). With
     ``--n-hashed K`` the features are names, ``label name:value ...`` (``+1 word:1 other:2.5``;
     any text without spaces, the value after its last ``:``), hashed with a sign into K columns
     (signed feature hashing, Weinberger et al., ICML 2009: name -> column and sign by
@@ -127,25 +128,27 @@ from okl.streaming.lines import (SEGMENT_EVENTS, _read_blocks, _Stop, parse_even
 DENSE_BLOCK_VALUES = 1 << 22
 
 
-def takes_csr(learner) -> bool:
-    """Whether the learner takes CSR rows in its stream calls (``_learn_rounds``, ``_learn_round``,
-    ``predict_one``, ``decision_one``) without densifying them: a learner class says so with
-    ``accepts_csr = True``."""
-    return getattr(learner, "accepts_csr", False) is True
+def takes_csr(learner, hashed: bool) -> bool:
+    """Whether the stream hands the learner its CSR rows as they are: the learner takes them in its
+    own sparse arithmetic (``accepts_csr``: ``auto``, FOGD) and the features are hashed names
+    (``--n-hashed``: an open vocabulary, wide and sparse). Plain svmlight lines go dense, as ``okl
+    run`` reads the same file: a CSR block would change the learner's input map (centre 0 for
+    sparse rows, okl.scaling.window_scale) and so its numbers against ``okl run``'s."""
+    return hashed and getattr(learner, "accepts_csr", False) is True
 
 
-def learner_rows(learner, X):
+def learner_rows(learner, X, hashed: bool):
     """An svmlight block (a CSR matrix from the reading side) as the learner takes it: as it is when
     :func:`takes_csr`, else dense (this is the one place an svmlight stream's rows become dense: at
     most ``SEGMENT_EVENTS`` rows at a time, the rows the learner would densify itself)."""
-    if takes_csr(learner) or not hasattr(X, "toarray"):
+    if takes_csr(learner, hashed) or not hasattr(X, "toarray"):
         return X
     return np.ascontiguousarray(X.toarray())
 
 
-def learner_row(learner, x):
+def learner_row(learner, x, hashed: bool):
     """One event's 1 x d CSR row as the learner takes it (:func:`learner_rows`; dense: 1-D)."""
-    if takes_csr(learner) or not hasattr(x, "toarray"):
+    if takes_csr(learner, hashed) or not hasattr(x, "toarray"):
         return x
     return x.toarray()[0]
 
@@ -289,7 +292,7 @@ class StreamRunner:
         """Predict (and learn, when labelled) one data line; raises DataFormatError on a bad line."""
         if self.config.format == "svmlight" and self.pos.dim is not None:
             x, label = parse_sparse_event(text, where, self.pos.dim, self.config.n_hashed)
-            x = learner_row(self.learner, x)
+            x = learner_row(self.learner, x, self.config.n_hashed is not None)
         else:
             x, label = parse_event(text, where, self.config.format, self.pos.dim, self.config.sep,
                                    self.config.label_column)
@@ -484,7 +487,7 @@ class StreamRunner:
             raise ValueError("width")  # the per-line path names the line
         if self.pos.dim is None:
             self._first_width(int(X.shape[1]))
-        f = learner._learn_rounds(learner_rows(learner, X), y)
+        f = learner._learn_rounds(learner_rows(learner, X, self.config.n_hashed is not None), y)
         if self.pos.dim is None:
             self.pos.dim = int(X.shape[1])
         n = f.shape[0]
@@ -555,7 +558,8 @@ class StreamRunner:
                 continue
             # a run of plain events (and blank lines), cut where a checkpoint is due
             room = SEGMENT_EVENTS
-            if hasattr(parsed[0], "toarray") and not takes_csr(self.learner):  # (a run is densified for the learner)
+            if hasattr(parsed[0], "toarray") and not takes_csr(self.learner, self.config.n_hashed is not None):
+                # (a run is densified for the learner)
                 room = min(room, max(1, DENSE_BLOCK_VALUES // max(1, parsed[0].shape[1])))
             if self.checkpoint:
                 room = min(room, max(1, self.every - (self.pos.events - self._checkpointed_at)))
