@@ -72,6 +72,26 @@ def _learner(name: str) -> None:
             m.predict_interval_one(Xr[0])
     if name != "auto":  # (auto's K classes: the "auto-k" unit, in another process at the same time)
         _three_classes(name, X, run=False)
+    _sparse_rows(name, X, y)
+
+
+def _sparse_rows(name: str, X, y) -> None:
+    """A learner that takes CSR rows itself (``accepts_csr``): run() and per-event calls on german as
+    a SciPy CSR matrix, and with generated directions where it has them (FOGD's ``directions``)."""
+    import scipy.sparse as sp
+
+    from okl.learners import make
+    from okl.runtime.registry import accepts, learner_class
+
+    if not learner_class(name).accepts_csr:
+        return
+    S = sp.csr_matrix(X)
+    for params in ({}, {"directions": "generated"}) if accepts(name, "directions") else ({},):
+        make(name, random_state=0, **params).run(S, y)
+        m = make(name, random_state=0, **params)
+        for t in range(80):  # (past the width window)
+            m.predict_one(S[t])
+            m.learn_one(S[t], y[t])
 
 
 def _three_classes(name: str, X, run: bool) -> None:
