@@ -480,7 +480,7 @@ def engine_event(F, I, R, S, x, xi, xv, y, bound, have, learning, classification
     nk, nout = _outputs(I)
     L, alive, agg, d, w, c, loss, p, g = _views(S, I.shape[0], nout)
     if not have:
-        if not row_ok(x, bound):
+        if not row_ok(xv if _sparse(xi) else x, bound):  # (a sparse row: its non-zeros)
             return False, 0.0, 0
         predict_all(F, I, R, x, xi, xv, alive, d, np.int64(0), np.bool_(False))
     if not learning:

@@ -47,7 +47,7 @@ from numba import types
 import okl.calibration as calibration
 from okl._compiled import row_ok
 from okl._jit import compiling, is_cached, jit_inline
-from okl._validation import MAX_ABS_FEATURE, check_vector
+from okl._validation import MAX_ABS_FEATURE, check_matrix, check_vector
 from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
 from okl.engine.aggregation import stack_learn, stack_predict, stack_rows
 from okl._sparse import SparseRows
@@ -59,7 +59,7 @@ from okl.engine.k_outputs import learn_all_k, predict_all_k
 from okl.runtime.base import Learner, event_state
 from okl.runtime.events import FLOAT_TYPES, NDARRAY, NO_EVENT, BAD_LABEL, BAD_ROW
 
-ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN, SPARSE_ROWS = range(6)
+ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN, SPARSE_ROWS, SPARSE_PREDICT = range(7)
 
 
 @_jit
@@ -125,6 +125,15 @@ def _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification,
         r, k = engine_sparse_rows(F, I, R, S, Xp, Xi, Xv, Y, r0, bound, classification, D, out, todo, X[0],
                                   predict_all, learn_all)
         return r, k, 0.0
+    if mode == SPARSE_PREDICT:  # (one sparse row, its dense copy in the work row X[0]: O(nnz) in and out)
+        xw = X[0]
+        for p in range(Xi.shape[0]):
+            xw[Xi[p]] = Xv[p]
+        ok, f, k = engine_event(F, I, R, S, xw, Xi, Xv, 0.0, bound, False, False, classification, todo, predict_all,
+                                learn_all)
+        for p in range(Xi.shape[0]):
+            xw[Xi[p]] = 0.0
+        return 1 if ok else 0, k, f
     predict = mode == PREDICT or mode == EVENT_PREDICT
     if mode == EVENT_PREDICT or mode == EVENT_LEARN:
         code, have = _event_start(T, x, y, n, predict)
@@ -282,7 +291,7 @@ def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, in
     rows, :class:`okl._sparse.SparseRows`: :func:`okl.engine.core.engine_sparse_rows`): returns
     (rows done up to, members needing Python)."""
     if isinstance(X, SparseRows):
-        r, k, _ = _root(eng)(SPARSE_ROWS, eng.F, eng.I, eng.R, eng.S, _NO_ROW, np.zeros((1, X.shape[1])),
+        r, k, _ = _root(eng)(SPARSE_ROWS, eng.F, eng.I, eng.R, eng.S, _NO_ROW, work_row(eng, X.shape[1]),
                              np.ascontiguousarray(Y, dtype=float), D, out, eng.todo, MAX_ABS_FEATURE, classification,
                              r0, X.indptr, X.indices, X.data, _NO_ROW, 0.0, 0)
         return r, k
@@ -293,6 +302,33 @@ def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, in
                          np.ascontiguousarray(Y, dtype=float), D, out, eng.todo, MAX_ABS_FEATURE, classification,
                          r0, _NO_INDEX, _NO_INDEX, _NO_ROW, _NO_ROW, 0.0, 0)
     return r, k
+
+
+#: a sparse row of more columns than this takes the wide event path (:meth:`EnginePaths._sparse_event`):
+#: the generic event copies and scans its d values about four times, and the block call's fixed cost
+#: (about 50 us) and features computed twice outweigh that at one-hot adult's 123 columns (10,793
+#: against 6,006 events/s) and fall far behind at 2^20 hashed columns (60 against 2,890 events/s);
+#: the crossover between was not measured
+WIDE_ROW = 1 << 14
+
+
+def work_row(eng, d: int) -> np.ndarray:
+    """The engine's (1, d) row of zeros that a sparse row is copied into and cleared from (O(nnz)),
+    allocated once: a fresh one costs O(d) a call (8 MiB at 2^20 hashed columns)."""
+    row = getattr(eng, "sparse_row", None)
+    if row is None or row.shape[1] != d:
+        row = eng.sparse_row = np.zeros((1, d))
+    return row
+
+
+def call_sparse_predict(eng, rows) -> tuple[bool, float]:
+    """predict_one on one mapped sparse row (:class:`okl._sparse.SparseRows` of one row) without a
+    dense copy: ``engine_event`` without learning on its non-zeros, in O(nnz) besides the members'
+    own work: (ok, p[0])."""
+    ok, _, f = _root(eng)(SPARSE_PREDICT, eng.F, eng.I, eng.R, eng.S, _NO_ROW, work_row(eng, rows.shape[1]),
+                          _NO_LABELS, _NO_ROWS, _NO_ROWS, eng.todo, MAX_ABS_FEATURE, eng.classification, 0,
+                          rows.indptr, rows.indices, rows.data, _NO_ROW, 0.0, 0)
+    return ok != 0, f
 
 
 def _generic(eng, mode: int, x, y: float, have: bool, nonzero) -> tuple[int, int, float]:
@@ -436,9 +472,32 @@ class EnginePaths:
                 return f + self._target_mean() if plan.center else f
         return self._predict_event(x)
 
+    def _sparse_event(self, x, y, learn: bool):
+        """A sparse row (see :meth:`EventPath._sparse_event`) once the pool runs in the engine with
+        one output under a map that keeps zeros zero, for a wide row (:data:`WIDE_ROW`):
+        predict_one is one compiled call on its non-zeros (:func:`call_sparse_predict`), learn_one
+        ``learn_many`` on the one row (the block path: ``run()``'s arithmetic and bookkeeping);
+        neither makes the row dense, so an event of 2^20 hashed columns costs O(nnz) outside the
+        members. Otherwise the generic path (which makes the row dense, and learn_one reuses
+        predict_one's features)."""
+        wide = self.started_ and not self._raw_member and self.dim_ > WIDE_ROW
+        eng = self._engine() if wide else None
+        if eng is None or eng.py or eng.K or not self._zero_centre():
+            return super()._sparse_event(x, y, learn)
+        if learn:
+            return float(self.learn_many(x, [y])[0])
+        rows = check_matrix(x, self.dim_, sparse=True)
+        if rows.shape[0] != 1:
+            raise ValueError(f"x must be one example: a sparse matrix of shape (1, features), got shape {rows.shape}")
+        ok, f = call_sparse_predict(eng, self._scaled_rows(rows, commit=False))
+        if not ok:
+            check_vector(rows[0], self.dim_)
+        f = _stacked(eng, f)
+        return f + self._target_mean() if self._centers_targets() else f
+
     def _learn_round(self, x, y):
         plan = getattr(self, "_event", NO_EVENT).plan
-        if plan is None:
+        if plan is None and type(x) is NDARRAY:  # (the plan takes only such rows: a sparse row builds none)
             plan = self._fast_plan()
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
         if plan and type(x) is NDARRAY and type(y) in FLOAT_TYPES and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:

@@ -272,7 +272,7 @@ class Learner(EventPath, ModelFiles):
             return X
         spread = self.scale_spread_ if spread is None else spread
         if isinstance(X, SparseRows):
-            if self.scale_center_.any():  # (a map fixed on dense rows centres: the rows enter dense)
+            if not self._zero_centre():  # (a map fixed on dense rows centres: the rows enter dense)
                 return self._scaled_rows(X.toarray(), commit, spread)
             values = np.empty_like(X.data)
             done = scale_sparse_rows(X.indptr, X.indices, X.data, spread, commit, MAX_ABS_FEATURE,

@@ -150,8 +150,18 @@ class EventPath:
         """A sparse row's non-zero columns, when the input map keeps its zeros zero (no map yet, or
         centre 0 in every column: ``okl.scaling.window_scale``), else None (it maps them to other
         values: the row is dense to the model)."""
+        return columns if self._zero_centre() else None
+
+    def _zero_centre(self) -> bool:
+        """Whether the input map keeps zeros zero (no map, or centre 0 everywhere), remembered for the
+        centre array it was found for (a scan of d values: 2^20 for hashed text)."""
         center = getattr(self, "scale_center_", None)
-        return columns if center is None or not center.any() else None
+        if center is None:
+            return True
+        seen = getattr(self, "_zero_centre_of", None)
+        if seen is None or seen[0] is not center:
+            seen = self._zero_centre_of = (center, not center.any())
+        return seen[1]
 
     def _event_row(self, x) -> tuple[np.ndarray, bool]:
         """(x, values_checked): the common case is only shape-checked here (its values are checked
@@ -344,7 +354,7 @@ class EventPath:
         learns it. The fast plan's one compiled call when it takes the event, else
         :meth:`_learn_event`; ``okl stream`` uses it."""
         fp = getattr(self, "_event", NO_EVENT).plan
-        if fp is None:
+        if fp is None and type(x) is NDARRAY:  # (the plan takes only such rows: a sparse row builds none)
             fp = self._fast_plan()
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
         if fp and type(x) is NDARRAY and type(y) in FLOAT_TYPES and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
