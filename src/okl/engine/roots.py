@@ -484,11 +484,11 @@ class EnginePaths:
         eng = self._engine() if wide else None
         if eng is None or eng.py or eng.K or not self._zero_centre():
             return super()._sparse_event(x, y, learn)
-        if learn:
-            return float(self.learn_many(x, [y])[0])
         rows = check_matrix(x, self.dim_, sparse=True)
         if rows.shape[0] != 1:
             raise ValueError(f"x must be one example: a sparse matrix of shape (1, features), got shape {rows.shape}")
+        if learn:
+            return float(self.learn_many(x, [y])[0])
         ok, f = call_sparse_predict(eng, self._scaled_rows(rows, commit=False))
         if not ok:
             check_vector(rows[0], self.dim_)
