@@ -88,6 +88,14 @@ def rows(data_dir):
     return X[order], y[order]
 
 
+def _nogd_argv(tmp_path, lines) -> list:
+    """``okl stream``'s arguments for NOGD on ``lines`` written to in.svm (4 features, bad lines skipped)."""
+    path = tmp_path / "in.svm"
+    path.write_text("".join(lines))
+    return ["--learner", "nogd", "--budget", "50", "--sigma", str(SIGMA), "--input", str(path), "--dim", "4",
+            "--quiet", "--skip-bad"]
+
+
 def _svmlight(X, y) -> str:
     return "".join("%d %s\n" % (yi, " ".join("%d:%.17g" % (j + 1, v) for j, v in enumerate(xi) if v != 0))
                    for xi, yi in zip(X, y))
@@ -102,10 +110,7 @@ def test_svmlight_stream_hands_csr_blocks_and_equals_run(tmp_path, rows, monkeyp
     # lines that go the per-line way: a bad one (skipped with --skip-bad) and an unlabelled event
     lines.insert(100, "4:0.5 1:1\n")  # (indices do not increase)
     lines.insert(300, "1:0.5 2:0.25\n")
-    path = tmp_path / "in.svm"
-    path.write_text("".join(lines))
-    argv = ["--learner", "nogd", "--budget", "50", "--sigma", str(SIGMA), "--input", str(path), "--dim", "4",
-            "--quiet", "--skip-bad"]
+    argv = _nogd_argv(tmp_path, lines)
     status, plain, _ = _run(argv)
     assert status == 0
     seen: list = []
@@ -134,10 +139,7 @@ def test_bad_value_in_a_block_goes_the_per_line_way_as_csr_rows(tmp_path, rows, 
     X, y = rows
     lines = _svmlight(X[:200], y[:200]).splitlines(keepends=True)
     lines.insert(50, "+1 1:abc\n")
-    path = tmp_path / "in.svm"
-    path.write_text("".join(lines))
-    argv = ["--learner", "nogd", "--budget", "50", "--sigma", str(SIGMA), "--input", str(path), "--dim", "4",
-            "--quiet", "--skip-bad"]
+    argv = _nogd_argv(tmp_path, lines)
     status, plain, _ = _run(argv)
     seen: list = []
     _recording(monkeypatch, seen)

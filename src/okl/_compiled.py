@@ -342,17 +342,13 @@ def distances_t_sparse(kind, LT, m, norms, xi, xv, xn, out):
     from the stored rows' norms (``norms[j]`` = row_norm of L[j]): out[j] = norms[j] + xn - 2 <L[j],
     x> (Gaussian) or norms[j] + sum_{i in nnz} (|x_i - L[j, i]| - |L[j, i]|) (L1), clipped at 0;
     the m sums advanced together over the nnz rows of LT that x touches. O(nnz m)."""
-    for j in range(m):
-        out[j] = 0.0
     if kind == RBF_KIND:
-        for p in range(xi.shape[0]):
-            v = xv[p]
-            row = LT[xi[p]]
-            for j in range(m):
-                out[j] += row[j] * v
+        sparse_axpy(LT, xi, xv, out[:m])  # (<L[j], x>)
         for j in range(m):
             out[j] = max(norms[j] + xn - 2.0 * out[j], 0.0)
         return
+    for j in range(m):
+        out[j] = 0.0
     for p in range(xi.shape[0]):
         v = xv[p]
         row = LT[xi[p]]
@@ -369,13 +365,7 @@ def kernel_row_t_sparse(kind, a, b, c, LT, m, norms, xi, xv, xn, out):
         distances_t_sparse(kind, LT, m, norms, xi, xv, xn, out)
         exp_neg_scaled(out, a, m)
         return
-    for j in range(m):
-        out[j] = 0.0
-    for p in range(xi.shape[0]):
-        v = xv[p]
-        row = LT[xi[p]]
-        for j in range(m):
-            out[j] += row[j] * v
+    sparse_axpy(LT, xi, xv, out[:m])
     if kind == POLYNOMIAL_KIND:
         for j in range(m):
             out[j] = (a * out[j] + b) ** c

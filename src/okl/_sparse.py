@@ -7,8 +7,8 @@ Why: one-hot and hashed streams have a few non-zeros a row among hundreds to mil
 side cost O(d) where O(nnz) does: a random-feature projection sums nnz columns of U instead of d,
 a kernel value to a stored row gathers nnz of its entries (with the stored row's norm:
 :func:`okl._compiled.kernel_value_sparse`), and a dense copy of the block costs n d floats of
-memory. What takes the rows sparse: ``auto``'s engine (:mod:`okl.engine.core`, every map of the
-component table); every other learner gets dense blocks of :data:`DENSE_CHUNK_FLOATS` floats at
+memory. What takes the rows sparse (``accepts_csr``): ``auto``'s engine (:mod:`okl.engine.core`, every
+map of the component table) and FOGD; every other learner gets dense blocks of :data:`DENSE_CHUNK_FLOATS` floats at
 most, one after the other (bounded memory; what ``run()`` on those dense blocks in turn gives).
 
 The input map of a learner whose width window came as sparse rows keeps zeros zero: centre 0 and

@@ -172,20 +172,22 @@ def scale_row(x, center, spread, commit, rule, out):
     it row by row; the per-event path of :mod:`okl.engine.fastpath` calls it on single rows, so
     both give the same bits)."""
     for j in range(x.shape[0]):
-        v = x[j] - center[j]
+        out[j] = _scaled_value(x[j] - center[j], j, spread, commit, rule)
+
+
+@jit
+def _scaled_value(v, j, spread, commit, rule):
+    """phi(v / spread[j]) for v = x_j - c_j (:func:`scale_row`, :func:`scale_sparse_rows`): a pending
+    spread (0) maps 0 to 0 and fixes spread[j] = |v| when ``commit``, else maps v to +-1."""
+    s = spread[j]
+    if s == 0.0:
+        if v == 0.0:
+            return 0.0
+        if not commit:  # phi(+-1): +-1 under symlog and range (as the commit below gives it, to 2^-52)
+            return (AFFINE_SLOPE if rule == AFFINE_CODE else 1.0) * (1.0 if v > 0.0 else -1.0)
+        spread[j] = abs(v)
         s = spread[j]
-        if s == 0.0:
-            if v == 0.0:
-                out[j] = 0.0
-                continue
-            if commit:
-                spread[j] = abs(v)
-                s = spread[j]
-            else:
-                # phi(+-1): +-1 under symlog and range (exactly, as the commit below gives it)
-                out[j] = (AFFINE_SLOPE if rule == AFFINE_CODE else 1.0) * (1.0 if v > 0.0 else -1.0)
-                continue
-        out[j] = _map_value(v / s, rule)
+    return _map_value(v / s, rule)
 
 
 @jit
@@ -220,20 +222,7 @@ def scale_sparse_rows(indptr, indices, data, spread, commit, bound, rule, out):
             if not abs(data[p]) <= bound:
                 return i
         for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            v = data[p] - 0.0
-            s = spread[j]
-            if s == 0.0:
-                if v == 0.0:
-                    out[p] = 0.0
-                    continue
-                if commit:
-                    spread[j] = abs(v)
-                    s = spread[j]
-                else:
-                    out[p] = (AFFINE_SLOPE if rule == AFFINE_CODE else 1.0) * (1.0 if v > 0.0 else -1.0)
-                    continue
-            out[p] = _map_value(v / s, rule)
+            out[p] = _scaled_value(data[p] - 0.0, indices[p], spread, commit, rule)
     return n
 
 

@@ -73,9 +73,9 @@ import math
 
 import numpy as np
 
-from okl._compiled import (column_norms_t, dot, jit, kernel_features_rows, kernel_row_t, kernel_row_t_sparse,
-                           kernel_value, kernel_value_sparse, loss_derivative, merge_into, ogd_step, row_norm, row_ok,
-                           rows_axpy, sparse_axpy, sub_scaled)
+from okl._compiled import (column_norms_t, distances_t_sparse, dot, jit, kernel_features_rows, kernel_row_t,
+                           kernel_row_t_sparse, kernel_value, kernel_value_sparse, loss_derivative, merge_into,
+                           ogd_step, row_norm, row_ok, rows_axpy, sparse_axpy, sub_scaled)
 from okl._jit import jit_inline
 from okl.engine.aggregation import AGG_HEAD, aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
@@ -84,7 +84,6 @@ from okl.learners.linear import linear_features, linear_step_sparse, linear_valu
 from okl.learners.forks import CODE_PROJECTION_EPS, apply_pending, ons_code_step_deferred, pending_size
 from okl.learners.nogd import adagrad_step
 from okl.learners.window import window_decision, window_from_distances, window_store
-from okl._compiled import distances_t_sparse
 from okl.features.generated import CACHE_COLUMNS, project_generated, project_generated_cached
 from okl.runtime.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP,
                                     LINEAR_MAP, MERGE_NEAREST, OGD, ONS, STOP, STORE, SUPPORT, WINDOW)

@@ -365,9 +365,7 @@ class FOGD(Learner):
             fogd_rounds(X, y, self.U_, self.w_, self.eta_, lkind, out)
             return
         if not isinstance(X, SparseRows):  # (generated directions: a dense block's non-zeros)
-            r, c = np.nonzero(X)
-            X = SparseRows(np.searchsorted(r, np.arange(X.shape[0] + 1)).astype(np.int64), c.astype(np.int64),
-                           np.ascontiguousarray(X[r, c]), X.shape[1])
+            X = SparseRows.from_dense(X)
         if self.U_ is not None:
             UT, seed, kind, scale = np.ascontiguousarray(self.U_.T), 0, GAUSSIAN, 1.0
             cache, tags = np.zeros((1, 1)), np.zeros(1)
