@@ -257,9 +257,8 @@ def test_linear_members_on_sparse_rows_are_the_dense_arithmetic_bit_for_bit(loss
 
 def test_auto_learns_a_hashed_stream_of_2_to_the_20_columns():
     """A hashed text stream (2^20 columns, 12 non-zeros a row from a vocabulary of 300 hashed ids):
-    auto keeps no dense row of it (the members that store rows are left out, the FOGD members
-    generate their directions, the linear ones step over the non-zeros) and learns the linear rule
-    that labels it, per event as in run()."""
+    auto keeps no dense row of it (the members that store rows are left out, the linear ones step
+    over the non-zeros) and learns the linear rule that labels it, per event as in run()."""
     rng = np.random.default_rng(14)
     vocabulary = rng.choice(2 ** 20, size=300, replace=False)
     weights = rng.standard_normal(300)
@@ -271,8 +270,9 @@ def test_auto_learns_a_hashed_stream_of_2_to_the_20_columns():
     m = okl.make("auto", random_state=0)
     f = m.run(X, y).decisions
     d = m.diagnostics()
-    assert d["members"] == 9 and sorted({label.split("(")[0] for label in d["left_out"]}) == ["forks", "nogd", "window"]
-    assert all(member.U_ is None for member in m.pool_ if member.name == "fogd")
+    # (the pool for sparse rows; its NOGD and window members store rows: left out at 2^20 columns)
+    assert m.sparse_pool_ and d["members"] == 3 and all(member.name == "linear" for member in m.pool_)
+    assert sorted({label.split("(")[0] for label in d["left_out"]}) == ["nogd", "window"]
     assert not m.scale_center_.any()
     second_half = np.mean(np.where(f[300:] >= 0, 1.0, -1.0) != y[300:])
     assert second_half < 0.3 < np.mean(y != np.sign(y.mean()) if y.mean() else 0.5)
@@ -284,3 +284,48 @@ def test_auto_learns_a_hashed_stream_of_2_to_the_20_columns():
     # (bit for bit but where a row fixes a pending spread: predict_one maps its value to exactly +-1,
     # run() to symlog(+-1) = +-(1 - 2^-52), as on dense rows; docs/results/sparse.md)
     np.testing.assert_allclose(np.array(got), f[:100], rtol=0, atol=1e-14)
+
+
+def _one_hot_stream(n, fields, levels, seed, noise=0.1):
+    """n rows of ``fields`` categorical fields with ``levels`` levels each, one-hot (CSR, one non-zero
+    a field), labelled by a linear rule over the levels' weights (rare levels weigh as much), a
+    share ``noise`` of the labels flipped."""
+    rng = np.random.default_rng(seed)
+    p = 1.0 / np.arange(1, levels + 1)
+    codes = np.stack([rng.choice(levels, size=n, p=p / p.sum()) for _ in range(fields)], axis=1)
+    cols = codes + levels * np.arange(fields)
+    X = sp.csr_matrix((np.ones(n * fields), cols.ravel(), np.arange(0, n * fields + 1, fields)),
+                      shape=(n, fields * levels))
+    weights = rng.standard_normal(fields * levels)
+    y = np.where(weights[cols].sum(axis=1) > 0.0, 1.0, -1.0)
+    flip = rng.random(n) < noise
+    y[flip] = -y[flip]
+    return X, y
+
+
+def test_auto_takes_the_pool_for_sparse_rows_by_their_container_and_density(tmp_path):
+    """The width window's rows as a sparse matrix with fewer than half their columns non-zero give
+    the pool for sparse rows (okl.learners._autopool.sparse_pool: NAG's linear member carries a
+    one-hot linear concept, and it beats every OGD member); the same rows dense, or CSR rows of
+    dense data, the default pool. The choice is kept in model files."""
+    X, y = _one_hot_stream(3000, 8, 10, 15)
+    m = okl.make("auto", random_state=0)
+    f = m.run(X, y).decisions
+    d = m.diagnostics()
+    assert m.sparse_pool_ and d["members"] == 10 and "step=nag" in d["carried_by"]
+    err = np.mean(np.where(f >= 0, 1.0, -1.0) != y)
+    ogd = okl.make("linear").run(X, y).decisions
+    assert err < 0.2 and np.mean(np.where(ogd >= 0, 1.0, -1.0) != y) > 0.22  # (10 % of the labels flipped)
+    dense = okl.make("auto", random_state=0)
+    dense.run(X[:300].toarray(), y[:300])
+    assert not dense.sparse_pool_ and dense.diagnostics()["members"] == 19
+    full = sp.csr_matrix(np.abs(np.random.default_rng(16).standard_normal((300, 6))) + 0.1)
+    wide = okl.make("auto", random_state=0)
+    wide.run(full, np.where(full[:, 0].toarray().ravel() > 0.9, 1.0, -1.0))
+    assert not wide.sparse_pool_
+    part = okl.make("auto", random_state=0)
+    part.run(X[:1200], y[:1200])
+    part.save(tmp_path / "a.okl")
+    back = okl.Learner.load(tmp_path / "a.okl")
+    assert back.sparse_pool_ and back.member_labels() == m.member_labels()
+    np.testing.assert_array_equal(back.run(X[1200:], y[1200:]).decisions, f[1200:])

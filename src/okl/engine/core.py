@@ -80,13 +80,14 @@ from okl._jit import jit_inline
 from okl.engine.aggregation import AGG_HEAD, aggregate_outputs, aggregate_outputs_round
 from okl.learners._sketched import update_round_due
 from okl.learners.fogd import fourier_from_projections, project_t
-from okl.learners.linear import linear_features, linear_step_sparse, linear_value_sparse
+from okl.learners.linear import (linear_features, linear_step_sparse, linear_value_sparse, nag_step, nag_value,
+                                 nonzero_features, sparse_features)
 from okl.learners.forks import CODE_PROJECTION_EPS, apply_pending, ons_code_step_deferred, pending_size
 from okl.learners.nogd import adagrad_step
 from okl.learners.window import window_decision, window_from_distances, window_store
 from okl.features.generated import CACHE_COLUMNS, project_generated, project_generated_cached
 from okl.runtime.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP,
-                                    LINEAR_MAP, MERGE_NEAREST, OGD, ONS, STOP, STORE, SUPPORT, WINDOW)
+                                    LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE, SUPPORT, WINDOW)
 
 #: a member the engine does not run (no plan it can lay out): Python fills its decision column
 PY = -1
@@ -180,6 +181,16 @@ def sparse_linear(I, j, x, xi):
 
 
 @jit
+def nag_features(F, I, R, j, x, xi, xv, own, q, pre):
+    """(indices, values) of member j's non-zero features for the NAG step: a degree-1 linear map on
+    a sparse row from its non-zeros (O(nnz)), else the non-zeros of its features (:func:`_member_features`)."""
+    k = I[j, K]
+    if k == x.shape[0] + 1 and _sparse(xi):
+        return sparse_features(xi, xv, k, I[j, UNMAP] != 0)
+    return nonzero_features(_member_features(F, I, R, j, x, xi, xv, own, q, pre))
+
+
+@jit
 def expansion_kernel(F, I, R, j, i, x, xi, xv, xn):
     """kappa(sv_i, x) for member j's stored row i: :func:`okl._compiled.kernel_value`, or for a
     sparse row (norm xn) :func:`okl._compiled.kernel_value_sparse` with the stored row's norm."""
@@ -219,6 +230,10 @@ def one_output(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
         out[0] = f
     elif mp == WINDOW:
         out[0] = window_outputs(F, I, R, j, x, xi, xv, np.int64(0), out)
+    elif I[j, STEP] == NAG:
+        idx, u = nag_features(F, I, R, j, x, xi, xv, own, q, pre)
+        k = I[j, K]
+        out[0] = nag_value(F[I[j, O_W]:I[j, O_W] + k], F[I[j, O_G]:I[j, O_G] + 2 * k + 1], idx, u)
     elif sparse_linear(I, j, x, xi):
         out[0] = linear_value_sparse(F[I[j, O_W]:I[j, O_W] + I[j, K]], xi, xv, I[j, UNMAP] != 0)
     else:
@@ -307,6 +322,11 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
         return NOTHING
     k = I[j, K]
     w = F[I[j, O_W]:I[j, O_W] + k]
+    if st == NAG:  # (its features again from the row: O(nnz), no slot kept)
+        idx, u = nag_features(F, I, R, j, x, xi, xv, True, q, False)
+        nag_step(w, F[I[j, O_G]:I[j, O_G] + 2 * k + 1], idx, u, g, R[j, ETA], I[j, NSEEN] + 1)
+        I[j, NSEEN] += 1
+        return NOTHING
     if sparse_linear(I, j, x, xi):
         if g != 0.0:
             linear_step_sparse(w, xi, xv, I[j, UNMAP] != 0, R[j, ETA] * g, lkind)
@@ -739,7 +759,7 @@ def _lay_out(plan, m, I, R) -> list:
         I[UNMAP] = plan.unmap
     I[K] = k
     parts += [(O_W, *state(plan.w))]
-    if st in (ADAGRAD, ONS):
+    if st in (ADAGRAD, ONS, NAG):
         parts += [(O_G, *state(plan.A))]
     parts += [(O_Z, 4 * k, None)] + ([(O_KB, kb, None)] if kb else [])
     if st == ONS:

@@ -10,13 +10,13 @@ from okl._compiled import class_steps, dot_rows, jit, ogd_step, row_norm, sub_sc
 from okl._jit import jit_inline
 from okl.engine.core import (BUDGET, CB, COUNTER, ETA, K, KIND, LOSS, LR, MAP, MARGIN_COUNTER, NOTHING, NSEEN, O_G,
                              O_U, O_W, O_Z, RHO, STEP, TRANSITION, UNMAP, UPDATE, M, _learn_all, _member_features,
-                             _predict_all, _window_learn, expansion_kernel, merge_target, sparse_linear, store_row,
-                             window_outputs)
-from okl.learners.linear import linear_step_sparse, linear_value_sparse
+                             _predict_all, _window_learn, expansion_kernel, merge_target, nag_features, sparse_linear,
+                             store_row, window_outputs)
+from okl.learners.linear import linear_step_sparse, linear_value_sparse, nag_step, nag_value
 from okl.learners._sketched import update_round_due
 from okl.learners.forks import CODE_PROJECTION_EPS, ons_shared_step
 from okl.learners.nogd import adagrad_step
-from okl.runtime.components import ADAGRAD, EXPANSION, ONS, STORE, SUPPORT, WINDOW
+from okl.runtime.components import ADAGRAD, EXPANSION, NAG, ONS, STORE, SUPPORT, WINDOW
 
 
 @jit_inline
@@ -40,6 +40,13 @@ def _features_multi(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
         window_outputs(F, I, R, j, x, xi, xv, nk, out)
         return
     k = I[j, K]
+    if I[j, STEP] == NAG:
+        idx, u = nag_features(F, I, R, j, x, xi, xv, own, q, pre)
+        W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+        A = F[I[j, O_G]:I[j, O_G] + nk * (2 * k + 1)].reshape((nk, 2 * k + 1))
+        for o in range(nk):
+            out[o] = nag_value(W[o], A[o], idx, u)
+        return
     if sparse_linear(I, j, x, xi):
         W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
         for o in range(nk):
@@ -92,6 +99,13 @@ def _learn_multi(F, I, R, j, x, xi, xv, y, f, q, nk, g):
         return NOTHING
     k = I[j, K]
     W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    if st == NAG:  # (each output its own sums and scales; its features again from the row, O(nnz))
+        idx, u = nag_features(F, I, R, j, x, xi, xv, True, q, False)
+        A = F[I[j, O_G]:I[j, O_G] + nk * (2 * k + 1)].reshape((nk, 2 * k + 1))
+        for o in range(nk):
+            nag_step(W[o], A[o], idx, u, g[o], R[j, ETA], I[j, NSEEN] + 1)
+        I[j, NSEEN] += 1
+        return NOTHING
     if sparse_linear(I, j, x, xi):
         for o in range(nk):
             if g[o] != 0.0:

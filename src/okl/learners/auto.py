@@ -92,8 +92,8 @@ from okl.kernels import RBF, Laplacian, scale_sigma, scale_sigma_l1  # noqa: F40
 from okl.engine.aggregation import (  # noqa: F401 (aggregate_predict, aggregate_rounds, mixture_weights: re-exported)
     AGG_HEAD, HI, LO, STACK_HEAD, mixture_weights, agg_size, aggregate_predict, aggregate_rounds, new_agg, stack_share)
 from okl.engine.roots import EnginePaths, prepare_engine
-from okl.learners._autopool import (WIDTHS, WINDOW_WIDTH, _check_members, _label,  # noqa: F401 (re-exported)
-                                   _share_directions, default_pool)
+from okl.learners._autopool import (SPARSE_DENSITY, WIDTHS, WINDOW_WIDTH, _check_members,  # noqa: F401 (re-exported)
+                                   _label, _share_directions, default_pool)
 from okl.engine.core import TRANSITION, Engine
 from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
@@ -157,7 +157,13 @@ class Auto(EnginePaths, Learner):
     #: (K, members) the last _grow_outputs retired (undone by _drop_last_output); never saved
     _retired_at: tuple | None = None
 
-    _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_", "n_outputs_")
+    _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_", "sparse_pool_",
+                    "n_outputs_")
+    #: the default pool is the one for sparse rows (:func:`~okl.learners._autopool.sparse_pool`): the
+    #: width window came as sparse rows, fewer than SPARSE_DENSITY of their columns non-zero
+    sparse_pool_: bool = False
+    #: model files from before the pool for sparse rows hold the default pool
+    _state_added = {"sparse_pool_": False}
     _divergence_hint = "nothing: every member diverged; pass members with smaller steps"
 
     hyperparameters = (BUDGET, LOSS, KERNEL, Hyper("members", "any", "The pool as (name, width multiplier, params).",
@@ -176,7 +182,7 @@ class Auto(EnginePaths, Learner):
         """The pool as [name, width multiplier, params] (``members`` or the default pool)."""
         if self.members is not None:
             return [list(m) for m in self.members]
-        return [[n, w, dict(p)] for n, w, p in default_pool(self.task)]
+        return [[n, w, dict(p)] for n, w, p in default_pool(self.task, sparse=self.sparse_pool_)]
 
     def member_labels(self) -> list[str]:
         return [_label(*spec) for spec in self.member_specs()]
@@ -260,6 +266,9 @@ class Auto(EnginePaths, Learner):
 
     def _start(self, dim):
         X = getattr(self, "warmup_X_", None)  # the window's rows as the members see them
+        # (a sparse window is kept compact: its rows over the columns they use, SparseRows.compact)
+        self.sparse_pool_ = bool(self._sparse_window and X is not None
+                                 and np.count_nonzero(X) < SPARSE_DENSITY * X.shape[0] * dim)
         self._sigma_l1 = scale_sigma_l1(X) if self.kernel is None and X is not None and len(X) else None
         pool, keep = [], []
         for i, (name, width, params) in enumerate(self.member_specs()):
@@ -595,7 +604,7 @@ class Auto(EnginePaths, Learner):
                 "agg_": Arr(("agg",), finite=False),
                 "members_blob_": Arr(("blob",), dtype=np.int64, optional=True),
                 "member_sizes_": Arr(("n",), dtype=np.int64, low=1, optional=True),
-                "n_outputs_": Num(int, 0, MAX_CLASSES)},
+                "sparse_pool_": Num(bool), "n_outputs_": Num(int, 0, MAX_CLASSES)},
             rules=((lambda m: m._pool is not None or m._unpack(), "members_blob_",
                     "does not hold valid model files of the members"),
                    (lambda m: len(m.agg_) in (AGG_HEAD, agg_size(len(m.L_), m._pool[0].task == "classification"))

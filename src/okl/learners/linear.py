@@ -21,9 +21,11 @@ undoes the curvature itself (:func:`okl.scaling.affine_from_symlog` in :func:`li
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from okl._compiled import dot, dot_rows, jit, sum_as_dot
+from okl._compiled import dot, dot_rows, jit, loss_derivative, sum_as_dot
 from okl.losses import SQUARED
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.components import Plan
@@ -31,6 +33,10 @@ from okl.runtime.hyperparameters import CENTER_TARGETS, ETA, LOSS, RANDOM_STATE,
 from okl.runtime.state import MAX_CLASSES
 from okl.learners.fogd import ogd_rounds
 from okl.scaling import affine_from_symlog
+
+
+#: the linear learner's steps (``step``)
+STEPS = ("ogd", "nag")
 
 
 def n_linear_features(d: int, degree: int) -> int:
@@ -90,6 +96,106 @@ def linear_step_sparse(w, xi, xv, unmap, step, lkind):
     w[w.shape[0] - 1] -= step * 1.0
 
 
+# ---- the normalised adaptive step (NAG) ---------------------------------------------------------
+#
+# Ross, Mineiro & Langford, "Normalized online learning", UAI 2013, Algorithm 2 (NAG; Vowpal Wabbit's
+# default update, ``--adaptive --normalized``). Its state A (length 2k + 1, k features) holds the
+# per-feature sums G_i of squared gradients, the per-feature scales s_i = max |z_i| seen and the
+# normaliser N = sum over rounds of sum_i z_i^2 / s_i^2. A round on the non-zero features z_i:
+#   rescale:  where |z_i| > s_i:  w_i <- w_i s_i^2 / z_i^2,  s_i <- |z_i|
+#   decide:   f = w^T z   (on the rescaled weights)
+#   N <- N + sum_i z_i^2 / s_i^2;  g = l'(f, y);  G_i <- G_i + (g z_i)^2
+#   w_i <- w_i - eta sqrt(t / N) g z_i / (s_i sqrt(G_i))      (t: the rounds learned, this one included)
+# Every feature's step is invariant to its scale, and a rare feature (a one-hot level, a hashed token)
+# takes the larger step its own small G_i gives it. predict_one must not change the state, so the
+# rescale is applied in the decision on the fly (w_i (s_i / |z_i|)^2) and stored by the step. Zero
+# features change nothing, so a round costs O(nnz) on a sparse row.
+
+
+@jit
+def nag_value(w, A, idx, u):
+    """NAG's decision sum_p w'_idx[p] u[p] over the non-zero features (indices ``idx`` ascending,
+    values ``u``), w' the weights rescaled where |u| exceeds the feature's scale (module comment)."""
+    k = w.shape[0]
+    f = 0.0
+    for p in range(idx.shape[0]):
+        i = idx[p]
+        wi = w[i]
+        s = A[k + i]
+        a = abs(u[p])
+        if a > s and s > 0.0:  # (s = 0: the feature was never non-zero, so w_i = 0)
+            wi = wi * ((s / a) * (s / a))
+        f += wi * u[p]
+    return f
+
+
+@jit
+def nag_step(w, A, idx, u, g, eta, t):
+    """NAG's round on the non-zero features (``idx``, ``u``) with loss derivative g in round t >= 1:
+    the rescale, N, and on g != 0 the step (module comment)."""
+    k = w.shape[0]
+    N = A[2 * k]
+    for p in range(idx.shape[0]):
+        i = idx[p]
+        a = abs(u[p])
+        s = A[k + i]
+        if a > s:
+            if s > 0.0:
+                w[i] *= (s / a) * (s / a)
+            A[k + i] = s = a
+        r = u[p] / s
+        N += r * r
+    A[2 * k] = N
+    if g != 0.0 and N > 0.0:
+        rate = eta * math.sqrt(t / N)
+        for p in range(idx.shape[0]):
+            i = idx[p]
+            gi = g * u[p]
+            A[i] += gi * gi
+            w[i] -= rate * gi / (A[k + i] * math.sqrt(A[i]))
+
+
+@jit
+def nonzero_features(z):
+    """(indices, values) of the non-zero entries of the feature row z, ascending."""
+    n = 0
+    for i in range(z.shape[0]):
+        if z[i] != 0.0:
+            n += 1
+    idx = np.empty(n, dtype=np.int64)
+    u = np.empty(n)
+    n = 0
+    for i in range(z.shape[0]):
+        if z[i] != 0.0:
+            idx[n] = i
+            u[n] = z[i]
+            n += 1
+    return idx, u
+
+
+@jit
+def sparse_features(xi, xv, k, unmap):
+    """(indices, values) of the non-zero features [u, 1] of a sparse row (degree 1: k = d + 1)."""
+    n = xi.shape[0]
+    idx = np.empty(n + 1, dtype=np.int64)
+    u = np.empty(n + 1)
+    idx[:n] = xi
+    u[:n] = _mapped(xv, unmap)
+    idx[n] = k - 1
+    u[n] = 1.0
+    return idx, u
+
+
+@jit
+def nag_rounds(Z, Y, w, A, eta, lkind, t0, out):
+    """Test-then-train NAG on the feature rows Z (round t0 + 1 first)."""
+    for r in range(Z.shape[0]):
+        idx, u = nonzero_features(Z[r])
+        f = nag_value(w, A, idx, u)
+        out[r] = f
+        nag_step(w, A, idx, u, loss_derivative(lkind, f, Y[r]), eta, t0 + r + 1)
+
+
 @jit
 def linear_feature_rows(X, k, unmap, Z):
     """:func:`linear_features` of every row of X into the rows of Z."""
@@ -104,7 +210,13 @@ class LinearOGD(Learner):
     Parameters
     ----------
     eta : float, default 0.2
-        Step; with the squared loss the normalised step eta / ||z||^2 (module docstring).
+        Step; with the squared loss the normalised step eta / ||z||^2 (module docstring). With
+        ``step="nag"`` NAG's rate (Vowpal Wabbit's default is 0.5).
+    step : {"ogd", "nag"}, default "ogd"
+        "ogd": the step above. "nag": the normalised adaptive gradient of Ross, Mineiro & Langford
+        (UAI 2013, Algorithm 2; Vowpal Wabbit's default update): per-feature AdaGrad sums and scales
+        and a global normaliser (:func:`nag_step`), O(nnz) a round on a sparse row; what sparse
+        one-hot and hashed streams call for, where rare features need their own, larger steps.
     degree : {1, 2}, default 1
         1: z = [x, 1]; 2: every pairwise product and square of the features too (O(d^2) a round).
     loss : str or Loss, default "hinge"
@@ -118,29 +230,38 @@ class LinearOGD(Learner):
     26.8
     """
 
-    _state_attrs = ("w_", "n_outputs_")
-    _output_attrs = {"w_": -1.0}
+    _state_attrs = ("w_", "nag_", "n_outputs_")
+    _output_attrs = {"w_": -1.0, "nag_": 1.0}
 
     #: set by ``auto`` on a member of the affine family: its input is auto's symlog row, and the
     #: member's features undo it (:func:`linear_features`); never a hyperparameter
     _unmap: bool = False
 
-    hyperparameters = (ETA, Hyper("degree", "int", "1: z = [x, 1]; 2: the pairwise products too.", low=1, high=2),
+    hyperparameters = (ETA, Hyper("step", "choice", "The step: OGD, or NAG (normalised adaptive).",
+                                  choices=STEPS),
+                       Hyper("degree", "int", "1: z = [x, 1]; 2: the pairwise products too.", low=1, high=2),
                        LOSS, CENTER_TARGETS, SCALE, RANDOM_STATE)
 
-    def __init__(self, *, eta: float = 0.2, degree: int = 1, loss="hinge", center_targets: bool = True,
-                 scale: str | None = "auto", random_state: int | None = None):
+    def __init__(self, *, eta: float = 0.2, step: str = "ogd", degree: int = 1, loss="hinge",
+                 center_targets: bool = True, scale: str | None = "auto", random_state: int | None = None):
         accept(self, locals())
 
     def _n_features(self) -> int:
         return n_linear_features(self.dim_, self.degree)
 
     def _state_spec(self):
-        return StateSpec(fields={"w_": Arr(self._out_shape(self._n_features())),
+        k = self._n_features()
+        return StateSpec(fields={"w_": Arr(self._out_shape(k)),
+                                 "nag_": Arr(self._out_shape(2 * k + 1), low=0.0, optional=self.step != "nag"),
                                  "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
+    #: model files written before ``step`` existed hold no NAG state (their step is "ogd")
+    _state_added = {"nag_": None}
+
     def _start(self, dim):
-        self.w_ = np.zeros(n_linear_features(dim, self.degree))
+        k = n_linear_features(dim, self.degree)
+        self.w_ = np.zeros(k)
+        self.nag_ = np.zeros(2 * k + 1) if self.step == "nag" else None
 
     @classmethod
     def runs_in_engine(cls, params):
@@ -148,13 +269,19 @@ class LinearOGD(Learner):
 
     def compiled_plan(self):
         # (``unmap``: only inside auto, whose engine runs it)
-        return Plan("linear", "ogd", w="w_", eta=self.eta, features=self._n_features(), unmap=self._unmap)
+        return Plan("linear", self.step, w="w_", A="nag_" if self.step == "nag" else None, eta=self.eta,
+                    features=self._n_features(), unmap=self._unmap)
 
     def _decision(self, x):
         # the compiled sum of the fast plan and run() (okl._compiled.dot: one fixed order), not
         # BLAS: BLAS sums in an order that depends on the CPU's kernel
         z = np.empty(self._n_features())
         linear_features(x, z.shape[0], self._unmap, z)
+        if self.step == "nag":
+            idx, u = nonzero_features(z)
+            if self.w_.ndim == 2:
+                return np.array([nag_value(w, A, idx, u) for w, A in zip(self.w_, self.nag_)])
+            return nag_value(self.w_, self.nag_, idx, u)
         if self.w_.ndim == 2:
             out = np.empty(self.w_.shape[0])
             dot_rows(self.w_, z, out)
@@ -167,5 +294,9 @@ class LinearOGD(Learner):
         for s in range(0, X.shape[0], self.chunk_size):
             Z = np.empty((min(self.chunk_size, X.shape[0] - s), k))
             linear_feature_rows(X[s:s + self.chunk_size], k, self._unmap, Z)
+            if self.step == "nag":
+                nag_rounds(Z, y[s:s + self.chunk_size], self.w_, self.nag_, self.eta, self.loss_.kind,
+                           self.n_seen_ + s, out[s:s + self.chunk_size])
+                continue
             ogd_rounds(Z, y[s:s + self.chunk_size], self.w_, self.eta, self.loss_.kind, out[s:s + self.chunk_size])
         return out

@@ -53,6 +53,11 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
   the projection bound; update rounds every ``rho`` counted rounds, the learner's
   ``_update_round``). O(k^2).
 * ``"store"``: the window stores the row and its label. O(d).
+* ``"nag"``: the normalised adaptive gradient (Ross, Mineiro & Langford 2013; Vowpal Wabbit's
+  update) of the linear map, :func:`okl.learners.linear.nag_step` (``A``: the per-feature sums and
+  scales and the normaliser, 2k + 1; the decision rescales on the fly). O(nnz) on the non-zero
+  features. Not in the single learners' per-event plan: ``linear(step="nag")`` per event takes the
+  generic path.
 
 ``shrink`` (SkeGD's weight decay 1 - eta lambda) and update rounds (``rho``) apply to the
 stage-2 steps that declare them.
@@ -68,7 +73,7 @@ import numpy as np
 #: map codes (the compiled paths' dispatch)
 EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER = range(7)
 #: step codes
-SUPPORT, OGD, ADAGRAD, ONS, STORE = range(5)
+SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG = range(6)
 #: budget rules of the support step
 STOP, REPLACE_OLDEST, MERGE_NEAREST = range(3)
 
@@ -106,6 +111,7 @@ STEPS = {c.name: c for c in (
     Component("adagrad", ADAGRAD, ("A", "lr"), (EVENT, ENGINE, K_OUTPUTS), "w -= lr g z / sqrt(G)"),
     Component("ons", ONS, ("A", "eta", "C"), (EVENT, ENGINE, K_OUTPUTS), "the code's ONS on sketched features"),
     Component("store", STORE, (), (ENGINE, K_OUTPUTS), "store the row and its label"),
+    Component("nag", NAG, ("A", "eta"), (ENGINE, K_OUTPUTS), "w_i -= eta sqrt(t / N) g z_i / (s_i sqrt(G_i))"),
     Component("none", -1, (), (EVENT,), "nothing learned (the width window buffers the row)"),
 )}
 BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST, "merge nearest": MERGE_NEAREST}
