@@ -20,7 +20,8 @@ counts every round.
 Hashed stream: rows of 50 distinct token ids drawn from a Zipf(1.1) vocabulary of 2^20, signed by
 a fixed hash, a label from a sparse linear rule over the first 5,000 token ids plus 5 % flipped
 labels; VW reads the ids as feature indices (``-b 20``), okl auto takes the 2^20-column CSR matrix
-(its peak memory: what tracemalloc saw allocated during ``run()``, and the process's max RSS).
+(its peak memory: what tracemalloc saw allocated during ``run()``, and the process's max RSS), then
+the same rows per event as 1-row CSR matrices.
 """
 
 from __future__ import annotations
@@ -197,6 +198,13 @@ def main():
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2 ** 20  # (KiB on Linux)
         print(f"| okl auto run() | {err:.2f} | {len(y) / secs:,.0f} | {peak / 2 ** 30:.2f} GiB allocated "
               f"(process max RSS {rss:.2f} GiB) |")
+        rows = [X[i] for i in range(X.shape[0])]
+        e = okl.make("auto", random_state=0)
+        wrong, t0 = 0, time.perf_counter()
+        for x, label in zip(rows, y):
+            wrong += (e.predict_one(x) >= 0.0) != (label > 0)
+            e.learn_one(x, label)
+        print(f"| okl auto per event | {100.0 * wrong / len(y):.2f} | {len(y) / (time.perf_counter() - t0):,.0f} | |")
         print(f"(auto's members: {m.diagnostics()['members']}; left out for their stored rows: "
               f"{len(m.diagnostics().get('left_out', []))})")
 

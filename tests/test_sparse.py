@@ -329,3 +329,35 @@ def test_auto_takes_the_pool_for_sparse_rows_by_their_container_and_density(tmp_
     back = okl.Learner.load(tmp_path / "a.okl")
     assert back.sparse_pool_ and back.member_labels() == m.member_labels()
     np.testing.assert_array_equal(back.run(X[1200:], y[1200:]).decisions, f[1200:])
+
+
+def test_the_sparse_plan_takes_csr_events_as_run_does_and_refuses_bad_rows():
+    """auto's per-event calls on 1-row CSR matrices go through the sparse plan (one compiled call
+    each on the row's non-zeros) once the pool runs: regression with real values (pending spreads,
+    target centring, the stacking layer) gives run()'s decisions; a row with unsorted indices takes
+    the generic path and the same numbers; a bad value or width is refused by name, nothing learned."""
+    X = _sparse_matrix(400, 50, 0.1, 17)
+    y = np.asarray(X[:, :5].sum(axis=1)).ravel() + 0.1 * np.random.default_rng(18).standard_normal(400)
+    expected = okl.make("auto", loss="squared", budget=20, random_state=0).run(X, y).decisions
+    m = okl.make("auto", loss="squared", budget=20, random_state=0)
+    got = []
+    for i in range(400):
+        row = X[i]
+        if i == 200:  # the same row with its indices reversed (a valid CSR matrix, not canonical)
+            row = sp.csr_matrix((row.data[::-1], row.indices[::-1], row.indptr), shape=row.shape)
+            assert not row.has_sorted_indices
+        got.append(m.predict_one(row))
+        m.learn_one(row, float(y[i]))
+    assert m._event.plan.sparse
+    # (bit for bit but where a row fixes a pending spread: predict_one maps it to exactly +-1, as on dense rows)
+    np.testing.assert_allclose(np.array(got), expected, rtol=0, atol=1e-13)
+    assert np.mean(np.array(got) == expected) > 0.9
+    state = m.L_.copy()
+    bad = X[0].copy()
+    bad.data[0] = np.nan
+    with pytest.raises(ValueError, match="row 0, column"):
+        m.learn_one(bad, 1.0)
+    with pytest.raises(ValueError, match="50"):
+        m.predict_one(sp.csr_matrix((1, 51)))
+    np.testing.assert_array_equal(m.L_, state)
+    assert m.n_seen_ == 400

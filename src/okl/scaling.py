@@ -172,11 +172,11 @@ def scale_row(x, center, spread, commit, rule, out):
     it row by row; the per-event path of :mod:`okl.engine.fastpath` calls it on single rows, so
     both give the same bits)."""
     for j in range(x.shape[0]):
-        out[j] = _scaled_value(x[j] - center[j], j, spread, commit, rule)
+        out[j] = scaled_value(x[j] - center[j], j, spread, commit, rule)
 
 
 @jit
-def _scaled_value(v, j, spread, commit, rule):
+def scaled_value(v, j, spread, commit, rule):
     """phi(v / spread[j]) for v = x_j - c_j (:func:`scale_row`, :func:`scale_sparse_rows`): a pending
     spread (0) maps 0 to 0 and fixes spread[j] = |v| when ``commit``, else maps v to +-1."""
     s = spread[j]
@@ -222,10 +222,9 @@ def scale_sparse_rows(indptr, indices, data, spread, commit, bound, rule, out):
             if not abs(data[p]) <= bound:
                 return i
         for p in range(indptr[i], indptr[i + 1]):
-            out[p] = _scaled_value(data[p] - 0.0, indices[p], spread, commit, rule)
+            out[p] = scaled_value(data[p] - 0.0, indices[p], spread, commit, rule)
     return n
 
 
 __all__ = ["AFFINE_SLOPE", "CLIP", "KNEE", "RULE_CODES", "SCALE_RULES", "affine_from_symlog", "check_scale",
-           "scale_rule", "window_scale", "scale_row", "scale_rows",
-           "scale_sparse_rows"]
+           "scale_rule", "scaled_value", "window_scale", "scale_row", "scale_rows", "scale_sparse_rows"]

@@ -316,15 +316,16 @@ def _input_part(learner, F: np.ndarray, lay: dict, spread, cal, classify: bool) 
     d = learner.dim_
     rule = learner._scale_rule() if spread is not None else None
     if spread is not None:
-        F[lay["CEN"]:lay["CEN"] + d] = learner.scale_center_
+        if lay["CEN"] is not None:  # (None: the sparse plan, whose map has centre 0)
+            F[lay["CEN"]:lay["CEN"] + d] = learner.scale_center_
         _move(learner, "scale_spread_", spread, F, lay["SPR"])
     if cal is not None:
         _move(learner, "calibration_", cal, F, lay["CAL"])
     head = {DIM: d, SCALE: NO_SCALE if rule is None else RULE_CODES[rule],
             CLASSIFY: classify, CAL: cal is not None, SEEN: -1.0,
             PENDING: 0 if spread is None else int(np.count_nonzero(spread == 0.0)),
-            **{slot: lay[name] for slot, name in ((O_SPR, "SPR"), (O_CAL, "CAL"), (O_CEN, "CEN"), (O_XS, "XS"),
-                                                   (O_XL, "XL"))}}
+            **{slot: lay[name] or 0 for slot, name in ((O_SPR, "SPR"), (O_CAL, "CAL"), (O_CEN, "CEN"), (O_XS, "XS"),
+                                                        (O_XL, "XL"))}}
     for slot, value in head.items():
         F[slot] = float(value)
     _BUFFERS[id(F)] = F

@@ -30,7 +30,12 @@ learn: 1 when the features of x are those of the generic predict), then the row 
 * ``EVENT_PREDICT`` / ``EVENT_LEARN`` (the plan; x raw): (code, 0, f) as
   :func:`okl.engine.fastpath.event_predict` / ``event_learn``: code >= 0 the members needing
   Python (``todo``), else BAD_ROW / BAD_LABEL with nothing learned; f NaN when the event goes to
-  the generic path.
+  the generic path;
+* ``SPARSE_ROWS``: ``ROWS`` on CSR rows (``Xp, Xi, Xv``; ``X`` the engine's work row) --
+  :func:`okl.engine.core.engine_sparse_rows`;
+* ``SPARSE_EVENT_PREDICT`` / ``SPARSE_EVENT_LEARN`` (the sparse plan; one raw CSR row in ``Xp, Xi,
+  Xv``, ``X`` the work row its scaled non-zeros are written into and cleared from): as
+  ``EVENT_PREDICT`` / ``EVENT_LEARN``, in O(nnz) besides the members' own work.
 """
 
 from __future__ import annotations
@@ -53,13 +58,37 @@ from okl.engine.aggregation import stack_learn, stack_predict, stack_rows
 from okl._sparse import SparseRows
 from okl.engine.core import (I_COLS, R_COLS, engine_event, engine_rows, engine_sparse_rows, learn_all_one,
                              predict_all_one, state_size)
-from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_XL, O_XS, PENDING, SEEN,
-                                 _input_part, _jit, _jit_for, _own, _same_row, _scale)
+from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, NO_SCALE, O_CAL, O_SPR, O_XL, O_XS,
+                                 PENDING, SCALE, SEEN, _input_part, _jit, _jit_for, _own, _same_row, _scale)
+from okl.scaling import scaled_value
 from okl.engine.k_outputs import learn_all_k, predict_all_k
 from okl.runtime.base import Learner, event_state
 from okl.runtime.events import FLOAT_TYPES, NDARRAY, NO_EVENT, BAD_LABEL, BAD_ROW
 
-ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN, SPARSE_ROWS, SPARSE_PREDICT = range(7)
+_I64 = np.dtype(np.int64)
+
+ROWS, PREDICT, LEARN, EVENT_PREDICT, EVENT_LEARN, SPARSE_ROWS, SPARSE_EVENT_PREDICT, SPARSE_EVENT_LEARN = range(8)
+
+#: the sparse plan's tail (:class:`AutoPlan` with ``sparse``): after the header of
+#: :mod:`okl.engine.fastpath`, the number of non-zeros of the last predicted row (-1: none kept) and
+#: the offsets of its indices and values (kept while it has at most :data:`LAST_ROW_NONZEROS`)
+LAST_N, O_LAST_I, O_LAST_V = HEADER, HEADER + 1, HEADER + 2
+SPARSE_HEADER = HEADER + 3
+#: the most non-zeros of a row that learn_one can recognise as predict_one's (and so learn from its
+#: features without computing them again); a row with more is computed again
+LAST_ROW_NONZEROS = 1 << 14
+
+
+@_jit
+def _label_ok(T, y):
+    """The label passes learn_one's check: a class index below K (K outputs), -1 or +1
+    (classification), a finite target within the bound (regression)."""
+    nk = T[K]
+    if nk > 0.0:
+        return 0.0 <= y < nk and y == math.floor(y)
+    if T[CLASSIFY] != 0.0:
+        return y == 1.0 or y == -1.0
+    return abs(y) <= _MAXF
 
 
 @_jit
@@ -71,16 +100,8 @@ def _event_start(T, x, y, n, predict):
     d = x.shape[0]
     if d != int(T[DIM]):
         return BAD_ROW, False
-    if not predict:
-        nk = T[K]
-        if nk > 0.0:  # K outputs: a class index
-            if not (0.0 <= y < nk and y == math.floor(y)):
-                return BAD_LABEL, False
-        elif T[CLASSIFY] != 0.0:
-            if not (y == 1.0 or y == -1.0):
-                return BAD_LABEL, False
-        elif not abs(y) <= _MAXF:
-            return BAD_LABEL, False
+    if not predict and not _label_ok(T, y):
+        return BAD_LABEL, False
     oxs, oxl = int(T[O_XS]), int(T[O_XL])
     xs = T[oxs:oxs + d]
     have = not predict and T[SEEN] == n and _same_row(x, T[oxl:oxl + d])
@@ -112,6 +133,86 @@ def _event_end(T, x, y, n, predict, f, k):
         calibration_step(T[oc:oc + N_STATE], f, y > 0.0, GAMMA)
 
 
+@_jit
+def _sparse_scale(T, xi, xv, commit, xs):
+    """xs[p] = the model's value of the non-zero (xi[p], xv[p]) under the sparse input map (centre 0:
+    :func:`okl.scaling.scaled_value`, as :func:`okl.scaling.scale_sparse_rows` maps a block; the row
+    itself without a scale); ``commit`` stores the spreads the row fixes and counts them off the
+    pending ones."""
+    rule = T[SCALE]
+    if rule == NO_SCALE:
+        for p in range(xi.shape[0]):
+            xs[p] = xv[p]
+        return
+    o = int(T[O_SPR])
+    spread = T[o:o + int(T[DIM])]
+    for p in range(xi.shape[0]):
+        pending = spread[xi[p]] == 0.0
+        xs[p] = scaled_value(xv[p] - 0.0, xi[p], spread, commit, int(rule))
+        if commit and pending and spread[xi[p]] != 0.0:
+            T[PENDING] -= 1.0
+
+
+@_jit
+def _sparse_same_row(T, xi, xv):
+    """The row (xi, xv) is the last one predict_one kept, entry by entry (the sign of zeros too)."""
+    nnz = xi.shape[0]
+    if T[LAST_N] != nnz:
+        return False
+    oi, ov = int(T[O_LAST_I]), int(T[O_LAST_V])
+    for p in range(nnz):
+        if T[oi + p] != xi[p] or T[ov + p] != xv[p] or math.copysign(1.0, xv[p]) != math.copysign(1.0, T[ov + p]):
+            return False
+    return True
+
+
+@_jit
+def _sparse_event_start(T, Xp, xi, xv, y, n, predict, xs):
+    """:func:`_event_start` for a sparse row (row pointers ``Xp`` of its one row, column indices
+    ``xi``, values ``xv``): its checks (one row, indices increasing within the width, values
+    finite and within the bound: else BAD_ROW, nothing changed), the label's, and the input map of
+    its non-zeros into ``xs``. Returns (code, have) as there. O(nnz)."""
+    d = int(T[DIM])
+    nnz = xi.shape[0]
+    if Xp.shape[0] != 2 or Xp[0] != 0 or Xp[1] != nnz or xv.shape[0] != nnz:
+        return BAD_ROW, False
+    if not predict and not _label_ok(T, y):
+        return BAD_LABEL, False
+    last = -1
+    for p in range(nnz):
+        if xi[p] <= last or xi[p] >= d or not abs(xv[p]) <= MAX_ABS_FEATURE:
+            return BAD_ROW, False
+        last = xi[p]
+    have = not predict and T[SEEN] == n and _sparse_same_row(T, xi, xv)
+    if not predict:
+        T[SEEN] = -1.0
+    pending = T[PENDING]
+    _sparse_scale(T, xi, xv, not predict, xs)
+    if have and T[PENDING] != pending:  # x fixed a spread: learn the row as run() maps it
+        have = False
+    return 0, have
+
+
+@_jit
+def _sparse_event_end(T, xi, xv, y, n, predict, f, k):
+    """:func:`_event_end` for a sparse row: predict_one keeps its non-zeros (up to
+    :data:`LAST_ROW_NONZEROS`) and the round for learn_one."""
+    if predict:
+        nnz = xi.shape[0]
+        if nnz <= LAST_ROW_NONZEROS:
+            oi, ov = int(T[O_LAST_I]), int(T[O_LAST_V])
+            for p in range(nnz):
+                T[oi + p] = xi[p]
+                T[ov + p] = xv[p]
+            T[LAST_N] = nnz
+        else:
+            T[LAST_N] = -1.0
+        T[SEEN] = n
+    elif k == 0 and T[CAL] != 0.0 and abs(f) <= _MAXF:
+        oc = int(T[O_CAL])
+        calibration_step(T[oc:oc + N_STATE], f, y > 0.0, GAMMA)
+
+
 @jit_inline
 def _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n,
                  predict_all, learn_all):
@@ -125,15 +226,23 @@ def _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification,
         r, k = engine_sparse_rows(F, I, R, S, Xp, Xi, Xv, Y, r0, bound, classification, D, out, todo, X[0],
                                   predict_all, learn_all)
         return r, k, 0.0
-    if mode == SPARSE_PREDICT:  # (one sparse row, its dense copy in the work row X[0]: O(nnz) in and out)
-        xw = X[0]
+    if mode == SPARSE_EVENT_PREDICT or mode == SPARSE_EVENT_LEARN:  # (the sparse plan: O(nnz) in and out)
+        predict = mode == SPARSE_EVENT_PREDICT
+        xs = np.empty(Xi.shape[0])
+        code, have = _sparse_event_start(T, Xp, Xi, Xv, y, n, predict, xs)
+        if code != 0:
+            return code, 0, np.nan
+        xw = X[0]  # (the row's dense copy in the engine's work row, cleared after)
         for p in range(Xi.shape[0]):
-            xw[Xi[p]] = Xv[p]
-        ok, f, k = engine_event(F, I, R, S, xw, Xi, Xv, 0.0, bound, False, False, classification, todo, predict_all,
-                                learn_all)
+            xw[Xi[p]] = xs[p]
+        ok, f, k = engine_event(F, I, R, S, xw, Xi, xs, y, bound, have, not predict, T[CLASSIFY] != 0.0, todo,
+                                predict_all, learn_all)
         for p in range(Xi.shape[0]):
             xw[Xi[p]] = 0.0
-        return 1 if ok else 0, k, f
+        if not ok:
+            return BAD_ROW, 0, np.nan
+        _sparse_event_end(T, Xi, Xv, y, n, predict, f, k)
+        return k, 0, f
     predict = mode == PREDICT or mode == EVENT_PREDICT
     if mode == EVENT_PREDICT or mode == EVENT_LEARN:
         code, have = _event_start(T, x, y, n, predict)
@@ -169,9 +278,11 @@ _R = types.Array(types.float64, 2, "C")
 _M = types.Array(types.float64, 2, "C")
 # (X writable: its rows are the members' rows, as in the per-event modes, so every member function
 # is compiled for one row type)
+# (Xv writable: the sparse plan hands the members its row's mapped values, which it writes, and
+# every member function is compiled for one type of them)
 _SIGNATURE = types.Tuple((types.int64, types.int64, types.float64))(
     types.int64, _F, _I, _R, _F, _F, _M, _ROW, _M, _M, _IV,
-    types.float64, types.boolean, types.int64, _IV, _IV, _ROW, _ROW, types.float64, types.int64)
+    types.float64, types.boolean, types.int64, _IV, _IV, _F, _ROW, types.float64, types.int64)
 _ROOTS: dict = {}
 
 
@@ -257,12 +368,12 @@ def _parts(k_out: bool) -> list[list[tuple]]:
 
     i64, f64, flag = types.int64, types.float64, types.boolean
     return [[(_block_features, (_A1, _I, _A2, _A2, i64, i64, _A1, f64)),
-             (predict_all_k if k_out else predict_all_one, (_A1, _I, _A2, _A1, _IV, _ROW, _A1, _A1, i64, flag)),
+             (predict_all_k if k_out else predict_all_one, (_A1, _I, _A2, _A1, _IV, _A1, _A1, _A1, i64, flag)),
              (state_steps, (_A1, _A1, _A1, _A1, f64)),
              (_event_start, (_F, _ROW, f64, i64, flag)),
              (_event_end, (_F, _ROW, f64, i64, flag, f64, i64))],
             [(window_decision, (i64, f64, _A2, _A1, i64, _A1, _A1, i64, _A1)),
-             (learn_all_k if k_out else learn_all_one, (_A1, _I, _A2, _A1, _IV, _ROW, f64, _A1, _A1, _IV, i64, _A1)),
+             (learn_all_k if k_out else learn_all_one, (_A1, _I, _A2, _A1, _IV, _A1, f64, _A1, _A1, _IV, i64, _A1)),
              (aggregate_outputs_round, (_A1, f64, _A1, _A1, _A1, flag, _A1, _A1, _A1, i64, flag, _A1))]]
 
 
@@ -293,7 +404,8 @@ def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, in
     if isinstance(X, SparseRows):
         r, k, _ = _root(eng)(SPARSE_ROWS, eng.F, eng.I, eng.R, eng.S, _NO_ROW, work_row(eng, X.shape[1]),
                              np.ascontiguousarray(Y, dtype=float), D, out, eng.todo, MAX_ABS_FEATURE, classification,
-                             r0, X.indptr, X.indices, X.data, _NO_ROW, 0.0, 0)
+                             r0, X.indptr, X.indices, X.data if X.data.flags.writeable else X.data.copy(), _NO_ROW,
+                             0.0, 0)
         return r, k
     X = np.ascontiguousarray(X, dtype=float)
     if not X.flags.writeable:
@@ -304,14 +416,6 @@ def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, in
     return r, k
 
 
-#: a sparse row of more columns than this takes the wide event path (:meth:`EnginePaths._sparse_event`):
-#: the generic event copies and scans its d values about four times; the wide path's block call and
-#: features computed twice (predict, then learn) cost more at one-hot adult's 123 columns (auto per
-#: event 10,989 generic against 6,006 wide) and far less at 2^20 hashed columns (60 against 2,890
-#: events/s); the crossover between was not measured
-WIDE_ROW = 1 << 14
-
-
 def work_row(eng, d: int) -> np.ndarray:
     """The engine's (1, d) row of zeros that a sparse row is copied into and cleared from (O(nnz)),
     allocated once: a fresh one costs O(d) a call (8 MiB at 2^20 hashed columns)."""
@@ -319,16 +423,6 @@ def work_row(eng, d: int) -> np.ndarray:
     if row is None or row.shape[1] != d:
         row = eng.sparse_row = np.zeros((1, d))
     return row
-
-
-def call_sparse_predict(eng, rows) -> tuple[bool, float]:
-    """predict_one on one mapped sparse row (:class:`okl._sparse.SparseRows` of one row) without a
-    dense copy: ``engine_event`` without learning on its non-zeros, in O(nnz) besides the members'
-    own work: (ok, p[0])."""
-    ok, _, f = _root(eng)(SPARSE_PREDICT, eng.F, eng.I, eng.R, eng.S, _NO_ROW, work_row(eng, rows.shape[1]),
-                          _NO_LABELS, _NO_ROWS, _NO_ROWS, eng.todo, MAX_ABS_FEATURE, eng.classification, 0,
-                          rows.indptr, rows.indices, rows.data, _NO_ROW, 0.0, 0)
-    return ok != 0, f
 
 
 def _generic(eng, mode: int, x, y: float, have: bool, nonzero) -> tuple[int, int, float]:
@@ -376,21 +470,35 @@ class AutoPlan:
     caller centres targets; ``K``: the number of outputs (0: one; else f is the first of the K
     outputs the engine left in its work space, and labels are class indices)."""
 
-    __slots__ = ("T", "eng", "center", "d", "K", "predict", "learn")
+    __slots__ = ("T", "eng", "center", "d", "K", "predict", "learn", "sparse")
 
-    def __init__(self, learner, eng, spread, cal):
+    def __init__(self, learner, eng, spread, cal, sparse: bool = False):
         d = learner.dim_
-        lay, size = {}, HEADER
-        for name, n in (("CEN", d), ("SPR", d), ("CAL", N_STATE), ("XS", d), ("XL", d)):
+        lay, size = {}, SPARSE_HEADER if sparse else HEADER
+        last = min(d, LAST_ROW_NONZEROS)
+        parts = (("SPR", d), ("CAL", N_STATE), ("LAST_I", last), ("LAST_V", last)) if sparse else (
+            ("CEN", d), ("SPR", d), ("CAL", N_STATE), ("XS", d), ("XL", d))
+        for name, n in parts:
             lay[name] = size
             size += n
         T = np.zeros(size)
+        if sparse:
+            lay.update(CEN=None, XS=None, XL=None)
         _input_part(learner, T, lay, spread, cal, eng.classification)
+        if sparse:
+            T[LAST_N], T[O_LAST_I], T[O_LAST_V] = -1.0, lay["LAST_I"], lay["LAST_V"]
         T[K] = self.K = eng.K
-        self.T, self.eng = T, eng
+        self.T, self.eng, self.sparse = T, eng, sparse
         self.center = learner._centers_targets()
         self.d = d
         root = _root(eng)
+        if sparse:  # (called with the work row, the row's pointers, indices and values, label and round)
+            fixed = (eng.F, eng.I, eng.R, eng.S, T)
+            after = (_NO_LABELS, _NO_ROWS, _NO_ROWS, eng.todo, MAX_ABS_FEATURE, eng.classification, 0)
+            work = work_row(eng, d)
+            self.predict = functools.partial(_sparse_call, root, SPARSE_EVENT_PREDICT, fixed, work, after)
+            self.learn = functools.partial(_sparse_call, root, SPARSE_EVENT_LEARN, fixed, work, after)
+            return
         fixed = (eng.F, eng.I, eng.R, eng.S, T, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS, eng.todo, MAX_ABS_FEATURE,
                  eng.classification, 0, _NO_INDEX, _NO_INDEX, _NO_ROW)
         self.predict = functools.partial(root, EVENT_PREDICT, *fixed)
@@ -403,17 +511,38 @@ class AutoPlan:
         return self.T[o:o + self.d]
 
 
-def build_auto(learner, eng) -> AutoPlan | None:
-    """``auto``'s :class:`AutoPlan` on its engine ``eng``, or None: members outside the engine
-    (the generic path's work), or state arrays that cannot move into a buffer."""
-    if eng.py or learner.dim_ is None:
+#: SciPy's CSR types met so far (the sparse plan's rows; SciPy is not imported for them)
+_CSR_TYPES: set = set()
+
+
+def _is_csr(x) -> bool:
+    """Whether x is a SciPy CSR matrix or array (remembered in :data:`_CSR_TYPES`)."""
+    t = type(x)
+    if t in _CSR_TYPES:
+        return True
+    if t.__name__ in ("csr_matrix", "csr_array") and t.__module__.startswith("scipy.sparse"):
+        _CSR_TYPES.add(t)
+        return True
+    return False
+
+
+def _sparse_call(root, mode, fixed, work, after, indptr, indices, data, y, n):
+    """The sparse plan's call of the root on one row's CSR arrays (see :class:`AutoPlan`)."""
+    return root(mode, *fixed, work, *after, indptr, indices, data, _NO_ROW, y, n)
+
+
+def build_auto(learner, eng, sparse: bool = False) -> AutoPlan | None:
+    """``auto``'s :class:`AutoPlan` on its engine ``eng`` (``sparse``: the plan for sparse rows,
+    under a map that keeps zeros zero), or None: members outside the engine (the generic path's
+    work), or state arrays that cannot move into a buffer."""
+    if eng.py or learner.dim_ is None or (sparse and not learner._zero_centre()):
         return None
     spread = learner.scale_spread_
     cal = learner.calibration_ if eng.classification else None
     if not all(a is None or _own(a) for a in (spread, cal)) or (cal is not None and cal.shape != (1, N_STATE)) or (
             spread is not None and spread.shape != (learner.dim_,)):
         return None
-    return AutoPlan(learner, eng, spread, cal)
+    return AutoPlan(learner, eng, spread, cal, sparse)
 
 
 def _stacked(eng, f):
@@ -452,82 +581,109 @@ class EnginePaths:
     # below, which run the same engine. The plan is dropped with the event cache whenever the
     # engine is rebuilt or the state changes otherwise.
 
-    def _fast_plan(self):
+    def _fast_plan(self, sparse: bool = False):
         ev = event_state(self)
-        plan = build_auto(self, self._engine(ev)) if self.started_ and self.dim_ is not None else None
+        plan = build_auto(self, self._engine(ev), sparse) if self.started_ and self.dim_ is not None else None
         ev.plan = plan = plan or False
         return plan
 
     def predict_one(self, x):
         plan = getattr(self, "_event", NO_EVENT).plan
-        if plan and type(x) is NDARRAY:
-            try:
-                f = plan.predict(x, 0.0, self.n_seen_)[2]
-            except TypeError:  # not a float64, C-contiguous, 1-D array
-                f = math.nan
-            if f - f == 0.0:
-                if plan.K:
-                    return self._outputs(plan.eng)
-                f = _stacked(plan.eng, f)
-                return f + self._target_mean() if plan.center else f
+        if plan and (type(x) in _CSR_TYPES if plan.sparse else type(x) is NDARRAY):
+            f = self._plan_predict(plan, x)
+            if f is not None:
+                return f
         return self._predict_event(x)
 
+    def _plan_predict(self, plan, x):
+        """predict_one through the plan (dense or sparse), or None when it refused the row (the
+        generic path then takes it and says why)."""
+        try:
+            f = (self._sparse_call(plan, x, 0.0, False) if plan.sparse else plan.predict(x, 0.0, self.n_seen_))[2]
+        except TypeError:  # not a float64, C-contiguous, 1-D array (CSR: 1-D arrays of its row)
+            return None
+        if not f - f == 0.0:
+            return None
+        if plan.K:
+            return self._outputs(plan.eng)
+        f = _stacked(plan.eng, f)
+        return f + self._target_mean() if plan.center else f
+
+    def _sparse_call(self, plan, x, y, learn: bool):
+        """The sparse plan's call on a 1-row CSR matrix x: its arrays as the root takes them (int64
+        indices: SciPy's are int32 up to 2^31 entries); a refused row or shape comes back as
+        BAD_ROW (the generic path then says why)."""
+        if x.shape[1] != plan.d:
+            return BAD_ROW, 0, math.nan
+        indptr, indices = x.indptr, x.indices
+        if indices.dtype is not _I64:
+            indptr, indices = indptr.astype(_I64), indices.astype(_I64)
+        return (plan.learn if learn else plan.predict)(indptr, indices, x.data, y, self.n_seen_)
+
     def _sparse_event(self, x, y, learn: bool):
-        """A sparse row (see :meth:`EventPath._sparse_event`) once the pool runs in the engine with
-        one output under a map that keeps zeros zero, for a wide row (:data:`WIDE_ROW`):
-        predict_one is one compiled call on its non-zeros (:func:`call_sparse_predict`), learn_one
-        ``learn_many`` on the one row (the block path: ``run()``'s arithmetic and bookkeeping);
-        neither makes the row dense, so an event of 2^20 hashed columns costs O(nnz) outside the
-        members. Otherwise the generic path (which makes the row dense, and learn_one reuses
-        predict_one's features)."""
-        wide = self.started_ and not self._raw_member and self.dim_ > WIDE_ROW
-        eng = self._engine() if wide else None
-        if eng is None or eng.py or eng.K or not self._zero_centre():
-            return super()._sparse_event(x, y, learn)
-        rows = check_matrix(x, self.dim_, sparse=True)
-        if rows.shape[0] != 1:
-            raise ValueError(f"x must be one example: a sparse matrix of shape (1, features), got shape {rows.shape}")
-        if learn:
-            return float(self.learn_many(x, [y])[0])
-        ok, f = call_sparse_predict(eng, self._scaled_rows(rows, commit=False))
-        if not ok:
-            check_vector(rows[0], self.dim_)
-        f = _stacked(eng, f)
-        return f + self._target_mean() if self._centers_targets() else f
+        """A sparse row (see :meth:`EventPath._sparse_event`) once the pool runs in the engine under a
+        map that keeps zeros zero: the sparse plan (:class:`AutoPlan` with ``sparse``), one
+        compiled call each for predict_one and learn_one on the row's non-zeros (its checks, input
+        map and every member's O(nnz) input side; a 2^20-column row is never made dense), with the
+        decisions of ``run()`` on the CSR rows. Otherwise (other sparse formats, a refused row) the
+        generic path, which makes the row dense, and learn_one reuses predict_one's features."""
+        plan = getattr(self, "_event", NO_EVENT).plan
+        csr = _is_csr(x)
+        if plan is None and csr:
+            plan = self._fast_plan(sparse=True)
+        if plan and plan.sparse and csr:
+            f = self._plan_learn(plan, x, y) if learn else self._plan_predict(plan, x)
+            if f is not None:
+                return f
+        return super()._sparse_event(x, y, learn)
 
     def _learn_round(self, x, y):
         plan = getattr(self, "_event", NO_EVENT).plan
-        if plan is None and type(x) is NDARRAY:  # (the plan takes only such rows: a sparse row builds none)
+        if plan is None and type(x) is NDARRAY:  # (the dense plan; a sparse row builds the sparse one)
             plan = self._fast_plan()
-        # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
-        if plan and type(x) is NDARRAY and type(y) in FLOAT_TYPES and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
-            n = self.n_seen_
-            if plan.center:  # (self._residual(y), inline: the per-event path)
-                mu, r = (self.target_sum_ / n if n else 0.0), y - (self.target_sum_ + y) / (n + 1)
-            else:
-                mu, r = 0.0, y
-            try:
-                k, _, f = plan.learn(x, r, n)
-            except TypeError:  # not a float64, C-contiguous, 1-D array
-                k = BAD_ROW
-            if k >= 0:  # learned (else nothing changed: the generic path takes the event and says why)
-                if plan.K:
-                    f = self._outputs(plan.eng)
-                f = _stacked_round(plan.eng, r, f)
-                if k:  # members' transitions / update rounds (the calibration's step after them)
-                    self._python_steps(plan.eng, plan.xs.copy(), r)
-                    if not self.alive_.any():
-                        f = f * math.nan
-                    elif self.calibration_ is not None and f - f == 0.0:
-                        calibration.update_one(self.calibration_, f, y)
-                if plan.center:
-                    self.target_sum_ += y
-                    f += mu
-                self.n_seen_ = n + 1
-                if not (np.isfinite(f).all() if plan.K else f - f == 0.0):
-                    self._non_finite(n)
+        if plan and (type(x) in _CSR_TYPES if plan.sparse else type(x) is NDARRAY):
+            f = self._plan_learn(plan, x, y)
+            if f is not None:
                 return f
         return self._learn_generic(x, y)  # (not the single learners' plan path: this plan is auto's)
+
+    def _plan_learn(self, plan, x, y):
+        """learn_one through the plan (dense or sparse), or None when it refused the event (nothing
+        changed: the generic path takes it and says why). A target beyond MAX_ABS_FEATURE, which
+        run() refuses, is left to the generic path, which refuses it."""
+        if type(y) not in FLOAT_TYPES or not -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
+            return None
+        n = self.n_seen_
+        if plan.center:  # (self._residual(y), inline: the per-event path)
+            mu, r = (self.target_sum_ / n if n else 0.0), y - (self.target_sum_ + y) / (n + 1)
+        else:
+            mu, r = 0.0, y
+        try:
+            k, _, f = self._sparse_call(plan, x, r, True) if plan.sparse else plan.learn(x, r, n)
+        except TypeError:  # not a float64, C-contiguous, 1-D array (CSR: 1-D arrays of its row)
+            k = BAD_ROW
+        if k < 0:
+            return None
+        if plan.K:
+            f = self._outputs(plan.eng)
+        f = _stacked_round(plan.eng, r, f)
+        if k:  # members' transitions / update rounds (the calibration's step after them)
+            self._python_steps(plan.eng, self._scaled_dense(x) if plan.sparse else plan.xs.copy(), r)
+            if not self.alive_.any():
+                f = f * math.nan
+            elif self.calibration_ is not None and f - f == 0.0:
+                calibration.update_one(self.calibration_, f, y)
+        if plan.center:
+            self.target_sum_ += y
+            f += mu
+        self.n_seen_ = n + 1
+        if not (np.isfinite(f).all() if plan.K else f - f == 0.0):
+            self._non_finite(n)
+        return f
+
+    def _scaled_dense(self, x) -> np.ndarray:
+        """The sparse row x as the members saw it, dense (for their Python steps: rare rounds)."""
+        return self._scaled_rows(check_matrix(x, self.dim_, sparse=True), commit=False).toarray()[0]
 
     def _event_features(self, x, ev):
         eng = self._engine(ev)

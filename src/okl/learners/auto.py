@@ -42,6 +42,15 @@ round, as it would alone)
     or more classes, the affine member without auto's input map. Every member takes ``budget``
     and a ``random_state`` derived from auto's generator.
 
+    Sparse rows (the width window came as a SciPy sparse matrix, fewer than
+    :data:`~okl.learners._autopool.SPARSE_DENSITY` = 1/2 of its columns non-zero: one-hot codes,
+    hashed text): the pool of :func:`~okl.learners._autopool.sparse_pool` -- NOGD's 3 widths x 2
+    steps, the two linear OGD steps, the window, and a linear member with NAG, Vowpal Wabbit's
+    normalised adaptive step (``step="nag"``, eta = 0.5; logistic loss in classification). A
+    linear model with per-feature adaptive steps is the learner to beat on such rows, and with it
+    the other families never carried the mixture on the sparse streams measured while costing most
+    of a round (docs/results/sparse.md). ``sparse_pool_`` records the choice (model files keep it).
+
 Aggregation (every round; no hindsight)
     Member decisions are clipped to where the loss is informative ([-1, 1] for labels, the
     targets' range so far for regression), giving c_i; the prediction is f = sum_i w_i c_i. Each
@@ -73,7 +82,7 @@ Cost: one round is one round of every member plus an O(N) aggregation (O(N^2) mo
 layer in regression), in one compiled call per event (:mod:`okl.engine.core`, :class:`okl.engine.roots.AutoPlan`);
 transitions and FORKS's update rounds run in the members' Python. ``run``, ``learn_many`` and
 ``okl stream`` take the same per-row arithmetic, so per-event decisions equal run()'s bit for bit.
-N = 19 members by default. Memory is the members' (bounded by the budget) plus O(N) (O(N^2) in
+N = 19 members by default (10 on sparse rows). Memory is the members' (bounded by the budget) plus O(N) (O(N^2) in
 regression). ``diagnostics()`` holds every member's weight (``weight[<member>]``), ``carried_by``,
 the learning rate and the members alive; model files hold the members as complete okl model files
 of their own (``members_blob_``, each checked against its own state declaration).

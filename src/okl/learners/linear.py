@@ -14,6 +14,12 @@ when eta < 1, and invariant to a common rescaling of the features. It is the sha
 (:func:`okl._compiled.ogd_step`: divided by max(1, ||z||^2), and ||z||^2 >= 1).
 Per-round cost O(d) (degree 2: O(d^2)), compiled.
 
+``step="nag"``: the normalised adaptive gradient (NAG, Ross, Mineiro & Langford, UAI 2013; Vowpal
+Wabbit's default update) instead: a step per feature from its own sums of squared gradients and its
+largest magnitude seen, so every feature's step is invariant to its scale and a rare one (a one-hot
+level, a hashed token) takes a larger step (:func:`nag_step`; O(nnz) a round on a sparse row).
+``auto`` runs it on sparse rows (:func:`okl.learners._autopool.sparse_pool`).
+
 In ``auto`` the members of the affine family are linear learners on ``scale="affine"``
 coordinates (:mod:`okl.scaling`): auto maps its input once, with symlog, and such a member
 undoes the curvature itself (:func:`okl.scaling.affine_from_symlog` in :func:`linear_features`).
