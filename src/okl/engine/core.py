@@ -181,13 +181,16 @@ def sparse_linear(I, j, x, xi):
 
 
 @jit
-def nag_features(F, I, R, j, x, xi, xv, own, q, pre):
-    """(indices, values) of member j's non-zero features for the NAG step: a degree-1 linear map on
-    a sparse row from its non-zeros (O(nnz)), else the non-zeros of its features (:func:`_member_features`)."""
+def nag_features(F, I, j, x, xi, xv, q):
+    """(indices, values) of the non-zero features of member j, a linear map with the NAG step (the
+    only map that step takes): on a sparse row of degree 1 from its non-zeros (O(nnz)), else the
+    non-zeros of its features [x, (products), 1], written to its slot q of F."""
     k = I[j, K]
     if k == x.shape[0] + 1 and _sparse(xi):
         return sparse_features(xi, xv, k, I[j, UNMAP] != 0)
-    return nonzero_features(_member_features(F, I, R, j, x, xi, xv, own, q, pre))
+    z = F[I[j, O_Z] + q * k:I[j, O_Z] + (q + 1) * k]
+    linear_features(x, k, I[j, UNMAP] != 0, z)
+    return nonzero_features(z)
 
 
 @jit
@@ -231,7 +234,7 @@ def one_output(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
     elif mp == WINDOW:
         out[0] = window_outputs(F, I, R, j, x, xi, xv, np.int64(0), out)
     elif I[j, STEP] == NAG:
-        idx, u = nag_features(F, I, R, j, x, xi, xv, own, q, pre)
+        idx, u = nag_features(F, I, j, x, xi, xv, q)
         k = I[j, K]
         out[0] = nag_value(F[I[j, O_W]:I[j, O_W] + k], F[I[j, O_G]:I[j, O_G] + 2 * k + 1], idx, u)
     elif sparse_linear(I, j, x, xi):
@@ -323,7 +326,7 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
     k = I[j, K]
     w = F[I[j, O_W]:I[j, O_W] + k]
     if st == NAG:  # (its features again from the row: O(nnz), no slot kept)
-        idx, u = nag_features(F, I, R, j, x, xi, xv, True, q, False)
+        idx, u = nag_features(F, I, j, x, xi, xv, q)
         nag_step(w, F[I[j, O_G]:I[j, O_G] + 2 * k + 1], idx, u, g, R[j, ETA], I[j, NSEEN] + 1)
         I[j, NSEEN] += 1
         return NOTHING

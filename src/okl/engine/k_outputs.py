@@ -41,7 +41,7 @@ def _features_multi(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
         return
     k = I[j, K]
     if I[j, STEP] == NAG:
-        idx, u = nag_features(F, I, R, j, x, xi, xv, own, q, pre)
+        idx, u = nag_features(F, I, j, x, xi, xv, q)
         W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
         A = F[I[j, O_G]:I[j, O_G] + nk * (2 * k + 1)].reshape((nk, 2 * k + 1))
         for o in range(nk):
@@ -100,7 +100,7 @@ def _learn_multi(F, I, R, j, x, xi, xv, y, f, q, nk, g):
     k = I[j, K]
     W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
     if st == NAG:  # (each output its own sums and scales; its features again from the row, O(nnz))
-        idx, u = nag_features(F, I, R, j, x, xi, xv, True, q, False)
+        idx, u = nag_features(F, I, j, x, xi, xv, q)
         A = F[I[j, O_G]:I[j, O_G] + nk * (2 * k + 1)].reshape((nk, 2 * k + 1))
         for o in range(nk):
             nag_step(W[o], A[o], idx, u, g[o], R[j, ETA], I[j, NSEEN] + 1)

@@ -163,6 +163,8 @@ class Plan:
             raise ValueError(f"Plan: budget_rule must be one of {sorted(BUDGET_RULES)}, got {self.budget_rule!r}")
         if self.merge_above is not None and not 0.0 < self.merge_above <= 1.0:
             raise ValueError(f"Plan: merge_above must be a kernel value in (0, 1], got {self.merge_above!r}")
+        if self.step == "nag" and self.map != "linear":
+            raise ValueError(f"Plan: the 'nag' step takes the 'linear' map, got {self.map!r}")
         unset = [name for name in MAPS[self.map].reads + STEPS[self.step].reads if _unset(self, name)]
         if unset:
             raise ValueError(f"Plan: the {self.map!r} map with the {self.step!r} step needs {unset}")
