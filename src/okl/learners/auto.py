@@ -82,8 +82,8 @@ Cost: one round is one round of every member plus an O(N) aggregation (O(N^2) mo
 layer in regression), in one compiled call per event (:mod:`okl.engine.core`, :class:`okl.engine.roots.AutoPlan`);
 transitions and FORKS's update rounds run in the members' Python. ``run``, ``learn_many`` and
 ``okl stream`` take the same per-row arithmetic, so per-event decisions equal run()'s bit for bit.
-N = 19 members by default (10 on sparse rows). Memory is the members' (bounded by the budget) plus O(N) (O(N^2) in
-regression). ``diagnostics()`` holds every member's weight (``weight[<member>]``), ``carried_by``,
+N = 19 members by default (10 on sparse rows). Memory is the members' (bounded by the budget) plus
+O(N) (O(N^2) in regression). ``diagnostics()`` holds every member's weight (``weight[<member>]``), ``carried_by``,
 the learning rate and the members alive; model files hold the members as complete okl model files
 of their own (``members_blob_``, each checked against its own state declaration).
 """
