@@ -209,7 +209,10 @@ def test_ctrl_c_during_a_compile_ends_the_command_with_130(tmp_path):
     import signal
     import time
 
-    env = _env(NUMBA_CACHE_DIR=tmp_path / "cache")
+    # (a copy of the sources without the package's cache, and an empty cache: every loop is compiled, so
+    # the compile is still under way 0.2 s after the notice; a cache filled at install could leave
+    # too little to compile, and the run would end before the signal)
+    env = _env(NUMBA_CACHE_DIR=tmp_path / "cache", PYTHONPATH=_copy_package(tmp_path))
     proc = subprocess.Popen([sys.executable, "-m", "okl.cli", "run", "--learners", "nogd", "--runs", "1"],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     seen = []
