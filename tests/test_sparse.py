@@ -282,7 +282,7 @@ def test_auto_learns_a_hashed_stream_of_2_to_the_20_columns():
         got.append(events.predict_one(X[i]))
         events.learn_one(X[i], y[i])
     # (bit for bit but where a row fixes a pending spread: predict_one maps its value to exactly +-1,
-    # run() to symlog(+-1) = +-(1 - 2^-52), as on dense rows; docs/results/sparse.md)
+    # run() to symlog(+-1) = +-(1 - 2^-52), as on dense rows; docs/sparse-inputs.md)
     np.testing.assert_allclose(np.array(got), f[:100], rtol=0, atol=1e-14)
 
 
