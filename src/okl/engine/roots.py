@@ -496,8 +496,8 @@ class AutoPlan:
             fixed = (eng.F, eng.I, eng.R, eng.S, T)
             after = (_NO_LABELS, _NO_ROWS, _NO_ROWS, eng.todo, MAX_ABS_FEATURE, eng.classification, 0)
             work = work_row(eng, d)
-            self.predict = functools.partial(_sparse_call, root, SPARSE_EVENT_PREDICT, fixed, work, after)
-            self.learn = functools.partial(_sparse_call, root, SPARSE_EVENT_LEARN, fixed, work, after)
+            self.predict = functools.partial(_sparse_root_call, root, SPARSE_EVENT_PREDICT, fixed, work, after)
+            self.learn = functools.partial(_sparse_root_call, root, SPARSE_EVENT_LEARN, fixed, work, after)
             return
         fixed = (eng.F, eng.I, eng.R, eng.S, T, _NO_ROWS, _NO_LABELS, _NO_ROWS, _NO_ROWS, eng.todo, MAX_ABS_FEATURE,
                  eng.classification, 0, _NO_INDEX, _NO_INDEX, _NO_ROW)
@@ -526,7 +526,7 @@ def _is_csr(x) -> bool:
     return False
 
 
-def _sparse_call(root, mode, fixed, work, after, indptr, indices, data, y, n):
+def _sparse_root_call(root, mode, fixed, work, after, indptr, indices, data, y, n):
     """The sparse plan's call of the root on one row's CSR arrays (see :class:`AutoPlan`)."""
     return root(mode, *fixed, work, *after, indptr, indices, data, _NO_ROW, y, n)
 

@@ -60,22 +60,16 @@ def sparse_pool(task: str) -> list[tuple[str, float | None, dict[str, Any]]]:
     3 widths x 2 steps), the linear family's two OGD steps, the window, and a linear member with
     NAG, the normalised adaptive step of Vowpal Wabbit (``step="nag"``, eta :data:`NAG_ETA`;
     logistic loss in classification, VW's). FORKS, FOGD (Gaussian and L1) and the affine member
-    are left out. Why (docs/results/sparse.md, "auto's pool on sparse rows"): on sparse rows a
+    are left out (the default pool filtered, in its order, then NAG). Why (docs/results/sparse.md,
+    "auto's pool on sparse rows"): on sparse rows a
     linear model with per-feature adaptive steps is the learner to beat (rare features need their
     own, larger steps), and with it in the pool the left-out families never carried the mixture
     on the sparse streams measured, while they cost most of a round (FORKS's O(k^2) ONS step, the
     random features' D sines and cosines): on one-hot adult 15.33 % without them, 15.35 % with
     them, at 75,700 against 19,600 rounds/s; they were 36 of the 44 us of a default pool's round."""
-    cls = task == "classification"
-    pool: list[tuple[str, float | None, dict[str, Any]]] = []
-    for w in WIDTHS:
-        for step in ((1.0, 3.0) if cls else (0.2, 0.5)):
-            pool.append(("nogd", w, {"lr": step} if cls else {"eta": step}))
-    for eta in ((0.2, 1.0) if cls else (0.02, 0.2)):
-        pool.append(("linear", None, {"eta": eta}))
-    pool.append(("window", WINDOW_WIDTH, {}))
-    pool.append(("linear", None, {"eta": NAG_ETA, "step": "nag", **({"loss": "logistic"} if cls else {})}))
-    return pool
+    kept = [m for m in default_pool(task) if m[0] in ("nogd", "window") or (m[0] == "linear" and "scale" not in m[2])]
+    nag = {"eta": NAG_ETA, "step": "nag", **({"loss": "logistic"} if task == "classification" else {})}
+    return kept + [("linear", None, nag)]
 
 
 def _check_members(members):
