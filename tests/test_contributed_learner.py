@@ -8,9 +8,9 @@ import pytest
 import okl
 from okl.checks import check_learner
 from okl.learners.auto import default_pool
-from okl.learners.kogd import expansion_decision
+from okl.components.maps.expansion import expansion_decision
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
-from okl.runtime.components import Plan
+from okl.components import Plan
 from okl.runtime.events import fast_plan_of
 from okl.runtime.hyperparameters import BUDGET, KERNEL_LEARNER, accept
 from okl.runtime.multiclass import MultiClass

@@ -335,7 +335,7 @@ def test_reproduce_refuses_an_unknown_param_key(tmp_path, capsys):
 # ---- 8. NOGD at a tiny width ------------------------------------------------------------------
 
 def test_nogd_tiny_width_has_no_zero_division(german):
-    from okl.learners.nogd import adagrad_step
+    from okl.components.steps.adagrad import adagrad_step
 
     w, G = np.zeros(2), np.zeros(2)
     adagrad_step(np.array([1e-170, 1.0]), 1.0, w, G, 0.5)  # (g z_0)^2 underflows to 0

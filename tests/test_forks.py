@@ -271,8 +271,7 @@ def test_deferred_ons_steps_are_the_immediate_steps_bit_for_bit(k):
     (matvec_after_update: one pass over the matrix): A^{-1}, w and u after any number of steps, the
     last update applied by apply_pending, equal ons_code_step's bit for bit, steps of zero (no
     update) and k not a multiple of four included."""
-    from okl.learners.forks import (CODE_PROJECTION_EPS, apply_pending, ons_code_step, ons_code_step_deferred,
-                                    pending_size)
+    from okl.components.steps.ons import CODE_PROJECTION_EPS, apply_pending, ons_code_step, ons_code_step_deferred, pending_size
     from okl.linalg.inverse import matvec, matvec_after_update, symmetric_rank_one_apply
 
     rng = np.random.default_rng(k)

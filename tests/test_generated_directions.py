@@ -20,7 +20,7 @@ from okl._compiled import rows_axpy
 from okl.features import generated as gen
 from okl.features.generated import (CAUCHY, GAUSSIAN, centred_uniform, column_key, column_word, fill_column,
                                     generated_directions, log_positive, mix64, project_generated, unit_uniform)
-from okl.learners.fogd import fourier_from_projections
+from okl.components.maps.fourier import fourier_from_projections
 
 MASK = 2**64 - 1
 GAMMA = 0x9E3779B97F4A7C15

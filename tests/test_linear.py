@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import okl
-from okl.learners.linear import linear_features, n_linear_features
+from okl.components.maps.linear import linear_features, n_linear_features
 
 
 def quadratic_reference(x):
@@ -177,7 +177,7 @@ def test_nag_takes_degree_two_and_its_choice_is_checked():
     np.testing.assert_allclose(f, nag_reference(Z, y, 0.2, "logistic"), rtol=1e-10, atol=1e-10)
     with pytest.raises(ValueError, match="step"):
         okl.make("linear", step="adagrad")
-    from okl.runtime.components import Plan
+    from okl.components import Plan
 
     with pytest.raises(ValueError, match="'nag' step takes the 'linear' map"):
         Plan("fourier", "nag", w="w_", A="G_", eta=0.5, UT=np.zeros((3, 4)))

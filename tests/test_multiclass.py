@@ -301,7 +301,7 @@ def test_k_output_member_decisions_are_the_map_times_k_weight_rows():
 
 
 def test_shared_ons_step_against_numpy_and_the_one_output_step():
-    from okl.learners.forks import ons_code_step, ons_shared_step
+    from okl.components.steps.ons import ons_code_step, ons_shared_step
 
     rng = np.random.default_rng(0)
     k, K, C, eps = 6, 3, 1.0, 1e-4

@@ -210,7 +210,7 @@ def test_generated_directions_give_the_stored_matrix_decisions(kernel):
 def test_generated_directions_by_size_model_files_and_auto(tmp_path):
     from okl.engine.core import MAP, SRC
     from okl.learners.fogd import STORED_DIRECTIONS_MAX
-    from okl.runtime.components import GENERATED_FOURIER
+    from okl.components import GENERATED_FOURIER
 
     wide = okl.make("fogd", budget=100, random_state=0, kernel=RBF(sigma=1.0))
     wide._ensure_started(STORED_DIRECTIONS_MAX // 400 + 1)  # D x d just beyond the stored limit

@@ -21,7 +21,8 @@ import okl
 from okl import _compiled, _vecmath
 from okl._vecmath import SINCOS_MAX_ARG, exp_neg_scaled, exp_scalar, sincos_into, sincos_scaled_into
 from okl.learners._expansion import column_kernel_row
-from okl.learners.fogd import _project, project_t, fogd_decision, fourier_features
+from okl.learners.fogd import _project, fogd_decision, fourier_features
+from okl.components.maps.fourier import project_t
 
 ULP_VS_NUMPY = 2.0
 ULP_VS_EXACT = 1.0
@@ -260,7 +261,7 @@ def test_adagrad_step_vectorised_is_the_branching_form():
     """okl.learners.nogd.adagrad_step is written branch-free (it vectorises); it must give the
     branching form's G and w bit for bit: coordinates with g z_j = 0 (or underflowing to 0) keep
     G_j and w_j, signed zeros included, and G_j = 0 takes no step."""
-    from okl.learners.nogd import adagrad_step
+    from okl.components.steps.adagrad import adagrad_step
 
     def branching(z, g, w, G, lr):
         for j in range(w.shape[0]):

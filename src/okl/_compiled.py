@@ -100,7 +100,7 @@ def most_similar(kind, a, b, c, S, m, x, threshold):
 
 @jit
 def merge_into(kind, a, b, c, S, m, x, merge_above, merge_when_full):
-    """The support step's merge (:mod:`okl.runtime.components`): the stored row of S (m rows
+    """The support step's merge (:mod:`okl.components`): the stored row of S (m rows
     added, at most S's B stored) that row x merges into, or -1 (then x is stored). Full under
     the merge-nearest rule (``merge_when_full``): the most similar row; else, with
     ``merge_above`` <= 1, the most similar when its kernel value reaches it."""

@@ -19,7 +19,7 @@ bit, whichever path learns it, and however a stream is cut into blocks. The aggr
 :mod:`okl.engine.aggregation`, the K-output members in :mod:`okl.engine.k_outputs`.
 
 Members: each member's :meth:`~okl.runtime.events.EventPath.engine_plan` (a map and a step of
-the component table, :mod:`okl.runtime.components`) is laid out by :func:`_lay_out`, and the
+the component table, :mod:`okl.components`) is laid out by :func:`_lay_out`, and the
 compiled code dispatches on its map (``I[j, MAP]``) and step (``I[j, STEP]``), never on the
 learner's type: a learner assembled from those components is an engine member with no edit
 here. The per-round arithmetic is that of the member alone:
@@ -30,18 +30,18 @@ here. The per-round arithmetic is that of the member alone:
   own ``_transition`` in Python, REPLACE_OLDEST overwrites the oldest row;
 * map "kernel": z = P^T kappa_L(x) (:func:`okl._compiled.kernel_features`; NOGD's and FORKS's
   stage 2) with AdaGrad or OGD, or the code's ONS step with its update of A^{-1} deferred into the
-  next round's product (:func:`okl.learners.forks.ons_code_step_deferred`; :meth:`Engine.sync`
+  next round's product (:func:`okl.components.steps.ons.ons_code_step_deferred`; :meth:`Engine.sync`
   applies it before Python reads the member) and its *update rounds* left to Python;
 * map "fourier": z = [cos Ux, sin Ux] / sqrt(D) (:func:`okl.learners.fogd.fogd_event_features`), OGD;
   map "generated fourier": the same with U's columns generated for the row's non-zeros
   (:func:`okl.features.generated.project_generated`; FOGD's ``directions``);
 * map "linear": z = [x, 1] or, degree 2, [x, products, 1]
-  (:func:`okl.learners.linear.linear_features`; ``I[j, UNMAP]``: a member of the affine family,
+  (:func:`okl.components.maps.linear.linear_features`; ``I[j, UNMAP]``: a member of the affine family,
   whose features undo auto's symlog map), OGD;
 * map "window" with the store step: the kernel smoother on a sliding window
-  (:mod:`okl.learners.window`): no features, the decision from the stored rows
-  (:func:`okl.learners.window.window_decision`), learning stores the row
-  (:func:`okl.learners.window.window_store`);
+  (:mod:`okl.components.maps.window`): no features, the decision from the stored rows
+  (:func:`okl.components.maps.window.window_decision`), learning stores the row
+  (:func:`okl.components.maps.window.window_store`);
 * PY (no plan the engine runs): Python fills its decision column before the engine runs (it
   learns through its own path) and the engine only aggregates it.
 
@@ -60,7 +60,7 @@ are class indices; :class:`okl.runtime.multiclass.MultiClass`): a member's weigh
 (K x k row-major; an expansion's coefficients K x B), its features are computed once a round for
 the K outputs, its decisions are K columns of the (n, N K) decision matrix, and its step is its
 own step per output (:mod:`okl.engine.k_outputs`; FORKS's ONS shares one preconditioner,
-:func:`okl.learners.forks.ons_shared_step`). The aggregation then pays each member the mean of its
+:func:`okl.components.steps.ons.ons_shared_step`). The aggregation then pays each member the mean of its
 K clipped one-vs-rest hinge losses and mixes each output with the same weights.
 
 Per-round cost: the members' own (see each learner) plus O(N) for the aggregation; the Python cost
@@ -78,15 +78,16 @@ from okl._compiled import (column_norms_t, distances_t_sparse, dot, jit, kernel_
                            ogd_step, row_norm, row_ok, rows_axpy, sparse_axpy, sub_scaled)
 from okl._jit import jit_inline
 from okl.engine.aggregation import AGG_HEAD, aggregate_outputs, aggregate_outputs_round
-from okl.learners._sketched import update_round_due
-from okl.learners.fogd import fourier_from_projections, project_t
-from okl.learners.linear import (linear_features, linear_step_sparse, linear_value_sparse, nag_step, nag_value,
-                                 nonzero_features, sparse_features)
-from okl.learners.forks import CODE_PROJECTION_EPS, apply_pending, ons_code_step_deferred, pending_size
-from okl.learners.nogd import adagrad_step
-from okl.learners.window import window_decision, window_from_distances, window_store
+from okl.components.steps.update_rounds import update_round_due
+from okl.components.maps.fourier import fourier_from_projections, project_t
+from okl.components.maps.linear import (linear_features, linear_step_sparse, linear_value_sparse, nonzero_features,
+                                        sparse_features)
+from okl.components.steps.nag import nag_step, nag_value
+from okl.components.steps.ons import CODE_PROJECTION_EPS, apply_pending, ons_code_step_deferred, pending_size
+from okl.components.steps.adagrad import adagrad_step
+from okl.components.maps.window import window_decision, window_from_distances, window_store
 from okl.features.generated import CACHE_COLUMNS, project_generated, project_generated_cached
-from okl.runtime.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP,
+from okl.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP,
                                     LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE, SUPPORT, WINDOW)
 
 #: a member the engine does not run (no plan it can lay out): Python fills its decision column
@@ -175,7 +176,7 @@ def _sparse(xi):
 def sparse_linear(I, j, x, xi):
     """Whether member j is a linear map of degree 1 with the OGD step on a sparse row: its
     features [u, 1] are never written, its decision and step run over the non-zeros and the bias
-    (:func:`okl.learners.linear.linear_value_sparse`, ``linear_step_sparse``): O(nnz), where
+    (:func:`okl.components.maps.linear.linear_value_sparse`, ``linear_step_sparse``): O(nnz), where
     filling z costs O(d) (2^20 columns of hashed text)."""
     return I[j, MAP] == LINEAR_MAP and I[j, STEP] == OGD and I[j, K] == x.shape[0] + 1 and _sparse(xi)
 
@@ -207,7 +208,7 @@ def expansion_kernel(F, I, R, j, i, x, xi, xv, xn):
 
 @jit
 def window_outputs(F, I, R, j, x, xi, xv, nk, out):
-    """A window member's smoother on row x (:func:`okl.learners.window.window_decision`; a sparse
+    """A window member's smoother on row x (:func:`okl.components.maps.window.window_decision`; a sparse
     row's distances from the stored rows' norms): returns the output (``nk`` = 0) or writes the K
     outputs to ``out``."""
     LT, Y, s = _window_state(F, I, j, x.shape[0])
@@ -602,7 +603,7 @@ class Engine:
         self.pool = pool
         self.I = I = np.zeros((N, I_COLS), dtype=np.int64)
         self.R = R = np.zeros((N, R_COLS))
-        #: each member's plan (okl.runtime.components), None for a Python member
+        #: each member's plan (okl.components), None for a Python member
         self.plans = [m.engine_plan() for m in pool]
         parts: list[tuple[int, int, np.ndarray | int, str | None]] = []  # (member, column, array or size, attr)
         for j, (m, plan) in enumerate(zip(pool, self.plans)):
@@ -672,7 +673,7 @@ class Engine:
         self.K, self.nout = (int(I[0, NOUT]), max(int(I[0, NOUT]), 1)) if N else (0, 1)
         if self.K and (self.py or not all(p.runs_on(K_OUTPUTS) for p in self.plans)):
             raise ValueError("K outputs need every member in the engine (a compiled plan of the component "
-                             "table, okl.runtime.components); "
+                             "table, okl.components); "
                              f"{[m.name for m, p in zip(pool, self.plans) if p is None]} have none")
         self.S = np.full(state_size(N, self.nout, agg.shape[0]), np.nan)
         (self.L, self.alive, self.agg, self.d, self.w, self.c, self.loss, self.p,
@@ -724,7 +725,7 @@ def _stored_norms(F, I, R, j, dim: int) -> None:
 
 
 def _lay_out(plan, m, I, R) -> list:
-    """A member's plan (:class:`okl.runtime.components.Plan`) into its row of I and R; returns its
+    """A member's plan (:class:`okl.components.Plan`) into its row of I and R; returns its
     parts of F: (column, array to copy in or size of a work space, the member's attribute that
     becomes a view of it, or None). The map's parts, then the step's."""
     I[MAP], I[STEP], I[RULE] = plan.map_code, plan.step_code, plan.rule_code

@@ -42,8 +42,8 @@ docs/results/per-event-speed.md).
 
 The arithmetic is that of the learners' own compiled code, called in the same order (kernel row
 :func:`okl._compiled.kernel_row_t`, projection :func:`okl._compiled.rows_axpy`, Fourier
-:func:`okl.learners.fogd.project_t`, expansion :func:`okl.learners.kogd.expansion_decision`,
-steps :func:`okl.learners.nogd.adagrad_step`, :func:`okl.learners.forks.ons_code_step`, ...), so
+:func:`okl.components.maps.fourier.project_t`, expansion :func:`okl.components.maps.expansion.expansion_decision`,
+steps :func:`okl.components.steps.adagrad.adagrad_step`, :func:`okl.components.steps.ons.ons_code_step`, ...), so
 decisions equal the generic per-event path's bit for bit, and run()'s within rounding (run()
 computes stage-2 features of a block with BLAS).
 """
@@ -60,17 +60,22 @@ from okl._compiled import dot, kernel_row_t, loss_derivative, merge_into, ogd_st
 from okl._jit import jit, jit_for
 from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
-from okl.learners._sketched import update_round_due
+from okl.components.steps.update_rounds import update_round_due
 from okl.kernels import WIDTH_WINDOW
-from okl.runtime.events import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, install_fast_path
-from okl.learners.fogd import fourier_from_projections, project_t
-from okl.learners.forks import CODE_PROJECTION_EPS, ons_code_step
-from okl.learners.kogd import expansion_decision
-from okl.learners.linear import linear_features
-from okl.learners.nogd import adagrad_step
-from okl.runtime.components import (ADAGRAD, EVENT, EXPANSION, FOURIER_MAP, KERNEL_MAP, LINEAR_MAP, MERGE_NEAREST,
+from okl.components.maps.fourier import fourier_from_projections, project_t
+from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_code_step
+from okl.components.maps.expansion import expansion_decision
+from okl.components.maps.linear import linear_features
+from okl.components.steps.adagrad import adagrad_step
+from okl.components import (ADAGRAD, EVENT, EXPANSION, FOURIER_MAP, KERNEL_MAP, LINEAR_MAP, MERGE_NEAREST,
                                     OGD, STOP, WARMUP, Plan)
 from okl.scaling import RULE_CODES, scale_row
+
+
+#: the codes of :func:`event_learn` for "nothing learned yet": a refused row or label (the generic
+#: path takes the event), an update round or the transition to run in Python; and "the width
+#: window is full" (its last row is buffered)
+BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE, WINDOW_DONE = -1, -2, -3, -4, -5
 
 # input scales: none, else okl.scaling.RULE_CODES
 NO_SCALE = 0
@@ -342,7 +347,7 @@ class FastPlan:
     become views of it (the same values and shapes, saved and pickled as before), so each call
     takes two arrays."""
 
-    __slots__ = ("F", "center", "counts", "d")
+    __slots__ = ("F", "center", "counts", "d", "predict", "learn")
 
     def __init__(self, learner, plan: Plan, moved: dict, m: int, k: int):
         d = learner.dim_
@@ -386,6 +391,7 @@ class FastPlan:
             if moved[key] is not None:
                 _move(learner, getattr(plan, key), moved[key], F, lay[slot])
         self.F, self.d = F, d
+        self.predict, self.learn = compiled_entries()
         self.center = learner._centers_targets()
         self.counts = counts
 
@@ -403,7 +409,7 @@ class FastPlan:
 
 
 def build(learner, plan: Plan | None) -> FastPlan | None:
-    """The learner's :class:`FastPlan` for its :class:`~okl.runtime.components.Plan`, or None: no
+    """The learner's :class:`FastPlan` for its :class:`~okl.components.Plan`, or None: no
     plan, one this path does not run, or state arrays that cannot move into a buffer (see
     :func:`_own`; the learner keeps the generic path)."""
     if plan is None or not plan.runs_on(EVENT):
@@ -432,7 +438,6 @@ def build(learner, plan: Plan | None) -> FastPlan | None:
         moved["scale_spread_"] is None or moved["scale_spread_"].shape == (d,))
     if not ok:
         return None
-    compiled_entries()
     return FastPlan(learner, plan, moved, m, k)
 
 
@@ -441,7 +446,7 @@ _COMPILED = None
 
 def compiled_entries():
     """(event_predict, event_learn) compiled for their one signature each (loaded from Numba's
-    cache) and installed in :mod:`okl.runtime.events`, at the first plan of the process rather
+    cache), each :class:`FastPlan`'s ``predict`` and ``learn``: at the first plan of the process rather
     than at import (the module's import measured 77 ms -> 4 ms: every ``import okl`` and command
     would pay it). The module-level :func:`event_predict` / :func:`event_learn` are their Python
     sources."""
@@ -450,8 +455,4 @@ def compiled_entries():
         _COMPILED = (_jit_for([types.float64(_F, _ROW, types.int64)])(event_predict),
                      _jit_for([types.Tuple((types.float64, types.int64))(_F, _ROW, types.float64, types.int64)])(
                          event_learn))
-        install_fast_path(build, *_COMPILED)
     return _COMPILED
-
-
-install_fast_path(build, None, None)  # the compiled calls with the first plan (compiled_entries)

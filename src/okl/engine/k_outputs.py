@@ -12,11 +12,12 @@ from okl.engine.core import (BUDGET, CB, COUNTER, ETA, K, KIND, LOSS, LR, MAP, M
                              O_U, O_W, O_Z, RHO, STEP, TRANSITION, UNMAP, UPDATE, M, _learn_all, _member_features,
                              _predict_all, _window_learn, expansion_kernel, merge_target, nag_features, sparse_linear,
                              store_row, window_outputs)
-from okl.learners.linear import linear_step_sparse, linear_value_sparse, nag_step, nag_value
-from okl.learners._sketched import update_round_due
-from okl.learners.forks import CODE_PROJECTION_EPS, ons_shared_step
-from okl.learners.nogd import adagrad_step
-from okl.runtime.components import ADAGRAD, EXPANSION, NAG, ONS, STORE, SUPPORT, WINDOW
+from okl.components.maps.linear import linear_step_sparse, linear_value_sparse
+from okl.components.steps.nag import nag_step, nag_value
+from okl.components.steps.update_rounds import update_round_due
+from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_shared_step
+from okl.components.steps.adagrad import adagrad_step
+from okl.components import ADAGRAD, EXPANSION, NAG, ONS, STORE, SUPPORT, WINDOW
 
 
 @jit_inline

@@ -59,11 +59,12 @@ from okl._sparse import SparseRows
 from okl.engine.core import (I_COLS, R_COLS, engine_event, engine_rows, engine_sparse_rows, learn_all_one,
                              predict_all_one, state_size)
 from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, NO_SCALE, O_CAL, O_SPR, O_XL, O_XS,
-                                 PENDING, SCALE, SEEN, _input_part, _jit, _jit_for, _own, _same_row, _scale)
+                                 PENDING, SCALE, SEEN, BAD_LABEL, BAD_ROW, _input_part, _jit, _jit_for, _own, _same_row,
+                                 _scale)
 from okl.scaling import scaled_value
 from okl.engine.k_outputs import learn_all_k, predict_all_k
 from okl.runtime.base import Learner, event_state
-from okl.runtime.events import FLOAT_TYPES, NDARRAY, NO_EVENT, BAD_LABEL, BAD_ROW
+from okl.runtime.events import FLOAT_TYPES, NDARRAY, NO_EVENT
 
 _I64 = np.dtype(np.int64)
 
@@ -364,7 +365,7 @@ def _parts(k_out: bool) -> list[list[tuple]]:
     from okl.calibration import state_steps
     from okl.engine.aggregation import aggregate_outputs_round
     from okl.engine.core import _block_features
-    from okl.learners.window import window_decision
+    from okl.components.maps.window import window_decision
 
     i64, f64, flag = types.int64, types.float64, types.boolean
     return [[(_block_features, (_A1, _I, _A2, _A2, i64, i64, _A1, f64)),

@@ -1,8 +1,9 @@
 """Online learners, one module per algorithm family; each registers itself by its CLI name.
 
 The protocol, state, model files, registry, per-event path and K outputs they share are in
-:mod:`okl.runtime` (below the families); the compiled per-event plans and ``auto``'s engine,
-which run several families' arithmetic, are in :mod:`okl.engine` (above them)."""
+:mod:`okl.runtime`; the compiled per-event plans and ``auto``'s engine, which run several
+families' arithmetic, in :mod:`okl.engine`, and that arithmetic, one module per feature map and
+per step, in :mod:`okl.components` (all below the families)."""
 
 from okl.runtime.base import Learner, ModelFileError, NonFiniteError, Trace, learner_class, learners, make, register
 from okl.learners.kogd import KOGD
@@ -23,7 +24,6 @@ from okl.learners.bsgd import BSGD
 from okl.learners.raker import AdaRaker, Raker
 from okl.learners.auto import Auto
 from okl.runtime.multiclass import MultiClass
-from okl.engine import fastpath as _fastpath  # noqa: F401  (installs the single learners' per-event fast path)
 
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",

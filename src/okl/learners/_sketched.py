@@ -39,14 +39,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit, kernel_features, kernel_features_rows
+from okl._compiled import kernel_features, kernel_features_rows
 from okl._threads import one_blas_thread
 from okl._validation import MAX_ABS_FEATURE, check_int
 from okl.runtime.base import Arr, Learner, Num, StateSpec, drop_event_cache, event_state
-from okl.runtime.components import Plan
+from okl.components import Plan
 from okl.runtime.hyperparameters import BUDGET, Hyper
 from okl.runtime.events import EventWork
-from okl.learners.kogd import DONE, expansion_decision, expansion_plan, expansion_rounds
+from okl.learners.kogd import DONE, expansion_plan, expansion_rounds
+from okl.components.maps.expansion import expansion_decision
 from okl.linalg.sketch import IncrementalSketch
 
 #: horizon assumed when neither ``rho`` nor ``horizon`` is given (rho = theta x 10,000; 3000 at
@@ -74,23 +75,6 @@ SKETCH_SIZES = (
 #: attributes of :class:`okl.linalg.IncrementalSketch` saved as ``sk_<key>_`` state
 _SKETCH_KEYS = ("S_p", "points", "indices", "Phi_pp", "Phi_pm", "n_updates")
 SKETCH_STATE_ATTRS = tuple("sk_" + key + "_" for key in _SKETCH_KEYS)
-
-
-@jit
-def update_round_due(g, counter, global_round, rho, count_margin_errors):
-    """Is this stage-2 round an update round? Returns (due, counter).
-
-    ``count_margin_errors`` false: due when the 0-based ``global_round`` % rho == 0; true:
-    ``counter`` counts rounds with loss derivative ``g`` != 0 and a round with g != 0 is due
-    when the new counter % rho == 1.
-    """
-    if count_margin_errors:
-        if g != 0.0:
-            counter += 1
-            if counter % rho == 1:
-                return True, counter
-        return False, counter
-    return global_round % rho == 0, counter
 
 
 class SketchedLearner(Learner):

@@ -307,7 +307,7 @@ class Auto(EnginePaths, Learner):
     def _window_estimate(self, x):
         """Inside the width window (the first rows, before the pool exists), the window member's
         rule on the rows buffered so far: the kernel smoother over them (the weights of
-        :func:`okl.learners.window.window_decision`), under the input map and width that the first
+        :func:`okl.components.maps.window.window_decision`), under the input map and width that the first
         m rows give (:func:`okl.scaling.window_scale`, :func:`okl.kernels.scale_sigma` x 1/4; m the
         largest power of two at most the n rows buffered: the map is refitted as the rows double,
         as the pool fixes it from the whole window at 50). Only rows before x and their labels (or

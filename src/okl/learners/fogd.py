@@ -48,18 +48,18 @@ import math
 
 import numpy as np
 
-from okl._compiled import (dot, jit, linear_round, loss_derivative, ogd_step, row_ok, rows_axpy, sparse_axpy,
+from okl._compiled import (dot, jit, linear_round, loss_derivative, ogd_step, row_ok, sparse_axpy,
                            sub_scaled)
 from okl._sparse import SparseRows
 from okl._validation import MAX_ABS_FEATURE
-from okl._vecmath import sincos_scaled_into
 from okl.features.generated import CACHE_COLUMNS, CAUCHY, GAUSSIAN, project_generated_cached
 from okl.kernels import RBF, Laplacian
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.state import MAX_CLASSES
-from okl.runtime.components import Plan
+from okl.components import Plan
 from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept
 from okl.runtime.events import EventWork, event_state
+from okl.components.maps.fourier import fourier_from_projections, project_t
 
 
 #: default step: KOGD's (FOGD approximates KOGD with the same step; see the module docstring)
@@ -138,15 +138,6 @@ def ogd_rounds(Z, Y, w, eta, lkind, out):
 
 
 @jit
-def project_t(UT, x, p):
-    """p[j] = u_j^T x for the directions given transposed, UT = U^T (d x D, C-contiguous): the D
-    sums advance together over the coordinates (:func:`okl._compiled.rows_axpy`, vectorised), each
-    summed over c = 0..d-1 in order from 0.0, so p is bit for bit the per-direction loop of
-    :func:`_project`."""
-    rows_axpy(UT, x, p)
-
-
-@jit
 def _project(U, x, p):
     """p[j] = u_j^T x from U itself (D x d): one dot product per direction, summed as in
     :func:`project_t`, for single rows, where transposing U would cost more than it saves."""
@@ -155,14 +146,6 @@ def _project(U, x, p):
         for c in range(x.shape[0]):
             pj += U[j, c] * x[c]
         p[j] = pj
-
-
-@jit
-def fourier_from_projections(p, scale, z):
-    """z = [cos p, sin p] * scale (2D entries) with :func:`okl._vecmath.sincos_scaled_into`:
-    one vectorised range reduction for both, within 1 ulp of cos / sin."""
-    D = p.shape[0]
-    sincos_scaled_into(p, scale, z[:D], z[D:], D)
 
 
 @jit

@@ -6,7 +6,7 @@ round, with the a-priori error e_t = y_t - f_t(x_t), the input joins the diction
 alpha_t = eta e_t (stochastic gradient descent on the squared error in the kernel's feature space).
 
 In okl's terms this is the **expansion** map with the **support** step (alpha_t = -eta' l'(f, y),
-:mod:`okl.runtime.components`): okl's squared loss is (f - y)^2 with l' = 2 (f - y), so the step
+:mod:`okl.components`): okl's squared loss is (f - y)^2 with l' = 2 (f - y), so the step
 constant is eta' = eta / 2 and alpha_t = eta e_t exactly (scaling by 2 is exact in floating point).
 With a classification loss the same rule is the kernel perceptron with step eta (hinge: alpha_t =
 eta y_t on a margin error). The dictionary is bounded by the support step's **merge-nearest**
@@ -32,10 +32,10 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value, loss_derivative, merge_into
-from okl.learners.kogd import expansion_decision
+from okl.components.maps.expansion import expansion_decision
 from okl.losses import SQUARED
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
-from okl.runtime.components import Plan
+from okl.components import Plan
 from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, accept
 from okl.runtime.state import MAX_CLASSES
 

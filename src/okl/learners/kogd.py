@@ -19,8 +19,9 @@ import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_value, loss_derivative
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
-from okl.runtime.components import Plan
+from okl.components import Plan
 from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept
+from okl.components.maps.expansion import expansion_decision
 
 DONE, GROW, TRANSITION = 0, 1, 2
 #: NORMA's regulariser lambda (Kivinen et al. 2004): every coefficient shrinks by 1 - eta lambda a round
@@ -67,14 +68,6 @@ def expansion_plan(learner) -> Plan:
     the support step stopping at the budget (the learner's transition)."""
     return Plan("expansion", "support", SV="SV_", w="alpha_", counts="m_", budget=learner.budget,
                 kernel=learner.kernel_.spec(), eta=learner.eta, budget_rule="stop")
-
-
-@jit
-def expansion_decision(kind, a, b, c, SV, alpha, m, x):
-    f = 0.0
-    for j in range(m):
-        f += alpha[j] * kernel_value(kind, a, b, c, SV[j], x)
-    return f
 
 
 @register("kogd")

@@ -75,7 +75,7 @@ differ only in the element removed), used by the compiled loops of ``run()`` and
 hooks (``predict_one``: the kernel row and the decision in one compiled call; ``learn_one``: the
 round on that cached row in one more), so per-event decisions equal ``run()``'s bit for bit. The
 decision is :func:`okl.learners.kogd.expansion_decision`'s sum (same terms, same order). These
-steps are not in the component table (:mod:`okl.runtime.components`: no recursive least-squares
+steps are not in the component table (:mod:`okl.components`: no recursive least-squares
 step), so ``compiled_plan()`` is None: no compiled per-event plan, not an engine member of ``auto``
 (a Python member there, one output).
 
@@ -98,7 +98,7 @@ import numpy as np
 
 from okl._compiled import copy_into, jit, kernel_row, kernel_value, row_ok
 from okl._validation import MAX_ABS_FEATURE
-from okl.learners.kogd import expansion_decision
+from okl.components.maps.expansion import expansion_decision
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.events import EventWork
 from okl.runtime.hyperparameters import BUDGET, KERNEL_LEARNER, Hyper, accept

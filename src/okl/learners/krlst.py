@@ -52,7 +52,7 @@ gives the published setting (no input map, no centring; the paper's width is 1 o
 ``kernel=okl.RBF(sigma=1)``). Per-round cost O(M^2 + M d) (the forgetting, Q k, Sigma q, the
 rank-one updates and alpha = Q mu; pruning adds O(M^2)), no allocation; memory O(M^2 + M d).
 
-The rule is not a map and a step of the component table (:mod:`okl.runtime.components`): it has no
+The rule is not a map and a step of the component table (:mod:`okl.components`): it has no
 compiled plan, and does not run in ``auto``'s engine. predict_one and learn_one are nonetheless one
 compiled call each (the per-event hooks, on the round of :func:`krlst_round` that ``run()`` loops).
 
@@ -81,7 +81,7 @@ import numpy as np
 from okl._compiled import copy_into, jit, kernel_value, row_ok, times_and_quadratic
 from okl._validation import MAX_ABS_FEATURE, check_vector
 from okl.intervals import Interval
-from okl.learners.kogd import expansion_decision
+from okl.components.maps.expansion import expansion_decision
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.events import EventWork
 from okl.runtime.hyperparameters import BUDGET, KERNEL_LEARNER, Hyper, accept
@@ -358,7 +358,7 @@ class KRLST(Learner):
         self.m_ = 0
 
     def compiled_plan(self):
-        """None: the rule is not a map and a step of the component table (:mod:`okl.runtime.components`),
+        """None: the rule is not a map and a step of the component table (:mod:`okl.components`),
         so it is in none of its compiled paths; the per-event hooks are one compiled call each."""
         return None
 

@@ -7,7 +7,7 @@ alpha_j* += eta e_t (the input is quantised to its nearest centre), else x_t joi
 with alpha_t = eta e_t. The dictionary grows only where the input space is new.
 
 In okl's terms: the expansion map with the support step and its ``merge_above`` option
-(:mod:`okl.runtime.components`): for a distance kernel the most similar centre is the nearest, and
+(:mod:`okl.components`): for a distance kernel the most similar centre is the nearest, and
 ||x - d|| <= eps_U is kappa(x, d) >= kappa at distance eps_U. ``quantization`` gives eps_U in
 units of the kernel width sigma (scale-free: the width is chosen from the stream), so the
 threshold is exp(-q^2 / 2) for the Gaussian and exp(-q) for the Laplacian kernel. Once ``budget``

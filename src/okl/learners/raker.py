@@ -86,7 +86,7 @@ on parkinson; 1.0 was worse than 0.5 on three of the four); eta_w = 0.5 per unit
 steps; reg = 0. AdaRaker: K = 8 instances, shortest interval 8 rounds (intervals 8, 16, .., 512 and
 the whole stream), restart share 1/(t + 1).
 
-Not a map and a step of the component table (:mod:`okl.runtime.components`): the table's plan
+Not a map and a step of the component table (:mod:`okl.components`): the table's plan
 is one feature map and one step with one weight vector; Raker is P Fourier maps, each with its
 OGD step, plus an exponential-weights combiner, and no table entry combines maps. It would take a
 new component (a mixture of maps, with its branch in the per-event plan and in ``auto``'s
@@ -115,7 +115,8 @@ import numpy as np
 from okl._compiled import dot, jit, loss_derivative, loss_value, ogd_step, row_ok, sub_scaled
 from okl._validation import MAX_ABS_FEATURE
 from okl.kernels import RBF, Laplacian
-from okl.learners.fogd import DEFAULT_ETA, fourier_from_projections, project_t
+from okl.learners.fogd import DEFAULT_ETA
+from okl.components.maps.fourier import fourier_from_projections, project_t
 from okl.runtime.base import Arr, Learner, StateSpec, register
 from okl.runtime.events import EventWork
 from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept

@@ -66,10 +66,11 @@ import numpy as np
 from okl._compiled import jit, linear_round, loss_derivative, ogd_step, sub_scaled
 from okl.runtime.hyperparameters import ETA, HORIZON, KERNEL_LEARNER, LR, Hyper, accept
 from okl.features.sketched import sketched_map
-from okl.learners._sketched import (DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_SIZES, SKETCH_STATE_ATTRS,
-                                    SketchedLearner, update_round_due)
+from okl.learners._sketched import DEFAULT_HORIZON, DEFAULT_THETA, SKETCH_SIZES, SKETCH_STATE_ATTRS, SketchedLearner
+from okl.components.steps.update_rounds import update_round_due
 from okl.runtime.base import Arr, register
-from okl.learners.nogd import NOGD, STAGE2_STEPS, adagrad_step
+from okl.learners.nogd import NOGD, STAGE2_STEPS
+from okl.components.steps.adagrad import adagrad_step
 from okl.linalg.sketch import IncrementalSketch
 from okl.linalg.svd import SVD_METHODS, rank_k_svd
 

@@ -46,7 +46,7 @@ and cache, is kept outside the learner: never saved, pickled or copied), ``_even
 runs the same per-row arithmetic over a block (``okl stream``); NOGD, SkeGD, FORKS (code ONS) and
 FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``). Those four,
 the linear learner, the window and KLMS also declare ``compiled_plan()`` (a map and a step of
-:mod:`okl.runtime.components`), and ``auto`` has its own plan on its engine: then predict_one and
+:mod:`okl.components`), and ``auto`` has its own plan on its engine: then predict_one and
 learn_one are one compiled call each
 (:mod:`okl.engine.fastpath`; the plan is kept outside the learner and moves its mutable arrays
 into its buffer, so they are views of it).

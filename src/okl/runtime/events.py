@@ -13,7 +13,8 @@ from okl._threads import one_blas_thread
 from okl._sparse import SparseRows, is_sparse_matrix
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
 from okl.kernels import WIDTH_WINDOW
-from okl.runtime.components import ENGINE, EVENT, MAPS, STEPS, Plan
+from okl.components import ENGINE, EVENT, MAPS, STEPS, Plan
+from okl.engine.fastpath import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, build as build_fast_plan
 from okl.runtime.state import _F64
 from okl.losses import Loss, get_loss
 
@@ -84,21 +85,6 @@ def drop_event_cache(learner) -> None:
 
 FLOAT_TYPES = (float, np.float64)
 NDARRAY = np.ndarray
-#: the codes of a fast plan's learn call (okl.engine.fastpath.event_learn) for "nothing learned
-#: yet": a refused row or label (the generic path takes the event), an update round or the
-#: transition to run in Python; and "the width window is full" (its last row is buffered)
-BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE, WINDOW_DONE = -1, -2, -3, -4, -5
-#: okl.engine.fastpath's build / event_predict / event_learn, installed by that module
-#: (:func:`install_fast_path`): the builder when the okl.learners package is imported, the two
-#: compiled calls with the first plan. (It imports the learners, which import this module:
-#: installed rather than imported here, so no import cycle.)
-_FAST_BUILD = _FAST_PREDICT = _FAST_LEARN = None
-
-
-def install_fast_path(build, predict, learn) -> None:
-    """Install the fast plan's builder and its two compiled calls (okl.engine.fastpath)."""
-    global _FAST_BUILD, _FAST_PREDICT, _FAST_LEARN
-    _FAST_BUILD, _FAST_PREDICT, _FAST_LEARN = build, predict, learn
 
 
 class EventPath:
@@ -255,7 +241,7 @@ class EventPath:
         fp = getattr(self, "_event", NO_EVENT).plan
         if fp and type(x) is NDARRAY:
             try:
-                f = _FAST_PREDICT(fp.F, x, self.n_seen_)
+                f = fp.predict(fp.F, x, self.n_seen_)
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 f = math.nan
             if f - f == 0.0:
@@ -293,7 +279,7 @@ class EventPath:
 
     def compiled_plan(self) -> Plan | None:
         """This learner's compiled state in its current stage as a map and a step of the component
-        table (:class:`okl.runtime.components.Plan`), or None: the generic hooks only. The
+        table (:class:`okl.components.Plan`), or None: the generic hooks only. The
         per-event plan (:class:`okl.engine.fastpath.FastPlan`) and ``auto``'s engine
         (:mod:`okl.engine.core`) run it when they have its map and step (``Plan.runs_on``): they
         copy the fixed arrays it gives and move the arrays it names into their buffers (the
@@ -339,8 +325,8 @@ class EventPath:
             # the width window: rows and labels buffered, predicted by their running mean (exact
             # here: labels -1 / +1, or the targets' running mean added by the caller)
             spec = Plan("warmup", "none", SV="warmup_X_", w="warmup_y_")
-        if spec is not None and _FAST_BUILD is not None:
-            plan = _FAST_BUILD(self, spec)
+        if spec is not None:
+            plan = build_fast_plan(self, spec)
         ev.plan = plan = plan or False
         return plan
 
@@ -366,7 +352,7 @@ class EventPath:
             else:
                 mu, r = 0.0, y
             try:
-                f, c = _FAST_LEARN(fp.F, x, r, n)
+                f, c = fp.learn(fp.F, x, r, n)
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 c = BAD_ROW
             if c >= 0 and f - f == 0.0:

@@ -18,7 +18,7 @@ K outputs of one learner (``native``: ``auto``, NOGD, FORKS with the code's ONS,
     Per member: NOGD and FORKS keep one support set in stage 1 (a point joins when any output has
     a nonzero loss derivative; coefficients K x B) and so one landmark set and map; NOGD's AdaGrad
     sums are per output; FORKS's ONS shares one preconditioner A over the outputs
-    (:func:`okl.learners.forks.ons_shared_step`: O(k^2 + K k) a round instead of O(K k^2)) and
+    (:func:`okl.components.steps.ons.ons_shared_step`: O(k^2 + K k) a round instead of O(K k^2)) and
     counts a round with any nonzero derivative towards its update rounds; FOGD and linear are
     OGD per output. ``auto`` mixes the members' K outputs with one weight per member, each member
     paying the mean of its K clipped one-vs-rest hinge losses (module docstring of

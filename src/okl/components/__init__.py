@@ -31,7 +31,7 @@ Maps (``Plan.map``):
 * ``"linear"``: z = [x, 1] (or, degree 2, [x, products, 1]; ``features``: k; ``unmap``: undo
   ``auto``'s symlog input map first), f = w^T z. O(k).
 * ``"window"``: the kernel smoother over the last ``budget`` rows (``SV``: the rows transposed,
-  d x B; ``w``: their labels; :mod:`okl.learners.window`). O(B d).
+  d x B; ``w``: their labels; :mod:`okl.components.maps.window`). O(B d).
 * ``"warmup"``: the width window's buffered rows, predicted by the running label mean (the
   runtime's, before any learner state exists; per-event plans only).
 
@@ -54,7 +54,7 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
   ``_update_round``). O(k^2).
 * ``"store"``: the window stores the row and its label. O(d).
 * ``"nag"``: the normalised adaptive gradient (Ross, Mineiro & Langford 2013; Vowpal Wabbit's
-  update) of the linear map, :func:`okl.learners.linear.nag_step` (``A``: the per-feature sums and
+  update) of the linear map, :func:`okl.components.steps.nag.nag_step` (``A``: the per-feature sums and
   scales and the normaliser, 2k + 1; the decision rescales on the fly). O(nnz) on the non-zero
   features. Not in the single learners' per-event plan: ``linear(step="nag")`` per event takes the
   generic path.
