@@ -15,10 +15,10 @@ import pytest
 import okl
 from okl.data import permutation
 from okl.engine.aggregation import AGG_HEAD, CUM_MIX, CUM_STACK, LAMBDA, STACK_HEAD, stack_rows
-from okl.learners.auto import WIDTHS, WINDOW_WIDTH, Auto, aggregate_rounds, default_pool, new_agg
+from okl.ensemble.auto import WIDTHS, WINDOW_WIDTH, Auto, aggregate_rounds, default_pool, new_agg
 
 
-# ---- plain-Python reference of the aggregation (module docstring of okl.learners.auto) -------
+# ---- plain-Python reference of the aggregation (module docstring of okl.ensemble.auto) -------
 
 
 class ReferenceHedge:
@@ -565,7 +565,7 @@ def test_inside_the_width_window_auto_smooths_the_rows_buffered_so_far(data_dir,
     and per event, computed once an event; a one-member pool standing in for one learner keeps
     its running mean."""
     from okl.kernels import WIDTH_WINDOW, scale_sigma
-    from okl.learners.auto import Auto
+    from okl.ensemble.auto import Auto
     from okl.scaling import window_scale
 
     X, y = okl.load_dataset("svmguide1", data_dir)

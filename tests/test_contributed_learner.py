@@ -7,7 +7,7 @@ import pytest
 
 import okl
 from okl.checks import check_learner
-from okl.learners.auto import default_pool
+from okl.ensemble.auto import default_pool
 from okl.components.maps.expansion import expansion_decision
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.components import Plan

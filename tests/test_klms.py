@@ -7,7 +7,7 @@ import pytest
 
 import okl
 from okl.checks import check_learner
-from okl.learners.auto import default_pool
+from okl.ensemble.auto import default_pool
 from okl.learners.klms import KLMS
 from okl.runtime.events import fast_plan_of
 from okl.runtime.multiclass import MultiClass

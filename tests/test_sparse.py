@@ -305,7 +305,7 @@ def _one_hot_stream(n, fields, levels, seed, noise=0.1):
 
 def test_auto_takes_the_pool_for_sparse_rows_by_their_container_and_density(tmp_path):
     """The width window's rows as a sparse matrix with fewer than half their columns non-zero give
-    the pool for sparse rows (okl.learners._autopool.sparse_pool: NAG's linear member carries a
+    the pool for sparse rows (okl.ensemble.pool.sparse_pool: NAG's linear member carries a
     one-hot linear concept, and it beats every OGD member); the same rows dense, or CSR rows of
     dense data, the default pool. The choice is kept in model files."""
     X, y = _one_hot_stream(3000, 8, 10, 15)

@@ -15,6 +15,7 @@ from okl.kernels import RBF, Laplacian, Linear, Polynomial  # noqa: E402
 from okl.losses import get_loss  # noqa: E402
 from okl.learners import *  # noqa: E402,F401,F403
 from okl.learners import Learner, MultiClass, Trace, learners, make  # noqa: E402
+from okl.ensemble import Auto  # noqa: E402,F401  (registers auto)
 from okl.data import load_dataset, datasets, fetch_dataset, load_file  # noqa: E402
 # the feature-evolvable learners join the one registry (okl.learners(kind="evolvable"))
 import okl.evolvable  # noqa: E402,F401

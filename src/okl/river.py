@@ -150,7 +150,7 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
     ----------
     learner : str, default "auto"
         Registered learner name (``okl.learners()``); "auto" runs a pool of learners and widths
-        mixed online (``okl.learners.auto``).
+        mixed online (``okl.ensemble.auto``).
     budget : int or None, default 100
     sigma : float or None, default None
         Width of the Gaussian kernel RBF(sigma), passed when the learner takes a kernel. None: the

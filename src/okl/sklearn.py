@@ -311,7 +311,7 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
     ----------
     learner : str, default "auto"
         Registered learner name (``okl.learners()``), e.g. "nogd", "forks", "fogd"; "auto" runs its
-        pool of learners and widths mixed online (``okl.learners.auto``).
+        pool of learners and widths mixed online (``okl.ensemble.auto``).
     budget : int or None, default 100
         Budget B, passed when the learner takes one.
     sigma : float or None, default None

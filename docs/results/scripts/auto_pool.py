@@ -32,7 +32,7 @@ from river.datasets import synth
 sys.path.insert(0, str(Path(__file__).resolve().parents[4] / "shared" / "checks"))
 import riverbest as rb  # noqa: E402
 
-from okl.learners.auto import default_pool  # noqa: E402
+from okl.ensemble.auto import default_pool  # noqa: E402
 from okl.river import OKLRiverClassifier, OKLRiverRegressor  # noqa: E402
 
 

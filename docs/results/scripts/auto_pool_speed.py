@@ -11,7 +11,7 @@ import time
 import numpy as np
 import okl
 from okl.data import dataset_info, permutation
-from okl.learners.auto import default_pool
+from okl.ensemble.auto import default_pool
 
 SETS = ("german", "svmguide3", "spambase", "codrna", "ijcnn1", "svmguide1", "pol", "house16h", "elevators",
         "ailerons", "adult", "splice", "cpusmall", "cadata", "parkinson")

@@ -21,8 +21,8 @@ import scipy.sparse as sp
 
 import okl
 from okl.data import permutation
-from okl.learners._autopool import default_pool, sparse_pool
-from okl.learners.auto import MEMBER_INPUT_FLOATS
+from okl.ensemble.pool import default_pool, sparse_pool
+from okl.ensemble.auto import MEMBER_INPUT_FLOATS
 from okl.runtime.base import learner_class
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
@@ -76,7 +76,7 @@ def score(f, y, task):
 
 
 def fits(members, d, budget=100):
-    """The members auto's default pool would keep at width d (okl.learners.auto.MEMBER_INPUT_FLOATS:
+    """The members auto's default pool would keep at width d (okl.ensemble.auto.MEMBER_INPUT_FLOATS:
     an explicit list keeps them all, and NOGD's rows at 2^20 columns take 1.6 GiB a member)."""
     if members is None:
         return None

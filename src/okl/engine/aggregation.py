@@ -1,5 +1,5 @@
 """``auto``'s aggregation: AdaHedge with fixed share over the members' decisions, one round at a
-time (the mathematics is in :mod:`okl.learners.auto`'s docstring). Compiled; the engine
+time (the mathematics is in :mod:`okl.ensemble.auto`'s docstring). Compiled; the engine
 (:mod:`okl.engine.core`) runs it inside its round, ``auto``'s Python paths call it directly.
 
 State: L (N effective cumulative losses, min 0 over the members alive), alive (N, 1.0 / 0.0),

@@ -22,7 +22,6 @@ from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 from okl.learners.krlst import KRLST
 from okl.learners.bsgd import BSGD
 from okl.learners.raker import AdaRaker, Raker
-from okl.learners.auto import Auto
 from okl.runtime.multiclass import MultiClass
 
 __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_class", "learners", "make", "register",

@@ -18,7 +18,7 @@ Per-round cost O(d) (degree 2: O(d^2)), compiled.
 Wabbit's default update) instead: a step per feature from its own sums of squared gradients and its
 largest magnitude seen, so every feature's step is invariant to its scale and a rare one (a one-hot
 level, a hashed token) takes a larger step (:func:`nag_step`; O(nnz) a round on a sparse row).
-``auto`` runs it on sparse rows (:func:`okl.learners._autopool.sparse_pool`).
+``auto`` runs it on sparse rows (:func:`okl.ensemble.pool.sparse_pool`).
 
 In ``auto`` the members of the affine family are linear learners on ``scale="affine"``
 coordinates (:mod:`okl.scaling`): auto maps its input once, with symlog, and such a member

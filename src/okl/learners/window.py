@@ -32,7 +32,7 @@ store the row; memory O(B d). ``loss`` only says the task (a classification loss
 (default) smooths the residuals from the running target mean
 (:meth:`okl.runtime.base.Learner._centers_targets`).
 
-In ``auto``'s pool (:mod:`okl.learners.auto`) the window is one member, computed in its compiled
+In ``auto``'s pool (:mod:`okl.ensemble.auto`) the window is one member, computed in its compiled
 engine (:mod:`okl.engine.core`, by :func:`window_decision` and :func:`window_store`, the
 arithmetic of ``run()`` here), K outputs included.
 """

@@ -296,7 +296,7 @@ class Learner(EventPath, ModelFiles):
     def _window_estimate(self, x: np.ndarray):
         """A learner's own decision on x from the rows buffered in the width window (labels, or
         residuals under target centring), or None: then the running mean decides (the default;
-        :class:`okl.learners.auto.Auto` smooths the buffered rows)."""
+        :class:`okl.ensemble.auto.Auto` smooths the buffered rows)."""
         return None
 
     def _warmup_decision(self, x: np.ndarray | None = None) -> float:
@@ -476,7 +476,7 @@ class Learner(EventPath, ModelFiles):
     #: how many input rows (d floats each) the learner keeps per unit of its budget, stored and in
     #: ``auto``'s engine (support vectors, landmarks, a window): its state is about this x budget x d
     #: floats (0: O(d) or not declared); ``auto`` leaves a default member out when that passes
-    #: :data:`okl.learners.auto.MEMBER_INPUT_FLOATS`
+    #: :data:`okl.ensemble.auto.MEMBER_INPUT_FLOATS`
     _rows_per_budget: ClassVar[int] = 0
     #: whether this learner takes CSR rows and blocks in its own sparse arithmetic (its
     #: :meth:`_process` takes :class:`okl._sparse.SparseRows`: ``auto``'s engine), so a reader hands

@@ -22,7 +22,7 @@ K outputs of one learner (``native``: ``auto``, NOGD, FORKS with the code's ONS,
     counts a round with any nonzero derivative towards its update rounds; FOGD and linear are
     OGD per output. ``auto`` mixes the members' K outputs with one weight per member, each member
     paying the mean of its K clipped one-vs-rest hinge losses (module docstring of
-    :mod:`okl.learners.auto`). Cost of a round: the learner's binary round plus O(K k) for the
+    :mod:`okl.ensemble.auto`). Cost of a round: the learner's binary round plus O(K k) for the
     outputs (measured on ImageSegments, K = 7: docs/results/multiclass.md). Memory: K x k weights
     per member, the map once.
 One binary head per class (every other learner: the kernel expansions KOGD, RBP, Forgetron,

@@ -1,5 +1,5 @@
 """``auto``'s pool: the default members (:func:`default_pool`; why each family is in it: the module
-docstring of :mod:`okl.learners.auto` and docs/results/auto-pool.md), the check of a given
+docstring of :mod:`okl.ensemble.auto` and docs/results/auto-pool.md), the check of a given
 ``members`` list, the one draw of directions its FOGD members share, and the members' labels."""
 
 from __future__ import annotations

@@ -43,8 +43,8 @@ round, as it would alone)
     and a ``random_state`` derived from auto's generator.
 
     Sparse rows (the width window came as a SciPy sparse matrix, fewer than
-    :data:`~okl.learners._autopool.SPARSE_DENSITY` = 1/2 of its columns non-zero: one-hot codes,
-    hashed text): the pool of :func:`~okl.learners._autopool.sparse_pool` -- NOGD's 3 widths x 2
+    :data:`~okl.ensemble.pool.SPARSE_DENSITY` = 1/2 of its columns non-zero: one-hot codes,
+    hashed text): the pool of :func:`~okl.ensemble.pool.sparse_pool` -- NOGD's 3 widths x 2
     steps, the two linear OGD steps, the window, and a linear member with NAG, Vowpal Wabbit's
     normalised adaptive step (``step="nag"``, eta = 0.5; logistic loss in classification). A
     linear model with per-feature adaptive steps is the learner to beat on such rows, and with it
@@ -100,8 +100,10 @@ from okl._threads import one_blas_thread
 from okl.kernels import RBF, Laplacian, scale_sigma, scale_sigma_l1  # noqa: F401 (RBF: re-exported)
 from okl.engine.aggregation import (  # noqa: F401 (aggregate_predict, aggregate_rounds, mixture_weights: re-exported)
     AGG_HEAD, HI, LO, STACK_HEAD, mixture_weights, agg_size, aggregate_predict, aggregate_rounds, new_agg, stack_share)
-from okl.engine.roots import EnginePaths, prepare_engine
-from okl.learners._autopool import (SPARSE_DENSITY, WIDTHS, WINDOW_WIDTH, _check_members,  # noqa: F401 (re-exported)
+from okl.engine.roots import prepare_engine
+from okl.ensemble.paths import EnginePaths
+from okl.ensemble.window_phase import WindowPhase
+from okl.ensemble.pool import (SPARSE_DENSITY, WIDTHS, WINDOW_WIDTH, _check_members,  # noqa: F401 (re-exported)
                                    _label, _share_directions, default_pool)
 from okl.engine.core import TRANSITION, Engine
 from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, event_state, learner_class, make, register
@@ -109,8 +111,6 @@ from okl.runtime.events import drop_event_cache
 from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
                                          accept)
 from okl.runtime.state import MAX_CLASSES
-from okl._sparse import SparseRows
-from okl.scaling import RULE_CODES, scale_row, scale_rows, window_scale
 
 
 #: the most floats of input rows a default member may store (its declared rows per budget x budget x
@@ -122,7 +122,7 @@ MEMBER_INPUT_FLOATS = 1 << 24
 
 
 @register("auto")
-class Auto(EnginePaths, Learner):
+class Auto(EnginePaths, WindowPhase, Learner):
     """A pool of okl learners (widths x steps x families) mixed online; see the module docstring.
 
     Parameters
@@ -168,7 +168,7 @@ class Auto(EnginePaths, Learner):
 
     _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_", "sparse_pool_",
                     "n_outputs_")
-    #: the default pool is the one for sparse rows (:func:`~okl.learners._autopool.sparse_pool`): the
+    #: the default pool is the one for sparse rows (:func:`~okl.ensemble.pool.sparse_pool`): the
     #: width window came as sparse rows, fewer than SPARSE_DENSITY of their columns non-zero
     sparse_pool_: bool = False
     #: model files from before the pool for sparse rows hold the default pool
@@ -303,121 +303,6 @@ class Auto(EnginePaths, Learner):
         self.member_sizes_ = None
         if self.n_outputs_ >= 3:
             self._retire_windows()
-
-    def _window_estimate(self, x):
-        """Inside the width window (the first rows, before the pool exists), the window member's
-        rule on the rows buffered so far: the kernel smoother over them (the weights of
-        :func:`okl.components.maps.window.window_decision`), under the input map and width that the first
-        m rows give (:func:`okl.scaling.window_scale`, :func:`okl.kernels.scale_sigma` x 1/4; m the
-        largest power of two at most the n rows buffered: the map is refitted as the rows double,
-        as the pool fixes it from the whole window at 50). Only rows before x and their labels (or
-        residuals) are used. Why: the running label mean predicts these rows at the majority rate,
-        which on a short stream is a visible share of its mistakes (River's Phishing, 1,250 rows:
-        the first 50 at 50 % against SRP(10)'s 82 %). Cost O(n d) a row for n <= 50 buffered rows
-        (in NumPy: a compiled version cost a cold start seconds of compiling for 50 rounds).
-        None with a kernel given (no width to choose), fewer than two rows, or for a one-member
-        pool standing in for a single learner (``_raw_member``: that learner's running mean)."""
-        n = self.n_seen_
-        if n < 2 or not self._chooses_width() or self._raw_member:
-            return None
-        x = np.asarray(x, dtype=float)
-        ev = event_state(self)
-        key = (n, self.n_outputs_, x.tobytes())
-        cache = ev.window if ev.window is not None and ev.window["rows"] is self.warmup_X_ else None
-        if cache is not None and cache["key"] == key:  # (learn_one asks again for predict_one's row)
-            return cache["value"].copy() if self.n_outputs_ else cache["value"]
-        m = 1 << (n.bit_length() - 1)
-        if self._sparse_window:
-            value = self._sparse_window_estimate(x, n, m, ev, cache)
-            ev.window["key"], ev.window["value"] = key, value
-            return value.copy() if self.n_outputs_ else value
-        if cache is None or cache["m"] != m:  # the map and width of the first m rows
-            rule = self._scale_rule()
-            center, spread = (window_scale(self.warmup_X_[:m], rule, sparse=self._sparse_window) if rule is not None
-                              else (None, None))
-            cache = ev.window = {"rows": self.warmup_X_, "m": m, "rule": rule, "center": center, "spread": spread,
-                                 "S": np.empty_like(self.warmup_X_), "done": 0, "sigma": None, "key": None}
-        S = cache["S"]
-        done = cache["done"]
-        if done < n:  # the rows buffered since, mapped
-            S[done:n] = self._window_map(self.warmup_X_[done:n], cache)
-            cache["done"] = n
-        if cache["sigma"] is None:
-            cache["sigma"] = scale_sigma(S[:m]) * WINDOW_WIDTH
-        xs = self._window_map(x[None, :], cache)[0]
-        d2 = ((S[:n] - xs) ** 2).sum(axis=1)
-        sigma = cache["sigma"]
-        w = np.exp(-(d2 - d2.min()) / (2.0 * sigma * sigma))  # (relative to the nearest row: sum >= 1)
-        labels = self.warmup_y_[:n]
-        if self.n_outputs_:  # the K outputs' votes (2 S_k - S) / S, as window_decision's
-            mass = np.bincount(labels.astype(np.int64), weights=w, minlength=self.n_outputs_)[:self.n_outputs_]
-            value = (2.0 * mass - w.sum()) / w.sum()
-        else:
-            value = float(w @ labels / w.sum())
-        cache["key"], cache["value"] = key, value
-        return value.copy() if self.n_outputs_ else value
-
-    def _sparse_window_estimate(self, x, n, m, ev, cache):
-        """:meth:`_window_estimate` when the window came as sparse rows: the same smoother and rule
-        on the buffered rows' non-zeros (mapped with centre 0), each squared distance from the
-        norms, ||s_i||^2 + ||x||^2 - 2 <s_i, x> (clipped at 0), and the width from the columns the
-        first m rows use (:meth:`okl._sparse.SparseRows.compact`): O(n nnz) a row and no n x d work
-        space, which a window of 2^20 hashed columns could not hold."""
-        if cache is None:
-            cache = ev.window = {"rows": self.warmup_X_, "m": 0, "raw": [], "key": None}
-        raw = cache["raw"]
-        known = self._window_nonzero or []
-        while len(raw) < n:  # the rows buffered since: their non-zero columns and values
-            row = self.warmup_X_[len(raw)]
-            cols = known[len(raw)] if len(raw) < len(known) and known[len(raw)] is not None else np.flatnonzero(row)
-            raw.append((cols, row[cols]))
-        if cache["m"] != m:  # the map and width of the first m rows
-            rule = self._scale_rule()
-            spread = None
-            if rule is not None:  # (window_scale(sparse=True) of the first m rows: max |x_j|)
-                spread = np.zeros(x.shape[0])
-                for cols, vals in raw[:m]:
-                    spread[cols] = np.maximum(spread[cols], np.abs(vals))
-            cache.update(m=m, rule=rule, spread=spread, S=[], sigma=None)
-        S = cache["S"]
-        while len(S) < n:  # (columns, mapped values, squared norm)
-            S.append(self._sparse_window_row(*raw[len(S)], cache))
-        if cache["sigma"] is None:
-            first = SparseRows(np.cumsum([0] + [len(c) for c, _, _ in S[:m]]).astype(np.int64),
-                               np.concatenate([c for c, _, _ in S[:m]]).astype(np.int64),
-                               np.concatenate([v for _, v, _ in S[:m]]), x.shape[0])
-            cache["sigma"] = scale_sigma(first.compact()) * WINDOW_WIDTH
-        cols = self._nonzero if self._nonzero is not None else np.flatnonzero(x)
-        cols, vals, norm = self._sparse_window_row(cols, x[cols], cache)
-        d2 = np.empty(n)
-        for i, (c, v, s) in enumerate(S[:n]):
-            _, a, b = np.intersect1d(c, cols, assume_unique=True, return_indices=True)
-            d2[i] = max(s + norm - 2.0 * float(v[a] @ vals[b]), 0.0)
-        sigma = cache["sigma"]
-        w = np.exp(-(d2 - d2.min()) / (2.0 * sigma * sigma))  # (relative to the nearest row: sum >= 1)
-        labels = self.warmup_y_[:n]
-        if self.n_outputs_:
-            mass = np.bincount(labels.astype(np.int64), weights=w, minlength=self.n_outputs_)[:self.n_outputs_]
-            return (2.0 * mass - w.sum()) / w.sum()
-        return float(w @ labels / w.sum())
-
-    @staticmethod
-    def _sparse_window_row(cols, vals, cache):
-        """(columns, values under the window's provisional map, squared norm) of a row's non-zeros."""
-        if cache["rule"] is not None:
-            out = np.empty_like(vals)
-            scale_row(vals, np.zeros_like(vals), cache["spread"][cols].copy(), False, RULE_CODES[cache["rule"]], out)
-            vals = out
-        return cols, vals, float(vals @ vals)
-
-    @staticmethod
-    def _window_map(rows, cache):
-        """Rows under the window phase's provisional map (a pending spread stays pending)."""
-        if cache["rule"] is None:
-            return rows
-        out = np.empty_like(rows)
-        scale_rows(rows, cache["center"], cache["spread"], False, np.inf, RULE_CODES[cache["rule"]], out)
-        return out
 
     def _retire_windows(self) -> list[int]:
         """Three or more classes: a window member among others leaves the pool (weight 0, no more
