@@ -19,7 +19,7 @@ bit, whichever path learns it, and however a stream is cut into blocks. The aggr
 :mod:`okl.engine.aggregation`, the K-output members in :mod:`okl.engine.k_outputs`.
 
 Members: each member's :meth:`~okl.runtime.events.EventPath.engine_plan` (a map and a step of
-the component table, :mod:`okl.components`) is laid out by :func:`_lay_out`, and the
+the component table, :mod:`okl.components`) is laid out by :class:`okl.engine.layout.Engine`, and the
 compiled code dispatches on its map (``I[j, MAP]``) and step (``I[j, STEP]``), never on the
 learner's type: a learner assembled from those components is an engine member with no edit
 here. The per-round arithmetic is that of the member alone:
@@ -30,7 +30,7 @@ here. The per-round arithmetic is that of the member alone:
   own ``_transition`` in Python, REPLACE_OLDEST overwrites the oldest row;
 * map "kernel": z = P^T kappa_L(x) (:func:`okl._compiled.kernel_features`; NOGD's and FORKS's
   stage 2) with AdaGrad or OGD, or the code's ONS step with its update of A^{-1} deferred into the
-  next round's product (:func:`okl.components.steps.ons.ons_code_step_deferred`; :meth:`Engine.sync`
+  next round's product (:func:`okl.components.steps.ons.ons_code_step_deferred`; :meth:`okl.engine.layout.Engine.sync`
   applies it before Python reads the member) and its *update rounds* left to Python;
 * map "fourier": z = [cos Ux, sin Ux] / sqrt(D) (:func:`okl.learners.fogd.fogd_event_features`), OGD;
   map "generated fourier": the same with U's columns generated for the row's non-zeros
@@ -73,34 +73,26 @@ import math
 
 import numpy as np
 
-from okl._compiled import (column_norms_t, distances_t_sparse, dot, jit, kernel_features_rows, kernel_row_t,
+from okl._compiled import (distances_t_sparse, dot, jit, kernel_features_rows, kernel_row_t,
                            kernel_row_t_sparse, kernel_value, kernel_value_sparse, loss_derivative, merge_into,
                            ogd_step, row_norm, row_ok, rows_axpy, sparse_axpy, sub_scaled)
 from okl._jit import jit_inline
-from okl.engine.aggregation import AGG_HEAD, aggregate_outputs, aggregate_outputs_round
+from okl.engine.aggregation import aggregate_outputs, aggregate_outputs_round
+from okl.engine.columns import (BUDGET, CB, COUNTER, ETA, GKIND, GSCALE, GSEED, K, KA, KB_, KC, KIND, LOSS, LR, M, MAP,
+                                MARGIN_COUNTER, MERGE, NL, NOTHING, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_NRM, O_P, O_U,
+                                O_W, O_Z, PY, RHO, RULE, SRC, STEP, TRANSITION, UNMAP, UPDATE)
 from okl.components.steps.update_rounds import update_round_due
 from okl.components.maps.fourier import fourier_from_projections, project_t
 from okl.components.maps.linear import (linear_features, linear_step_sparse, linear_value_sparse, nonzero_features,
                                         sparse_features)
 from okl.components.steps.nag import nag_step, nag_value
-from okl.components.steps.ons import CODE_PROJECTION_EPS, apply_pending, ons_code_step_deferred, pending_size
+from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_code_step_deferred, pending_size
 from okl.components.steps.adagrad import adagrad_step
 from okl.components.maps.window import window_decision, window_from_distances, window_store
-from okl.features.generated import CACHE_COLUMNS, project_generated, project_generated_cached
-from okl.components import (ADAGRAD, ENGINE, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP,
+from okl.features.generated import project_generated, project_generated_cached
+from okl.components import (ADAGRAD, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, KERNEL_MAP,
                                     LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE, SUPPORT, WINDOW)
 
-#: a member the engine does not run (no plan it can lay out): Python fills its decision column
-PY = -1
-# columns of I
-(MAP, STEP, RULE, LOSS, SRC, M, K, BUDGET, COUNTER, RHO, MARGIN_COUNTER, NSEEN, NOUT,
- O_A, O_P, O_W, O_G, O_Z, O_KB, O_U, NL, ORDER, UNMAP, O_NRM, GSEED, GKIND) = range(26)
-I_COLS = 26
-# columns of R
-KIND, KA, KB_, KC, ETA, LR, CB, MERGE, GSCALE = range(9)
-R_COLS = 9
-# what a member needs from Python after a row (``todo``)
-NOTHING, TRANSITION, UPDATE = 0, 1, 2
 
 
 # ---------------------------------------------------------------------------------------------
@@ -473,13 +465,13 @@ def learn_all_one(F, I, R, x, xi, xv, y, d, alive, todo, q, g):
 
 
 def state_size(N: int, nout: int, n_agg: int = 4) -> int:
-    """The length of the engine's state-and-work array S (:func:`_views`) with an agg of n_agg
+    """The length of the engine's state-and-work array S (:func:`state_views`) with an agg of n_agg
     entries (:func:`okl.engine.aggregation.agg_size`)."""
     return 4 * N + n_agg + 2 * N * nout + 2 * nout
 
 
 @jit
-def _views(S, N, nout):
+def state_views(S, N, nout):
     """The aggregation's state and work in S: L, alive, agg (the learner's own state, see above;
     agg takes what the other parts leave) and the work spaces d (the members' outputs on the
     last row, N nout), w (N), c (N nout), loss (N), p (the mixture's nout outputs) and g (nout:
@@ -501,7 +493,7 @@ def engine_event(F, I, R, S, x, xi, xv, y, bound, have, learning, classification
     number of members needing Python, listed in ``todo``); ok False (nothing computed) when x
     fails :func:`okl._compiled.row_ok`; p is NaN once no member is left."""
     nk, nout = _outputs(I)
-    L, alive, agg, d, w, c, loss, p, g = _views(S, I.shape[0], nout)
+    L, alive, agg, d, w, c, loss, p, g = state_views(S, I.shape[0], nout)
     if not have:
         if not row_ok(xv if _sparse(xi) else x, bound):  # (a sparse row: its non-zeros)
             return False, 0.0, 0
@@ -533,7 +525,7 @@ def engine_rows(F, I, R, S, X, Y, r0, bound, classification, D, out, todo, xi, x
     after it are recomputed: its map may change), or before a row that fails
     :func:`okl._compiled.row_ok`. Returns (rows done up to, number needing Python)."""
     nk, nout = _outputs(I)
-    L, alive, agg, _, w, c, loss, _, g = _views(S, I.shape[0], nout)
+    L, alive, agg, _, w, c, loss, _, g = state_views(S, I.shape[0], nout)
     r = r0
     n = X.shape[0]
     while r < n:
@@ -565,7 +557,7 @@ def engine_sparse_rows(F, I, R, S, Xp, Xi, Xv, Y, r0, bound, classification, D, 
     with its dense copy in the work row x (zeros on entry and on return: O(nnz) to write and
     clear) for what stores a row or maps it densely (the linear map). One row at a time."""
     nk, nout = _outputs(I)
-    L, alive, agg, _, w, c, loss, _, g = _views(S, I.shape[0], nout)
+    L, alive, agg, _, w, c, loss, _, g = state_views(S, I.shape[0], nout)
     n = Xp.shape[0] - 1
     for r in range(r0, n):
         a, b = Xp[r], Xp[r + 1]
@@ -587,186 +579,3 @@ def engine_sparse_rows(F, I, R, S, Xp, Xi, Xv, Y, r0, bound, classification, D, 
 # ---------------------------------------------------------------------------------------------
 # the layout (Python; rebuilt only when a member's arrays were replaced: a transition or an
 # update round, a load)
-
-
-class Engine:
-    """The compiled layout of a pool: ``F`` (floats), ``I`` (ints), ``R`` (reals), one row per
-    member, and ``S``: the aggregation's state L, alive, agg (given; the learner re-points its
-    attributes to the views ``self.L``, ``self.alive``, ``self.agg``) and work. The members' mutable arrays (support vectors and coefficients in stage 1, output
-    weights, AdaGrad sums, ONS inverse) are re-pointed to views of F, so the engine and the member
-    objects share them; the counters the engine advances (support vectors ``m_``, FORKS's
-    ``counter_``, ``n_seen_``) are written back to the members by :meth:`sync`. Work spaces (the
-    features of the last row, kernel rows) and transposed copies of fixed maps live in F too."""
-
-    def __init__(self, pool, dim: int, L: np.ndarray, alive: np.ndarray, agg: np.ndarray):
-        N = len(pool)
-        self.pool = pool
-        self.I = I = np.zeros((N, I_COLS), dtype=np.int64)
-        self.R = R = np.zeros((N, R_COLS))
-        #: each member's plan (okl.components), None for a Python member
-        self.plans = [m.engine_plan() for m in pool]
-        parts: list[tuple[int, int, np.ndarray | int, str | None]] = []  # (member, column, array or size, attr)
-        for j, (m, plan) in enumerate(zip(pool, self.plans)):
-            I[j, SRC] = j
-            I[j, NOUT] = m.n_outputs_
-            I[j, NSEEN] = m.n_seen_
-            I[j, LOSS] = m.loss_.kind
-            I[j, MAP] = PY
-            if plan is not None:
-                parts += [(j, col, p, attr) for col, p, attr in _lay_out(plan, m, I[j], R[j])]
-        # generated Fourier members with the seed and kind of another at half their scale: the double
-        # angle of its features (auto draws them so), and no column cache of their own
-        for j in range(N):
-            for i in range(N):
-                if i != j and I[i, MAP] == I[j, MAP] == GENERATED_FOURIER and I[i, K] == I[j, K] \
-                        and I[i, GSEED] == I[j, GSEED] and I[i, GKIND] == I[j, GKIND] \
-                        and R[j, GSCALE] != 0.0 and R[j, GSCALE] == 2.0 * R[i, GSCALE]:
-                    I[j, SRC] = i
-                    break
-        for j in range(N):
-            if I[j, MAP] == GENERATED_FOURIER and I[j, SRC] != j:
-                I[j, NL] = 0  # (should its source leave the pool, it generates its columns uncached)
-        parts = [part for part in parts if not (I[part[0], MAP] == GENERATED_FOURIER and part[1] == O_A
-                                                and I[part[0], SRC] != part[0])]
-        size = sum(p if isinstance(p, int) else p.size for _, _, p, _ in parts)
-        self.F = F = np.zeros(max(size, 1))
-        pos = 0
-        for j, col, p, attr in parts:
-            n = p if isinstance(p, int) else p.size
-            I[j, col] = pos
-            if not isinstance(p, int):
-                F[pos:pos + n] = p.ravel()
-                if attr is not None:
-                    setattr(pool[j], attr, F[pos:pos + n].reshape(p.shape))
-            pos += n
-        for j in range(N):  # the stored rows' norms (sparse rows' kernel values: okl._compiled.row_norm)
-            _stored_norms(F, I, R, j, dim)
-        # members with the same features read the first one's (NOGD's two steps at one width)
-        for j in range(N):
-            for i in range(j):
-                if I[i, MAP] == I[j, MAP] == KERNEL_MAP and I[i, SRC] == i and I[i, K] == I[j, K] \
-                        and I[i, NL] == I[j, NL] and (R[i, :4] == R[j, :4]).all() \
-                        and np.array_equal(self._block(i, O_A, dim * I[i, NL]), self._block(j, O_A, dim * I[j, NL])) \
-                        and np.array_equal(self._block(i, O_P, I[i, NL] * I[i, K]), self._block(j, O_P, I[j, NL] * I[j, K])):
-                    I[j, SRC], I[j, O_Z] = i, I[i, O_Z]
-                    break
-        # FOGD members whose directions are twice another's (auto draws them so): the double angle
-        # of that member's features (the ratio doubles a non-zero norm: no cycle)
-        for j in range(N):
-            for i in range(N):
-                if i != j and I[i, MAP] == I[j, MAP] == FOURIER_MAP and I[i, K] == I[j, K]:
-                    Uj = self._block(j, O_A, dim * (I[j, K] // 2))
-                    if Uj.any() and np.array_equal(2.0 * self._block(i, O_A, dim * (I[i, K] // 2)), Uj):
-                        I[j, SRC] = i
-                        break
-        order, placed = [], set()
-        while len(order) < N:  # sources first (a member reading a source placed before it)
-            for j in range(N):
-                if j not in placed and (I[j, SRC] == j or int(I[j, SRC]) in placed):
-                    order.append(j)
-                    placed.add(j)
-        I[:, ORDER] = order
-        self.py = [j for j in range(N) if I[j, MAP] == PY]
-        # the aggregation's state (copied in; the learner takes the views back) and work spaces
-        if len({int(k) for k in I[:, NOUT]}) > 1:
-            raise ValueError("auto's members must all have the same number of outputs")
-        self.K, self.nout = (int(I[0, NOUT]), max(int(I[0, NOUT]), 1)) if N else (0, 1)
-        if self.K and (self.py or not all(p.runs_on(K_OUTPUTS) for p in self.plans)):
-            raise ValueError("K outputs need every member in the engine (a compiled plan of the component "
-                             "table, okl.components); "
-                             f"{[m.name for m, p in zip(pool, self.plans) if p is None]} have none")
-        self.S = np.full(state_size(N, self.nout, agg.shape[0]), np.nan)
-        (self.L, self.alive, self.agg, self.d, self.w, self.c, self.loss, self.p,
-         self.g) = _views(self.S, N, self.nout)
-        self.L[:], self.alive[:], self.agg[:] = L, alive, agg
-        self.todo = np.zeros(N, dtype=np.int64)
-        self.classification = pool[0].task == "classification" if pool else True
-        #: regression's stacking layer's state (a view of agg; None without it): run beside the
-        #: engine, on the mixture it returns (okl.engine.aggregation.stack_predict)
-        self.stack = self.agg[AGG_HEAD:] if self.agg.shape[0] > AGG_HEAD and not self.classification else None
-        self.stale = False
-
-    def _block(self, j, col, n):
-        return self.F[self.I[j, col]:self.I[j, col] + n]
-
-    def sync(self) -> None:
-        """Write the counters the engine advanced back to the member objects (a stale layout was
-        synced when it went stale: the members have moved on since)."""
-        if self.stale:
-            return
-        I = self.I
-        for j, (m, plan) in enumerate(zip(self.pool, self.plans)):
-            if plan is None:
-                continue
-            m.n_seen_ = int(I[j, NSEEN])
-            st = plan.step_code
-            if plan.counts is not None:
-                setattr(m, plan.counts, int(I[j, COUNTER if st == ONS else M]))
-            for attr, role in plan.extra_counts:  # (the window's write position)
-                setattr(m, attr, int(I[j, COUNTER]))
-            if st == ONS:
-                k, o = int(I[j, K]), int(I[j, O_U])
-                apply_pending(getattr(m, plan.A), self.F[o + k:o + k + pending_size(k)])  # (a view of F)
-
-
-def _stored_norms(F, I, R, j, dim: int) -> None:
-    """Member j's stored rows' norms into its ``O_NRM`` block (an expansion's rows added so far, a
-    window's, a kernel map's landmarks), by the function that keeps them as rows are stored."""
-    mp, kind = I[j, MAP], int(R[j, KIND])
-    if mp == EXPANSION:
-        B = int(I[j, BUDGET])
-        SV = F[I[j, O_A]:I[j, O_A] + B * dim].reshape((B, dim))
-        for i in range(min(int(I[j, M]), B)):
-            F[I[j, O_NRM] + i] = row_norm(kind, SV[i])
-    elif mp in (WINDOW, KERNEL_MAP):
-        m = int(I[j, BUDGET] if mp == WINDOW else I[j, NL])
-        column_norms_t(kind, F[I[j, O_A]:I[j, O_A] + dim * m].reshape((dim, m)), m,
-                       F[I[j, O_NRM]:I[j, O_NRM] + m])
-
-
-def _lay_out(plan, m, I, R) -> list:
-    """A member's plan (:class:`okl.components.Plan`) into its row of I and R; returns its
-    parts of F: (column, array to copy in or size of a work space, the member's attribute that
-    becomes a view of it, or None). The map's parts, then the step's."""
-    I[MAP], I[STEP], I[RULE] = plan.map_code, plan.step_code, plan.rule_code
-    R[KIND], R[KA], R[KB_], R[KC] = plan.kernel
-    R[ETA], R[LR], R[CB], R[MERGE] = plan.eta, plan.lr, plan.C, plan.merge_threshold
-    mp, st = plan.map_code, plan.step_code
-    state = lambda attr: (getattr(m, attr), attr)  # noqa: E731  (an array the member shares)
-    if mp == EXPANSION:
-        I[M], I[BUDGET] = getattr(m, plan.counts), plan.budget
-        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_NRM, plan.budget, None)]
-    if mp == WINDOW:
-        I[BUDGET], I[M] = plan.budget, getattr(m, plan.counts)
-        for attr, _ in plan.extra_counts:
-            I[COUNTER] = getattr(m, attr)
-        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_KB, plan.budget, None), (O_NRM, plan.budget, None)]
-    parts = []
-    if mp == KERNEL_MAP:
-        nl, k = plan.P.shape
-        I[NL] = nl
-        parts += [(O_A, np.ascontiguousarray(plan.LT), None), (O_P, np.ascontiguousarray(plan.P), None),
-                  (O_NRM, nl, None)]
-        kb = 4 * nl
-    elif mp == FOURIER_MAP:
-        kb = plan.UT.shape[1]
-        k = 2 * kb
-        parts += [(O_A, np.ascontiguousarray(plan.UT), None)]
-    elif mp == GENERATED_FOURIER:  # (O_A: the column cache, C x D, then its C tags)
-        k = plan.features
-        kb = k // 2
-        I[GSEED], I[GKIND], R[GSCALE] = plan.generator
-        I[NL] = max(1, min(CACHE_COLUMNS, m.dim_))
-        parts += [(O_A, int(I[NL]) * (kb + 1), None)]
-    else:  # LINEAR_MAP
-        k, kb = plan.features, 0
-        I[UNMAP] = plan.unmap
-    I[K] = k
-    parts += [(O_W, *state(plan.w))]
-    if st in (ADAGRAD, ONS, NAG):
-        parts += [(O_G, *state(plan.A))]
-    parts += [(O_Z, 4 * k, None)] + ([(O_KB, kb, None)] if kb else [])
-    if st == ONS:
-        I[COUNTER], I[RHO], I[MARGIN_COUNTER] = getattr(m, plan.counts), plan.rho, plan.margin
-        parts += [(O_U, k + pending_size(k), None)]  # work space, then a deferred update
-    return parts

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from okl._compiled import class_steps, dot_rows, jit, ogd_step, row_norm, sub_scaled
 from okl._jit import jit_inline
-from okl.engine.core import (BUDGET, CB, COUNTER, ETA, K, KIND, LOSS, LR, MAP, MARGIN_COUNTER, NOTHING, NSEEN, O_G,
-                             O_U, O_W, O_Z, RHO, STEP, TRANSITION, UNMAP, UPDATE, M, _learn_all, _member_features,
-                             _predict_all, _window_learn, expansion_kernel, merge_target, nag_features, sparse_linear,
-                             store_row, window_outputs)
+from okl.engine.columns import (BUDGET, CB, COUNTER, ETA, K, KIND, LOSS, LR, MAP, MARGIN_COUNTER, NOTHING, NSEEN,
+                                O_G, O_U, O_W, O_Z, RHO, STEP, TRANSITION, UNMAP, UPDATE, M)
+from okl.engine.core import (_learn_all, _member_features, _predict_all, _window_learn, expansion_kernel, merge_target,
+                             nag_features, sparse_linear, store_row, window_outputs)
 from okl.components.maps.linear import linear_step_sparse, linear_value_sparse
 from okl.components.steps.nag import nag_step, nag_value
 from okl.components.steps.update_rounds import update_round_due

@@ -55,8 +55,8 @@ from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
 from okl.engine.aggregation import stack_learn, stack_predict
 from okl._sparse import SparseRows
-from okl.engine.core import (I_COLS, R_COLS, engine_event, engine_rows, engine_sparse_rows, learn_all_one,
-                             predict_all_one, state_size)
+from okl.engine.columns import I_COLS, R_COLS
+from okl.engine.core import engine_event, engine_rows, engine_sparse_rows, learn_all_one, predict_all_one, state_size
 from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, NO_SCALE, O_CAL, O_SPR, O_XL, O_XS,
                                  PENDING, SCALE, SEEN, BAD_LABEL, BAD_ROW, _input_part, _jit, _jit_for, _own, _same_row,
                                  _scale)
@@ -460,7 +460,7 @@ def load_compiled() -> None:
 
 class AutoPlan:
     """``auto``'s compiled per-event state: the engine ``eng`` it was built on
-    (:class:`okl.engine.core.Engine`, whose arrays the calls take), a tail
+    (:class:`okl.engine.layout.Engine`, whose arrays the calls take), a tail
     ``T`` laid out as a :class:`okl.engine.fastpath.FastPlan` buffer's row check and input scale
     (:func:`okl.engine.fastpath._input_part`: auto's spreads and calibration move in and become
     views of it), and the root's two per-event modes with every fixed argument bound:

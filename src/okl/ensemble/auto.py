@@ -105,7 +105,8 @@ from okl.ensemble.paths import EnginePaths
 from okl.ensemble.window_phase import WindowPhase
 from okl.ensemble.pool import (SPARSE_DENSITY, WIDTHS, WINDOW_WIDTH, _check_members,  # noqa: F401 (re-exported)
                                    _label, _share_directions, default_pool)
-from okl.engine.core import TRANSITION, Engine
+from okl.engine.columns import TRANSITION
+from okl.engine.layout import Engine
 from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
 from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
