@@ -1,0 +1,390 @@
+"""The service's ASGI application (Starlette): routing, authentication, body limits, JSON, group commit.
+
+``App(template, store)`` is an ASGI app (``uvicorn.run(App(...))``, or ``okl serve``). Every
+event goes through :func:`okl.serve.inputs.check_event` (shapes, finite numbers, known fields)
+and its shard's :meth:`~okl.serve.shards.Shard.check` (the key's columns) for the whole request
+before any of it is applied, so a refused request changes no model. Learns and kept ids are
+staged in the shards' logs; the answer waits for the group commit that runs once per event-loop
+tick for every request that staged something (one SQLite transaction for all of them), so an
+acknowledged learn is in the log. Predicts without an id are answered at once.
+
+Statuses: 400 malformed JSON (line and column, the event's index in NDJSON), 401 no or wrong
+token (``Authorization: Bearer <token>``; ``/healthz`` and the dashboard page need none), 413 a
+body over ``max_body`` (refused from its Content-Length before it is read, or as it streams),
+422 a wrong shape, a non-finite number, an unknown field or a width the key does not take
+(``{"error", "field", "index"}``), 503 a failed commit (nothing of the request acknowledged;
+retry: a learn with an id is learned at most once).
+
+Per request: about 0.1-0.3 ms of framework and JSON on top of the events' cost (docs/results/serve.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import json
+import os
+import time
+import zlib
+from collections import deque
+
+import orjson
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from okl.serve.dashboard import PAGE
+from okl.serve.inputs import EventError, check_event
+from okl.serve.openapi import schema as openapi_schema
+from okl.serve.shards import Shard, Template
+
+MiB = 1 << 20
+ENDPOINTS = ("predict", "learn", "events", "keys", "model", "delete")
+
+
+class Refusal(Exception):
+    def __init__(self, status: int, message: str, field: str | None = None, index: int | None = None):
+        super().__init__(message)
+        self.status, self.field, self.index = status, field, index
+
+    def response(self) -> Response:
+        body = {"error": str(self)}
+        if self.field is not None or self.index is not None:
+            body.update(field=self.field, index=self.index)
+        return Response(orjson.dumps(body), self.status, media_type="application/json")
+
+
+def _json_error(exc: json.JSONDecodeError, what: str) -> str:
+    return f"{what}: malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
+
+
+def parse_json(body: bytes, what: str = "body"):
+    """The JSON document of ``body``; NaN/Infinity are parsed (and refused later as 422 by name)."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        try:
+            return json.loads(body)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            msg = _json_error(exc, what) if isinstance(exc, json.JSONDecodeError) else f"{what}: not UTF-8 ({exc})"
+            raise Refusal(400, msg) from None
+
+
+def parse_ndjson(body: bytes) -> list:
+    """The events of an NDJSON body, one JSON object a line (blank lines skipped)."""
+    text = body.strip()
+    if not text:
+        return []
+    try:  # one parse for the whole batch; a failure is located by the line-by-line path below
+        return orjson.loads(b"[" + text.replace(b"\n", b",") + b"]")
+    except orjson.JSONDecodeError:
+        pass
+    out = []
+    for line in text.split(b"\n"):
+        if line.strip():
+            try:
+                out.append(parse_json(line, f"event {len(out)}"))
+            except Refusal as r:
+                raise Refusal(400, str(r), None, len(out)) from None
+    return out
+
+
+class App:
+    """The ``okl serve`` application; see the module docstring. ``shards`` in-process shards
+    (one writer per key: a key's shard is CRC-32(key) mod ``shards``)."""
+
+    def __init__(self, template: Template | None = None, store: str = "okl-serve-store", *, token: str | None = None,
+                 max_body: int = 16 * MiB, max_memory: int = 1024 * MiB, shards: int = 1, fsync: bool = False,
+                 snapshot_every: int = 1000, id_ttl: float = 86400.0, engine: str = "local"):
+        if engine != "local":
+            raise ValueError(f"engine must be 'local', got {engine!r}")
+        if shards < 1:
+            raise ValueError(f"shards must be >= 1, got {shards}")
+        if max_body < 1024:
+            raise ValueError(f"max_body must be at least 1024 bytes, got {max_body}")
+        self.template = template or Template()
+        self.token = token or None
+        self.max_body = max_body
+        per = max(1, max_memory // shards)
+        os.makedirs(store, exist_ok=True)
+        self.shards = [Shard(self.template, store, f"okl-serve-{i}-of-{shards}", fsync, per, snapshot_every, id_ttl)
+                       for i in range(shards)]
+        self.started = time.time()
+        self.latency = {name: deque(maxlen=20000) for name in ENDPOINTS}
+        self.requests = dict.fromkeys(ENDPOINTS, 0)
+        self.refused = {400: 0, 401: 0, 413: 0, 422: 0, 503: 0}
+        self.series: deque = deque(maxlen=900)  # (t, events/s, metric, keys in memory, memory bytes) per second
+        self._waiters: list = []
+        self._flush_due = False
+        self._tasks: list = []
+        routes = [Route("/v1/predict", self.predict, methods=["POST"]),
+                  Route("/v1/learn", self.learn, methods=["POST"]),
+                  Route("/v1/events", self.events, methods=["POST"]),
+                  Route("/v1/keys/{key:path}", self.key, methods=["GET", "DELETE"]),
+                  Route("/v1/stats", self.stats, methods=["GET"]),
+                  Route("/healthz", self.healthz, methods=["GET"]),
+                  Route("/metrics", self.metrics, methods=["GET"]),
+                  Route("/openapi.json", self.openapi, methods=["GET"]),
+                  Route("/", self.dashboard, methods=["GET"])]
+        self.asgi = Starlette(routes=routes, lifespan=self._lifespan)
+
+    async def __call__(self, scope, receive, send):
+        await self.asgi(scope, receive, send)
+
+    # ---- lifecycle -------------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _lifespan(self, app):
+        loop = asyncio.get_running_loop()
+        self._tasks = [loop.create_task(self._sample())]
+        try:
+            yield
+        finally:
+            for t in self._tasks:
+                t.cancel()
+            self.close()
+
+    def close(self) -> None:
+        """Commit, snapshot keys far behind their snapshot, close the stores (a clean stop)."""
+        for s in self.shards:
+            s.flush()
+            s.close()
+
+    async def _sample(self):
+        last_n, last_score, tick = self._n_events(), self._score(), 0
+        while True:
+            await asyncio.sleep(1.0)
+            n, score = self._n_events(), self._score()
+            d = score[0] - last_score[0]
+            metric = (score[1] - last_score[1]) / d if d else None
+            self.series.append((round(time.time(), 3), n - last_n, metric, self._keys_in_memory(), rss_bytes()))
+            last_n, last_score = n, score
+            tick += 1
+            if tick % 60 == 0:
+                now = time.time()
+                for s in self.shards:
+                    s.expire(now)
+
+    # ---- the write path --------------------------------------------------------------------
+
+    def shard_of(self, key: str) -> Shard:
+        s = self.shards
+        return s[0] if len(s) == 1 else s[zlib.crc32(key.encode("utf-8")) % len(s)]
+
+    async def _durable(self) -> None:
+        """Wait for the group commit of this event-loop tick."""
+        fut = asyncio.get_running_loop().create_future()
+        self._waiters.append(fut)
+        if not self._flush_due:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self._flush)
+        await fut
+
+    def _flush(self) -> None:
+        self._flush_due = False
+        waiters, self._waiters = self._waiters, []
+        try:
+            for s in self.shards:
+                s.commit()
+        except Exception as exc:  # a full disk, a broken store: nothing of these requests is acknowledged
+            for s in self.shards:
+                s.rollback()
+            err = Refusal(503, f"the log could not be written ({exc}); nothing of this request was acknowledged")
+            for w in waiters:
+                if not w.done():
+                    w.set_exception(err)
+            return
+        for w in waiters:
+            if not w.done():
+                w.set_result(None)
+
+    async def run_events(self, raw: list, op: str | None = None) -> list:
+        """Check every event, then apply them in order and wait until their learns are logged."""
+        task = self.template.task
+        checked = [(i, check_event(e, i, task, op)) for i, e in enumerate(raw)]
+        seen: dict = {}
+        if len(self.shards) == 1:
+            self.shards[0].check(checked, seen)
+        else:
+            for i, ev in checked:
+                self.shard_of(ev[1]).check([(i, ev)], seen)
+        now = time.time()
+        out = []
+        staged = False
+        single = self.shards[0] if len(self.shards) == 1 else None
+        for i, (op_, key, eid, x, y) in checked:
+            shard = single or self.shard_of(key)
+            try:
+                out.append(shard.apply(i, op_, key, eid, x, y, now))
+            except EventError as exc:
+                out.append(exc.payload())
+            except (ValueError, FloatingPointError, OverflowError) as exc:  # refused by the learner, unchanged
+                out.append({"error": f"event {i}: {exc}", "index": i})
+            staged = staged or op_ == "learn" or eid is not None
+        if staged:
+            await self._durable()
+        return out
+
+    # ---- endpoints -------------------------------------------------------------------------
+
+    def _authorized(self, request: Request) -> None:
+        if self.token is None:
+            return
+        got = request.headers.get("authorization", "")
+        if not hmac.compare_digest(got.encode(), f"Bearer {self.token}".encode()):
+            raise Refusal(401, "missing or wrong token: send 'Authorization: Bearer <token>'")
+
+    async def _body(self, request: Request) -> bytes:
+        n = request.headers.get("content-length")
+        if n is not None and n.isdigit() and int(n) > self.max_body:
+            raise Refusal(413, f"request body of {int(n)} bytes is over the limit of {self.max_body} (--max-body)")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > self.max_body:
+                raise Refusal(413, f"request body is over the limit of {self.max_body} bytes (--max-body)")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    async def _handle(self, name: str, request: Request, work) -> Response:
+        t0 = time.perf_counter()
+        try:
+            self._authorized(request)
+            resp = await work()
+        except Refusal as r:
+            self.refused[r.status] = self.refused.get(r.status, 0) + 1
+            resp = r.response()
+        except EventError as exc:
+            self.refused[422] += 1
+            resp = Response(orjson.dumps(exc.payload()), 422, media_type="application/json")
+        self.requests[name] += 1
+        self.latency[name].append(time.perf_counter() - t0)
+        return resp
+
+    async def _single(self, request: Request, op: str) -> Response:
+        body = parse_json(await self._body(request))
+        if not isinstance(body, dict):
+            raise EventError(f"the body must be a JSON object, got {type(body).__name__}")
+        r = (await self.run_events([body], op))[0]
+        if "error" in r:
+            return Response(orjson.dumps(r), 422, media_type="application/json")
+        return Response(orjson.dumps(r), media_type="application/json")
+
+    async def predict(self, request: Request) -> Response:
+        return await self._handle("predict", request, lambda: self._single(request, "predict"))
+
+    async def learn(self, request: Request) -> Response:
+        return await self._handle("learn", request, lambda: self._single(request, "learn"))
+
+    async def events(self, request: Request) -> Response:
+        async def work():
+            raw = parse_ndjson(await self._body(request))
+            out = await self.run_events(raw)
+            return Response(b"".join(orjson.dumps(r) + b"\n" for r in out), media_type="application/x-ndjson")
+
+        return await self._handle("events", request, work)
+
+    async def key(self, request: Request) -> Response:
+        key = request.path_params["key"]
+        name = "delete" if request.method == "DELETE" else "keys"
+        if key.endswith("/model") and request.method == "GET":
+            key, name = key[:-len("/model")], "model"
+
+        async def work():
+            shard = self.shard_of(key)
+            if name == "delete":
+                if not shard.delete(key):
+                    raise Refusal(404, f"no key {key!r}")
+                return JSONResponse({"deleted": key})
+            if name == "model":
+                path = shard.model_file(key)
+                if path is None:
+                    raise Refusal(404, f"no key {key!r}")
+                return FileResponse(path, media_type="application/octet-stream",
+                                    filename=f"{key or 'global'}.npz".replace("/", "_"))
+            info = shard.info(key)
+            if info is None:
+                raise Refusal(404, f"no key {key!r}")
+            return Response(orjson.dumps(info), media_type="application/json")
+
+        return await self._handle(name, request, work)
+
+    async def healthz(self, request: Request) -> Response:
+        return Response(b'{"ok":true}', media_type="application/json")
+
+    async def openapi(self, request: Request) -> Response:
+        return JSONResponse(openapi_schema())
+
+    async def dashboard(self, request: Request) -> Response:
+        return HTMLResponse(PAGE)
+
+    # ---- observing -------------------------------------------------------------------------
+
+    def _n_events(self) -> int:
+        return sum(s.n_events["predict"] + s.n_events["learn"] for s in self.shards)
+
+    def _score(self) -> tuple:
+        return sum(s.score[0] for s in self.shards), sum(s.score[1] for s in self.shards)
+
+    def _keys_in_memory(self) -> int:
+        return sum(len(s.entries) for s in self.shards)
+
+    async def stats(self, request: Request) -> Response:
+        async def work():
+            n, loss = self._score()
+            return JSONResponse({
+                "learner": self.template.learner, "task": self.template.task,
+                "metric": self.shards[0].metric_name(), "metric_since_start": loss / n if n else None,
+                "events": self._n_events(), "keys_in_memory": self._keys_in_memory(), "memory_bytes": rss_bytes(),
+                "uptime_seconds": time.time() - self.started,
+                "series": [dict(zip(("t", "events_per_s", "metric", "keys", "memory_bytes"), row))
+                           for row in self.series]})
+
+        return await self._handle("keys", request, work)
+
+    async def metrics(self, request: Request) -> Response:
+        async def work():
+            return Response(self.prometheus(), media_type="text/plain; version=0.0.4")
+
+        return await self._handle("keys", request, work)
+
+    def prometheus(self) -> str:
+        """The Prometheus text exposition of the service's counters."""
+        lines = ["# HELP okl_serve_events_total Events processed since start, by operation.",
+                 "# TYPE okl_serve_events_total counter"]
+        for op in ("predict", "learn", "duplicate"):
+            lines.append(f'okl_serve_events_total{{op="{op}"}} {sum(s.n_events[op] for s in self.shards)}')
+        lines += ["# HELP okl_serve_requests_total Requests answered, by endpoint.", "# TYPE okl_serve_requests_total counter"]
+        lines += [f'okl_serve_requests_total{{endpoint="{k}"}} {v}' for k, v in self.requests.items()]
+        lines += ["# HELP okl_serve_refused_total Requests refused, by status.", "# TYPE okl_serve_refused_total counter"]
+        lines += [f'okl_serve_refused_total{{status="{k}"}} {v}' for k, v in self.refused.items()]
+        lines += ["# HELP okl_serve_request_seconds Request latency over the last 20,000 requests per endpoint.",
+                  "# TYPE okl_serve_request_seconds summary"]
+        for name, d in self.latency.items():
+            if d:
+                xs = sorted(d)
+                for q in (0.5, 0.9, 0.99):
+                    lines.append(f'okl_serve_request_seconds{{endpoint="{name}",quantile="{q}"}} '
+                                 f'{xs[min(len(xs) - 1, int(q * len(xs)))]:.6f}')
+                lines.append(f'okl_serve_request_seconds_count{{endpoint="{name}"}} {len(xs)}')
+        n, loss = self._score()
+        metric = self.shards[0].metric_name()
+        lines += [f"# HELP okl_serve_prequential_{metric} Prequential {metric.replace('_', ' ')} of learned events "
+                  "(decision before learning) since start.", f"# TYPE okl_serve_prequential_{metric} gauge",
+                  f"okl_serve_prequential_{metric} {loss / n if n else 'NaN'}",
+                  "# HELP okl_serve_keys_in_memory Keys whose model is in memory.", "# TYPE okl_serve_keys_in_memory gauge",
+                  f"okl_serve_keys_in_memory {self._keys_in_memory()}",
+                  "# HELP okl_serve_resident_bytes Resident memory of the process.",
+                  "# TYPE okl_serve_resident_bytes gauge", f"okl_serve_resident_bytes {rss_bytes()}"]
+        return "\n".join(lines) + "\n"
+
+
+def rss_bytes() -> int:
+    """Resident memory of this process (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as fh:
+            return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0

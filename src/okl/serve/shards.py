@@ -1,0 +1,387 @@
+"""A shard of the service: the models of the keys hashed to it, their log and snapshots.
+
+One shard is the only writer of its keys (the service hashes each key to one shard, CRC-32 of the
+key modulo the shard count), so no two requests update one model at once. A key's model is
+``okl.make(learner, random_state=0, **params)`` (the template) built at the key's first learn
+and fed ``learn_one`` in the key's order, so its decisions are the library's: a restart rebuilds
+it from its latest snapshot (an okl model file) and the learns logged after it, and it predicts
+exactly as before.
+
+Memory: a key in memory costs its learner's arrays plus about 12 KiB of Python objects
+(:data:`OVERHEAD`, measured on 5,000 ``fogd`` keys). Beyond ``max_memory`` the least recently
+used keys are evicted: a key with at most :data:`REPLAY_MAX` learns since its snapshot is simply
+dropped (its log rebuilds it, O(those learns)), others are snapshotted first (one model file,
+about 4 ms with its fsync). An evicted key comes back exactly, at its next event.
+
+Cost per event: the learner's round, plus for a learn one staged log row and O(dim) bytes, plus
+for a prequential metric one ``predict_one`` (skipped when the label joins a kept prediction,
+whose decision is reused).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import OrderedDict
+
+import numpy as np
+
+import okl
+from okl.calibration import probability
+from okl.serve.inputs import GLOBAL_KEY, EventError, Schema
+from okl.serve.store import Store
+
+OVERHEAD = 12 * 1024  # bytes of Python objects per key in memory besides its arrays (measured)
+REPLAY_MAX = 256  # learns an evicted key may replay instead of being snapshotted
+NDARRAY = np.ndarray
+
+
+class Template:
+    """How a key's model is made: the learner's name, task and hyperparameters, the named
+    features and categorical names for dict inputs, and whether a new key starts from the global
+    model (``warm_start="global"``)."""
+
+    def __init__(self, learner: str = "linear", task: str = "classification", params: dict | None = None,
+                 features: list | None = None, categorical: list | None = None, warm_start: str | None = None):
+        if task not in ("classification", "regression"):
+            raise ValueError(f"task must be 'classification' or 'regression', got {task!r}")
+        if warm_start not in (None, "none", "global"):
+            raise ValueError(f"warm_start must be 'none' or 'global', got {warm_start!r}")
+        self.learner, self.task = learner, task
+        self.params = dict(params or {})
+        self.params.setdefault("random_state", 0)
+        if task == "regression":
+            self.params.setdefault("loss", "squared")
+        self.features = list(features) if features else None
+        self.categorical = list(categorical or [])
+        self.warm_start = warm_start == "global"
+        self.make()  # a bad name or hyperparameter fails here, before serving
+
+    def make(self, categorical_columns: list | None = None):
+        params = dict(self.params)
+        if categorical_columns:
+            params["categorical"] = categorical_columns
+        return okl.make(self.learner, **params)
+
+    def settings(self) -> dict:
+        return {"learner": self.learner, "task": self.task, "params": self.params, "features": self.features,
+                "categorical": self.categorical, "warm_start": self.warm_start}
+
+
+class Entry:
+    """A key in memory."""
+
+    __slots__ = ("model", "dim", "schema", "snap_seq", "snap_file", "n_snap", "unsnapped", "bytes",
+                 "n_predict", "n_learn", "n_scored", "loss_sum")
+
+    def __init__(self, model, dim, schema, snap_seq=0, snap_file=None, n_snap=0, unsnapped=0):
+        self.model, self.dim, self.schema = model, dim, schema
+        self.snap_seq, self.snap_file, self.n_snap, self.unsnapped = snap_seq, snap_file, n_snap, unsnapped
+        self.bytes = OVERHEAD
+        self.n_predict = self.n_learn = self.n_scored = 0
+        self.loss_sum = 0.0
+
+
+def model_bytes(model) -> int:
+    """Bytes of a model's arrays (its own state; the per-key cost besides :data:`OVERHEAD`)."""
+    return sum(v.nbytes for v in vars(model).values() if type(v) is NDARRAY)
+
+
+class Shard:
+    """The keys of one shard: check, apply, commit, snapshot, evict. Not thread-safe (one owner)."""
+
+    def __init__(self, template: Template, root: str, name: str = "okl-serve", fsync: bool = False,
+                 max_memory: int = 1 << 30, snapshot_every: int = 1000, id_ttl: float = 86400.0):
+        self.template = template
+        self.store = Store(root, name, fsync)
+        self.store.check_settings(template.settings())
+        self.max_memory, self.snapshot_every, self.id_ttl = max_memory, snapshot_every, id_ttl
+        self.entries: OrderedDict[str, Entry] = OrderedDict()
+        self.bytes = 0
+        self.learned = self.store.learned_ids()
+        now = time.time()
+        self.kept = {eid: (key, np.frombuffer(x).copy(), exp, None) for eid, key, x, exp in self.store.kept_rows(now)
+                     if eid not in self.learned}
+        self._to_snapshot: set[str] = set()
+        self.n_events = {"predict": 0, "learn": 0, "duplicate": 0}
+        self.score = [0, 0.0]  # events scored, loss sum (0/1 mistakes or squared error) since start
+        self.classify = template.task == "classification"
+
+    # ---- keys ------------------------------------------------------------------------------
+
+    def entry(self, key: str) -> Entry | None:
+        """The key in memory (loaded from its snapshot and log if evicted or after a restart)."""
+        e = self.entries.get(key)
+        if e is not None:
+            self.entries.move_to_end(key)
+            return e
+        row = self.store.key_row(key)
+        if row is None:
+            return None
+        meta, snap_seq, snap_file, n_snap = row
+        schema = Schema(meta["names"], meta["categorical"]) if meta.get("names") else None
+        if snap_file:
+            model = okl.Learner.load(os.path.join(self.store.root, snap_file))
+        else:
+            model = self.template.make(schema.columns() if schema else None)
+        n = 0
+        for _, xb, y in self.store.log_after(key, snap_seq):
+            model.learn_one(np.frombuffer(xb).copy(), y)
+            n += 1
+        e = Entry(model, meta["dim"], schema, snap_seq, snap_file, n_snap, n)
+        self._account(key, e)
+        return e
+
+    def _account(self, key: str, e: Entry) -> None:
+        old = e.bytes if key in self.entries else 0
+        e.bytes = OVERHEAD + model_bytes(e.model)
+        self.entries[key] = e
+        self.bytes += e.bytes - old
+
+    def _create(self, key: str, x, index) -> Entry:
+        if type(x) is dict:
+            schema = Schema.first(x, self.template.features, self.template.categorical)
+            dim = len(schema.names)
+        else:
+            schema, dim = None, len(x)
+        model = None
+        if self.template.warm_start and key != GLOBAL_KEY:
+            g = self.entry(GLOBAL_KEY)
+            if g is not None and g.dim == dim and (g.schema.names if g.schema else None) == (
+                    schema.names if schema else None):
+                model = g.model  # copied through a snapshot below
+        meta = {"dim": dim, "names": schema.names if schema else None,
+                "categorical": sorted(schema.categorical) if schema else []}
+        self.store.stage_key(key, meta)
+        if model is not None:
+            # the warm start is the global model as it is now: the key's first snapshot
+            self.store.commit()
+            seq = self.store.next_seq()
+            rel = self.store.snapshot_path(key, seq)
+            model.save(os.path.join(self.store.root, rel))
+            self.store.record_snapshot(key, seq, rel, 0, None)
+            model = okl.Learner.load(os.path.join(self.store.root, rel))
+            e = Entry(model, dim, schema, seq, rel)
+        else:
+            e = Entry(self.template.make(schema.columns() if schema else None), dim, schema)
+        self._account(key, e)
+        return e
+
+    # ---- events ----------------------------------------------------------------------------
+
+    def check(self, events: list, seen: dict) -> None:
+        """Refuse (EventError) what the keys' columns do not take; ``seen`` carries the columns a
+        key gets from an earlier event of the same batch. Changes nothing."""
+        for index, (op, key, eid, x, y) in events:
+            if x is None:
+                continue
+            cols = seen.get(key)
+            if cols is None:
+                e = self.entries.get(key)
+                if e is not None:
+                    cols = (e.dim, e.schema)
+                else:
+                    row = self.store.key_row(key)
+                    if row is not None:
+                        meta = row[0]
+                        cols = (meta["dim"], Schema(meta["names"], meta["categorical"]) if meta.get("names") else None)
+                    elif type(x) is NDARRAY:
+                        cols = (len(x), None)
+                    else:
+                        schema = Schema.first(x, self.template.features, self.template.categorical)
+                        cols = (len(schema.names), schema)
+                seen[key] = cols
+            dim, schema = cols
+            if type(x) is NDARRAY:
+                if schema is not None:
+                    raise EventError(f"this key takes named features (an object), got a list of {len(x)}", "x", index)
+                if len(x) != dim:
+                    raise EventError(f"has {len(x)} features, this key takes {dim}", "x", index)
+            elif schema is None:
+                raise EventError(f"this key takes a list of {dim} numbers, got an object", "x", index)
+            else:
+                schema.row(x, index)
+
+    def apply(self, index: int, op: str, key: str, eid, x, y, now: float) -> dict:
+        """One checked event, in order. A learn is staged in the log (acknowledged after
+        :meth:`commit`); a predict with an id keeps its features for the label to come."""
+        e = self.entries.get(key)
+        if e is not None:
+            self.entries.move_to_end(key)
+        else:
+            e = self.entry(key)
+        if op == "predict":
+            new = e is None
+            model = e.model if e is not None else self._fresh(key, x)
+            row = x if type(x) is NDARRAY else (e.schema.row(x, index) if e is not None else self._schema_row(x))
+            f = model.predict_one(row)
+            if e is not None:
+                e.n_predict += 1
+            self.n_events["predict"] += 1
+            if eid is not None and eid not in self.learned:
+                self.kept[eid] = (key, row, now + self.id_ttl, f)
+                self.store.stage_kept(eid, key, row, now + self.id_ttl)
+            if self.classify:
+                cal = model.calibration_
+                p = 0.5 if cal is None else probability(cal, f)
+                return {"decision": f, "prediction": 1 if f >= 0 else -1, "proba": {"-1": 1.0 - p, "1": p},
+                        "new_key": new}
+            return {"decision": f, "prediction": f, "new_key": new}
+        # learn
+        if eid is not None and eid in self.learned:
+            self.n_events["duplicate"] += 1
+            return {"learned": False, "duplicate": True, "id": eid}
+        f = None
+        if x is None:
+            kept = self.kept.pop(eid, None)
+            if kept is None:
+                return {"learned": False, "duplicate": False, "id": eid,
+                        "reason": "no features kept under this id (never predicted with it, or past its time to live)"}
+            row, f = kept[1], kept[3]
+            new = e is None
+            if e is None:
+                e = self._create(key, row, index)
+            elif len(row) != e.dim:
+                return {"learned": False, "duplicate": False, "id": eid,
+                        "reason": f"the features kept under this id have {len(row)} columns, this key takes {e.dim}"}
+        else:
+            new = e is None
+            if e is None:
+                e = self._create(key, x, index)
+            row = x if type(x) is NDARRAY else e.schema.row(x, index)
+            if eid is not None:
+                self.kept.pop(eid, None)
+        model = e.model
+        if f is None:
+            f = model.predict_one(row)
+        model.learn_one(row, y)
+        seq = self.store.next_seq()
+        self.store.stage_learn(seq, key, eid, row, y, now)
+        if eid is not None:
+            self.learned.add(eid)
+        loss = (0.0 if (f >= 0) == (y > 0) else 1.0) if self.classify else (f - y) ** 2
+        e.n_learn += 1
+        e.n_scored += 1
+        e.loss_sum += loss
+        self.score[0] += 1
+        self.score[1] += loss
+        self.n_events["learn"] += 1
+        e.unsnapped += 1
+        if e.unsnapped >= self.snapshot_every:
+            self._to_snapshot.add(key)
+        elif e.unsnapped & 63 == 1:
+            self._account(key, e)
+        out = {"learned": True, "duplicate": False, "new_key": new}
+        if eid is not None:
+            out["id"] = eid
+        return out
+
+    def _fresh(self, key: str, x):
+        """The model that answers a predict for a key with no learn yet."""
+        if self.template.warm_start and key != GLOBAL_KEY:
+            g = self.entry(GLOBAL_KEY)
+            if g is not None and (type(x) is NDARRAY) == (g.schema is None):
+                return g.model
+        if type(x) is dict:
+            return self.template.make(Schema.first(x, self.template.features, self.template.categorical).columns())
+        return self.template.make()
+
+    def _schema_row(self, x: dict) -> np.ndarray:
+        return Schema.first(x, self.template.features, self.template.categorical).row(x, None)
+
+    # ---- durability ------------------------------------------------------------------------
+
+    def commit(self) -> None:
+        """Write the staged rows (one transaction), then snapshot the keys that are due and evict
+        beyond the memory cap (both only ever hold committed learns)."""
+        self.store.commit()
+        for key in self._to_snapshot:
+            e = self.entries.get(key)
+            if e is not None:
+                self.snapshot(key, e)
+        self._to_snapshot.clear()
+        if self.bytes > self.max_memory:
+            self.evict(int(self.max_memory * 0.9))
+
+    def snapshot(self, key: str, e: Entry, account: bool = True) -> None:
+        seq = self.store.mark()  # every log row of this key so far is <= the current mark
+        rel = self.store.snapshot_path(key, seq)
+        e.model.save(os.path.join(self.store.root, rel))
+        n = e.n_snap + e.unsnapped
+        self.store.record_snapshot(key, seq, rel, n, e.snap_file)
+        e.snap_seq, e.snap_file, e.n_snap, e.unsnapped = seq, rel, n, 0
+        if account:
+            self._account(key, e)
+
+    def evict(self, target: int) -> int:
+        """Drop least recently used keys until their bytes are at most ``target``; returns how many."""
+        n = 0
+        while self.bytes > target and len(self.entries) > 1:
+            key, e = self.entries.popitem(last=False)
+            if e.unsnapped > REPLAY_MAX:
+                self.snapshot(key, e, account=False)
+            self.bytes -= e.bytes
+            n += 1
+        return n
+
+    def rollback(self) -> None:
+        """After a failed commit: forget what was staged and reload every key from the store, so
+        no model holds a learn that is not in the log."""
+        self.store.discard()
+        self.entries.clear()
+        self.bytes = 0
+        self.learned = self.store.learned_ids()
+        self.kept = {eid: (key, np.frombuffer(x).copy(), exp, None)
+                     for eid, key, x, exp in self.store.kept_rows(time.time()) if eid not in self.learned}
+
+    def expire(self, now: float) -> None:
+        for eid in [i for i, k in self.kept.items() if k[2] <= now]:
+            del self.kept[eid]
+        self.store.expire(now)
+
+    def flush(self) -> None:
+        """Snapshot every key in memory with learns since its snapshot (a clean shutdown)."""
+        self.store.commit()
+        for key, e in list(self.entries.items()):
+            if e.unsnapped > REPLAY_MAX:
+                self.snapshot(key, e)
+
+    # ---- reading ---------------------------------------------------------------------------
+
+    def info(self, key: str) -> dict | None:
+        e = self.entry(key)
+        if e is None:
+            return None
+        return {"key": key, "learner": self.template.learner, "task": self.template.task, "dim": e.dim,
+                "features": e.schema.names if e.schema else None, "learned": e.n_snap + e.unsnapped,
+                "predicted_since_start": e.n_predict, "metric": self.metric_name(),
+                "metric_since_start": e.loss_sum / e.n_scored if e.n_scored else None,
+                "state_bytes": e.bytes - OVERHEAD, "memory_bytes": e.bytes,
+                "snapshot_learns": e.n_snap, "logged_since_snapshot": e.unsnapped}
+
+    def metric_name(self) -> str:
+        return "mistake_rate" if self.classify else "mean_squared_error"
+
+    def model_file(self, key: str) -> str | None:
+        """A path holding the key's model file as of now (snapshotted first when behind)."""
+        e = self.entry(key)
+        if e is None:
+            return None
+        if e.unsnapped or not e.snap_file:
+            self.store.commit()
+            self.snapshot(key, e)
+        return os.path.join(self.store.root, e.snap_file)
+
+    def delete(self, key: str) -> bool:
+        e = self.entries.pop(key, None)
+        if e is not None:
+            self.bytes -= e.bytes
+        elif self.store.key_row(key) is None:
+            return False
+        self.store.commit()
+        self.store.forget(key)
+        self.kept = {i: k for i, k in self.kept.items() if k[0] != key}
+        return True
+
+    def close(self) -> None:
+        self.store.close()
