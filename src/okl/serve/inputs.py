@@ -59,10 +59,14 @@ def _row(x, index) -> np.ndarray | dict:
         if not x or len(x) > MAX_WIDTH:
             raise EventError(f"must hold 1 to {MAX_WIDTH} numbers, got {len(x)}", "x", index)
         try:
-            row = np.array(x, dtype=np.float64)
-        except (TypeError, ValueError):
-            bad = next((j for j, v in enumerate(x) if type(v) not in (int, FLOAT) or type(v) is bool), 0)
-            raise EventError(f"must be numbers, got {type(x[bad]).__name__} at position {bad}", "x", index) from None
+            row = np.array(x)
+        except ValueError:  # ragged nesting
+            raise EventError("must be a flat list of numbers (one row)", "x", index) from None
+        if row.dtype.kind != "f":
+            if row.dtype.kind not in "iub" or row.ndim != 1:
+                bad = next((j for j, v in enumerate(x) if type(v) not in (int, FLOAT, bool)), 0)
+                raise EventError(f"must be numbers, got {type(x[bad]).__name__} at position {bad}", "x", index)
+            row = row.astype(np.float64)
         if row.ndim != 1:
             raise EventError("must be a flat list of numbers (one row)", "x", index)
         s = row.sum()

@@ -26,7 +26,7 @@ from collections import OrderedDict
 
 import numpy as np
 
-import okl
+from okl.learners import Learner, make
 from okl.calibration import probability
 from okl.serve.inputs import GLOBAL_KEY, EventError, Schema
 from okl.serve.store import Store
@@ -61,7 +61,7 @@ class Template:
         params = dict(self.params)
         if categorical_columns:
             params["categorical"] = categorical_columns
-        return okl.make(self.learner, **params)
+        return make(self.learner, **params)
 
     def settings(self) -> dict:
         return {"learner": self.learner, "task": self.task, "params": self.params, "features": self.features,
@@ -103,6 +103,7 @@ class Shard:
         self.kept = {eid: (key, np.frombuffer(x).copy(), exp, None) for eid, key, x, exp in self.store.kept_rows(now)
                      if eid not in self.learned}
         self._to_snapshot: set[str] = set()
+        self._blank = None
         self.n_events = {"predict": 0, "learn": 0, "duplicate": 0}
         self.score = [0, 0.0]  # events scored, loss sum (0/1 mistakes or squared error) since start
         self.classify = template.task == "classification"
@@ -121,7 +122,7 @@ class Shard:
         meta, snap_seq, snap_file, n_snap = row
         schema = Schema(meta["names"], meta["categorical"]) if meta.get("names") else None
         if snap_file:
-            model = okl.Learner.load(os.path.join(self.store.root, snap_file))
+            model = Learner.load(os.path.join(self.store.root, snap_file))
         else:
             model = self.template.make(schema.columns() if schema else None)
         n = 0
@@ -160,7 +161,7 @@ class Shard:
             rel = self.store.snapshot_path(key, seq)
             model.save(os.path.join(self.store.root, rel))
             self.store.record_snapshot(key, seq, rel, 0, None)
-            model = okl.Learner.load(os.path.join(self.store.root, rel))
+            model = Learner.load(os.path.join(self.store.root, rel))
             e = Entry(model, dim, schema, seq, rel)
         else:
             e = Entry(self.template.make(schema.columns() if schema else None), dim, schema)
@@ -284,7 +285,9 @@ class Shard:
                 return g.model
         if type(x) is dict:
             return self.template.make(Schema.first(x, self.template.features, self.template.categorical).columns())
-        return self.template.make()
+        if self._blank is None:  # never learns: one answers every new key (its decision is the template's)
+            self._blank = self.template.make()
+        return self._blank
 
     def _schema_row(self, x: dict) -> np.ndarray:
         return Schema.first(x, self.template.features, self.template.categorical).row(x, None)
