@@ -19,7 +19,7 @@ _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([KMGT]?i?B?)?\s*$", re.IGNORECASE)
 _UNITS = {"": 1, "b": 1, "k": 1e3, "kb": 1e3, "kib": 2 ** 10, "m": 1e6, "mb": 1e6, "mib": 2 ** 20,
           "g": 1e9, "gb": 1e9, "gib": 2 ** 30, "t": 1e12, "tb": 1e12, "tib": 2 ** 40}
 DEFAULTS = {"learner": "auto", "task": "classification", "store": "okl-serve-store", "host": "127.0.0.1",
-            "port": 8000, "max_memory": "1GiB", "max_body": "16MiB", "shards": 1, "snapshot_every": 1000,
+            "port": 8000, "max_memory": "1GiB", "max_body": "16MiB", "shards": 1, "snapshot_every": 10000,
             "id_ttl": 86400.0, "warm_start": "none", "fsync": False, "token": None, "features": None,
             "categorical": None}
 
@@ -55,7 +55,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--shards", type=int, help="shard workers; a key's shard is CRC-32(key) mod N (default 1)")
     p.add_argument("--engine", choices=["local", "ray"], default="local",
                    help="local: shards in this process; ray: named, restartable Ray actors (okl[ray])")
-    p.add_argument("--snapshot-every", type=int, help="learns of a key between its snapshots (default 1000)")
+    p.add_argument("--snapshot-every", type=int, help="learns of a key between its snapshots (default 10000)")
     p.add_argument("--id-ttl", type=float, help="seconds a predict's features wait for their label (default 86400)")
     p.add_argument("--warm-start", choices=["none", "global"], help="a new key starts from the global model")
     p.add_argument("--features", help="comma-separated feature names of dict inputs, in column order")

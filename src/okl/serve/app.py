@@ -97,7 +97,7 @@ class App:
 
     def __init__(self, template: Template | None = None, store: str = "okl-serve-store", *, token: str | None = None,
                  max_body: int = 16 * MiB, max_memory: int = 1024 * MiB, shards: int = 1, fsync: bool = False,
-                 snapshot_every: int = 1000, id_ttl: float = 86400.0, engine: str = "local"):
+                 snapshot_every: int = 10000, id_ttl: float = 86400.0, engine: str = "local"):
         if engine != "local":
             raise ValueError(f"engine must be 'local', got {engine!r}")
         if shards < 1:

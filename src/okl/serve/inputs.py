@@ -58,21 +58,17 @@ def _row(x, index) -> np.ndarray | dict:
     if type(x) is LIST:
         if not x or len(x) > MAX_WIDTH:
             raise EventError(f"must hold 1 to {MAX_WIDTH} numbers, got {len(x)}", "x", index)
-        try:
-            row = np.array(x)
-        except ValueError:  # ragged nesting
-            raise EventError("must be a flat list of numbers (one row)", "x", index) from None
-        if row.dtype.kind != "f":
-            if row.dtype.kind not in "iub" or row.ndim != 1:
-                bad = next((j for j, v in enumerate(x) if type(v) not in (int, FLOAT, bool)), 0)
-                raise EventError(f"must be numbers, got {type(x[bad]).__name__} at position {bad}", "x", index)
-            row = row.astype(np.float64)
-        if row.ndim != 1:
-            raise EventError("must be a flat list of numbers (one row)", "x", index)
-        s = row.sum()
-        if s - s != 0.0 and not np.isfinite(row).all():  # (the sum is finite for almost every row: cheap)
-            bad = int(np.flatnonzero(~np.isfinite(row))[0])
-            raise EventError(f"must be finite, got {x[bad]} at position {bad}", "x", index)
+        try:  # Python's sum of a short list is far cheaper than NumPy's, and refuses non-numbers
+            s = sum(x)
+            row = np.array(x, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
+            bad = next((j for j, v in enumerate(x) if type(v) not in (int, FLOAT, bool)), 0)
+            raise EventError(f"must be numbers, got {type(x[bad]).__name__} at position {bad}", "x", index) from None
+        if s - s != 0.0:  # NaN or infinite somewhere (or a finite sum that overflowed)
+            bad = next((j for j, v in enumerate(x) if not math.isfinite(v)), None)
+            if bad is not None or not np.isfinite(row).all():
+                bad = bad or 0
+                raise EventError(f"must be finite, got {x[bad]} at position {bad}", "x", index)
         return row
     if type(x) is DICT:
         if not x or len(x) > MAX_WIDTH:

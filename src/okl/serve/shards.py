@@ -91,7 +91,7 @@ class Shard:
     """The keys of one shard: check, apply, commit, snapshot, evict. Not thread-safe (one owner)."""
 
     def __init__(self, template: Template, root: str, name: str = "okl-serve", fsync: bool = False,
-                 max_memory: int = 1 << 30, snapshot_every: int = 1000, id_ttl: float = 86400.0):
+                 max_memory: int = 1 << 30, snapshot_every: int = 10000, id_ttl: float = 86400.0):
         self.template = template
         self.store = Store(root, name, fsync)
         self.store.check_settings(template.settings())

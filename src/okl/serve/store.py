@@ -117,6 +117,9 @@ class Store:
         try:
             if keys:
                 db.executemany("INSERT OR IGNORE INTO keys (key, meta) VALUES (?, ?)", keys)
+            if kept and log:  # a label that came in the same commit as its prediction: nothing to keep
+                done = {r[2] for r in log}
+                kept = [k for k in kept if k[0] not in done]
             if kept:
                 db.executemany("INSERT OR REPLACE INTO kept VALUES (?, ?, ?, ?)", kept)
             if log:
