@@ -214,19 +214,23 @@ class App:
         else:
             for i, ev in checked:
                 self.shard_of(ev[1]).check([(i, ev)], seen)
-        now = time.time()
         out = []
         staged = False
-        single = self.shards[0] if len(self.shards) == 1 else None
+        if len(self.shards) == 1:
+            out = self.shards[0].apply(checked, time.time())
+        else:
+            out = [None] * len(checked)
+            parts: dict = {}
+            for p, ev in enumerate(checked):
+                parts.setdefault(self.shard_of(ev[1][1]), []).append(p)
+            now = time.time()
+            for shard, ps in parts.items():
+                for p, r in zip(ps, shard.apply([checked[p] for p in ps], now)):
+                    out[p] = r
         for i, (op_, key, eid, x, y) in checked:
-            shard = single or self.shard_of(key)
-            try:
-                out.append(shard.apply(i, op_, key, eid, x, y, now))
-            except EventError as exc:
-                out.append(exc.payload())
-            except (ValueError, FloatingPointError, OverflowError) as exc:  # refused by the learner, unchanged
-                out.append({"error": f"event {i}: {exc}", "index": i})
-            staged = staged or op_ == "learn" or eid is not None
+            if op_ == "learn" or eid is not None:
+                staged = True
+                break
         if staged:
             await self._durable()
         return out

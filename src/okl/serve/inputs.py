@@ -100,11 +100,11 @@ def check_event(e, index, task: str, op: str | None = None) -> tuple:
         if extra:
             raise EventError(f"unknown field (a {op} takes {', '.join(sorted(allowed))})", extra[0], index)
     key = e.get("key", GLOBAL_KEY)
-    if key is not GLOBAL_KEY:
-        key = _name(key, "key", index)
+    if type(key) is not STR or len(key) > MAX_NAME:
+        _name(key, "key", index)
     eid = e.get("id")
-    if eid is not None:
-        eid = _name(eid, "id", index)
+    if eid is not None and (type(eid) is not STR or len(eid) > MAX_NAME):
+        _name(eid, "id", index)
     x = e.get("x")
     if x is not None:
         x = _row(x, index)
@@ -112,11 +112,17 @@ def check_event(e, index, task: str, op: str | None = None) -> tuple:
         if x is None:
             raise EventError("is required for a predict", "x", index)
         return op, key, eid, x, None
-    if "y" not in e:
-        raise EventError("is required for a learn", "y", index)
+    y = e.get("y", _MISSING)
     if x is None and eid is None:
         raise EventError("a learn needs x, or an id whose features a predict kept", "x", index)
-    return op, key, eid, x, label(e["y"], task, index)
+    if type(y) is int and (y == 1 or y == -1):  # the common label, checked without a call
+        return op, key, eid, x, float(y)
+    if y is _MISSING:
+        raise EventError("is required for a learn", "y", index)
+    return op, key, eid, x, label(y, task, index)
+
+
+_MISSING = object()
 
 
 def label(y, task: str, index) -> float:

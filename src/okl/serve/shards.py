@@ -27,7 +27,7 @@ from collections import OrderedDict
 import numpy as np
 
 from okl.learners import Learner, make
-from okl.calibration import probability
+from okl.calibration import probabilities, probability
 from okl.serve.inputs import GLOBAL_KEY, EventError, Schema
 from okl.serve.store import Store
 
@@ -203,79 +203,172 @@ class Shard:
             else:
                 schema.row(x, index)
 
-    def apply(self, index: int, op: str, key: str, eid, x, y, now: float) -> dict:
-        """One checked event, in order. A learn is staged in the log (acknowledged after
-        :meth:`commit`); a predict with an id keeps its features for the label to come."""
+    def apply(self, events: list, now: float) -> list:
+        """Checked events ``[(index, (op, key, id, x, y))]`` in order; their answers in order.
+
+        A key's learns are gathered into one block and learned by ``learn_many`` (the learner's
+        compiled test-then-train loop over the rows: the decisions of ``predict_one`` then
+        ``learn_one`` row by row, at a fraction of the per-event cost) until that key's next
+        predict, which is answered by ``predict_one`` after the block. A predict with an id whose
+        label is the key's very next event (``{"op": "learn", "id": same}``) rides in the block:
+        its decision is the block's decision before learning that row, which is the model's
+        ``predict_one`` at that point; its ``proba`` uses the calibration as of the start of the
+        key's block. A learn is staged in the log (acknowledged after :meth:`commit`); a predict
+        with an id keeps its features for its label.
+        """
+        n = len(events)
+        out: list = [None] * n
+        nxt: list = [None] * n
+        last: dict = {}
+        for p in range(n - 1, -1, -1):
+            k = events[p][1][1]
+            nxt[p] = last.get(k)
+            last[k] = p
+        blocks: dict = {}
+        fused: dict = {}
+        learned, kept = self.learned, self.kept
+        for p, (index, (op, key, eid, x, y)) in enumerate(events):
+            if op == "predict":
+                q = nxt[p]
+                if (eid is not None and q is not None and type(x) is NDARRAY and eid not in learned
+                        and events[q][1][0] == "learn" and events[q][1][2] == eid and events[q][1][3] is None):
+                    fused[q] = p  # answered from its label's block
+                    self.n_events["predict"] += 1
+                    continue
+                if key in blocks:
+                    self._run_block(key, blocks.pop(key), events, out)
+                out[p] = self._predict(index, key, eid, x, now)
+                continue
+            if eid is not None and eid in learned:
+                self.n_events["duplicate"] += 1
+                out[p] = {"learned": False, "duplicate": True, "id": eid}
+                pp = fused.pop(p, None)
+                if pp is not None:  # (its id was learned by another key in between: answered on its own)
+                    if key in blocks:
+                        self._run_block(key, blocks.pop(key), events, out)
+                    out[pp] = self._predict(events[pp][0], key, None, events[pp][1][3], 0.0)
+                continue
+            e = self.entries.get(key)
+            if e is not None:
+                self.entries.move_to_end(key)
+            else:
+                e = self.entry(key)
+            new = e is None
+            if x is None:
+                pp = fused.get(p)
+                if pp is not None:
+                    row = events[pp][1][3]
+                    kept.pop(eid, None)
+                else:
+                    k = kept.pop(eid, None)
+                    if k is None:
+                        out[p] = {"learned": False, "duplicate": False, "id": eid,
+                                  "reason": "no features kept under this id (never predicted with it, or past its "
+                                            "time to live)"}
+                        continue
+                    row = k[1]
+                    if e is not None and len(row) != e.dim:
+                        out[p] = {"learned": False, "duplicate": False, "id": eid,
+                                  "reason": f"the features kept under this id have {len(row)} columns, this key "
+                                            f"takes {e.dim}"}
+                        continue
+                if e is None:
+                    e = self._create(key, row, index)
+            else:
+                if e is None:
+                    e = self._create(key, x, index)
+                row = x if type(x) is NDARRAY else e.schema.row(x, index)
+                if eid is not None:
+                    kept.pop(eid, None)
+            if eid is not None:
+                learned.add(eid)
+            b = blocks.get(key)
+            if b is None:
+                b = blocks[key] = (e, [], [], [])
+            b[1].append(row)
+            b[2].append(y)
+            b[3].append((p, eid, new, fused.get(p)))
+        for key, b in blocks.items():
+            self._run_block(key, b, events, out)
+        return out
+
+    def _run_block(self, key: str, block, events: list, out: list) -> None:
+        e, rows, ys, slots = block
+        model = e.model
+        cal = model.calibration_
+        cal = None if cal is None else cal.copy()
+        try:
+            if len(rows) == 1:
+                decisions = (model.predict_one(rows[0]),)
+                model.learn_one(rows[0], ys[0])
+            else:
+                decisions = model.learn_many(np.array(rows), np.array(ys)).tolist()
+        except (ValueError, FloatingPointError, OverflowError) as exc:  # refused by the learner
+            # nothing of the block is staged; the key is reloaded from its log at its next event
+            self.entries.pop(key, None)
+            self.bytes -= e.bytes
+            for p, eid, _, pp in slots:
+                self.learned.discard(eid)
+                out[p] = {"error": f"event {events[p][0]}: {exc}", "index": events[p][0]}
+                if pp is not None:
+                    out[pp] = out[p]
+            return
+        self.store.stage_learns(key, zip((sl[1] for sl in slots), rows, ys), time.time())
+        if self.classify:
+            loss_sum = float(sum(1 for f, y in zip(decisions, ys) if (f >= 0) != (y > 0)))
+        else:
+            loss_sum = float(sum((f - y) ** 2 for f, y in zip(decisions, ys)))
+        fused = [i for i, sl in enumerate(slots) if sl[3] is not None]
+        if fused and self.classify:  # the probabilities of the predicts in the block, in one call
+            ps = [0.5] * len(fused) if cal is None else probabilities(cal, np.array([decisions[i] for i in fused]))
+        for i, (p, eid, new, pp) in enumerate(slots):
+            out[p] = {"learned": True, "duplicate": False, "new_key": new, "id": eid} if eid is not None else \
+                {"learned": True, "duplicate": False, "new_key": new}
+        for j, i in enumerate(fused):
+            f = decisions[i]
+            if self.classify:
+                p1 = float(ps[j])
+                out[slots[i][3]] = {"decision": f, "prediction": 1 if f >= 0 else -1, "proba": {"-1": 1.0 - p1, "1": p1},
+                                    "new_key": slots[i][2]}
+            else:
+                out[slots[i][3]] = {"decision": f, "prediction": f, "new_key": slots[i][2]}
+        k = len(rows)
+        e.n_learn += k
+        e.n_scored += k
+        e.loss_sum += loss_sum
+        self.score[0] += k
+        self.score[1] += loss_sum
+        self.n_events["learn"] += k
+        before = e.unsnapped
+        e.unsnapped += k
+        if e.unsnapped >= self.snapshot_every:
+            self._to_snapshot.add(key)
+        elif before // 64 != e.unsnapped // 64 or before == 0:
+            self._account(key, e)
+
+    def _answer(self, f: float, cal, new: bool) -> dict:
+        if self.classify:
+            p = 0.5 if cal is None else probability(cal, f)
+            return {"decision": f, "prediction": 1 if f >= 0 else -1, "proba": {"-1": 1.0 - p, "1": p},
+                    "new_key": new}
+        return {"decision": f, "prediction": f, "new_key": new}
+
+    def _predict(self, index, key: str, eid, x, now: float) -> dict:
         e = self.entries.get(key)
         if e is not None:
             self.entries.move_to_end(key)
         else:
             e = self.entry(key)
-        if op == "predict":
-            new = e is None
-            model = e.model if e is not None else self._fresh(key, x)
-            row = x if type(x) is NDARRAY else (e.schema.row(x, index) if e is not None else self._schema_row(x))
-            f = model.predict_one(row)
-            if e is not None:
-                e.n_predict += 1
-            self.n_events["predict"] += 1
-            if eid is not None and eid not in self.learned:
-                self.kept[eid] = (key, row, now + self.id_ttl, f)
-                self.store.stage_kept(eid, key, row, now + self.id_ttl)
-            if self.classify:
-                cal = model.calibration_
-                p = 0.5 if cal is None else probability(cal, f)
-                return {"decision": f, "prediction": 1 if f >= 0 else -1, "proba": {"-1": 1.0 - p, "1": p},
-                        "new_key": new}
-            return {"decision": f, "prediction": f, "new_key": new}
-        # learn
-        if eid is not None and eid in self.learned:
-            self.n_events["duplicate"] += 1
-            return {"learned": False, "duplicate": True, "id": eid}
-        f = None
-        if x is None:
-            kept = self.kept.pop(eid, None)
-            if kept is None:
-                return {"learned": False, "duplicate": False, "id": eid,
-                        "reason": "no features kept under this id (never predicted with it, or past its time to live)"}
-            row, f = kept[1], kept[3]
-            new = e is None
-            if e is None:
-                e = self._create(key, row, index)
-            elif len(row) != e.dim:
-                return {"learned": False, "duplicate": False, "id": eid,
-                        "reason": f"the features kept under this id have {len(row)} columns, this key takes {e.dim}"}
-        else:
-            new = e is None
-            if e is None:
-                e = self._create(key, x, index)
-            row = x if type(x) is NDARRAY else e.schema.row(x, index)
-            if eid is not None:
-                self.kept.pop(eid, None)
-        model = e.model
-        if f is None:
-            f = model.predict_one(row)
-        model.learn_one(row, y)
-        seq = self.store.next_seq()
-        self.store.stage_learn(seq, key, eid, row, y, now)
-        if eid is not None:
-            self.learned.add(eid)
-        loss = (0.0 if (f >= 0) == (y > 0) else 1.0) if self.classify else (f - y) ** 2
-        e.n_learn += 1
-        e.n_scored += 1
-        e.loss_sum += loss
-        self.score[0] += 1
-        self.score[1] += loss
-        self.n_events["learn"] += 1
-        e.unsnapped += 1
-        if e.unsnapped >= self.snapshot_every:
-            self._to_snapshot.add(key)
-        elif e.unsnapped & 63 == 1:
-            self._account(key, e)
-        out = {"learned": True, "duplicate": False, "new_key": new}
-        if eid is not None:
-            out["id"] = eid
-        return out
+        model = e.model if e is not None else self._fresh(key, x)
+        row = x if type(x) is NDARRAY else (e.schema.row(x, index) if e is not None else self._schema_row(x))
+        f = model.predict_one(row)
+        if e is not None:
+            e.n_predict += 1
+        self.n_events["predict"] += 1
+        if eid is not None and eid not in self.learned:
+            self.kept[eid] = (key, row, now + self.id_ttl, f)
+            self.store.stage_kept(eid, key, row, now + self.id_ttl)
+        return self._answer(f, model.calibration_, e is None)
 
     def _fresh(self, key: str, x):
         """The model that answers a predict for a key with no learn yet."""

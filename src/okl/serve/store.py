@@ -97,6 +97,14 @@ class Store:
     def stage_learn(self, seq: int, key: str, eid: str | None, x: np.ndarray, y: float, t: float) -> None:
         self._log.append((seq, key, eid, x.tobytes(), y, t))
 
+    def stage_learns(self, key: str, items, t: float) -> None:
+        """Stage the learns ``(id, row, y)`` of one key, in order (log rows numbered on)."""
+        seq, log = self._seq, self._log
+        for eid, x, y in items:
+            seq += 1
+            log.append((seq, key, eid, x.tobytes(), y, t))
+        self._seq = seq
+
     def stage_kept(self, eid: str, key: str, x: np.ndarray, expires: float) -> None:
         self._kept.append((eid, key, x.tobytes(), expires))
 
