@@ -115,7 +115,7 @@ class App:
         self.latency = {name: deque(maxlen=20000) for name in ENDPOINTS}
         self.requests = dict.fromkeys(ENDPOINTS, 0)
         self.refused = {400: 0, 401: 0, 413: 0, 422: 0, 503: 0}
-        self.series: deque = deque(maxlen=900)  # (t, events/s, metric, keys in memory, memory bytes) per second
+        self.series: deque = deque(maxlen=900)  # (t, events/s, running metric, keys in memory, memory bytes) a second
         self._waiters: list = []
         self._flush_due = False
         self._tasks: list = []
@@ -157,14 +157,15 @@ class App:
             s.close()
 
     async def _sample(self):
-        last_n, last_score, tick = self._n_events(), self._score(), 0
+        """Once a second: events/s, the running prequential metric since start, keys in memory and
+        resident memory (the dashboard's series); every minute, kept features past their time to live go."""
+        last_n, tick = self._n_events(), 0
         while True:
             await asyncio.sleep(1.0)
-            n, score = self._n_events(), self._score()
-            d = score[0] - last_score[0]
-            metric = (score[1] - last_score[1]) / d if d else None
-            self.series.append((round(time.time(), 3), n - last_n, metric, self._keys_in_memory(), rss_bytes()))
-            last_n, last_score = n, score
+            n, (scored, loss) = self._n_events(), self._score()
+            self.series.append((round(time.time(), 3), n - last_n, loss / scored if scored else None,
+                                self._keys_in_memory(), rss_bytes()))
+            last_n = n
             tick += 1
             if tick % 60 == 0:
                 now = time.time()
