@@ -32,7 +32,7 @@ from collections import deque
 import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from okl.serve.dashboard import PAGE
@@ -98,8 +98,8 @@ class App:
     def __init__(self, template: Template | None = None, store: str = "okl-serve-store", *, token: str | None = None,
                  max_body: int = 16 * MiB, max_memory: int = 1024 * MiB, shards: int = 1, fsync: bool = False,
                  snapshot_every: int = 10000, id_ttl: float = 86400.0, engine: str = "local"):
-        if engine != "local":
-            raise ValueError(f"engine must be 'local', got {engine!r}")
+        if engine not in ("local", "ray"):
+            raise ValueError(f"engine must be 'local' or 'ray', got {engine!r}")
         if shards < 1:
             raise ValueError(f"shards must be >= 1, got {shards}")
         if max_body < 1024:
@@ -109,8 +109,15 @@ class App:
         self.max_body = max_body
         per = max(1, max_memory // shards)
         os.makedirs(store, exist_ok=True)
-        self.shards = [Shard(self.template, store, f"okl-serve-{i}-of-{shards}", fsync, per, snapshot_every, id_ttl)
-                       for i in range(shards)]
+        names = [f"okl-serve-{i}-of-{shards}" for i in range(shards)]
+        if engine == "ray":
+            from okl.serve.ray_shards import RayShards
+
+            self.remote = RayShards(self.template, store, names, fsync, per, snapshot_every, id_ttl)
+            self.shards = self.remote.proxies
+        else:
+            self.remote = None
+            self.shards = [Shard(self.template, store, name, fsync, per, snapshot_every, id_ttl) for name in names]
         self.started = time.time()
         self.latency = {name: deque(maxlen=20000) for name in ENDPOINTS}
         self.requests = dict.fromkeys(ENDPOINTS, 0)
@@ -209,6 +216,8 @@ class App:
         """Check every event, then apply them in order and wait until their learns are logged."""
         task = self.template.task
         checked = [(i, check_event(e, i, task, op)) for i, e in enumerate(raw)]
+        if self.remote is not None:
+            return await self.remote.run(checked)
         seen: dict = {}
         if len(self.shards) == 1:
             self.shards[0].check(checked, seen)
@@ -325,11 +334,12 @@ class App:
                     raise Refusal(404, f"no key {key!r}")
                 return JSONResponse({"deleted": key})
             if name == "model":
-                path = shard.model_file(key)
-                if path is None:
+                data = shard.model_bytes(key)
+                if data is None:
                     raise Refusal(404, f"no key {key!r}")
-                return FileResponse(path, media_type="application/octet-stream",
-                                    filename=f"{key or 'global'}.npz".replace("/", "_"))
+                name = f"{key or 'global'}.npz".replace("/", "_").replace('"', "_")
+                return Response(data, media_type="application/octet-stream",
+                                headers={"Content-Disposition": f'attachment; filename="{name}"'})
             info = shard.info(key)
             if info is None:
                 raise Refusal(404, f"no key {key!r}")
@@ -349,13 +359,22 @@ class App:
     # ---- observing -------------------------------------------------------------------------
 
     def _n_events(self) -> int:
-        return sum(s.n_events["predict"] + s.n_events["learn"] for s in self.shards)
+        c = self._counts()
+        return c["predict"] + c["learn"]
+
+    def _counts(self) -> dict:
+        total: dict = {}
+        for s in self.shards:
+            for k, v in s.counts().items():
+                total[k] = total.get(k, 0) + v
+        return total
 
     def _score(self) -> tuple:
-        return sum(s.score[0] for s in self.shards), sum(s.score[1] for s in self.shards)
+        c = self._counts()
+        return c["scored"], c["loss"]
 
     def _keys_in_memory(self) -> int:
-        return sum(len(s.entries) for s in self.shards)
+        return self._counts()["keys"]
 
     async def stats(self, request: Request) -> Response:
         async def work():
@@ -380,8 +399,9 @@ class App:
         """The Prometheus text exposition of the service's counters."""
         lines = ["# HELP okl_serve_events_total Events processed since start, by operation.",
                  "# TYPE okl_serve_events_total counter"]
+        counts = self._counts()
         for op in ("predict", "learn", "duplicate"):
-            lines.append(f'okl_serve_events_total{{op="{op}"}} {sum(s.n_events[op] for s in self.shards)}')
+            lines.append(f'okl_serve_events_total{{op="{op}"}} {counts[op]}')
         lines += ["# HELP okl_serve_requests_total Requests answered, by endpoint.", "# TYPE okl_serve_requests_total counter"]
         lines += [f'okl_serve_requests_total{{endpoint="{k}"}} {v}' for k, v in self.requests.items()]
         lines += ["# HELP okl_serve_refused_total Requests refused, by status.", "# TYPE okl_serve_refused_total counter"]

@@ -42,6 +42,14 @@ class EventError(ValueError):
         where = f"event {index}: " if index is not None else ""
         super().__init__(f"{where}{field + ': ' if field else ''}{message}")
 
+    @classmethod
+    def from_payload(cls, d: dict) -> "EventError":
+        """The refusal :meth:`payload` describes (a shard actor's answer)."""
+        exc = cls.__new__(cls)
+        ValueError.__init__(exc, d["error"])
+        exc.field, exc.index, exc.reason = d.get("field"), d.get("index"), d["error"]
+        return exc
+
     def payload(self) -> dict:
         return {"error": str(self), "field": self.field, "index": self.index}
 

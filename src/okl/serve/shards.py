@@ -458,15 +458,35 @@ class Shard:
     def metric_name(self) -> str:
         return "mistake_rate" if self.classify else "mean_squared_error"
 
-    def model_file(self, key: str) -> str | None:
-        """A path holding the key's model file as of now (snapshotted first when behind)."""
+    def model_bytes(self, key: str) -> bytes | None:
+        """The key's okl model file as of now (snapshotted first when behind), or None."""
         e = self.entry(key)
         if e is None:
             return None
         if e.unsnapped or not e.snap_file:
             self.store.commit()
             self.snapshot(key, e)
-        return os.path.join(self.store.root, e.snap_file)
+        with open(os.path.join(self.store.root, e.snap_file), "rb") as fh:
+            return fh.read()
+
+    def counts(self) -> dict:
+        """Events by kind, the prequential score (events scored, loss sum) and keys in memory."""
+        return {**self.n_events, "scored": self.score[0], "loss": self.score[1], "keys": len(self.entries)}
+
+    def run(self, events: list, now: float):
+        """Check, apply and commit one request's events of this shard (what a shard actor does per
+        call): the answers, or the refusal's payload (nothing applied)."""
+        try:
+            self.check(events, {})
+        except EventError as exc:
+            return exc.payload()
+        try:
+            out = self.apply(events, now)
+            self.commit()
+        except Exception:
+            self.rollback()
+            raise
+        return out
 
     def delete(self, key: str) -> bool:
         e = self.entries.pop(key, None)
