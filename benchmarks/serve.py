@@ -212,6 +212,7 @@ def load(learner, n, clients, rate, n_keys) -> list:
             nxt = time.time()
             for e in mine[c]:
                 nxt += 1.0 / rate
+                e = dict(e)
                 op = e.pop("op")
                 t0 = time.perf_counter()
                 post(conn, f"/v1/{op}", json.dumps(e).encode())

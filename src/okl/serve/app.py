@@ -337,7 +337,7 @@ class App:
                 data = shard.model_bytes(key)
                 if data is None:
                     raise Refusal(404, f"no key {key!r}")
-                name = f"{key or 'global'}.npz".replace("/", "_").replace('"', "_")
+                fname = f"{key or 'global'}.npz".replace("/", "_").replace('"', "_")
                 return Response(data, media_type="application/octet-stream",
                                 headers={"Content-Disposition": f'attachment; filename="{name}"'})
             info = shard.info(key)
