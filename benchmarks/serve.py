@@ -246,6 +246,44 @@ def load(learner, n, clients, rate, n_keys) -> list:
     return rows
 
 
+# ---- the client's share of the acceptance check's NDJSON ratio -------------------------------
+
+def client_floor(n_pairs: int) -> None:
+    """The acceptance check times ``post_events`` (its client encodes each event with json.dumps and
+    decodes each answer line with json.loads) against ``predict_one`` + ``learn_one`` in-process. The
+    client's own JSON work alone bounds the ratio any server can reach: printed here, same run."""
+    import okl
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(n_pairs, DIM))
+    events = []
+    for i in range(n_pairs):
+        events.append({"op": "predict", "id": f"e{i}", "x": X[i].tolist()})
+        events.append({"op": "learn", "id": f"e{i}", "y": 1 if X[i, 0] > 0 else -1})
+    answer = (json.dumps({"decision": 0.123456789, "prediction": 1, "proba": {"-1": 0.4, "1": 0.6}, "new_key": False})
+              + "\n" + json.dumps({"learned": True, "duplicate": False, "new_key": False, "id": "e1"}) + "\n") * 500
+    print("\n## The acceptance check's client-side JSON against the learner in-process (same run)\n")
+    print("| learner | in-process events/s | client encode + decode alone, events/s | best ratio any server can reach |")
+    print("|---|---:|---:|---:|")
+    t0 = time.perf_counter()
+    for i in range(0, len(events), 1000):
+        ("\n".join(json.dumps(e) for e in events[i:i + 1000]) + "\n").encode()
+        [json.loads(line) for line in answer.splitlines() if line.strip()]
+    client = len(events) / (time.perf_counter() - t0)
+    for learner in ("auto", "linear"):
+        m = okl.make(learner, random_state=0)
+        m.learn_one(np.zeros(DIM), 1.0)
+        t0 = time.perf_counter()
+        for e in events:
+            if e["op"] == "predict":
+                x = np.asarray(e["x"])
+                m.predict_one(x)
+            else:
+                m.learn_one(x, float(e["y"]))
+        rate = len(events) / (time.perf_counter() - t0)
+        print(f"| {learner} | {rate:,.0f} | {client:,.0f} | {client / rate:.2f}x |")
+
+
 # ---- 3. memory per key -------------------------------------------------------------------------
 
 def memory(learner, n_keys) -> tuple:
@@ -288,6 +326,7 @@ def main():
     frameworks(500 if args.quick else 2000)
     if args.frameworks_only:
         return
+    client_floor(4000 if args.quick else 20000)
     print("\n## Load (127.0.0.1, keys Zipf(1.3), delayed labels by id)\n")
     print("| learner | path | events/s | p50 ms | p99 ms |\n|---|---|---:|---:|---:|")
     for learner in args.learners.split(","):

@@ -7,8 +7,9 @@ and fed ``learn_one`` in the key's order, so its decisions are the library's: a 
 it from its latest snapshot (an okl model file) and the learns logged after it, and it predicts
 exactly as before.
 
-Memory: a key in memory costs its learner's arrays plus about 12 KiB of Python objects
-(:data:`OVERHEAD`, measured on 5,000 ``fogd`` keys). Beyond ``max_memory`` the least recently
+Memory: a key in memory costs its learner's arrays plus about 32 KiB of Python objects and
+per-event caches (:data:`OVERHEAD`: 17 KiB for ``fogd`` inside its 50-row warm-up, 35 KiB for
+``linear`` after it, resident memory over 2,000 keys in benchmarks/serve.py). Beyond ``max_memory`` the least recently
 used keys are evicted: a key with at most :data:`REPLAY_MAX` learns since its snapshot is simply
 dropped (its log rebuilds it, O(those learns)), others are snapshotted first (one model file,
 about 4 ms with its fsync). An evicted key comes back exactly, at its next event.
@@ -31,7 +32,7 @@ from okl.calibration import probabilities, probability
 from okl.serve.inputs import GLOBAL_KEY, EventError, Schema
 from okl.serve.store import Store
 
-OVERHEAD = 12 * 1024  # bytes of Python objects per key in memory besides its arrays (measured)
+OVERHEAD = 32 * 1024  # bytes of Python objects per key in memory besides its arrays (measured, benchmarks/serve.py)
 REPLAY_MAX = 256  # learns an evicted key may replay instead of being snapshotted
 NDARRAY = np.ndarray
 
@@ -83,8 +84,24 @@ class Entry:
 
 
 def model_bytes(model) -> int:
-    """Bytes of a model's arrays (its own state; the per-key cost besides :data:`OVERHEAD`)."""
-    return sum(v.nbytes for v in vars(model).values() if type(v) is NDARRAY)
+    """Bytes of a model's arrays, its members' included (``auto`` keeps its pool's state in member
+    objects): a walk over attributes, lists, tuples and dicts, each array counted once. The
+    per-key cost besides :data:`OVERHEAD`; O(objects in the model)."""
+    seen, total, stack = set(), 0, [model]
+    while stack:
+        obj = stack.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        if type(obj) is NDARRAY:
+            total += obj.nbytes if obj.base is None or id(obj.base) not in seen else 0
+        elif isinstance(obj, (list, tuple)):
+            stack.extend(v for v in obj if not isinstance(v, (int, float, str, bool, type(None))))
+        elif isinstance(obj, dict):
+            stack.extend(v for v in obj.values() if not isinstance(v, (int, float, str, bool, type(None))))
+        elif hasattr(obj, "__dict__") and not isinstance(obj, type) and type(obj).__module__.startswith("okl"):
+            stack.extend(v for v in vars(obj).values() if not isinstance(v, (int, float, str, bool, type(None))))
+    return total
 
 
 class Shard:
@@ -343,8 +360,8 @@ class Shard:
         e.unsnapped += k
         if e.unsnapped >= self.snapshot_every:
             self._to_snapshot.add(key)
-        elif before // 64 != e.unsnapped // 64 or before == 0:
-            self._account(key, e)
+        elif before == 0 or before.bit_length() != e.unsnapped.bit_length() or before >> 10 != e.unsnapped >> 10:
+            self._account(key, e)  # (re-measured at 1, 2, 4, ... 1024 learns, then every 1024: auto's walk is ms)
 
     def _answer(self, f: float, cal, new: bool) -> dict:
         if self.classify:
