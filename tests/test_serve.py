@@ -331,3 +331,24 @@ def test_store_made_with_another_template_is_refused(tmp_path):
     App(Template("linear"), str(tmp_path)).close()
     with pytest.raises(ValueError, match="this store was made with"):
         App(Template("fogd"), str(tmp_path))
+
+
+def test_cli_settings_from_toml_and_sizes(tmp_path):
+    from okl.cli import build_parser
+    from okl.cli.serve import _settings, loopback, parse_size
+
+    assert parse_size("1536MiB", "--max-memory") == 1536 * 2 ** 20
+    assert parse_size("2GB", "--max-memory") == 2 * 10 ** 9 and parse_size("4096", "--max-body") == 4096
+    with pytest.raises(ValueError, match="--max-memory"):
+        parse_size("lots", "--max-memory")
+    assert loopback("127.0.0.1") and loopback("::1") and loopback("localhost") and not loopback("0.0.0.0")
+    conf = tmp_path / "serve.toml"
+    conf.write_text('learner = "fogd"\ntask = "regression"\nmax-memory = "2GiB"\nfeatures = "a,b"\n'
+                    '[param]\nbudget = 50\n')
+    args = build_parser().parse_args(["serve", "--config", str(conf), "--param", "eta=0.5", "--task", "classification"])
+    s = _settings(args)
+    assert (s["learner"], s["task"], s["max_memory"], s["features"]) == ("fogd", "classification", "2GiB", ["a", "b"])
+    assert s["params"] == {"budget": 50, "eta": 0.5}
+    conf.write_text('lerner = "fogd"\n')
+    with pytest.raises(ValueError, match="unknown setting 'lerner'"):
+        _settings(build_parser().parse_args(["serve", "--config", str(conf)]))
