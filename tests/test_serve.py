@@ -352,3 +352,21 @@ def test_cli_settings_from_toml_and_sizes(tmp_path):
     conf.write_text('lerner = "fogd"\n')
     with pytest.raises(ValueError, match="unknown setting 'lerner'"):
         _settings(build_parser().parse_args(["serve", "--config", str(conf)]))
+
+
+def test_keys_far_behind_are_snapshotted_every_snapshot_seconds(tmp_path):
+    rng = np.random.default_rng(8)
+    events = [{"op": "learn", "key": "s", "x": rng.normal(size=DIM).tolist(), "y": 1 if i % 3 else -1}
+              for i in range(300)]
+    app = App(Template("linear"), str(tmp_path), snapshot_seconds=1)
+    with TestClient(app) as c:
+        post_events(c, events)
+        assert c.get("/v1/keys/s").json()["logged_since_snapshot"] == 300
+        t0 = time.time()
+        while c.get("/v1/keys/s").json()["logged_since_snapshot"] and time.time() - t0 < 20:
+            time.sleep(0.2)
+        info = c.get("/v1/keys/s").json()
+        assert (info["logged_since_snapshot"], info["snapshot_learns"], info["learned"]) == (0, 300, 300)
+        app.close = lambda: None  # as if killed after the snapshot: the restart needs no replay
+    with TestClient(App(Template("linear"), str(tmp_path))) as c:
+        assert_same(c, replay("linear", events), np.eye(DIM))

@@ -20,8 +20,8 @@ _UNITS = {"": 1, "b": 1, "k": 1e3, "kb": 1e3, "kib": 2 ** 10, "m": 1e6, "mb": 1e
           "g": 1e9, "gb": 1e9, "gib": 2 ** 30, "t": 1e12, "tb": 1e12, "tib": 2 ** 40}
 DEFAULTS = {"learner": "auto", "task": "classification", "store": "okl-serve-store", "host": "127.0.0.1",
             "port": 8000, "max_memory": "1GiB", "max_body": "16MiB", "shards": 1, "snapshot_every": 10000,
-            "id_ttl": 86400.0, "warm_start": "none", "fsync": False, "token": None, "features": None,
-            "categorical": None}
+            "snapshot_seconds": 300.0, "id_ttl": 86400.0, "warm_start": "none", "fsync": False, "token": None,
+            "features": None, "categorical": None}
 
 
 def parse_size(text, option: str) -> int:
@@ -56,6 +56,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--engine", choices=["local", "ray"], default="local",
                    help="local: shards in this process; ray: named, restartable Ray actors (okl[ray])")
     p.add_argument("--snapshot-every", type=int, help="learns of a key between its snapshots (default 10000)")
+    p.add_argument("--snapshot-seconds", type=float,
+                   help="seconds between snapshots of the keys more than 256 learns behind theirs (default 300)")
     p.add_argument("--id-ttl", type=float, help="seconds a predict's features wait for their label (default 86400)")
     p.add_argument("--warm-start", choices=["none", "global"], help="a new key starts from the global model")
     p.add_argument("--features", help="comma-separated feature names of dict inputs, in column order")
@@ -125,7 +127,7 @@ def main_serve(args) -> int:
     app = App(template, conf["store"], token=conf["token"], max_body=parse_size(conf["max_body"], "--max-body"),
               max_memory=parse_size(conf["max_memory"], "--max-memory"), shards=int(conf["shards"]),
               fsync=bool(conf["fsync"]), snapshot_every=int(conf["snapshot_every"]), id_ttl=float(conf["id_ttl"]),
-              engine=args.engine)
+              engine=args.engine, snapshot_seconds=float(conf["snapshot_seconds"]))
     uvicorn.run(app, host=conf["host"], port=int(conf["port"]), log_level="warning", access_log=False,
                 timeout_graceful_shutdown=10)
     return 0

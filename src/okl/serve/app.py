@@ -97,13 +97,17 @@ class App:
 
     def __init__(self, template: Template | None = None, store: str = "okl-serve-store", *, token: str | None = None,
                  max_body: int = 16 * MiB, max_memory: int = 1024 * MiB, shards: int = 1, fsync: bool = False,
-                 snapshot_every: int = 10000, id_ttl: float = 86400.0, engine: str = "local"):
+                 snapshot_every: int = 10000, id_ttl: float = 86400.0, engine: str = "local",
+                 snapshot_seconds: float = 300.0):
         if engine not in ("local", "ray"):
             raise ValueError(f"engine must be 'local' or 'ray', got {engine!r}")
         if shards < 1:
             raise ValueError(f"shards must be >= 1, got {shards}")
         if max_body < 1024:
             raise ValueError(f"max_body must be at least 1024 bytes, got {max_body}")
+        if not snapshot_seconds > 0:
+            raise ValueError(f"snapshot_seconds must be > 0, got {snapshot_seconds}")
+        self.snapshot_seconds = snapshot_seconds
         self.template = template or Template()
         self.token = token or None
         self.max_body = max_body
@@ -165,7 +169,8 @@ class App:
 
     async def _sample(self):
         """Once a second: events/s, the running prequential metric since start, keys in memory and
-        resident memory (the dashboard's series); every minute, kept features past their time to live go."""
+        resident memory (the dashboard's series); every ``snapshot_seconds`` the keys far behind their
+        snapshot are snapshotted; every minute, kept features past their time to live go."""
         last_n, tick = self._n_events(), 0
         while True:
             await asyncio.sleep(1.0)
@@ -174,6 +179,9 @@ class App:
                                 self._keys_in_memory(), rss_bytes()))
             last_n = n
             tick += 1
+            if tick % max(1, round(self.snapshot_seconds)) == 0:
+                for s in self.shards:
+                    s.flush()
             if tick % 60 == 0:
                 now = time.time()
                 for s in self.shards:

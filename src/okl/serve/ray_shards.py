@@ -89,7 +89,7 @@ class RemoteShard:
         return self._get("expire", now)
 
     def flush(self):
-        return self._get("flush")
+        return self._get("flush")  # (every --snapshot-seconds and at a clean stop)
 
     def close(self):
         return None  # the actor keeps its store open until it ends with the cluster or is killed

@@ -452,12 +452,17 @@ class Shard:
             del self.kept[eid]
         self.store.expire(now)
 
-    def flush(self) -> None:
-        """Snapshot every key in memory with learns since its snapshot (a clean shutdown)."""
+    def flush(self) -> int:
+        """Snapshot every key in memory more than :data:`REPLAY_MAX` learns behind its snapshot (a
+        clean shutdown, and every ``--snapshot-seconds``): a restart then replays at most that
+        many learns a key. Returns how many were written."""
         self.store.commit()
+        n = 0
         for key, e in list(self.entries.items()):
             if e.unsnapped > REPLAY_MAX:
                 self.snapshot(key, e)
+                n += 1
+        return n
 
     # ---- reading ---------------------------------------------------------------------------
 
