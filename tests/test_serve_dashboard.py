@@ -149,7 +149,7 @@ def test_dashboard_loads_draws_the_metric_and_updates_live(browser, server):
     first = int(browser.eval("document.body.dataset.firstEvents"))
     assert first == 200
     # the running metric is drawn: points on the canvas, and non-white pixels
-    _wait(browser, "+document.getElementById('chart-metric').dataset.points >= 1")
+    _wait(browser, "+document.getElementById('chart-metric').dataset.points >= 2")
     inked = browser.eval("""(() => { const c = document.getElementById('chart-metric');
         const d = c.getContext('2d').getImageData(0, 20, c.width, c.height - 20).data; let n = 0;
         for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && d[i + 2] > d[i] + 60) n++; return n; })()""")

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import hmac
 import json
 import os
@@ -154,6 +155,9 @@ class App:
     async def _lifespan(self, app):
         loop = asyncio.get_running_loop()
         self._tasks = [loop.create_task(self._sample())]
+        # the objects of the imports (NumPy, Numba's compiled loops: hundreds of thousands) leave the
+        # collector's generations, so its collections while serving walk only the service's own
+        gc.freeze()
         try:
             yield
         finally:

@@ -42,6 +42,9 @@ function draw(id, title, pts) {
     if (first) { g.moveTo(x, y); first = false; } else g.lineTo(x, y);
   }
   g.stroke();
+  const [tl, vl] = pts.filter(p => p[1] !== null && isFinite(p[1])).pop();  // the latest point, marked
+  g.fillStyle = "#1565c0"; g.beginPath();
+  g.arc(8 + (W - 76) * (tl - t0) / (t1 - t0), H - 10 - (H - 30) * (vl - lo) / (hi - lo), 3, 0, 2 * Math.PI); g.fill();
 }
 async function tick() {
   try {
