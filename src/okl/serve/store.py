@@ -1,0 +1,221 @@
+"""The service's durable state: a write-ahead log of learns and kept features (SQLite in WAL mode,
+one transaction per group of requests) and model snapshots (okl model files, never pickles).
+
+Layout of ``--store DIR``::
+
+    DIR/okl-serve.sqlite        keys, the log, kept features, learned ids (one file per shard)
+    DIR/models/ab/<sha1>-<seq>.npz   a key's snapshot: its model after log row <seq>
+
+Tables (``seq`` is the log's row number, increasing):
+
+- ``log(seq, key, id, x, y, t)``: every acknowledged learn, its features as float64 bytes (the
+  dict of a named-feature event already mapped to the key's columns), in arrival order.
+- ``keys(key, meta, snap_seq, snap_file, n_snap)``: a key's column schema (JSON), its latest
+  snapshot (file and the last log row it contains) and the learns it holds.
+- ``kept(id, key, x, expires)``: the features of a prediction made with an ``id``, kept for its
+  delayed label until ``expires`` (Unix seconds).
+- ``done(id, t)``: ids already learned whose log rows were compacted into a snapshot (the others
+  are the ``id`` column of ``log``): a learn with such an id is a duplicate.
+
+Durability: ``synchronous=NORMAL`` in WAL mode makes a committed transaction survive a killed
+process (the log is in the OS's page cache); ``fsync=True`` (``--fsync``) uses ``FULL``, which
+also survives a lost machine, at one fsync per commit (group commit shares it across the
+requests of one event-loop tick). Cost per learn: one row insert (about 2-4 us in a batch).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+
+import numpy as np
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS log (seq INTEGER PRIMARY KEY, key TEXT NOT NULL, id TEXT, x BLOB NOT NULL,
+                                y REAL NOT NULL, t REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS log_key ON log (key, seq);
+CREATE TABLE IF NOT EXISTS keys (key TEXT PRIMARY KEY, meta TEXT NOT NULL, snap_seq INTEGER NOT NULL DEFAULT 0,
+                                 snap_file TEXT, n_snap INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS kept (id TEXT PRIMARY KEY, key TEXT NOT NULL, x BLOB NOT NULL, expires REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS done (id TEXT PRIMARY KEY, t REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+class StoreError(ValueError):
+    """The store directory does not fit the service's settings (named in the message)."""
+
+
+def key_digest(key: str) -> str:
+    return hashlib.sha1(key.encode("utf-8")).hexdigest()
+
+
+class Store:
+    """One shard's SQLite log and snapshot directory. Not thread-safe: one shard owns it."""
+
+    def __init__(self, root: str, name: str = "okl-serve", fsync: bool = False):
+        self.root = os.path.abspath(root)
+        os.makedirs(os.path.join(self.root, "models"), exist_ok=True)
+        self.path = os.path.join(self.root, f"{name}.sqlite")
+        self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
+        self.db.executescript(SCHEMA)
+        self._log: list[tuple] = []
+        self._kept: list[tuple] = []
+        self._keys: list[tuple] = []
+        # the high-water mark: compaction may have emptied the log, never the snapshots' rows
+        self._seq = max(self.db.execute("SELECT COALESCE(MAX(seq), 0) FROM log").fetchone()[0],
+                        self.db.execute("SELECT COALESCE(MAX(snap_seq), 0) FROM keys").fetchone()[0])
+
+    # ---- settings (the template a store was made with) -------------------------------------
+
+    def check_settings(self, settings: dict) -> None:
+        """Record ``settings`` in a new store; refuse a store made with other ones (its keys'
+        models would not be the template's)."""
+        row = self.db.execute("SELECT value FROM settings WHERE name='template'").fetchone()
+        text = json.dumps(settings, sort_keys=True)
+        if row is None:
+            self.db.execute("INSERT INTO settings VALUES ('template', ?)", (text,))
+        elif row[0] != text:
+            raise StoreError(f"{self.path}: this store was made with {row[0]}, not {text}; "
+                             "start okl serve with those settings or another --store")
+
+    # ---- the write-ahead log (rows are staged, then written by one commit) -----------------
+
+    def next_seq(self) -> int:
+        self._seq += 1
+        return self._seq
+
+    def mark(self) -> int:
+        """The last log row number given out."""
+        return self._seq
+
+    def stage_learn(self, seq: int, key: str, eid: str | None, x: np.ndarray, y: float, t: float) -> None:
+        self._log.append((seq, key, eid, x.tobytes(), y, t))
+
+    def stage_learns(self, key: str, items, t: float) -> None:
+        """Stage the learns ``(id, row, y)`` of one key, in order (log rows numbered on)."""
+        seq, log = self._seq, self._log
+        for eid, x, y in items:
+            seq += 1
+            log.append((seq, key, eid, x.tobytes(), y, t))
+        self._seq = seq
+
+    def stage_kept(self, eid: str, key: str, x: np.ndarray, expires: float) -> None:
+        self._kept.append((eid, key, x.tobytes(), expires))
+
+    def stage_key(self, key: str, meta: dict) -> None:
+        self._keys.append((key, json.dumps(meta)))
+
+    def pending(self) -> bool:
+        return bool(self._log or self._kept or self._keys)
+
+    def commit(self) -> None:
+        """Write every staged row in one transaction (group commit)."""
+        if not self.pending():
+            return
+        log, kept, keys = self._log, self._kept, self._keys
+        self._log, self._kept, self._keys = [], [], []
+        db = self.db
+        db.execute("BEGIN")
+        try:
+            if keys:
+                db.executemany("INSERT OR IGNORE INTO keys (key, meta) VALUES (?, ?)", keys)
+            if kept and log:  # a label that came in the same commit as its prediction: nothing to keep
+                done = {r[2] for r in log}
+                kept = [k for k in kept if k[0] not in done]
+            if kept:
+                db.executemany("INSERT OR REPLACE INTO kept VALUES (?, ?, ?, ?)", kept)
+            if log:
+                db.executemany("INSERT INTO log VALUES (?, ?, ?, ?, ?, ?)", log)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+
+    def discard(self) -> None:
+        """Drop the staged rows (their events were refused or their models failed)."""
+        self._log, self._kept, self._keys = [], [], []
+
+    # ---- reading back ----------------------------------------------------------------------
+
+    def key_row(self, key: str):
+        """(meta dict, snap_seq, snap_file, n_snap) of a known key, else None."""
+        row = self.db.execute("SELECT meta, snap_seq, snap_file, n_snap FROM keys WHERE key=?", (key,)).fetchone()
+        return None if row is None else (json.loads(row[0]), row[1], row[2], row[3])
+
+    def log_after(self, key: str, seq: int):
+        """The key's learns after log row ``seq``, in order: (seq, x bytes, y)."""
+        return self.db.execute("SELECT seq, x, y FROM log WHERE key=? AND seq>? ORDER BY seq", (key, seq))
+
+    def n_logged(self, key: str, seq: int) -> int:
+        return self.db.execute("SELECT COUNT(*) FROM log WHERE key=? AND seq>?", (key, seq)).fetchone()[0]
+
+    def learned_ids(self) -> set:
+        ids = {r[0] for r in self.db.execute("SELECT id FROM done")}
+        ids.update(r[0] for r in self.db.execute("SELECT id FROM log WHERE id IS NOT NULL"))
+        return ids
+
+    def kept_rows(self, now: float):
+        """(id, key, x bytes, expires) of kept features not yet expired."""
+        return self.db.execute("SELECT id, key, x, expires FROM kept WHERE expires>?", (now,))
+
+    def key_names(self) -> list[str]:
+        return [r[0] for r in self.db.execute("SELECT key FROM keys")]
+
+    # ---- snapshots ------------------------------------------------------------------------
+
+    def snapshot_path(self, key: str, seq: int) -> str:
+        d = key_digest(key)
+        os.makedirs(os.path.join(self.root, "models", d[:2]), exist_ok=True)
+        return os.path.join("models", d[:2], f"{d}-{seq}.npz")
+
+    def record_snapshot(self, key: str, seq: int, rel: str, n_events: int, old: str | None) -> None:
+        """Point the key at its new snapshot (written before, under a name holding ``seq``, so a
+        crash between the file and this row leaves the old snapshot in force), then compact: the
+        log rows it holds go (their ids into ``done``) and the old file is removed."""
+        db = self.db
+        now = time.time()
+        db.execute("BEGIN")
+        try:
+            db.execute("UPDATE keys SET snap_seq=?, snap_file=?, n_snap=? WHERE key=?", (seq, rel, n_events, key))
+            db.execute("INSERT OR IGNORE INTO done SELECT id, ? FROM log WHERE key=? AND seq<=? AND id IS NOT NULL",
+                       (now, key, seq))
+            db.execute("DELETE FROM log WHERE key=? AND seq<=?", (key, seq))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        if old and old != rel:
+            try:
+                os.remove(os.path.join(self.root, old))
+            except OSError:
+                pass
+
+    def forget(self, key: str) -> None:
+        """Delete a key: its row, log and snapshot (its learned ids stay learned)."""
+        row = self.key_row(key)
+        db = self.db
+        db.execute("BEGIN")
+        db.execute("INSERT OR IGNORE INTO done SELECT id, ? FROM log WHERE key=? AND id IS NOT NULL", (time.time(), key))
+        db.execute("DELETE FROM log WHERE key=?", (key,))
+        db.execute("DELETE FROM kept WHERE key=?", (key,))
+        db.execute("DELETE FROM keys WHERE key=?", (key,))
+        db.execute("COMMIT")
+        if row and row[2]:
+            try:
+                os.remove(os.path.join(self.root, row[2]))
+            except OSError:
+                pass
+
+    def expire(self, now: float) -> None:
+        """Drop kept features past their time to live, and kept rows already learned."""
+        self.db.execute("DELETE FROM kept WHERE expires<=? OR id IN (SELECT id FROM log WHERE id IS NOT NULL) "
+                        "OR id IN (SELECT id FROM done)", (now,))
+
+    def close(self) -> None:
+        self.db.close()
