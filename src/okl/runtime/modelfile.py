@@ -19,7 +19,7 @@ from okl._files import write_atomically
 from okl.kernels import WIDTH_WINDOW, Kernel
 from okl.runtime.categorical import load_map, map_header
 from okl.runtime.events import drop_event_cache
-from okl.runtime.registry import _REGISTRY
+from okl.runtime.registry import lookup
 from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
                                _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
                                _base_spec, _decode_param, encode_param)
@@ -409,7 +409,7 @@ class ModelFiles:
             raise ModelFileError(f"{path}: written by okl {meta.get('okl_version')}, this is okl "
                                  f"{__version__}; state layouts may differ between versions")
         name = meta.get("name")
-        target = _REGISTRY.get(name, (None, None))[0] if isinstance(name, str) else None
+        target = lookup(name) if isinstance(name, str) else None
         if target is None:
             raise ModelFileError(f"{path}: unknown learner {name!r}")
         # (cls is not Learner; a learner's categorical form loads files of its class)
