@@ -89,7 +89,7 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
             learner = MultiClass(name, kw, classes=list(range(classes)), random_state=rs)
         task = learner.task
         if progress is not None and progress.unit == "rows":
-            traces.append(run_in_pieces(learner, Xp, yp, progress.advance))
+            traces.append(run_in_pieces(learner, Xp, yp, progress.advance, on_piece=progress.add_trace))
         else:
             traces.append(learner.run(Xp, yp))
             if progress is not None:
@@ -101,17 +101,20 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
 PROGRESS_ROWS = 20_000
 
 
-def run_in_pieces(learner, X: np.ndarray, y: np.ndarray, on_rows, rows: int = PROGRESS_ROWS) -> Trace:
+def run_in_pieces(learner, X: np.ndarray, y: np.ndarray, on_rows, rows: int = PROGRESS_ROWS, on_piece=None) -> Trace:
     """``learner.run(X, y)`` in pieces of ``rows`` rows, calling ``on_rows(n)`` after each, so a
     long run shows its progress (rounds done, rate, ETA). A learner continues from its state, so
     the decisions are those of one ``run`` over all rows (the tests hold every learner to
-    ``run`` on halves = ``run`` on the whole); the trace counts rounds as that ``run`` would."""
+    ``run`` on halves = ``run`` on the whole); the trace counts rounds as that ``run`` would.
+    ``on_piece(trace)``, if given, gets each piece's trace first (the running loss of a progress line)."""
     start = learner.n_seen_
     decisions, seconds = [], 0.0
     for s in range(0, max(len(y), 1), rows):
         t = learner.run(X[s:s + rows], y[s:s + rows])
         decisions.append(t.decisions)
         seconds += t.seconds
+        if on_piece is not None:
+            on_piece(t)
         on_rows(len(t.decisions))
     first = learner._first_counted_round() if learner.started_ else None
     counted_from = None if first is None else max(0, first - start)
