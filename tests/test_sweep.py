@@ -273,6 +273,41 @@ def test_report_tables_and_figures(tmp_path):
     assert len((tmp_path / "rep" / "report.csv").read_text().splitlines()) == 5
 
 
+def test_report_sorts_numbers_shows_defaults_and_draws_the_baseline(tmp_path, monkeypatch):
+    """Budgets in numeric order (50, 100, 200, not as text), a value a group left out shown as the
+    learner's default, "n/a" where the learner does not take it, and the curves' baseline: the
+    running majority vote on the cells' own streams."""
+    from okl.cli.run import _baselines
+    from okl.data.adversarial import parse_stream
+    from okl.eval import report as report_module
+
+    cells = build_cells(["german"], ["nogd"], {"budget": [200, 50, 100], "eta": [0.5]}, seeds=[0, 1],
+                        stream="permutation:rows=150")
+    cells += build_cells(["german"], ["nogd", "linear"], {}, seeds=[0, 1], stream="permutation:rows=150")
+    drawn = {}
+    real = report_module._plot_curves
+
+    def spy(path, title, groups, baseline=None):
+        drawn["baseline"] = baseline
+        return real(path, title, groups, baseline)
+
+    monkeypatch.setattr(report_module, "_plot_curves", spy)
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        run_sweep(cells, store, progress=False)
+        text, _ = report(store, tmp_path / "rep")
+    rows = [[c.strip() for c in ln.split("|")[1:4]] for ln in text.splitlines() if ln.startswith(("| nogd", "| linear"))]
+    from okl.learners import LinearOGD
+
+    linear_eta = f"{LinearOGD().eta:.4g} (default)"
+    assert rows[:5] == [["linear", "n/a", linear_eta], ["nogd", "50", "0.5"], ["nogd", "100", "0.5"],
+                        ["nogd", "100", "0.2 (default)"], ["nogd", "200", "0.5"]]
+    label, rounds, values = drawn["baseline"]
+    assert label == "majority so far"
+    X, y = load_dataset("german")
+    _, curve, _ = _baselines(parse_stream("permutation:rows=150"), X, y, 2, 150, "classification")
+    np.testing.assert_allclose(values, curve[np.asarray(rounds) - 1])
+
+
 def test_sweep_over_a_users_data_file(tmp_path, capsys):
     """okl sweep --datasets PATH: cells keyed by absolute path and content hash, learners with their
     library defaults (width from the stream), numbers equal to a direct run on the loaded file; a

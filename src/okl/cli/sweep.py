@@ -118,7 +118,7 @@ def main_sweep(args) -> int:
                            blas_threads=args.blas_threads)
         print(result.summary(), file=sys.stderr)
         if args.report:
-            text, files = report(store, args.report)
+            text, files = report(store, args.report, data_dir=args.data_dir)
             print(text)
             for f in files:
                 print(f"wrote {f}", file=sys.stderr)

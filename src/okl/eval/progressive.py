@@ -97,6 +97,35 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
     return RunSummary(name, task or "classification", traces)
 
 
+def baseline_curves(ys: list[np.ndarray], task: str, classes: int | None = None):
+    """The baseline a learner must beat, on the runs' own label streams ``ys``, as (label, curve,
+    value), each a mean over the runs. Classification: the curve is the running majority vote's
+    cumulative mistake rate (it predicts the class seen most so far, ties -> +1; the dashed line of
+    ``okl run --plot`` and ``okl report``'s curves), the value the minority class's share (always
+    predicting the majority class). K classes (y the class indices): the class seen most so far
+    (ties -> the first), and 100 minus the largest class's share. Regression: the running-mean
+    predictor's cumulative squared loss, and its final value."""
+    curves, values = [], []
+    for yp in ys:
+        yp = np.asarray(yp, dtype=float)
+        t = np.arange(1, len(yp) + 1)
+        if classes is not None:
+            onehot = np.eye(classes)[yp.astype(int)]
+            guess = np.argmax(np.cumsum(onehot, axis=0) - onehot, axis=1)  # counts before each row
+            curves.append(100.0 * np.cumsum(guess != yp) / t)
+            values.append(majority_rate(yp, classes))
+        elif task == "classification":
+            pos = np.concatenate([[0.0], np.cumsum(yp > 0)[:-1]])
+            guess = np.where(pos >= (t - 1) - pos, 1.0, -1.0)
+            curves.append(100.0 * np.cumsum(guess != yp) / t)
+            values.append(majority_rate(yp))
+        else:
+            curves.append(np.cumsum((running_means(yp) - yp) ** 2) / t)
+            values.append(curves[-1][-1])
+    label = "running mean" if task == "regression" else "majority so far"
+    return label, np.mean(curves, axis=0), float(np.mean(values))
+
+
 #: rows per piece of :func:`run_in_pieces` (a progress update every few seconds at worst)
 PROGRESS_ROWS = 20_000
 
