@@ -56,7 +56,11 @@ def test_cells_state_every_default_and_cross_only_accepted_keys():
     # nogd: 2 etas x 2 budgets; rbp: 2 budgets (no eta); x 2 datasets x 3 seeds
     assert len(cells) == (4 + 2) * 2 * 3 == len(set(cells))
     p = [c for c in cells if c.learner == "rbp"][0].param_dict
-    assert p == {"budget": 50, "sigma": 1.6121048733463141}
+    assert p == {"budget": 50}  # no sigma: the learner's own from its first rows, as okl run
+    (c,) = build_cells(["german"], ["rbp"], {"sigma": ["dataset"]}, seeds=[0], okl_version="t")
+    assert c.param_dict == {"budget": 100, "sigma": 1.6121048733463141}  # the recorded width, asked for
+    (c,) = build_cells(["german"], ["rbp"], seeds=[0], okl_version="t", width="dataset")
+    assert c.param_dict == {"budget": 100, "sigma": 1.6121048733463141}
     adv = [c for c in cells if c.stream != "permutation"]
     assert {c.stream for c in adv} == {"adversarial:kb=500,kr=20"} and {c.dataset for c in adv} == {"german"}
     with pytest.raises(ValueError, match="no selected learner"):
@@ -68,13 +72,26 @@ def test_cells_state_every_default_and_cross_only_accepted_keys():
     assert c.param_dict["budget"] == 200
 
 
+def test_sweep_and_run_choose_the_same_width():
+    """One width rule: a sweep cell with no sigma and okl run's evaluate() (the learner's own width
+    from its first rows) give the same widths and mistake rates on the same streams."""
+    from okl.eval import evaluate
+
+    cells = build_cells(["german"], ["nogd"], seeds=[0, 1])
+    results = [run_cell(c) for c in cells]
+    X, y = load_dataset("german")
+    summary = evaluate("nogd", X, y, runs=2, horizon=False)
+    assert [r.metric for r in results] == summary.metric.tolist()
+    assert [t.diagnostics["sigma"] for t in summary.traces][0] != pytest.approx(1.6121048733463141)
+
+
 def test_cell_equals_a_direct_run_and_curve_is_cumulative():
     (cell,) = build_cells(["german"], ["nogd"], {"eta": [0.3]}, seeds=[4])
     res = run_cell(cell)
     X, y = load_dataset("german")
     order = permutation(1000, 4)
-    trace = make("nogd", budget=100, eta=0.3, loss="hinge", kernel=RBF(sigma=cell.param_dict["sigma"]),
-                 random_state=4).run(X[order], y[order])
+    assert "sigma" not in cell.param_dict
+    trace = make("nogd", budget=100, eta=0.3, loss="hinge", random_state=4).run(X[order], y[order])
     assert res.mistake_rate == trace.mistake_rate == res.metric
     assert res.authors_rate == trace.authors_mistake_rate is not None
     rounds = curve_rounds(1000)
