@@ -41,6 +41,13 @@ learners that accept them.
 * No scaler is needed in front: the learner fixes a per-feature scale from its first 50 rows
   (:mod:`okl.scaling`; ``scale=None`` in ``params`` uses the features as given).
   Sparse input is densified a block of rows at a time.
+* **n_jobs** (``GridSearchCV(..., n_jobs=2)``): joblib's default process workers each import
+  scikit-learn and okl and load okl's compiled loops once (about 4-5 s a worker on a loaded
+  2-core machine: import 3.9 s, first fit 0.8 s), after which their tasks run at the serial speed
+  (a 6-setting x 3-fold grid over 3,000 rows: serial 0.22 s, process workers 8.4 s the first time
+  and 0.36 s once started). okl's compiled loops release the GIL, so threads pay none of it:
+  ``with joblib.parallel_config(backend="threading"): GridSearchCV(..., n_jobs=2).fit(X, y)``
+  took 0.25 s on that grid.
 * **Missing values**: NaN in a numeric column is the value 0, the rule of a River key that is
   absent or None (:mod:`okl._tabular`; where 0 is a meaningful value, impute before); inf is refused.
 * ``categorical=`` as scikit-learn's HistGradientBoosting takes it: ``"from_dtype"`` (a pandas
