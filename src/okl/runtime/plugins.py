@@ -24,7 +24,6 @@ does not stop the others. Cost: one scan of the installed packages' entry points
 from __future__ import annotations
 
 import importlib
-import importlib.metadata as md
 import os
 import re
 import sys
@@ -110,6 +109,8 @@ def learner_source(name: str, cls: type) -> str:
         return "okl"
     top = module.split(".")[0]
     try:
+        import importlib.metadata as md  # (here: okl's import does not pay for it)
+
         dists = md.packages_distributions().get(top, [])
     except Exception:  # noqa: BLE001  (broken metadata of another package: name the module)
         dists = []
@@ -122,6 +123,8 @@ def plugin_failures() -> list[str]:
 
 
 def _entry_points():
+    import importlib.metadata as md  # (here: okl's import does not pay for it)
+
     try:
         return list(md.entry_points(group=GROUP))
     except Exception as exc:  # noqa: BLE001  (a broken installed distribution)
