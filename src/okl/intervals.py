@@ -1,6 +1,6 @@
 """Prediction intervals: :class:`Interval` (lower, center, upper), what a learner with a predictive
-variance returns from ``predict_interval_one`` and :class:`okl.river.OKLRiverRegressor` from
-``predict_one(x, with_interval=True)``.
+variance returns from ``predict_interval_one`` (:class:`okl.river.OKLRiverRegressor`'s
+``predict_one(x, with_interval=True)`` gives the same bounds as River's ``river.conf.Interval``).
 
 The learners' intervals need no River, so okl defines this small class (a central interval keeps
 its ``center``, the point prediction); the River adapter hands River's own ``river.conf.Interval``
