@@ -85,8 +85,12 @@ def test_partial_fit_continues_the_stream(svmguide1):
 
 def test_classifier_errors():
     X = np.random.default_rng(0).random((30, 3))
+    # classes= needed when one class is seen (scikit-learn's words)
+    with pytest.raises(ValueError, match=r"classes must be passed on the first call to partial_fit .*\[1\.0\]\); "
+                                         r"e\.g\. partial_fit\(X, y, classes="):
+        OKLClassifier().partial_fit(X, np.ones(30))
     with pytest.raises(ValueError, match="got 1 class"):
-        OKLClassifier().partial_fit(X, np.ones(30))  # classes= needed when one class is seen
+        OKLClassifier().partial_fit(X, np.ones(30), classes=[1])
     with pytest.raises(ValueError, match="unknown learner 'nope'"):
         OKLClassifier(learner="nope").fit(X, np.arange(30) % 2)
     with pytest.raises(ValueError, match="has no hyperparameter 'bogus'"):
@@ -314,8 +318,12 @@ def test_river_one_pass_row_is_the_full_conversion():
     assert model.predict_one({"a": True, "b": 0.0}) == model.predict_one({"a": 1.0, "b": 0.0})
     assert model.predict_one({"a": 0.9, "zzz": 5.0}) == model.predict_one({"a": 0.9})
     n = model.model.n_seen_
-    with pytest.raises(ValueError, match="feature 'a' has a non-finite value nan"):
-        model.learn_one({"a": float("nan"), "b": 0.1}, True)
+    # None and NaN are a missing value: the key is absent (okl._tabular)
+    absent = model.predict_one({"b": 0.1})
+    assert model.predict_proba_one({"a": float("nan"), "b": 0.1}) == model.predict_proba_one({"a": None, "b": 0.1}) \
+        == model.predict_proba_one({"b": 0.1}) and model.predict_one({"a": None, "b": 0.1}) == absent
+    with pytest.raises(ValueError, match="feature 'a' has a non-finite value inf"):
+        model.learn_one({"a": float("inf"), "b": 0.1}, True)
     with pytest.raises(ValueError, match=r"non-numeric value \[1\]"):
         model.learn_one({"a": [1]}, True)
     assert model.model.n_seen_ == n

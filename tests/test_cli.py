@@ -94,6 +94,20 @@ def test_long_run_reports_progress_in_rounds_with_the_same_decisions(data_dir):
     # a non-terminal stream gets one line per 10 %: the start, then 1,000 rows at a time
     assert lines[0].split()[1] == "0/6,000" and lines[1].split()[1] == "1,000/6,000"
     assert lines[-1].split()[1] == "6,000/6,000" and "rows/s" in lines[-1]
+    # the running loss on the line; off a terminal one summary line per learner (set_label)
+    out = io.StringIO()
+    with Progress(2 * 3000, "", stream=out, unit="rows") as bar:
+        traces = {}
+        for name in ("nogd", "linear"):
+            bar.set_label(name)
+            traces[name] = run_in_pieces(okl.make(name, random_state=0), X, y, bar.advance, rows=1000,
+                                         on_piece=bar.add_trace)
+            assert bar.line().endswith(f"mistakes {traces[name].mistake_rate:.2f}%")
+    lines = out.getvalue().splitlines()
+    assert [line.split()[:3] for line in lines] == [["nogd", "3,000", "rows"], ["linear", "3,000", "rows"]]
+    for line, name in zip(lines, ("nogd", "linear")):
+        assert f"mistakes {traces[name].mistake_rate:.2f}%; " in line
+    assert lines[-1].endswith("6,000/6,000 done")
 
 
 def test_run_plot_draws_curves_and_the_baseline(capsys, tmp_path):

@@ -132,8 +132,11 @@ def test_strings_where_numbers_are_expected_name_the_column_and_categorical():
     m = OKLRiverClassifier(seed=0)
     for i in range(30):
         m.learn_one({"c": "ab"[i % 2], "v": i / 100}, i % 2 == 0)
-    with pytest.raises(ValueError, match=r"feature 'c' has a non-numeric value None; .*categorical=\['c'\]"):
-        m.learn_one({"c": None, "v": 0.1}, True)
+    # None is a missing value (as an absent key: okl._tabular), not a non-numeric one
+    assert m.predict_proba_one({"c": None, "v": 0.1}) == m.predict_proba_one({"v": 0.1})
+    m.learn_one({"c": None, "v": 0.1}, True)
+    with pytest.raises(ValueError, match=r"feature 'c' has a non-numeric value \[1\]; .*categorical=\['c'\]"):
+        m.learn_one({"c": [1], "v": 0.1}, True)
     X = np.array([["a", 1.0], ["b", 2.0]] * 20, dtype=object)
     with pytest.raises(ValueError, match=r"row 0, column 0: 'a' is not a number .*categorical=\[0\]"):
         OKLClassifier().fit(X, [0, 1] * 20)

@@ -19,8 +19,8 @@ from okl.sklearn import OKLClassifier, OKLRegressor
 
 @pytest.mark.parametrize("learner", ["auto", "nogd", "fogd", "forks", "kogd"])
 def test_river_refused_third_label_leaves_the_binary_model_as_it_was(learner):
-    """A NaN row carrying a third label is refused, and the classifier is exactly the binary one
-    it was: same probabilities, and it goes on learning (before: auto, and nogd / fogd / forks
+    """An inf row carrying a third label is refused (NaN is a missing value: okl._tabular), and the
+    classifier is exactly the binary one it was: same probabilities, and it goes on learning (before: auto, and nogd / fogd / forks
     after their window, refused every later event)."""
     m = OKLRiverClassifier(learner=learner, seed=0)
     R = np.random.default_rng(0).random((80, 2))
@@ -28,7 +28,7 @@ def test_river_refused_third_label_leaves_the_binary_model_as_it_was(learner):
         m.learn_one({"a": a, "b": b}, "yes" if a + b > 1 else "no")
     before = [m.predict_proba_one({"a": a, "b": b}) for a, b in R[60:]]
     with pytest.raises(ValueError, match="non-finite"):
-        m.learn_one({"a": float("nan"), "b": 0.5}, "maybe")
+        m.learn_one({"a": float("inf"), "b": 0.5}, "maybe")
     assert [m.predict_proba_one({"a": a, "b": b}) for a, b in R[60:]] == before
     assert m.classes == ["no", "yes"] or m.classes == ["yes", "no"]
     for a, b in R[60:]:
@@ -103,7 +103,7 @@ def test_sklearn_partial_fit_grows_classes_through_the_switch():
     clf = OKLClassifier(learner="nogd", random_state=0).partial_fit(X[:100], np.where(X[:100, 0] > 0.5, "b", "a"))
     ref = clf.decision_function(X[:10])
     bad = X[100:].copy()
-    bad[3, 1] = np.nan
+    bad[3, 1] = np.inf  # (NaN is a missing value, learned as 0)
     with pytest.raises(ValueError):
         clf.partial_fit(bad, y[100:])
     assert clf.classes_.tolist() == ["a", "b"] and not isinstance(clf.learner_, okl.MultiClass)

@@ -95,3 +95,16 @@ def test_channel_curves_of_the_published_setups():
         assert c.shape == (30,) and np.isfinite(c).all() and c[-1] < 0.5 * c[0]
     krlst, norma = curves["KRLS-T (lambda 0.999, M 50, sn2 1e-2)"], curves["NORMA (lambda 1e-2, tau 1500, eta 0.1)"]
     assert krlst[-5:].mean() < norma[-5:].mean()
+
+
+def test_learners_option_takes_other_registered_learners_as_extra_rows(tmp_path):
+    """``--param learners=klms,<another registered learner>`` (a plugin's, say) adds its row at okl's
+    defaults; a name that is not registered, or a learner without the squared loss, is refused."""
+    from okl.experiments.kaf import _learner_names
+
+    ctx = ExperimentContext(out_dir=tmp_path, options={"learners": "klms,kogd"})
+    assert _learner_names(ctx) == ["klms", "kogd"]
+    for bad in ("klms,nope", "klms,projectron"):
+        with pytest.raises(ValueError, match=r"neither in this experiment nor registered learners that take the "
+                                             r"squared loss"):
+            _learner_names(ExperimentContext(out_dir=tmp_path, options={"learners": bad}))

@@ -171,12 +171,18 @@ def test_hyperparameters_are_checked():
 
 def test_river_regressor_intervals():
     model = OKLRiverRegressor(learner="krls-t", budget=30)
-    assert model.predict_one({"u": 0.1}, with_interval=True) == Interval(-math.inf, 0.0, math.inf)
+    from river.conf import Interval as RiverInterval
+
+    # River's own Interval (lower, upper; its center is their mean)
+    assert model.predict_one({"u": 0.1}, with_interval=True) == RiverInterval(-math.inf, math.inf)
     rng = np.random.default_rng(1)
     for u in rng.uniform(-1, 1, 300):
         model.learn_one({"u": u}, float(np.sin(3 * u) + 0.1 * rng.standard_normal()))
     iv = model.predict_one({"u": 0.5}, with_interval=True, confidence=0.9)
-    assert iv.center == model.predict_one({"u": 0.5}) and iv.lower < iv.center < iv.upper and 0.2 < iv.width < 1.0
-    assert iv == model.model.predict_interval_one(np.array([0.5]), 0.9)
+    assert type(iv) is RiverInterval
+    assert iv.center == pytest.approx(model.predict_one({"u": 0.5}), abs=1e-12)
+    assert iv.lower < iv.center < iv.upper and 0.2 < iv.width < 1.0
+    own = model.model.predict_interval_one(np.array([0.5]), 0.9)
+    assert (iv.lower, iv.upper) == (own.lower, own.upper) and own.center == model.predict_one({"u": 0.5})
     with pytest.raises(ValueError, match="'klms' has none"):
         OKLRiverRegressor(learner="klms").predict_one({"u": 0.1}, with_interval=True)

@@ -224,3 +224,13 @@ def test_published_forks_table2_runs_the_slow_pnk_cell_on_its_stated_prefix(tmp_
     ref = evaluate("pros-n-kons", X, y, runs=1, sigma=8.0, max_rows=400,
                    params={**learner_class("pros-n-kons").paper_params(100), "loss": "hinge"})
     assert float(rows["PROS-N-KONS"]["mistake_mean"]) == pytest.approx(float(ref.metric.mean()), rel=1e-12)
+
+
+def test_a_learner_that_is_not_a_row_of_a_paper_table_points_to_okl_sweep(tmp_path, capsys):
+    """A paper table's rows are its published learners: another registered learner (a plugin's too)
+    is refused before any work with the sweep that compares it on the table's datasets."""
+    assert cli_main(["reproduce", "forks-table2", "--quick", "--quiet", "--out", str(tmp_path / "o"),
+                     "--param", "learners=nogd,klms"]) == 2
+    err = capsys.readouterr().err
+    assert "learners: ['klms'] are not rows of this table (its rows: RBP," in err
+    assert "use okl sweep --datasets german --learners klms --store FILE, then okl report FILE" in err

@@ -56,7 +56,11 @@ def test_cells_state_every_default_and_cross_only_accepted_keys():
     # nogd: 2 etas x 2 budgets; rbp: 2 budgets (no eta); x 2 datasets x 3 seeds
     assert len(cells) == (4 + 2) * 2 * 3 == len(set(cells))
     p = [c for c in cells if c.learner == "rbp"][0].param_dict
-    assert p == {"budget": 50, "sigma": 1.6121048733463141}
+    assert p == {"budget": 50}  # no sigma: the learner's own from its first rows, as okl run
+    (c,) = build_cells(["german"], ["rbp"], {"sigma": ["dataset"]}, seeds=[0], okl_version="t")
+    assert c.param_dict == {"budget": 100, "sigma": 1.6121048733463141}  # the recorded width, asked for
+    (c,) = build_cells(["german"], ["rbp"], seeds=[0], okl_version="t", width="dataset")
+    assert c.param_dict == {"budget": 100, "sigma": 1.6121048733463141}
     adv = [c for c in cells if c.stream != "permutation"]
     assert {c.stream for c in adv} == {"adversarial:kb=500,kr=20"} and {c.dataset for c in adv} == {"german"}
     with pytest.raises(ValueError, match="no selected learner"):
@@ -68,13 +72,26 @@ def test_cells_state_every_default_and_cross_only_accepted_keys():
     assert c.param_dict["budget"] == 200
 
 
+def test_sweep_and_run_choose_the_same_width():
+    """One width rule: a sweep cell with no sigma and okl run's evaluate() (the learner's own width
+    from its first rows) give the same widths and mistake rates on the same streams."""
+    from okl.eval import evaluate
+
+    cells = build_cells(["german"], ["nogd"], seeds=[0, 1])
+    results = [run_cell(c) for c in cells]
+    X, y = load_dataset("german")
+    summary = evaluate("nogd", X, y, runs=2, horizon=False)
+    assert [r.metric for r in results] == summary.metric.tolist()
+    assert [t.diagnostics["sigma"] for t in summary.traces][0] != pytest.approx(1.6121048733463141)
+
+
 def test_cell_equals_a_direct_run_and_curve_is_cumulative():
     (cell,) = build_cells(["german"], ["nogd"], {"eta": [0.3]}, seeds=[4])
     res = run_cell(cell)
     X, y = load_dataset("german")
     order = permutation(1000, 4)
-    trace = make("nogd", budget=100, eta=0.3, loss="hinge", kernel=RBF(sigma=cell.param_dict["sigma"]),
-                 random_state=4).run(X[order], y[order])
+    assert "sigma" not in cell.param_dict
+    trace = make("nogd", budget=100, eta=0.3, loss="hinge", random_state=4).run(X[order], y[order])
     assert res.mistake_rate == trace.mistake_rate == res.metric
     assert res.authors_rate == trace.authors_mistake_rate is not None
     rounds = curve_rounds(1000)
@@ -271,6 +288,41 @@ def test_report_tables_and_figures(tmp_path):
         if f.suffix == ".png":
             assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert len((tmp_path / "rep" / "report.csv").read_text().splitlines()) == 5
+
+
+def test_report_sorts_numbers_shows_defaults_and_draws_the_baseline(tmp_path, monkeypatch):
+    """Budgets in numeric order (50, 100, 200, not as text), a value a group left out shown as the
+    learner's default, "n/a" where the learner does not take it, and the curves' baseline: the
+    running majority vote on the cells' own streams."""
+    from okl.cli.run import _baselines
+    from okl.data.adversarial import parse_stream
+    from okl.eval import report as report_module
+
+    cells = build_cells(["german"], ["nogd"], {"budget": [200, 50, 100], "eta": [0.5]}, seeds=[0, 1],
+                        stream="permutation:rows=150")
+    cells += build_cells(["german"], ["nogd", "linear"], {}, seeds=[0, 1], stream="permutation:rows=150")
+    drawn = {}
+    real = report_module._plot_curves
+
+    def spy(path, title, groups, baseline=None):
+        drawn["baseline"] = baseline
+        return real(path, title, groups, baseline)
+
+    monkeypatch.setattr(report_module, "_plot_curves", spy)
+    with ResultStore(tmp_path / "r.sqlite") as store:
+        run_sweep(cells, store, progress=False)
+        text, _ = report(store, tmp_path / "rep")
+    rows = [[c.strip() for c in ln.split("|")[1:4]] for ln in text.splitlines() if ln.startswith(("| nogd", "| linear"))]
+    from okl.learners import LinearOGD
+
+    linear_eta = f"{LinearOGD().eta:.4g} (default)"
+    assert rows[:5] == [["linear", "n/a", linear_eta], ["nogd", "50", "0.5"], ["nogd", "100", "0.5"],
+                        ["nogd", "100", "0.2 (default)"], ["nogd", "200", "0.5"]]
+    label, rounds, values = drawn["baseline"]
+    assert label == "majority so far"
+    X, y = load_dataset("german")
+    _, curve, _ = _baselines(parse_stream("permutation:rows=150"), X, y, 2, 150, "classification")
+    np.testing.assert_allclose(values, curve[np.asarray(rounds) - 1])
 
 
 def test_sweep_over_a_users_data_file(tmp_path, capsys):

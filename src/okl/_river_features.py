@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from okl._adapters import build_core
+from okl._tabular import is_missing
 from okl.categories import bucket, signed_bucket
 from okl.kernels import WIDTH_WINDOW
 from okl.runtime.base import Learner, learner_class
@@ -114,7 +115,7 @@ class _OKLRiverEstimator:
             return float(value)
         if not isinstance(value, numbers.Real):
             raise ValueError(f"feature {key!r} has a non-numeric value {value!r}; if {key!r} holds categories, "
-                             f"declare it: categorical=[{key!r}] (None is then a missing level)")
+                             f"declare it: categorical=[{key!r}]")
         value = float(value)
         if not math.isfinite(value):
             raise ValueError(f"feature {key!r} has a non-finite value {value!r}")
@@ -126,14 +127,14 @@ class _OKLRiverEstimator:
         cats = self._categorical
         out = {}
         for key, value in x.items():
+            if is_missing(value):  # None or NaN: as if the key were absent (okl._tabular)
+                continue
             if isinstance(value, str) or key in cats:
-                if value is None:  # a missing level: no indicator
-                    continue
                 try:
                     hash(value)
                 except TypeError:
                     raise ValueError(f"categorical feature {key!r} has an unhashable value {value!r}") from None
-                if isinstance(value, float) and not math.isfinite(value):
+                if isinstance(value, float) and not math.isfinite(value):  # (inf; NaN is missing)
                     raise ValueError(f"categorical feature {key!r} has a non-finite value {value!r}")
                 out[(key, value)] = 1.0
             else:
@@ -433,6 +434,7 @@ class _OKLRiverEstimator:
                 for value in X[k]:
                     self._number(k, value)
             raise
+        M[np.isnan(M)] = 0.0  # a missing value: an absent key's 0 (okl._tabular)
         if M.size and not np.isfinite(M).all():
             r, c = np.argwhere(~np.isfinite(M))[0]
             raise ValueError(f"feature {keys[c]!r} has a non-finite value {M[r, c]!r} (row {r})")

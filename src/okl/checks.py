@@ -52,7 +52,7 @@ import numpy as np
 
 from okl.data.registry import load_dataset, permutation
 from okl.kernels import RBF
-from okl.runtime.base import Learner, accepts, learner_class, learner_kind, learners, make
+from okl.runtime.base import Learner, StateError, accepts, learner_class, learner_kind, learners, make
 
 #: rows of the classification (german) and regression (cpusmall) prefixes
 N_CLASSIFICATION = 400
@@ -186,6 +186,74 @@ def per_instance_decisions(learner, X, y) -> np.ndarray:
     return out
 
 
+def _plan_constants(plan) -> dict[str, Any]:
+    """A compiled plan's constants (numbers, names and tuples of them; not its arrays)."""
+    import dataclasses
+
+    def simple(v):
+        return v is None or isinstance(v, (bool, int, float, str)) or (
+            isinstance(v, tuple) and all(simple(u) for u in v))
+
+    return {f.name: getattr(plan, f.name) for f in dataclasses.fields(plan) if simple(getattr(plan, f.name))}
+
+
+def overridden_methods(cls: type) -> list[str]:
+    """The methods (and properties) that classes of ``cls``'s lineage written outside okl define
+    over an okl base class that defines ``compiled_plan``, other than ``compiled_plan`` itself
+    (empty when the subclass writes its own plan, or when okl's class is the learner)."""
+    mro = cls.__mro__
+    base = next((c for c in mro if c.__module__.split(".")[0] == "okl" and "compiled_plan" in vars(c)), None)
+    if base is None:
+        return []
+    own = mro[:mro.index(base)]
+    if any("compiled_plan" in vars(c) for c in own):
+        return []
+    return sorted({k for c in own for k, v in vars(c).items()
+                   if not k.startswith("__") and (callable(v) or isinstance(v, property)) and hasattr(base, k)})
+
+
+def frozen_plan_note(name: str, params: dict, X, y) -> str:
+    """Why ``run`` and the per-event loop may differ for a learner with a compiled plan: the
+    constants of :meth:`compiled_plan` that change over the stream (a plan is built once per stage
+    and keeps them, so a value that moves with the state is frozen there) and the methods a subclass
+    overrides under an inherited plan. Empty when there is nothing to say."""
+    learner = make(name, **params)
+    if not hasattr(learner, "compiled_plan"):
+        return ""
+    first = last = None
+    first_round = 0
+    for t in range(len(y)):
+        learner.predict_one(X[t])
+        learner.learn_one(X[t], y[t])
+        if learner.started_:
+            try:
+                plan = learner.compiled_plan()
+            except Exception:  # noqa: BLE001  (a plan that cannot be built now: nothing to compare)
+                plan = None
+            if plan is None:
+                continue
+            constants = _plan_constants(plan)
+            if first is None:
+                first, first_round = constants, t + 1
+            last = constants
+    changed = [k for k in first or {} if k in last and first[k] != last[k]] if first else []
+    parts = []
+    if changed:
+        def short(v):
+            return f"{v:.4g}" if isinstance(v, float) else repr(v)
+
+        shown = ", ".join(f"{k}: {short(first[k])} at round {first_round}, {short(last[k])} at round {len(y)}"
+                          for k in changed)
+        parts.append(f"the compiled plan of {type(learner).__name__} freezes {', '.join(changed)} ({shown}): "
+                     "the per-event path builds the plan once per stage and keeps its constants")
+    overrides = overridden_methods(type(learner))
+    if overrides:
+        parts.append(f"{type(learner).__name__} overrides {', '.join(overrides)} but inherits compiled_plan "
+                     "(which the per-event path and auto's engine run): override compiled_plan to follow it, or "
+                     "keep the value fixed over the stream")
+    return "; ".join(parts)
+
+
 def assert_close(a, b, what: str, tol: float = 1e-9) -> None:
     """``a`` and ``b`` agree to ``tol`` relative to the largest |a| (at least 1)."""
     a, b = np.asarray(a), np.asarray(b)
@@ -212,7 +280,12 @@ def check_run_equals_per_instance_loop(name: str, params: dict, X, y) -> None:
     trace = make(name, **params).run(X, y)
     assert trace.decisions.shape == (len(y),), f"{name}: decisions of shape {trace.decisions.shape}"
     assert np.isfinite(trace.decisions).all(), f"{name}: non-finite decisions"
-    assert_close(trace.decisions, per_instance_decisions(make(name, **params), X, y), f"{name}: run vs loop")
+    loop = per_instance_decisions(make(name, **params), X, y)
+    try:
+        assert_close(trace.decisions, loop, f"{name}: run vs loop")
+    except AssertionError as exc:
+        note = frozen_plan_note(name, params, X, y)
+        raise AssertionError(f"{exc}{'; ' + note if note else ''}") from None
 
 
 def check_run_in_pieces_equals_one_run(name: str, params: dict, X, y) -> None:
@@ -229,7 +302,10 @@ def check_save_load_continues_identically(name: str, params: dict, X, y, cut: in
     m.run(X[:cut], y[:cut])
     with tempfile.TemporaryDirectory(dir=directory) as tmp:
         path = Path(tmp) / "model.npz"
-        m.save(path)
+        try:
+            m.save(path)
+        except StateError as exc:  # state the learner's spec does not declare (named by save)
+            raise AssertionError(f"{name}: save() refused: {exc}") from None
         loaded = Learner.load(path)
     assert type(loaded) is type(m), f"{name}: loaded a {type(loaded).__name__}"
     assert loaded.get_params().keys() == m.get_params().keys(), f"{name}: hyperparameters differ after load"
@@ -430,6 +506,7 @@ __all__ = ["BAD_HYPERPARAMETERS", "BUDGET", "CUTS", "Case", "EVOLVABLE_CHECKS", 
            "assert_close", "per_instance_decisions", "bind", "cases", "plan", "check_bad_input_keeps_state",
            "check_evolvable_bad_rounds_keep_state", "check_evolvable_run_equals_per_instance_loop",
            "check_invalid_hyperparameters", "check_learner", "check_affine_input_map_keeps_decisions", "check_run_equals_per_instance_loop",
-           "check_run_in_pieces_equals_one_run", "check_same_random_state_same_numbers",
+           "check_run_in_pieces_equals_one_run", "check_same_random_state_same_numbers", "frozen_plan_note",
+           "overridden_methods",
            "check_save_load_continues_identically", "data_for", "friedman_regression", "registered_names",
            "yield_checks"]

@@ -1,9 +1,10 @@
 """Prediction intervals: :class:`Interval` (lower, center, upper), what a learner with a predictive
-variance returns from ``predict_interval_one`` and :class:`okl.river.OKLRiverRegressor` from
-``predict_one(x, with_interval=True)``.
+variance returns from ``predict_interval_one`` (:class:`okl.river.OKLRiverRegressor`'s
+``predict_one(x, with_interval=True)`` gives the same bounds as River's ``river.conf.Interval``).
 
-River's interval regressors return an object with ``lower``, ``center`` and ``upper``; River 0.26
-has no such class of its own to import, so okl defines this small one with the same fields.
+The learners' intervals need no River, so okl defines this small class (a central interval keeps
+its ``center``, the point prediction); the River adapter hands River's own ``river.conf.Interval``
+(lower, upper) to River's code (:class:`okl.river.OKLRiverRegressor`).
 
 >>> from okl.intervals import Interval
 >>> iv = Interval.gaussian(1.0, 0.25, 0.95)

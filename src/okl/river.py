@@ -6,8 +6,10 @@ for keys (features) that appear over the stream:
 
 * **Columns**: a key gets the next column when it is first *learned* (first-seen order; the new
   keys of one example in sorted order, by ``repr`` when keys are not comparable), so the map does
-  not depend on a dict's iteration order. Prediction never changes state. A key missing from an
-  example is 0.
+  not depend on a dict's iteration order. Prediction never changes state. **Missing values**, one
+  rule (:mod:`okl._tabular`, the scikit-learn adapters' NaN too): a key missing from an example, a
+  ``None`` value and a NaN value are the same thing, the value 0 for a numeric key (no column is
+  made for it) and no level for a categorical one.
 * **A growing input space until the width is fixed.** With ``n_features=None`` (the default) the
   input space grows with every new key while the okl learner is inside its width window (its first
   50 learned events, where it fixes its input scale and kernel width from the rows, labels unused):
@@ -58,13 +60,13 @@ for keys (features) that appear over the stream:
   of a key named in ``categorical`` (e.g. ``categorical=["chick", "diet"]`` for integer codes),
   enters as the feature ``(k, v)`` with value 1 (the key itself gets no numeric column), so each
   level is a column of its own under the rules above (levels seen in the width window get
-  dedicated columns, later ones hashed columns, or none with ``n_hashed=0``), and ``None`` for a
-  categorical key is a missing value (no level set). Integers are
+  dedicated columns, later ones hashed columns, or none with ``n_hashed=0``), and ``None`` (or NaN)
+  for a categorical key is a missing value (no level set). Integers are
   numbers unless named: a default that also one-hot encodes small integer codes was measured and
   is not safe (River's Agrawal -5.6 to -8.7 points, Planes2D +19 to +23 % MAE:
   docs/results/categorical.md).
-* Other values must be numbers (``bool`` counts as 0/1); NaN/inf or a non-numeric value is a
-  ``ValueError`` and leaves the model unchanged. No scaler is needed in front: the learner fixes
+* Other values must be numbers (``bool`` counts as 0/1); inf or a non-numeric value is a
+  ``ValueError`` and leaves the model unchanged (None and NaN are missing, above). No scaler is needed in front: the learner fixes
   a per-feature scale from its first 50 events (:mod:`okl.scaling`, the default ``scale="auto"``),
   so raw features on mixed scales give the results of [0, 1]-scaled ones, and a feature that
   first appears later enters at its first value as 1.
@@ -126,6 +128,7 @@ import numpy as np
 
 try:
     from river import base as river_base
+    from river.conf import Interval
 except ImportError as exc:  # pragma: no cover
     raise ImportError("okl.river needs the river package: pip install river") from exc
 
@@ -133,7 +136,6 @@ from okl._river_features import _OKLRiverEstimator
 from okl._threads import one_blas_thread
 from okl.kernels import WIDTH_WINDOW
 from okl.engine.roots import load_compiled, roots_cached
-from okl.intervals import Interval
 from okl.runtime.registry import learner_class
 from okl.runtime.multiclass import MultiClass
 
@@ -145,6 +147,9 @@ class _ThirdLabel(ValueError):
 class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
     """River classifier running a registered okl learner (see the module docstring): two classes,
     or K classes as K one-vs-rest outputs.
+
+    Multi-class (River's ``_multiclass`` is True): a third label turns the two classes into K
+    one-vs-rest outputs, nothing learned lost (module docstring).
 
     Parameters
     ----------
@@ -180,6 +185,10 @@ class OKLRiverClassifier(_OKLRiverEstimator, river_base.MiniBatchClassifier):
         super().__init__(learner=learner, budget=budget, sigma=sigma, loss=loss, n_features=n_features,
                          n_hashed=n_hashed, params=params, seed=seed, categorical=categorical)
         self.labels: dict[Any, float] = {}  # label -> its sign, in order of appearance
+
+    @property
+    def _multiclass(self) -> bool:
+        return True  # (River's flag: its checks then test K classes too)
 
     # ---- labels -----------------------------------------------------------------------------
 
@@ -358,10 +367,11 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
     the first learned example (as River's regressors).
 
     **Prediction intervals**, River's interval-regressor convention: ``predict_one(x,
-    with_interval=True, confidence=0.95)`` returns an :class:`okl.intervals.Interval` (``lower``,
-    ``center``, ``upper``, ``width``) from the learner's predictive distribution, for a learner
-    that has one (``predict_interval_one``: ``krls-t``); ``(-inf, 0.0, inf)`` before the first
-    learned example. Any other learner raises ValueError naming it.
+    with_interval=True, confidence=0.95)`` returns River's own ``river.conf.Interval`` (``lower``,
+    ``upper``; ``center`` their mean, ``width``) from the learner's predictive distribution, for a
+    learner that has one (``predict_interval_one``: ``krls-t``; the interval is central, so
+    ``center`` is the prediction); ``Interval(-inf, inf)`` before the first learned example. Any
+    other learner raises ValueError naming it.
 
     >>> import numpy as np
     >>> from okl.river import OKLRiverRegressor
@@ -396,8 +406,9 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
                              f"learner {self.learner!r} has none")
         v = self._row(x)
         if v is None:
-            return Interval(-math.inf, 0.0, math.inf)
-        return self.model.predict_interval_one(v, confidence)
+            return Interval(-math.inf, math.inf)
+        iv = self.model.predict_interval_one(v, confidence)
+        return Interval(iv.lower, iv.upper)
 
     def learn_many(self, X, y) -> None:
         self._learn_frame(X, [self._value(v) for v in list(y)])

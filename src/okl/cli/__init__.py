@@ -1,4 +1,5 @@
-"""Command line: ``okl run | datasets | fetch | sigma | reproduce | stream | serve | sweep | report | evolve | compile``.
+"""Command line: ``okl run | learners | datasets | fetch | sigma | reproduce | stream | serve | sweep | report |
+evolve | compile``.
 
 Thin: parse, call the library, print. One module per command (``okl.cli.<command>``, each with
 ``add_parser(subparsers)``); what they share is in :mod:`okl.cli._common`. Nothing in okl below
@@ -11,19 +12,19 @@ import argparse
 import sys
 
 from okl.cli import compile as compile_command
-from okl.cli import datasets, evolve, fetch, reproduce, report, run, serve, sigma, stream, sweep
-from okl.cli._common import (ECHO_CHARS, MAX_RUNS, NUMERIC_OPTIONS, OklArgumentParser, check_options, check_seeds,
-                             clip, run_command, user_error)
+from okl.cli import datasets, evolve, fetch, learners, reproduce, report, run, serve, sigma, stream, sweep
+from okl.cli._common import (ECHO_CHARS, MAX_RUNS, NUMERIC_OPTIONS, OklArgumentParser, add_import_option,
+                             check_options, check_seeds, clip, run_command, user_error)
 
 #: the subcommands, in the order ``okl --help`` lists them
-COMMANDS = (run, datasets, fetch, sigma, reproduce, stream, serve, sweep, report, evolve, compile_command)
+COMMANDS = (run, learners, datasets, fetch, sigma, reproduce, stream, serve, sweep, report, evolve, compile_command)
 
 
 def build_parser() -> argparse.ArgumentParser:
     p = OklArgumentParser(prog="okl", description="Online kernel learning on data streams.")
     sub = p.add_subparsers(dest="command")
     for command in COMMANDS:
-        command.add_parser(sub)
+        add_import_option(command.add_parser(sub))
     return p
 
 

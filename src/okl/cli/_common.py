@@ -16,6 +16,7 @@ from okl.data.registry import dataset_info, find_files, load_dataset
 from okl.eval.sweep import applicable  # noqa: F401  (re-exported for the commands)
 from okl.runtime.base import MAX_DIM
 from okl.runtime.hyperparameters import BUDGET
+from okl.runtime.registry import import_plugin
 
 #: characters of an offending input echoed in an error message
 ECHO_CHARS = 200
@@ -267,6 +268,8 @@ def run_command(func, args) -> int:
     if getattr(args, "quiet", False):
         compile_notice(False)  # --quiet: no compile notice either (restored after the command)
     try:
+        for module in getattr(args, "imports", None) or ():
+            import_plugin(module)  # (before the options: a learner it registers may be named there)
         check_options(args)
         return func(args)
     except (ValueError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError,
@@ -291,6 +294,14 @@ def run_command(func, args) -> int:
         compile_notice(was)
 
 
+
+
+def add_import_option(p) -> None:
+    """``--import MODULE`` (every command): a module on the path that registers learners
+    (:mod:`okl.runtime.plugins`; installed packages use the entry-point group ``okl.learners``)."""
+    p.add_argument("--import", dest="imports", action="append", metavar="MODULE",
+                   help="import MODULE first for the learners it registers (repeatable; also $OKL_PLUGINS; "
+                        "worker processes import it too)")
 
 
 def add_data_dir_options(p) -> None:

@@ -14,13 +14,16 @@ def add_parser(sub):
     p.add_argument("--out", help="directory for report.md, report.csv and PNG figures "
                                  "(default: print the tables only)")
     p.add_argument("--no-figures", action="store_true", help="tables only")
+    p.add_argument("--data-dir", help="where the swept datasets are, for the curves' baseline (else $OKL_DATA, "
+                                      "~/.okl/data; no baseline where they are not found)")
     p.set_defaults(func=main_report)
     return p
 
 
 def main_report(args) -> int:
     with ResultStore(args.store, create=False) as store:
-        text, files = report(store, args.out, figures=not args.no_figures and args.out is not None)
+        text, files = report(store, args.out, figures=not args.no_figures and args.out is not None,
+                             data_dir=args.data_dir)
     print(text)
     for f in files:
         print(f"wrote {f}", file=sys.stderr)

@@ -10,7 +10,7 @@ from okl._validation import check_state_memory
 from okl.cli._common import (add_data_dir_options, add_source_options, applicable, clip, load_for_cli,
                              parse_params)
 from okl.eval import Progress, evaluate, majority_rate, markdown_table, mean_std, write_csv
-from okl.eval.progressive import running_means
+from okl.eval.progressive import baseline_curves
 from okl.eval.report import plot_run_curves
 from okl.runtime.base import accepts, learner_class, learners, make
 
@@ -149,32 +149,10 @@ def _features_note(scales: dict[str, list[str]]) -> str:
 
 
 def _baselines(stream, X, y, runs: int, n: int, task: str, classes: int | None = None):
-    """The baseline a learner must beat, on the runs' own streams, as (label, curve, value), each
-    a mean over the runs. Classification: the curve is the running majority vote's cumulative
-    mistake rate (it predicts the class seen most so far, ties -> +1; the dashed line of
-    ``--plot``), the value the minority class's share (always predicting the majority class).
-    K classes (y the class indices): the class seen most so far (ties -> the first), and 100 minus
-    the largest class's share. Regression: the running-mean predictor's cumulative squared loss,
-    and its final value."""
-    curves, values = [], []
-    for seed in range(runs):
-        yp = np.asarray(stream(X, y, seed)[1][:n], dtype=float)
-        t = np.arange(1, len(yp) + 1)
-        if classes is not None:
-            onehot = np.eye(classes)[yp.astype(int)]
-            guess = np.argmax(np.cumsum(onehot, axis=0) - onehot, axis=1)  # counts before each row
-            curves.append(100.0 * np.cumsum(guess != yp) / t)
-            values.append(majority_rate(yp, classes))
-        elif task == "classification":
-            pos = np.concatenate([[0.0], np.cumsum(yp > 0)[:-1]])
-            guess = np.where(pos >= (t - 1) - pos, 1.0, -1.0)
-            curves.append(100.0 * np.cumsum(guess != yp) / t)
-            values.append(majority_rate(yp))
-        else:
-            curves.append(np.cumsum((running_means(yp) - yp) ** 2) / t)
-            values.append(curves[-1][-1])
-    label = "running mean" if task == "regression" else "majority so far"
-    return label, np.mean(curves, axis=0), float(np.mean(values))
+    """The baseline a learner must beat on the runs' own streams (seeds 0..runs-1, cut to n rows),
+    as (label, curve, value): :func:`okl.eval.progressive.baseline_curves`."""
+    ys = [np.asarray(stream(X, y, seed)[1][:n], dtype=float) for seed in range(runs)]
+    return baseline_curves(ys, task, classes)
 
 
 def add_parser(sub):

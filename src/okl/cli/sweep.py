@@ -36,8 +36,9 @@ def add_parser(sub):
     p.add_argument("--learners", required=True, help="comma-separated learner names")
     p.add_argument("--grid", action="append", metavar="NAME=VALUES",
                    help="hyperparameter values, e.g. eta=1e-5,1e-4,...,1 or sigma=2^-5:0.5:7 (repeatable)")
-    p.add_argument("--sigma", help="kernel width for every cell: a number, or 'auto' (kernel alignment on the "
-                                   "first 1000 rounds of each stream, SkeGD 6.1); default: the dataset's width")
+    p.add_argument("--sigma", help="kernel width for every cell: a number, 'dataset' (the dataset's recorded "
+                                   "width), or 'auto' (kernel alignment on the first 1000 rounds of each stream, "
+                                   "SkeGD 6.1); default: each learner's own from its first rows, as okl run")
     p.add_argument("--budget", help="budget(s) B, e.g. 100 or 100,150,...,500 (default 100 if T <= 10,000 else 200)")
     p.add_argument("--runs", type=int, default=20, help="seeds 0..runs-1 (default 20)")
     p.add_argument("--seeds", help="explicit seeds, e.g. 0,1,5 or 0:1:9 (overrides --runs)")
@@ -118,7 +119,7 @@ def main_sweep(args) -> int:
                            blas_threads=args.blas_threads)
         print(result.summary(), file=sys.stderr)
         if args.report:
-            text, files = report(store, args.report)
+            text, files = report(store, args.report, data_dir=args.data_dir)
             print(text)
             for f in files:
                 print(f"wrote {f}", file=sys.stderr)

@@ -89,7 +89,7 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
             learner = MultiClass(name, kw, classes=list(range(classes)), random_state=rs)
         task = learner.task
         if progress is not None and progress.unit == "rows":
-            traces.append(run_in_pieces(learner, Xp, yp, progress.advance))
+            traces.append(run_in_pieces(learner, Xp, yp, progress.advance, on_piece=progress.add_trace))
         else:
             traces.append(learner.run(Xp, yp))
             if progress is not None:
@@ -97,21 +97,53 @@ def evaluate(name: str, X: np.ndarray, y: np.ndarray, runs: int = 20, seeds=None
     return RunSummary(name, task or "classification", traces)
 
 
+def baseline_curves(ys: list[np.ndarray], task: str, classes: int | None = None):
+    """The baseline a learner must beat, on the runs' own label streams ``ys``, as (label, curve,
+    value), each a mean over the runs. Classification: the curve is the running majority vote's
+    cumulative mistake rate (it predicts the class seen most so far, ties -> +1; the dashed line of
+    ``okl run --plot`` and ``okl report``'s curves), the value the minority class's share (always
+    predicting the majority class). K classes (y the class indices): the class seen most so far
+    (ties -> the first), and 100 minus the largest class's share. Regression: the running-mean
+    predictor's cumulative squared loss, and its final value."""
+    curves, values = [], []
+    for yp in ys:
+        yp = np.asarray(yp, dtype=float)
+        t = np.arange(1, len(yp) + 1)
+        if classes is not None:
+            onehot = np.eye(classes)[yp.astype(int)]
+            guess = np.argmax(np.cumsum(onehot, axis=0) - onehot, axis=1)  # counts before each row
+            curves.append(100.0 * np.cumsum(guess != yp) / t)
+            values.append(majority_rate(yp, classes))
+        elif task == "classification":
+            pos = np.concatenate([[0.0], np.cumsum(yp > 0)[:-1]])
+            guess = np.where(pos >= (t - 1) - pos, 1.0, -1.0)
+            curves.append(100.0 * np.cumsum(guess != yp) / t)
+            values.append(majority_rate(yp))
+        else:
+            curves.append(np.cumsum((running_means(yp) - yp) ** 2) / t)
+            values.append(curves[-1][-1])
+    label = "running mean" if task == "regression" else "majority so far"
+    return label, np.mean(curves, axis=0), float(np.mean(values))
+
+
 #: rows per piece of :func:`run_in_pieces` (a progress update every few seconds at worst)
 PROGRESS_ROWS = 20_000
 
 
-def run_in_pieces(learner, X: np.ndarray, y: np.ndarray, on_rows, rows: int = PROGRESS_ROWS) -> Trace:
+def run_in_pieces(learner, X: np.ndarray, y: np.ndarray, on_rows, rows: int = PROGRESS_ROWS, on_piece=None) -> Trace:
     """``learner.run(X, y)`` in pieces of ``rows`` rows, calling ``on_rows(n)`` after each, so a
     long run shows its progress (rounds done, rate, ETA). A learner continues from its state, so
     the decisions are those of one ``run`` over all rows (the tests hold every learner to
-    ``run`` on halves = ``run`` on the whole); the trace counts rounds as that ``run`` would."""
+    ``run`` on halves = ``run`` on the whole); the trace counts rounds as that ``run`` would.
+    ``on_piece(trace)``, if given, gets each piece's trace first (the running loss of a progress line)."""
     start = learner.n_seen_
     decisions, seconds = [], 0.0
     for s in range(0, max(len(y), 1), rows):
         t = learner.run(X[s:s + rows], y[s:s + rows])
         decisions.append(t.decisions)
         seconds += t.seconds
+        if on_piece is not None:
+            on_piece(t)
         on_rows(len(t.decisions))
     first = learner._first_counted_round() if learner.started_ else None
     counted_from = None if first is None else max(0, first - start)

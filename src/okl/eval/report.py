@@ -11,8 +11,14 @@ hyperparameters, okl version) — the seeds of a group are its runs — and writ
 * ``tradeoff_<dataset>.png``: mistake rate vs time per budget (FORKS Fig. 3 style): for each
   learner (and loss, when several were swept) one point per budget B — the best setting at that
   B — joined in order of B and labelled with B;
-* ``curves_<dataset>.png``: the cumulative mistake rate (or mean squared loss) against the round,
-  mean over seeds, for each learner's best setting (the store keeps ~200 points per cell).
+* ``curves_<dataset>.png``: the cumulative mistake rate (or mean squared loss) against the round
+  on a log axis, mean over seeds with a band of one std (the permutations' spread), for each
+  learner's best setting (the store keeps ~200 points per cell), and the baseline dashed (the
+  running majority vote, or the running mean, on the same streams) where the data can be read.
+
+A hyperparameter that varies between groups is shown with its value in every row: the learner's
+default as ``0.5 (default)`` where a group left it out, ``n/a`` where the learner does not take
+it; values sort as numbers (budget 50, 100, 200).
 """
 
 from __future__ import annotations
@@ -81,12 +87,17 @@ class Group:
         return float(np.mean(self.seconds))
 
     def mean_curve(self) -> tuple[np.ndarray, np.ndarray] | None:
+        spread = self.curve_spread()
+        return None if spread is None else spread[:2]
+
+    def curve_spread(self) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(rounds, mean, population std) of the seeds' stored curves (those on the same rounds)."""
         curves = [c for c in self.curves if c[0] is not None and len(c[0])]
         if not curves:
             return None
         rounds = curves[0][0]
         same = [v for r, v in curves if len(r) == len(rounds) and np.array_equal(r, rounds)]
-        return rounds, np.mean(same, axis=0)
+        return rounds, np.mean(same, axis=0), np.std(same, axis=0)
 
 
 def group_rows(rows: Iterable[dict]) -> list[Group]:
@@ -104,7 +115,40 @@ def group_rows(rows: Iterable[dict]) -> list[Group]:
         g.n_rounds.append(r["n_rounds"])
         g.curves.append((r.get("curve_rounds"), r.get("curve_values")))
         g.diagnostics.append(r["diagnostics"])
-    return sorted(groups.values(), key=lambda g: (g.dataset, g.stream, g.learner, g.params, g.okl_version))
+    return sorted(groups.values(), key=lambda g: (g.dataset, g.stream, g.learner, _params_key(g.param_dict),
+                                                  g.okl_version))
+
+
+def _value_key(v) -> tuple:
+    """Order of a hyperparameter's values: numbers by value (50 < 100 < 200), then the rest by text."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool):
+        return (0, float(v), "")
+    return (1, 0.0, json.dumps(v, sort_keys=True))
+
+
+def _params_key(params: dict[str, Any]) -> tuple:
+    return tuple((k, _value_key(params[k])) for k in sorted(params))
+
+
+def _shown_value(learner: str, key: str, params: dict[str, Any]) -> str:
+    """A varying hyperparameter's cell: its value; where the group left it out, the learner's
+    default as its value (``"0.5 (default)"``), or "n/a" where the learner does not take it."""
+    if key in params:
+        return _fmt(params[key])
+    from okl.runtime.base import learner_class
+
+    try:
+        cls = learner_class(learner)
+    except ValueError:
+        return "?"
+    if key == "sigma":
+        return "from stream (default)" if "kernel" in cls._param_names() else "n/a"
+    if key not in cls._param_names():
+        return "n/a"
+    import inspect
+
+    default = inspect.signature(cls.__init__).parameters[key].default
+    return f"{_fmt(default)} (default)" if default is not inspect.Parameter.empty else "(default)"
 
 
 def _fmt(v) -> str:
@@ -182,7 +226,9 @@ def _finish(fig, ax, title: str, path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
-def _plot_curves(path: Path, title: str, groups: list[Group]) -> bool:
+def _plot_curves(path: Path, title: str, groups: list[Group], baseline=None) -> bool:
+    """Each learner's best setting: its cumulative metric against the round (log axis), mean over
+    seeds with a band of one std, and ``baseline`` (label, rounds, values) dashed."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -191,13 +237,20 @@ def _plot_curves(path: Path, title: str, groups: list[Group]) -> bool:
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     drawn = False
     for (learner,), g in sorted(best_groups(groups).items()):
-        mc = g.mean_curve()
-        if mc is None:
+        spread = g.curve_spread()
+        if spread is None:
             continue
-        ax.plot(mc[0], mc[1], label=f"{learner} ({g.runs} runs)")
+        rounds, mean, std = spread
+        line, = ax.plot(rounds, mean, label=f"{learner} ({g.runs} runs)")
+        if g.runs > 1:  # the spread over the seeds' permutations
+            ax.fill_between(rounds, mean - std, mean + std, color=line.get_color(), alpha=0.15, lw=0)
         drawn = True
+    if drawn and baseline is not None:
+        label, rounds, values = baseline
+        ax.plot(rounds, values, "k--", lw=1.0, label=label)
     if drawn:
-        ax.set_xlabel("round t")
+        ax.set_xscale("log")
+        ax.set_xlabel("round t (log scale); band: mean ± std over seeds")
         ax.set_ylabel("cumulative mistake rate (%)" if groups[0].task == "classification"
                       else "cumulative mean squared loss")
         _finish(fig, ax, title, path)
@@ -252,8 +305,32 @@ def plot_run_curves(path, title: str, curves: dict[str, np.ndarray], task: str,
     return path
 
 
-def report(store: ResultStore, out_dir: str | os.PathLike | None = None, figures: bool = True) -> tuple[str, list[Path]]:
-    """Markdown text of the report, and the files written into ``out_dir`` (none when None)."""
+def _baseline(dataset: str, stream: str, groups: list[Group], data_dir=None):
+    """(label, rounds, values) of the baseline on the groups' own streams (the majority so far, or
+    the running mean; :func:`okl.eval.progressive.baselines`), mean over their seeds, at the
+    rounds of the stored curves; None when the data cannot be read here."""
+    from okl.eval.progressive import baseline_curves
+    from okl.eval.sweep import _stream_arrays
+
+    spreads = [g.curve_spread() for g in groups]
+    rounds = next((s[0] for s in spreads if s is not None), None)
+    if rounds is None or groups[0].task not in ("classification", "regression"):
+        return None
+    n = int(rounds[-1])
+    try:
+        ys = [_stream_arrays(dataset, stream, seed, data_dir)[1][:n] for seed in sorted({s for g in groups for s in g.seeds})]
+        label, curve, _ = baseline_curves(ys, groups[0].task)
+    except Exception:  # noqa: BLE001  (data not here, or a stream this okl cannot rebuild: no baseline)
+        return None
+    if len(curve) < n:
+        return None
+    return label, rounds, curve[np.asarray(rounds, dtype=int) - 1]
+
+
+def report(store: ResultStore, out_dir: str | os.PathLike | None = None, figures: bool = True,
+           data_dir=None) -> tuple[str, list[Path]]:
+    """Markdown text of the report, and the files written into ``out_dir`` (none when None); the
+    curves' baseline reads the datasets from ``data_dir`` (else $OKL_DATA) when they are there."""
     groups = group_rows(store.rows(curves=figures))
     files: list[Path] = []
     out = None if out_dir is None else Path(out_dir)
@@ -284,7 +361,7 @@ def report(store: ResultStore, out_dir: str | os.PathLike | None = None, figures
         for g in gs:
             p = g.param_dict
             a = g.authors_values
-            rows.append([g.learner] + [_fmt(p[k]) if k in p else "" for k in varying]
+            rows.append([g.learner] + [_shown_value(g.learner, k, p) for k in varying]
                         + ([g.okl_version] if show_version else []) + [g.runs, mean_std(g.metric, digits)]
                         + ([mean_std(a, digits) if a is not None else ""] if has_authors else [])
                         + [f"{g.seconds_mean:.3f}", int(np.max(g.n_rounds))])
@@ -301,7 +378,8 @@ def report(store: ResultStore, out_dir: str | os.PathLike | None = None, figures
             brow = []
             for (learner,), g in sorted(best.items(), key=lambda kv: kv[1].metric_mean):
                 p = g.param_dict
-                brow.append([learner, ", ".join(f"{k}={_fmt(p[k])}" for k in varying if k in p) or "-",
+                shown = {k: _shown_value(learner, k, p) for k in varying}
+                brow.append([learner, ", ".join(f"{k}={v}" for k, v in shown.items() if v != "n/a") or "-",
                              mean_std(g.metric, digits), f"{g.seconds_mean:.3f}"])
             parts.append("Best setting per learner (lowest mean, chosen in hindsight):\n\n"
                          + markdown_table(["learner", "setting", metric_name, "seconds"], brow) + "\n")
@@ -311,7 +389,8 @@ def report(store: ResultStore, out_dir: str | os.PathLike | None = None, figures
             _plot_tradeoff(tpath, f"{label}: {metric_name} vs time (best setting per budget)", gs)
             files.append(tpath)
             cpath = out / f"curves_{slug}.png"
-            if _plot_curves(cpath, f"{label}: cumulative {metric_name} (best setting per learner)", gs):
+            if _plot_curves(cpath, f"{label}: cumulative {metric_name} (best setting per learner)", gs,
+                            _baseline(dataset, stream, gs, data_dir)):
                 files.append(cpath)
             parts.append(f"Figures: `{tpath.name}`" + (f", `{cpath.name}`" if cpath in files else "") + "\n")
     text = "\n".join(parts)

@@ -10,8 +10,9 @@ the rest on a backend (:mod:`okl.eval.backends`: serial, local processes or Dask
 result as it arrives, so an interrupted sweep resumes where it stopped.
 
 Hyperparameters in a key are explicit: every cell records the budget B (default 100 when
-T <= 10,000 else 200), the kernel width ``sigma`` (default: the dataset's recorded width,
-``okl.data.dataset_info(name).sigma``; ``"auto"`` = the registry's rule,
+T <= 10,000 else 200), the kernel width ``sigma`` (default in :func:`build_cells`, ``okl sweep``:
+none, the learner chooses it from its first rows as in ``okl run``; ``"dataset"``: the dataset's
+recorded width ``okl.data.dataset_info(name).sigma``, the paper tables' default; ``"auto"`` = the registry's rule,
 :func:`okl.data.width.select_sigma`, applied to the first 1000 rounds of the cell's own stream,
 SkeGD 6.1 — the value used is in the cell's diagnostics) and the loss (hinge for classification,
 squared for regression), for learners that take them; grid keys a learner does not take are not
@@ -155,11 +156,15 @@ def applicable(learner: str, task: str) -> bool:
     return True
 
 
-def resolve_params(learner: str, dataset: str, n_rounds: int, params: dict[str, Any]) -> dict[str, Any]:
+def resolve_params(learner: str, dataset: str, n_rounds: int, params: dict[str, Any],
+                   width: str = "dataset") -> dict[str, Any]:
     """Fill the defaults a key must state explicitly: budget, sigma, loss (where the learner takes them).
 
     ``sigma`` is kept only for learners that take a kernel; keys the learner does not take raise.
     An explicit ``scale=None`` is kept (the paper tables' raw or [0, 1] features, no input scale).
+    A sigma left out is ``width``'s: ``"dataset"`` (the paper tables) the dataset's recorded width
+    (:func:`default_sigma`), ``"stream"`` (``okl sweep``, as ``okl run``) none: the learner chooses
+    its width from its first rows. ``sigma="dataset"`` asks for the recorded width explicitly.
 
     >>> resolve_params("linear", "german", 1000, {"scale": None, "sigma": 8.0})
     {'scale': None, 'loss': 'hinge'}
@@ -168,7 +173,7 @@ def resolve_params(learner: str, dataset: str, n_rounds: int, params: dict[str, 
     if accepts(learner, "budget") and out.get("budget") is None:
         out["budget"] = default_budget(n_rounds)
     if accepts(learner, "kernel"):
-        if out.get("sigma") is None:
+        if out.get("sigma") == "dataset" or (out.get("sigma") is None and width == "dataset"):
             out["sigma"] = default_sigma(dataset)
     else:
         out.pop("sigma", None)
@@ -197,8 +202,12 @@ def _build_learner(learner: str, n_rounds: int, seed: int, params: dict[str, Any
 
 def build_cells(datasets: Sequence[str], learners: Sequence[str], grid: dict[str, list] | None = None,
                 seeds: Iterable[int] = range(20), stream: str | None = None, data_dir=None,
-                okl_version: str | None = None, notes: list[str] | None = None) -> list[CellKey]:
-    """Every cell of a sweep, with defaults resolved (see :func:`resolve_params`).
+                okl_version: str | None = None, notes: list[str] | None = None,
+                width: str = "stream") -> list[CellKey]:
+    """Every cell of a sweep, with defaults resolved (see :func:`resolve_params`). A width left out
+    is the learner's own from its first rows (``width="stream"``, the rule of ``okl run``, so both
+    commands choose the same sigma for the same learner on the same stream); ``width="dataset"``
+    or ``sigma="dataset"`` in the grid: the dataset's recorded width.
 
     Grid keys a learner does not take are not crossed with its cells; a key no selected learner
     takes is an error. Learners that do not fit a dataset's task are skipped (noted in ``notes``).
@@ -207,7 +216,7 @@ def build_cells(datasets: Sequence[str], learners: Sequence[str], grid: dict[str
     >>> len(cells)  # nogd: 2 etas x 2 seeds; rbp takes no eta: 2 seeds
     6
     >>> cells[0].params
-    '{"budget":100,"eta":0.1,"loss":"hinge","sigma":1.6121048733463141}'
+    '{"budget":100,"eta":0.1,"loss":"hinge"}'
     """
     grid = dict(grid or {})
     seeds = [int(s) for s in seeds]
@@ -233,7 +242,7 @@ def build_cells(datasets: Sequence[str], learners: Sequence[str], grid: dict[str
                 continue
             keys = [k for k in grid if (k == "sigma" and accepts(learner, "kernel")) or accepts(learner, k)]
             for combo in itertools.product(*(grid[k] for k in keys)):
-                params = resolve_params(learner, base, n_rounds, dict(zip(keys, combo)))
+                params = resolve_params(learner, base, n_rounds, dict(zip(keys, combo)), width)
                 sig = (learner, canonical_params(params), n_rounds)
                 if sig not in checked:  # invalid hyperparameters fail here, before any work
                     checked.add(sig)

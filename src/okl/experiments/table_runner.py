@@ -97,6 +97,12 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
     wanted_rows = _options_list(ctx, "learners")
     rows = [r for r in spec.rows if (wanted_rows is None and (not ctx.quick or r.label in spec.quick_rows))
             or (wanted_rows is not None and (r.learner in wanted_rows or r.label in wanted_rows))]
+    missing = [w for w in wanted_rows or () if not any(w in (r.learner, r.label) for r in spec.rows)]
+    if missing:  # (a paper table's rows are its published ones: another learner is compared by a sweep)
+        raise ValueError(f"learners: {missing} are not rows of this table (its rows: "
+                         f"{', '.join(dict.fromkeys(r.label for r in spec.rows))}); to set another registered "
+                         f"learner (a plugin's too) beside them on these datasets, use okl sweep --datasets "
+                         f"{','.join(datasets)} --learners {','.join(missing)} --store FILE, then okl report FILE")
     have = set(registered_learners(kind="streaming"))
     for r in list(rows):
         if r.learner not in have:

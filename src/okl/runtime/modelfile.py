@@ -19,7 +19,7 @@ from okl._files import write_atomically
 from okl.kernels import WIDTH_WINDOW, Kernel
 from okl.runtime.categorical import load_map, map_header
 from okl.runtime.events import drop_event_cache
-from okl.runtime.registry import _REGISTRY
+from okl.runtime.registry import lookup
 from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
                                _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
                                _base_spec, _decode_param, encode_param)
@@ -201,6 +201,7 @@ class ModelFiles:
         a :class:`okl.MultiClass` file and an ``okl stream`` checkpoint hold them as entries)."""
         from okl._version import __version__
 
+        self._check_declared()
         meta: dict[str, Any] = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "okl_version": __version__,
             "learner": type(self).__module__ + "." + type(self).__qualname__, "name": self.name,
@@ -224,6 +225,23 @@ class ModelFiles:
         np.savez(fh, **arrays)
 
     # ---- state declaration ------------------------------------------------------------------
+
+    #: learned attributes (trailing underscore) a model file holds outside ``_state_attrs``: the
+    #: header's input width, round count and the levels of categorical columns
+    _HEADER_STATE = ("dim_", "n_seen_", "categorical_map_")
+
+    def _check_declared(self) -> None:
+        """Refuse (:class:`StateError` naming it) a learned attribute (a public name with a
+        trailing underscore, scikit-learn's convention) that the learner's declaration does not
+        list (``_state_attrs`` and the base state): a file written without it would load and
+        then fail, or continue differently."""
+        declared = {*_BASE_STATE, *self._state_attrs, *self._HEADER_STATE}
+        undeclared = sorted(a for a in vars(self) if a.endswith("_") and not a.startswith("_") and a not in declared)
+        if undeclared:
+            raise StateError(undeclared[0], f"is state that {type(self).__name__} does not declare: a model file "
+                             "would be written without it; list it in _state_attrs and _state_spec "
+                             "(docs/adding-a-learner.md), or name it without the trailing underscore if it is "
+                             "not state" + (f" (also undeclared: {', '.join(undeclared[1:])})" if undeclared[1:] else ""))
 
     def _state_spec(self) -> StateSpec | None:
         """The declaration of this learner's own state (``_state_attrs``), checked when a model
@@ -409,7 +427,7 @@ class ModelFiles:
             raise ModelFileError(f"{path}: written by okl {meta.get('okl_version')}, this is okl "
                                  f"{__version__}; state layouts may differ between versions")
         name = meta.get("name")
-        target = _REGISTRY.get(name, (None, None))[0] if isinstance(name, str) else None
+        target = lookup(name) if isinstance(name, str) else None
         if target is None:
             raise ModelFileError(f"{path}: unknown learner {name!r}")
         # (cls is not Learner; a learner's categorical form loads files of its class)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from okl.kernels import RBF
+from okl.runtime import plugins
 
 
 # --------------------------------------------------------------------------------------------
@@ -23,6 +24,31 @@ _REGISTRY: dict[str, tuple[type[Learner], dict[str, Any]]] = _BY_KIND["streaming
 
 def _kind_of(name: str) -> str | None:
     return next((kind for kind, table in _BY_KIND.items() if name in table), None)
+
+
+def _names() -> set[str]:
+    return {name for table in _BY_KIND.values() for name in table}
+
+
+def _find(name: str) -> str | None:
+    """The kind of ``name``, importing the plugins (:mod:`okl.runtime.plugins`) on a miss."""
+    kind = _kind_of(name)
+    if kind is None and plugins.load_plugins(_names):
+        kind = _kind_of(name)
+    return kind
+
+
+def import_plugin(module: str) -> list[str]:
+    """Import ``module`` for its learners now (``okl ... --import MODULE``; worker processes
+    started afterwards import it too): the names it registered. ValueError naming the module
+    when it fails."""
+    return plugins.import_module(module, _names)
+
+
+def learner_source(name: str) -> str:
+    """Where registered learner ``name`` came from: ``okl``, a plugin package (its name, version
+    and entry point) or a module (``okl learners`` lists it)."""
+    return plugins.learner_source(name, _BY_KIND[learner_kind(name)][name][0])
 
 
 def _check_kind(kind: str | None) -> None:
@@ -52,10 +78,11 @@ def register(name: str, *, kind: str = "streaming", **fixed: Any):
 def make(name: str, **params: Any) -> Learner:
     """Build a registered learner by its CLI name, e.g. ``okl.make("nogd", budget=100)`` (any
     kind: ``okl.make("opfes")`` builds a feature-evolvable learner)."""
-    kind = _kind_of(name)
+    kind = _find(name)
     if kind is None:
         raise ValueError(f"unknown learner {name!r}; registered: {', '.join(sorted(_REGISTRY))}"
-                         + "".join(f"; {k}: {', '.join(sorted(_BY_KIND[k]))}" for k in KINDS[1:] if _BY_KIND[k]))
+                         + "".join(f"; {k}: {', '.join(sorted(_BY_KIND[k]))}" for k in KINDS[1:] if _BY_KIND[k])
+                         + _failed_note())
     cls, fixed = _BY_KIND[kind][name]
     learner = cls(**{**fixed, **params})
     learner.name = name
@@ -99,14 +126,15 @@ def learners(kind: str | None = None) -> list[str]:
     """Names of the registered learners: all of them, or those of one kind (:data:`KINDS`), e.g.
     ``okl.learners(kind="evolvable")`` for the feature-evolvable ones."""
     _check_kind(kind)
+    plugins.load_plugins(_names)
     return sorted(name for k, table in _BY_KIND.items() if kind in (None, k) for name in table)
 
 
 def learner_kind(name: str) -> str:
     """The kind (:data:`KINDS`) of registered learner ``name``."""
-    kind = _kind_of(name)
+    kind = _find(name)
     if kind is None:
-        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(learners())}")
+        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(learners())}{_failed_note()}")
     return kind
 
 
@@ -114,13 +142,23 @@ def learner_class(name: str, kind: str | None = "streaming") -> type:
     """The class of registered learner ``name`` of ``kind`` (by default a streaming learner, the
     kind every path but ``okl evolve`` takes; ``kind=None``: any kind). ValueError otherwise."""
     _check_kind(kind)
-    found = _kind_of(name)
+    found = _find(name)
     if found is None or (kind is not None and found != kind):
         if found is not None:
             raise ValueError(f"learner {name!r} is of kind {found!r}, not {kind!r}; registered {kind} learners: "
                              f"{', '.join(learners(kind))}")
-        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(learners(kind))}")
+        raise ValueError(f"unknown learner {name!r}; registered: {', '.join(learners(kind))}{_failed_note()}")
     return _BY_KIND[found][name][0]
+
+
+def _failed_note() -> str:
+    failed = plugins.plugin_failures()
+    return f" ({len(failed)} plugin(s) failed to load: {'; '.join(failed)})" if failed else ""
+
+
+def lookup(name: str) -> type | None:
+    """The class of streaming learner ``name``, or None (model files: plugins imported on a miss)."""
+    return _REGISTRY[name][0] if _find(name) == "streaming" else None
 
 
 def accepts(name: str, param: str) -> bool:
