@@ -38,11 +38,6 @@ SKIP_REASON = ("needs the benchmark files: `okl fetch --tests [--data-dir DIR]` 
                "(then OKL_TEST_DATA=DIR if DIR was given)")
 
 
-def pytest_configure(config):
-    config.addinivalue_line("markers", "data: needs benchmark files beyond the bundled ones "
-                                       "(okl fetch --tests; OKL_TEST_DATA=DIR)")
-
-
 def pytest_collection_modifyitems(config, items):
     for item in items:
         if "data_dir" in getattr(item, "fixturenames", ()):
