@@ -24,8 +24,8 @@ from okl.losses import get_loss
 
 
 @pytest.fixture(scope="module")
-def german(data_dir):
-    X, y = okl.load_dataset("german", data_dir)
+def german():
+    X, y = okl.load_dataset("german")  # bundled
     p = permutation(len(y), 1)
     return X[p], y[p]
 
