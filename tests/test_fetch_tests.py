@@ -109,6 +109,11 @@ def test_fetch_tests_from_a_local_directory_and_a_tampered_copy(data_dir, tmp_pa
     assert missing_test_files(d) == ["kaf/lorenz.dat.gz"]
     assert not any(p.name.startswith(".okl-fetch-") for p in d.iterdir())
 
+    # a mirror directory without the file names it
+    bad.unlink()
+    assert main(["fetch", "--tests", "--mirror", str(src), "--data-dir", str(d), "--quiet"]) == 1
+    assert f"--mirror {src}: no file kaf/lorenz.dat.gz there" in capsys.readouterr().err
+
     assert main(["fetch", "--tests", "spambase", "--data-dir", str(d)]) == 2
     assert "give it without names or --all" in capsys.readouterr().err
 

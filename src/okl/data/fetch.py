@@ -250,8 +250,8 @@ def _copy_local(mirror: Path, src: FileSource, folder: Path) -> Path:
     """``--mirror DIR``: the stored file from a local copy of the layout (``DIR/libsvm/cod-rna.t.gz``)."""
     origin = mirror / src.path
     if not origin.is_file():
-        raise FetchError(f"{origin} not found: --mirror {mirror} must hold the stored layout "
-                         f"(e.g. {mirror / src.path})")
+        raise FetchError(f"--mirror {mirror}: no file {src.path} there (a mirror directory holds the stored "
+                         "layout, e.g. libsvm/cod-rna.t.gz)")
     dest = folder / src.filename
     shutil.copyfile(origin, dest)
     digest = sha256_file(dest)
