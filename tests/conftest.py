@@ -63,12 +63,17 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.data)
 
 
+def _without_the_files():
+    """Skip (or in CI fail) the test asking for the benchmark files, which are missing."""
+    where = f"{len(MISSING)} of the {len(TEST_FILES)} files missing under {SHARED_DATA} (first: {MISSING[0]})"
+    if REQUIRED:
+        pytest.fail(f"OKL_TEST_DATA_REQUIRED is set and {where}", pytrace=False)
+    pytest.skip(SKIP_REASON)
+
+
 def pytest_runtest_setup(item):
     if MISSING and item.get_closest_marker("data") is not None:
-        where = f"{len(MISSING)} of the {len(TEST_FILES)} files missing under {SHARED_DATA} (first: {MISSING[0]})"
-        if REQUIRED:
-            pytest.fail(f"OKL_TEST_DATA_REQUIRED is set and {where}", pytrace=False)
-        pytest.skip(SKIP_REASON)
+        _without_the_files()
 
 
 def _unlisted_reads() -> list[str]:
@@ -98,7 +103,10 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.fixture(scope="session")
 def data_dir() -> str:
-    """The directory of the benchmark files (data-marked tests only run when they are all there)."""
+    """The directory of the benchmark files (data-marked tests only run when they are all there;
+    a test that asks for it at run time, ``request.getfixturevalue``, is skipped here)."""
+    if MISSING:
+        _without_the_files()
     return str(SHARED_DATA)
 
 
