@@ -231,8 +231,8 @@ def test_l1_members_take_the_window_mean_l1_distance(german):
 
 
 @pytest.fixture(scope="module")
-def german(data_dir):
-    X, y = okl.load_dataset("german", data_dir)
+def german():
+    X, y = okl.load_dataset("german")  # bundled
     p = permutation(len(y), 0)
     return X[p], y[p]
 

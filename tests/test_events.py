@@ -11,17 +11,14 @@ import pytest
 
 import okl
 from okl.checks import assert_close, per_instance_decisions
-from okl.data import permutation
 
 FAST = ("forks", "nogd", "skegd", "fogd", "auto")
 N = 700
 
 
 @pytest.fixture(scope="module")
-def rows(data_dir):
-    X, y = okl.load_dataset("svmguide1", data_dir)
-    order = permutation(len(y), 0)[:N]
-    return np.ascontiguousarray(X[order], dtype=float), np.asarray(y[order], dtype=float)
+def rows(svmguide1_rows):
+    return svmguide1_rows(N)
 
 
 def _params(name):

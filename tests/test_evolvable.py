@@ -32,8 +32,8 @@ def small_params(name: str, **extra) -> dict:
 
 
 @pytest.fixture(scope="module")
-def german_stream(data_dir):
-    X, y = okl.load_dataset("german", data_dir)
+def german_stream():
+    X, y = okl.load_dataset("german")  # bundled
     X, y = X[:160], y[:160]
     return make_evolvable_stream(X, y, seed=1, evolving_length=16)
 

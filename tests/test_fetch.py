@@ -11,6 +11,7 @@ import subprocess
 import sys
 import threading
 from functools import partial
+from importlib import resources
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -133,20 +134,27 @@ def test_okl_mirror_environment_variable(server, data_dir, tmp_path, monkeypatch
     assert load_dataset("svmguide3", tmp_path / "D")[0].shape == (1284, 22)
 
 
-def test_tampered_file_fails_naming_the_checksum_and_leaves_nothing(server, data_dir, tmp_path):
-    _stage(server, data_dir, "uci/spambase.data.gz")
-    f = server.root / "uci/spambase.data.gz"
+def _stage_bundled_german(server):
+    """The german file okl bundles, in the mirror's layout: the refusals below need no download."""
+    (server.root / "libsvm").mkdir(parents=True, exist_ok=True)
+    shutil.copy(resources.files("okl.data").joinpath("bundled", "german.numer_scale.gz"),
+                server.root / "libsvm/german.numer_scale.gz")
+
+
+def test_tampered_file_fails_naming_the_checksum_and_leaves_nothing(server, tmp_path):
+    _stage_bundled_german(server)
+    f = server.root / "libsvm/german.numer_scale.gz"
     b = bytearray(f.read_bytes())
     b[len(b) // 2] ^= 0x01  # one flipped bit
     f.write_bytes(bytes(b))
     d = tmp_path / "D"
-    r = subprocess.run([sys.executable, "-m", "okl.cli", "fetch", "spambase", "--mirror", server.url,
+    r = subprocess.run([sys.executable, "-m", "okl.cli", "fetch", "german", "--mirror", server.url,
                         "--data-dir", str(d), "--quiet"], capture_output=True, text=True, timeout=120,
                        env={**__import__("os").environ, "no_proxy": "127.0.0.1"})
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
     assert "sha256 checksum mismatch" in r.stderr
-    assert FILE_SOURCES["spambase.data.gz"].sha256 in r.stderr and hashlib.sha256(b).hexdigest() in r.stderr
+    assert FILE_SOURCES["german.numer_scale.gz"].sha256 in r.stderr and hashlib.sha256(b).hexdigest() in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert not d.exists()  # created by the call, removed again
 
@@ -154,28 +162,29 @@ def test_tampered_file_fails_naming_the_checksum_and_leaves_nothing(server, data
     d.mkdir()
     (d / "keep.txt").write_text("x")
     with pytest.raises(FetchError, match="sha256 checksum mismatch"):
-        fetch_dataset("spambase", d, server.url, progress=False, retries=0)
+        fetch_dataset("german", d, server.url, progress=False, retries=0)
     assert _files(d) == [d / "keep.txt"] and list(d.iterdir()) == [d / "keep.txt"]
 
 
-def test_server_closing_mid_file_leaves_nothing(server, data_dir, tmp_path):
-    _stage(server, data_dir, "uci/spambase.data.gz")
-    server.truncate["/uci/spambase.data.gz"] = 99
+def test_server_closing_mid_file_leaves_nothing(server, tmp_path):
+    _stage_bundled_german(server)
+    server.truncate["/libsvm/german.numer_scale.gz"] = 99
     d = tmp_path / "D"
     with pytest.raises(FetchError, match=r"failed after 1 retry: .*retrieval incomplete"):
-        fetch_dataset("spambase", d, server.url, progress=False, retries=1, delay=0)
-    assert server.requests == ["/uci/spambase.data.gz"] * 2  # first try + one retry
+        fetch_dataset("german", d, server.url, progress=False, retries=1, delay=0)
+    assert server.requests == ["/libsvm/german.numer_scale.gz"] * 2  # first try + one retry
     assert not d.exists()
 
 
-def test_interrupted_download_is_retried_cleanly(server, data_dir, tmp_path):
-    _stage(server, data_dir, "uci/spambase.data.gz")
-    server.truncate["/uci/spambase.data.gz"] = 1  # the first transfer breaks off
+def test_interrupted_download_is_retried_cleanly(server, tmp_path):
+    _stage_bundled_german(server)
+    server.truncate["/libsvm/german.numer_scale.gz"] = 1  # the first transfer breaks off
     d = tmp_path / "D"
-    [path] = fetch_dataset("spambase", d, server.url, progress=False, retries=2, delay=0)
+    [path] = fetch_dataset("german", d, server.url, progress=False, retries=2, delay=0)
     assert len(server.requests) == 2
-    assert _sha(path) == FILE_SOURCES["spambase.data.gz"].sha256
+    assert _sha(path) == FILE_SOURCES["german.numer_scale.gz"].sha256
     assert _files(d) == [path]
+    np.testing.assert_array_equal(load_dataset("german", d)[0], load_dataset("german")[0])
 
 
 def test_canonical_source_is_converted_to_the_stored_layout(server, data_dir, tmp_path, monkeypatch):

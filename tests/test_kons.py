@@ -24,8 +24,8 @@ from okl.losses import get_loss
 
 
 @pytest.fixture(scope="module")
-def german(data_dir):
-    X, y = okl.load_dataset("german", data_dir)
+def german():
+    X, y = okl.load_dataset("german")  # bundled
     p = permutation(len(y), 1)
     return X[p], y[p]
 
@@ -112,12 +112,13 @@ CASES = [
     ("pros-n-kons", "german", {}),
     ("pros-n-kons", "german", {"gradient_step": "previous", "reset_round_learns": False}),
     ("pros-n-kons", "german", {"reset": "zero"}),
-    ("pros-n-kons", "cpusmall", {"loss": "squared", "reset": "zero", "alpha": 1.0}),
-    ("pros-n-kons", "cpusmall", {"loss": "squared", "gamma": 0.5}),
+    pytest.param("pros-n-kons", "cpusmall", {"loss": "squared", "reset": "zero", "alpha": 1.0},
+                 marks=pytest.mark.data),
+    pytest.param("pros-n-kons", "cpusmall", {"loss": "squared", "gamma": 0.5}, marks=pytest.mark.data),
     ("pros-n-kons", "german", {"loss": "logistic", "alpha": 0.5, "C": 2.0}),
     ("con-kons", "german", {}),
     ("con-kons", "german", {"hessian_map": "regularized"}),
-    ("con-kons", "cpusmall", {"loss": "squared", "hessian_map": "r-code"}),
+    pytest.param("con-kons", "cpusmall", {"loss": "squared", "hessian_map": "r-code"}, marks=pytest.mark.data),
     ("b-kons", "german", {"budget": 8, "loss": "squared_hinge"}),
     ("b-kons", "german", {"budget": 8, "reset": "zero"}),
 ]

@@ -175,7 +175,7 @@ def _relative_errors(X, kern, B, s_p, s_m, k, seed):
     return irs, inys
 
 
-def test_irs_beats_incremental_nystrom_on_german(data_dir):
+def test_irs_beats_incremental_nystrom_on_german():
     """IRS (every example folded into the sketch, s_m = B/2, k = 0.2B, d = 4) against INys (the
     first B examples, rank-k eigen-map as NOGD), B = 100, 20 permutations, sigma = 2 (german's
     kernel-alignment width), error ||K~ - K||_F^2 / ||K||_F^2 over all 1000 points.
@@ -185,7 +185,7 @@ def test_irs_beats_incremental_nystrom_on_german(data_dir):
     Table-2 size s_p = 3B/4 = 1.5 s_m the sketch is too small and IRS loses (2.1e-3 vs 1.0e-3), so
     we also check the sketch error falls as s_p grows. ALGORITHMS.md 9.4; see okl.experiments.skegd.
     """
-    X0, _ = okl.load_dataset("german", data_dir)
+    X0, _ = okl.load_dataset("german")  # bundled
     kern = RBF(2.0)
     big, inys, small = [], [], []
     for seed in range(20):

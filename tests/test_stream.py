@@ -45,10 +45,8 @@ def _svmlight(X, y) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def stream_rows(data_dir):
-    X, y = okl.load_dataset("svmguide1", data_dir)
-    order = permutation(len(y), 0)[:N_EVENTS]
-    return X[order], y[order]
+def stream_rows(svmguide1_rows):
+    return svmguide1_rows(N_EVENTS)
 
 
 @pytest.fixture(scope="module")

@@ -82,10 +82,8 @@ def _recording(monkeypatch, seen: list, dense_row_limit: int | None = None):
 
 
 @pytest.fixture(scope="module")
-def rows(data_dir):
-    X, y = okl.load_dataset("svmguide1", data_dir)
-    order = permutation(len(y), 0)[:N_EVENTS]
-    return X[order], y[order]
+def rows(svmguide1_rows):
+    return svmguide1_rows(N_EVENTS)
 
 
 def _nogd_argv(tmp_path, lines) -> list:

@@ -30,8 +30,8 @@ def _code_factors(A, Bf):
 
 
 @pytest.fixture(scope="module")
-def german_points(data_dir):
-    X, _ = okl.load_dataset("german", data_dir)
+def german_points():
+    X, _ = okl.load_dataset("german")  # bundled
     return X[permutation(X.shape[0], 0)]
 
 

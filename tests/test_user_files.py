@@ -5,6 +5,7 @@ import csv
 import gzip
 import subprocess
 import sys
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +18,9 @@ from okl.data.readers import read_delimited
 
 
 @pytest.fixture(scope="module")
-def german_raw(data_dir):
-    """german.numer_scale as published (features in [-1, 1], labels -1/+1) and its text."""
-    path = Path(data_dir) / "libsvm/german.numer_scale.gz"
+def german_raw():
+    """german.numer_scale as published (features in [-1, 1], labels -1/+1) and its text (the copy okl bundles)."""
+    path = Path(str(resources.files("okl.data").joinpath("bundled", "german.numer_scale.gz")))
     with gzip.open(path, "rt") as fh:
         text = fh.read()
     X, y = read_svmlight(path)

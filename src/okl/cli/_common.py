@@ -144,11 +144,11 @@ def check_options(args) -> None:
 def check_plot_path(path: str) -> None:
     """``--plot FILE``: an image type matplotlib writes (from the suffix; none: PNG under that very
     name) in a directory that exists, checked before the run it would draw."""
+    from okl.plotting import matplotlib
+
+    matplotlib()  # an optional dependency: without it, what to install, before the run it would draw
     suffix = os.path.splitext(path)[1][1:].lower()
     if suffix:
-        import matplotlib
-
-        matplotlib.use("Agg")
         from matplotlib.backend_bases import FigureCanvasBase
 
         types = FigureCanvasBase.get_supported_filetypes()
@@ -263,6 +263,7 @@ def run_command(func, args) -> int:
     """Run a subcommand: every user mistake is one line on stderr and exit code 2; a failed
     download or an unreadable file (OSError) exit code 1."""
     from okl._jit import compile_notice, compile_notice_enabled
+    from okl.plotting import PlotDependencyError
 
     was = compile_notice_enabled()
     if getattr(args, "quiet", False):
@@ -273,7 +274,7 @@ def run_command(func, args) -> int:
         check_options(args)
         return func(args)
     except (ValueError, FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError,
-            MemoryError, OverflowError, KeyError) as exc:
+            MemoryError, OverflowError, KeyError, PlotDependencyError) as exc:
         print(user_error(exc), file=sys.stderr)
         return 2
     except OSError as exc:  # a failed download (okl.data.fetch.FetchError), a failing disk

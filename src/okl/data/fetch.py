@@ -1,12 +1,16 @@
-"""Download registered datasets: ``okl fetch NAME`` / :func:`fetch_dataset`.
+"""Download registered datasets: ``okl fetch NAME`` / :func:`fetch_dataset`; the test suite's files:
+``okl fetch --tests`` / :func:`fetch_test_files`.
 
-Each stored file (:data:`okl.data.registry.FILE_SOURCES`) is downloaded (urllib, with the timeout
-and retries below), checked, and only then renamed to its final name, so an interrupted, truncated or tampered download leaves nothing
-under the final name (and nothing at all in the data directory):
+Each stored file (:data:`okl.data.registry.FILE_SOURCES`) is downloaded through pooch
+(``pooch.retrieve``: a temporary file, the sha256 check, then the move to its name) with okl's own
+transfer (:class:`_Downloader`: the timeout, stall refusal and retries below), converted, checked,
+and only then renamed to its final name, so an interrupted, truncated or tampered download leaves
+nothing under the final name (and nothing at all in the data directory):
 
-* from a mirror (``--mirror URL`` or ``$OKL_MIRROR``): ``URL/<path>``, e.g. ``URL/libsvm/cod-rna.t.gz``
-  (the layout of the staged ``shared/datasets`` folder), checked against the sha256 of the stored .gz;
-* from the canonical source (LIBSVM data page, UCI, pinned OpenML/PMLB copies): the download's sha256
+* from a mirror (``--mirror URL_OR_DIR`` or ``$OKL_MIRROR``): ``URL/<path>``, e.g. ``URL/libsvm/cod-rna.t.gz``
+  (the layout of the staged ``shared/datasets`` folder), or the same path under a local directory,
+  checked against the sha256 of the stored .gz;
+* from the canonical source (LIBSVM data page, UCI, pinned OpenML/PMLB copies, KAFBOX): the download's sha256
   when it is known, then converted to the stored layout (``.bz2``, plain text or a tar member ->
   gzip; line endings -> LF; final newline) and checked by the sha256 of the decompressed content.
 
@@ -40,7 +44,7 @@ import threading
 import time
 from pathlib import Path
 
-from okl.data.registry import FileSource, data_dirs, dataset_info
+from okl.data.registry import FILE_SOURCES, FileSource, data_dirs, dataset_info
 
 MIRROR_ENV = "OKL_MIRROR"
 #: seconds a connection or a read may wait for data, and the window in which a transfer must bring
@@ -185,28 +189,84 @@ def _get(url: str, dest: Path, size: int | None, timeout: float) -> None:
         raise _Transfer(f"connection broken ({type(exc).__name__}: {exc})", retry=True) from None
 
 
-def _download(url: str, folder: Path, filename: str, size: int | None, retries: int, delay: float,
-              progress: bool, timeout: float = DEFAULT_TIMEOUT) -> Path:
-    """One HTTP download into ``folder`` (no checksum here): :func:`_get`, retried ``retries``
-    times ``delay`` s apart when asking again can help."""
-    dest = folder / filename
-    attempt = 0
-    with _Watch(folder, size, filename, progress):
+class _Downloader:
+    """pooch's downloader protocol (``downloader(url, output_file, pooch)``) with okl's transfer rules:
+    each try is :func:`_get` (timeouts, the refusal of a stalled or trickling server, the size
+    guard), retried ``retries`` times ``delay`` s apart when asking again can help (pooch's own
+    retries would also repeat a 404). Keeps the sha256 of what it wrote, for the mismatch message."""
+
+    def __init__(self, size: int | None, retries: int, delay: float, progress: bool, timeout: float):
+        self.size, self.retries, self.delay, self.progress, self.timeout = size, retries, delay, progress, timeout
+        self.digest = ""
+
+    def __call__(self, url: str, output_file, pooch=None, check_only: bool = False) -> None:
+        dest = Path(output_file)
+        attempt = 0
         while True:
             try:
-                _get(url, dest, size, timeout)
-                return dest
+                _get(url, dest, self.size, self.timeout)
+                self.digest = sha256_file(dest)
+                return
             except _Transfer as exc:
                 if not exc.retry:
                     raise FetchError(f"download of {url} failed: {exc.reason} (not retried)") from None
-                if attempt >= retries:
-                    raise FetchError(f"download of {url} failed after {retries} "
-                                     f"retr{'y' if retries == 1 else 'ies'}: {exc.reason}") from None
+                if attempt >= self.retries:
+                    raise FetchError(f"download of {url} failed after {self.retries} "
+                                     f"retr{'y' if self.retries == 1 else 'ies'}: {exc.reason}") from None
                 attempt += 1
-                if progress:
-                    print(f"okl fetch: {url}: {exc.reason}; retry {attempt} of {retries} in {delay:g} s",
+                if self.progress:
+                    print(f"okl fetch: {url}: {exc.reason}; retry {attempt} of {self.retries} in {self.delay:g} s",
                           file=sys.stderr)
-                time.sleep(delay)
+                time.sleep(self.delay)
+
+
+def _download(url: str, folder: Path, filename: str, size: int | None, retries: int, delay: float,
+              progress: bool, timeout: float = DEFAULT_TIMEOUT, sha256: str | None = None) -> Path:
+    """One HTTP download into ``folder/filename`` through ``pooch.retrieve``: okl's
+    :class:`_Downloader` writes pooch's temporary file, pooch checks it against ``sha256`` (when
+    given) and only then moves it to its name; a mismatch raises :class:`FetchError` naming both
+    checksums."""
+    import logging
+
+    import pooch
+
+    downloader = _Downloader(size, retries, delay, progress, timeout)
+    logger = pooch.get_logger()
+    level = logger.level
+    logger.setLevel(logging.WARNING)  # pooch says "Downloading ..." and the hash at INFO: okl prints its own line
+    try:
+        with _Watch(folder, size, filename, progress):
+            return Path(pooch.retrieve(url, known_hash=f"sha256:{sha256}" if sha256 else None, fname=filename,
+                                       path=folder, downloader=downloader, progressbar=False))
+    except ValueError:  # pooch's hash check (the temporary file is already removed)
+        if not downloader.digest:
+            raise
+        raise _mismatch(filename, url, downloader.digest, sha256, folder.parent) from None
+    finally:
+        logger.setLevel(level)
+
+
+def _copy_local(mirror: Path, src: FileSource, folder: Path) -> Path:
+    """``--mirror DIR``: the stored file from a local copy of the layout (``DIR/libsvm/cod-rna.t.gz``)."""
+    origin = mirror / src.path
+    if not origin.is_file():
+        raise FetchError(f"--mirror {mirror}: no file {src.path} there (a mirror directory holds the stored "
+                         "layout, e.g. libsvm/cod-rna.t.gz)")
+    dest = folder / src.filename
+    shutil.copyfile(origin, dest)
+    digest = sha256_file(dest)
+    if digest != src.sha256:
+        raise _mismatch(src.filename, str(origin), digest, src.sha256, folder.parent)
+    return dest
+
+
+def local_mirror(mirror: str | None) -> Path | None:
+    """The directory of a ``--mirror`` that is a local path (or ``file://`` URL), else None (a URL)."""
+    if not mirror:
+        return None
+    if mirror.startswith("file://"):
+        return Path(mirror[len("file://"):])
+    return None if "://" in mirror else Path(mirror).expanduser()
 
 
 def _content(downloaded: Path, src: FileSource) -> bytes:
@@ -308,21 +368,15 @@ def fetch_file_source(src: FileSource, directory: Path, mirror: str | None = Non
     staging = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{socket.gethostname()}-{os.getpid()}-",
                                     dir=directory))
     try:
-        if mirror:
-            url = mirror.rstrip("/") + "/" + src.path
-            got = _download(url, staging, src.filename, src.size, retries, delay, progress, timeout)
-            digest = sha256_file(got)
-            if digest != src.sha256:
-                raise _mismatch(src.filename, url, digest, src.sha256, directory)
-            ready = got
+        if local_mirror(mirror) is not None:
+            ready = _copy_local(local_mirror(mirror), src, staging)
+        elif mirror:
+            ready = _download(mirror.rstrip("/") + "/" + src.path, staging, src.filename, src.size, retries,
+                              delay, progress, timeout, sha256=src.sha256)
         else:
             url = src.url
             got = _download(url, staging, "download", None if src.fmt != "gz" else src.size, retries, delay,
-                            progress, timeout)
-            if src.download_sha256 is not None:
-                digest = sha256_file(got)
-                if digest != src.download_sha256:
-                    raise _mismatch(src.filename, url, digest, src.download_sha256, directory)
+                            progress, timeout, sha256=src.download_sha256)
             if src.fmt == "gz" and src.download_sha256 == src.sha256:
                 ready = got
             else:
@@ -346,35 +400,33 @@ def fetch_file_source(src: FileSource, directory: Path, mirror: str | None = Non
     return final, "fetched"
 
 
-def fetch_dataset(name: str, data_dir: str | os.PathLike | None = None, mirror: str | None = None, *,
-                  retries: int = 3, delay: float = 1.0, progress: bool = True, force: bool = False,
-                  log=None, timeout: float = DEFAULT_TIMEOUT) -> list[Path]:
-    """Download a registered dataset's files into ``data_dir`` (else ``$OKL_DATA``, else ``~/.okl/data``).
-
-    ``mirror`` (default ``$OKL_MIRROR``) is a base URL serving the stored layout
-    (``mirror/libsvm/cod-rna.t.gz``). Raises :class:`FetchError` on a failed download or a checksum
-    mismatch, leaving nothing under the final name; a directory it had to create is removed again.
-    ``log(text)`` receives one line per file. ``timeout``: seconds a network read may wait for data
-    (and the window in which at least :data:`MIN_BYTES_PER_WINDOW` bytes must arrive).
-    """
+def _check_timeout(timeout) -> None:
     if not (isinstance(timeout, (int, float)) and math.isfinite(timeout) and timeout > 0):
         raise ValueError(f"timeout must be a finite number of seconds > 0, got {timeout!r}")
-    info = dataset_info(name)
+
+
+def fetch_files(label: str, sources, data_dir: str | os.PathLike | None = None, mirror: str | None = None, *,
+                retries: int = 3, delay: float = 1.0, progress: bool = True, force: bool = False, log=None,
+                timeout: float = DEFAULT_TIMEOUT) -> list[Path]:
+    """Fetch stored files (:class:`FileSource`) into ``data_dir``, one after another, each by
+    :func:`fetch_file_source`; the one path :func:`fetch_dataset` and :func:`fetch_test_files` take.
+    On a failure the directories this call created and left empty are removed again."""
+    _check_timeout(timeout)
     mirror = mirror if mirror is not None else (os.environ.get(MIRROR_ENV) or None)
     directory = target_dir(data_dir)
     created = [p for p in (directory, *directory.parents) if not p.exists()]
     out = []
     try:
-        for src in info.stored_files:
+        for src in sources:
             t0 = time.perf_counter()
             path, status = fetch_file_source(src, directory, mirror, retries=retries, delay=delay,
                                              progress=progress, force=force, timeout=timeout)
             out.append(path)
             if log is not None:
                 if status == "present":
-                    log(f"{name}: {src.path} already present (sha256 ok)")
+                    log(f"{label}: {src.path} already present (sha256 ok)")
                 else:
-                    log(f"{name}: fetched {src.path} ({path.stat().st_size / 1e6:.2f} MB, sha256 "
+                    log(f"{label}: fetched {src.path} ({path.stat().st_size / 1e6:.2f} MB, sha256 "
                         f"{src.sha256[:12]}... ok, {time.perf_counter() - t0:.1f} s) -> {path}")
     except BaseException:
         for p in created:  # innermost first: remove only what this call created and left empty
@@ -386,4 +438,66 @@ def fetch_dataset(name: str, data_dir: str | os.PathLike | None = None, mirror: 
     return out
 
 
-__all__ = ["DEFAULT_TIMEOUT", "FetchError", "MIRROR_ENV", "fetch_dataset", "remove_stale_staging", "fetch_file_source", "sha256_file", "target_dir"]
+def fetch_dataset(name: str, data_dir: str | os.PathLike | None = None, mirror: str | None = None, *,
+                  retries: int = 3, delay: float = 1.0, progress: bool = True, force: bool = False,
+                  log=None, timeout: float = DEFAULT_TIMEOUT) -> list[Path]:
+    """Download a registered dataset's files into ``data_dir`` (else ``$OKL_DATA``, else ``~/.okl/data``).
+
+    ``mirror`` (default ``$OKL_MIRROR``) is a base URL serving the stored layout
+    (``mirror/libsvm/cod-rna.t.gz``), or a local directory holding it. Raises :class:`FetchError`
+    on a failed download or a checksum mismatch, leaving nothing under the final name; a directory
+    it had to create is removed again. ``log(text)`` receives one line per file. ``timeout``:
+    seconds a network read may wait for data (and the window in which at least
+    :data:`MIN_BYTES_PER_WINDOW` bytes must arrive).
+    """
+    _check_timeout(timeout)
+    info = dataset_info(name)
+    return fetch_files(name, info.stored_files, data_dir, mirror, retries=retries, delay=delay, progress=progress,
+                       force=force, log=log, timeout=timeout)
+
+
+#: the stored files okl's test suite reads (its data-marked tests: tests/conftest.py), in the stored
+#: layout; ``okl fetch --tests`` fetches exactly these. german is bundled with okl, but the tests
+#: also read the staged copy through ``--data-dir``.
+TEST_FILES = (
+    "libsvm/german.numer_scale.gz", "libsvm/svmguide3.gz", "libsvm/svmguide3.t.gz", "uci/spambase.data.gz",
+    "libsvm/cod-rna.gz", "libsvm/cod-rna.t.gz", "libsvm/ijcnn1.gz", "libsvm/ijcnn1.t.gz", "libsvm/svmguide1.gz",
+    "libsvm/svmguide1.t.gz", "regression/cpusmall.gz", "regression/cal_housing.data.gz",
+    "regression/parkinsons_updrs.data.gz", "uci/adult.data.gz", "uci/adult.test.gz", "openml/pol.tsv.gz",
+    "openml/house_16H.tsv.gz", "openml/elevators.arff.gz", "openml/ailerons.arff.gz", "openml/splice.arff.gz",
+    "kaf/lorenz.dat.gz", "kaf/mg30.dat.gz",
+)
+
+
+def sources_for_tests() -> list[FileSource]:
+    """The :class:`FileSource` of every file in :data:`TEST_FILES`."""
+    by_path = {src.path: src for src in FILE_SOURCES.values()}
+    return [by_path[p] for p in TEST_FILES]
+
+
+def missing_test_files(directory: str | os.PathLike) -> list[str]:
+    """The paths of :data:`TEST_FILES` not under ``directory`` at their recorded size (cheap: no
+    checksum; ``okl fetch --tests`` verifies them)."""
+    root = Path(directory)
+    out = []
+    for src in sources_for_tests():
+        p = root / src.path
+        try:
+            ok = p.stat().st_size == src.size
+        except OSError:
+            ok = False
+        if not ok:
+            out.append(src.path)
+    return out
+
+
+def fetch_test_files(data_dir: str | os.PathLike | None = None, mirror: str | None = None, **kwargs) -> list[Path]:
+    """``okl fetch --tests``: every file the test suite reads (:data:`TEST_FILES`), checksum-verified,
+    into ``data_dir`` in the layout the tests expect (``libsvm/``, ``uci/``, ``kaf/`` ...); the
+    other arguments as :func:`fetch_dataset`."""
+    return fetch_files("tests", sources_for_tests(), data_dir, mirror, **kwargs)
+
+
+__all__ = ["DEFAULT_TIMEOUT", "FetchError", "MIRROR_ENV", "TEST_FILES", "fetch_dataset", "fetch_files",
+           "fetch_file_source", "fetch_test_files", "local_mirror", "missing_test_files", "remove_stale_staging",
+           "sha256_file", "target_dir", "sources_for_tests"]

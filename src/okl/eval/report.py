@@ -187,10 +187,9 @@ def best_groups(groups: list[Group], by: tuple[str, ...] = ()) -> dict[tuple, Gr
 
 
 def _plot_tradeoff(path: Path, title: str, groups: list[Group]) -> None:
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     losses = {g.param_dict.get("loss") for g in groups}
     by_loss = len(losses) > 1
@@ -229,10 +228,9 @@ def _finish(fig, ax, title: str, path: Path) -> None:
 def _plot_curves(path: Path, title: str, groups: list[Group], baseline=None) -> bool:
     """Each learner's best setting: its cumulative metric against the round (log axis), mean over
     seeds with a band of one std, and ``baseline`` (label, rounds, values) dashed."""
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6.4, 4.4))
     drawn = False
@@ -265,10 +263,9 @@ def plot_run_curves(path, title: str, curves: dict[str, np.ndarray], task: str,
     a handful of rounds and would otherwise set the scale), with the baseline ``reference`` (the
     majority class's or the running mean's curve) dashed. The legend sits outside the axes, ordered
     by the final value, so 17 learners do not cover the curves."""
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     path = Path(path)
     fig, ax = plt.subplots(figsize=(8.0, 4.6))

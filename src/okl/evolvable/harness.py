@@ -164,10 +164,9 @@ def evaluate(X, y, learners, *, runs: int, dataset: str = "", tuned: dict | None
 
 def plot_curves(runs_by_dataset: dict[str, EvolveRun], path: Path, title: str = "") -> Path:
     """CER vs current-stage instances (OPFES Fig. 4), one panel per dataset."""
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     n = len(runs_by_dataset)
     cols = min(4, n)

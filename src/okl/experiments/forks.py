@@ -94,10 +94,9 @@ def _cycle_study(ctx: ExperimentContext):
 
 
 def _plot_cycle(path, thetas, results, n, sigma):
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.8))
     for dec, label in DECOMPOSITIONS:
@@ -210,10 +209,9 @@ def _matrix_study(ctx: ExperimentContext):
 
 
 def _plot_matrix(path, checkpoints, runs_out, sizes, scaling, methods, m, k):
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
     for meth, label in methods:

@@ -139,10 +139,9 @@ def _running_db(se: np.ndarray, window: int = 250) -> np.ndarray:
 
 
 def _plot(path, curves: dict, title: str, ylabel: str, xlabel: str = "sample", mark: float | None = None):
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(8, 4.5))
     for label, values in curves.items():

@@ -180,10 +180,9 @@ def _paper_cell(paper, digits):
 
 def _growth_figure(path, curves, title):
     """Dictionary size vs round for run 0 of each PNK cell."""
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6, 4))
     for label, (rounds, n) in curves.items():

@@ -280,14 +280,13 @@ def _names(opts: dict, key: str, known, default) -> list:
 
 
 def _figure(path, clf, reg, models, mean, rate) -> None:
-    import matplotlib
+    from okl.plotting import pyplot
 
     # the lowest MAE per regression stream among the cells that ran every event (any cell if none did)
     best = {s: min([mean[(s, m)]["metric"] for m in models if not mean[(s, m)]["stopped"]
                     and not mean[(s, m)]["failed"]] or [mean[(s, m)]["metric"] for m in models]) or 1.0 for s in reg}
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, 3, figsize=(18, 5.4))
     markers = "os^vD<>ph*xP"

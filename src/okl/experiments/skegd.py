@@ -114,10 +114,9 @@ def _method(method: str, X, kernel, B, sizes, seed):
 
 
 def _plot(path, sweep_results, inys_ref, sigmas):
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = list(sweep_results)
     fig, axes = plt.subplots(1, len(names), figsize=(5.2 * len(names), 4.0), squeeze=False)

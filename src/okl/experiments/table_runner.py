@@ -259,10 +259,9 @@ def run_table(ctx: ExperimentContext, spec: TableSpec) -> ExperimentResult:
 
 
 def _plot_vs_paper(path: Path, spec: TableSpec, csv_rows: list) -> None:
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, ax = plt.subplots(figsize=(6.2, 5.6))
     datasets = list(dict.fromkeys(r[1] for r in csv_rows))

@@ -409,10 +409,9 @@ def forks_kuairec(ctx: ExperimentContext) -> ExperimentResult:
 
 
 def _plot_kuairec(path: Path, csv_rows: list, losses: list[str], T: int) -> None:
-    import matplotlib
+    from okl.plotting import pyplot
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     fig, axes = plt.subplots(1, len(losses), figsize=(5.2 * len(losses), 4.2), squeeze=False)
     for ax, loss in zip(axes[0], losses):
