@@ -173,7 +173,7 @@ class Auto(EnginePaths, Learner):
     sparse_pool_: bool = False
     #: model files from before the pool for sparse rows hold the default pool
     _state_added = {"sparse_pool_": False}
-    _divergence_hint = "nothing: every member diverged; pass members with smaller steps"
+    _divergence_hint = "pass members with smaller steps (every member diverged)"
 
     hyperparameters = (BUDGET, LOSS, KERNEL, Hyper("members", "any", "The pool as (name, width multiplier, params).",
                                                   optional=True, none_means="the default pool", custom=_check_members),

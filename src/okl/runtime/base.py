@@ -105,7 +105,7 @@ from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind
 from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,  # noqa: F401
                                _BASE_STATE, Arr, ModelFileError, Num, Opaque, Seq, StateError, StateSpec,
                                _base_spec, _decode_param, encode_param, _Header, _SpecChecker)
-from okl.runtime.trace import NonFiniteError, Trace, mistakes_of  # noqa: F401
+from okl.runtime.trace import NonFiniteError, Trace, divergence_message, mistakes_of  # noqa: F401
 
 
 class Learner(EventPath, ModelFiles):
@@ -434,7 +434,10 @@ class Learner(EventPath, ModelFiles):
             if self.n_seen_ == WIDTH_WINDOW:
                 self._finish_warmup()
         if i < n:
-            out[i:] = self._process_rows(self._scaled_rows(X[i:], commit=True), y[i:])
+            try:
+                out[i:] = self._process_rows(self._scaled_rows(X[i:], commit=True), y[i:])
+            except ZeroDivisionError:  # (a compiled update that divided by zero: a numerical failure)
+                self._non_finite(None)
             if mu is not None:
                 out[i:] += mu[i:]
                 self.target_sum_ = float(sums[-1])
@@ -466,8 +469,8 @@ class Learner(EventPath, ModelFiles):
             bad = ~ok.reshape(len(out), -1).all(axis=1)
             self._non_finite(first + int(np.flatnonzero(bad)[0]))
 
-    #: the hyperparameter(s) to lower when decisions become non-finite (named in the error)
-    _divergence_hint: ClassVar[str] = "eta (the step size)"
+    #: the remedy a :class:`NonFiniteError` names: the hyperparameter to change and the direction
+    _divergence_hint: ClassVar[str] = "lower eta (the step size)"
     #: the width a learner that chooses its own takes, as a multiple of scale_sigma's (a smoother's
     #: neighbourhood is narrower than a fitted function's length scale: okl.learners.window)
     _width_factor: ClassVar[float] = 1.0
@@ -490,17 +493,18 @@ class Learner(EventPath, ModelFiles):
     #: the window fills (not saved: ``auto``'s window estimate scans a row it lacks)
     _window_nonzero: list | None = None
 
-    def _non_finite(self, round_index: int) -> None:
-        raise NonFiniteError(
-            f"{self.name or type(self).__name__}: the decision at round {round_index} (0-based) is not "
-            f"finite; the updates diverged on this stream. Lower {self._divergence_hint}, or pass a "
-            f"smaller kernel width. The learner's state is no longer usable.")
+    def _non_finite(self, round_index: int | None) -> None:
+        """Raise the :class:`NonFiniteError` of round ``round_index`` (None: of the block just
+        learned), the learner marked unusable until :meth:`reset_state`."""
+        raise self._fail(divergence_message(self.name or type(self).__name__, round_index,
+                                            self._divergence_hint, "kernel" in self._param_names()))
 
     def run(self, X, y) -> Trace:
         """Test-then-train over the rows of ``X``; returns the :class:`Trace` (decisions before learning).
 
         Continues from the current state, so ``run`` on two halves equals ``run`` on the whole.
         """
+        self._check_usable()
         X = check_matrix(X, self.dim_, sparse=True)
         y = check_targets(y, self.task, X.shape[0])
         self._ensure_started(X.shape[1])

@@ -201,6 +201,7 @@ class ModelFiles:
         a :class:`okl.MultiClass` file and an ``okl stream`` checkpoint hold them as entries)."""
         from okl._version import __version__
 
+        self._check_usable()  # (a state a numerical failure left is not written)
         meta: dict[str, Any] = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "okl_version": __version__,
             "learner": type(self).__module__ + "." + type(self).__qualname__, "name": self.name,

