@@ -101,3 +101,83 @@ def test_qklms_quantization_beyond_the_merge_test_is_refused_by_name():
     m.run(X, np.sin(X[:, 0]))
     assert np.isfinite(m.predict_one(X[0]))
     assert m.diagnostics()["centres"] == 1  # (every input merges into the first centre)
+
+
+# ---- 3: sparse rows' indices are checked ---------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["auto", "fogd", "linear", "krls"])
+@pytest.mark.parametrize("index", [-1, 20, 10 ** 6])
+def test_sparse_row_with_an_index_outside_the_width_is_refused_by_name(name, index):
+    import scipy.sparse as sp
+
+    Xs = sp.random(300, 20, density=0.2, format="csr", random_state=1)
+    ys = np.where(Xs.sum(1).A1 > 0.8, 1.0, -1.0)
+    m = okl.make(name, random_state=0)
+    m.run(Xs[:200], ys[:200])
+    before = m.predict_many(Xs[200:210])
+    row = sp.csr_matrix(([1.0], [index], [0, 1]), shape=(1, 20))
+    for call in (lambda: m.predict_one(row), lambda: m.learn_one(row, -1.0), lambda: m.run(row, [-1.0]),
+                 lambda: m.learn_many(row, [-1.0]), lambda: m.predict_many(row)):
+        with pytest.raises(ValueError, match=rf"column index {index} in row 0 .*0\.\.19"):
+            call()
+    assert m.n_seen_ == 200
+    np.testing.assert_array_equal(m.predict_many(Xs[200:210]), before)
+
+
+def test_malformed_sparse_pointers_and_coo_indices_are_refused():
+    import scipy.sparse as sp
+
+    from okl._validation import check_matrix
+
+    bad_ptr = sp.csr_matrix((np.array([1.0, 2.0]), np.array([0, 1]), np.array([0, 2, 1])), shape=(2, 3))
+    with pytest.raises(ValueError, match="indptr"):
+        check_matrix(bad_ptr, None, sparse=True)
+    coo = sp.coo_matrix((np.array([1.0]), (np.array([0]), np.array([0]))), shape=(1, 3))
+    coo.col[0] = -2
+    with pytest.raises(ValueError, match=r"column index -2"):
+        check_matrix(coo, None, sparse=True)
+
+
+# ---- 6, 7, 13: the registry validates before it changes anything ------------------------------
+
+@pytest.fixture
+def registry_snapshot():
+    from okl.runtime.registry import _BY_KIND
+
+    saved = {k: dict(v) for k, v in _BY_KIND.items()}
+    yield
+    for k, v in saved.items():
+        _BY_KIND[k].clear()
+        _BY_KIND[k].update(v)
+
+
+@pytest.mark.parametrize("bad", [3, "", "a,b", "NOGD", "has space", None])
+def test_register_refuses_a_bad_name_and_the_registry_stays_usable(bad, registry_snapshot):
+    from okl.learners.klms import KLMS
+
+    before = okl.learners()
+    with pytest.raises(ValueError, match="lower-case string"):
+        okl.register(bad)(type("B", (KLMS,), {}))
+    assert okl.learners() == before
+    with pytest.raises(ValueError, match="unknown learner 'no-such'"):
+        okl.make("no-such")
+
+
+def test_a_refused_class_is_not_registered(registry_snapshot):
+    with pytest.raises(ValueError, match=r"dict is not a learner class .*learn_one"):
+        okl.register("notalearner")(dict)
+    assert "notalearner" not in okl.learners()
+
+
+def test_register_replace_and_builtins(registry_snapshot):
+    from okl.learners.klms import KLMS
+
+    first = okl.register("my-klms")(type("First", (KLMS,), {}))
+    with pytest.raises(ValueError, match="already registered .*replace=True"):
+        okl.register("my-klms")(type("Second", (KLMS,), {}))
+    assert type(okl.make("my-klms")) is first
+    second = okl.register("my-klms", replace=True)(type("Second", (KLMS,), {}))
+    assert type(okl.make("my-klms")) is second and okl.learners().count("my-klms") == 1
+    with pytest.raises(ValueError, match="one of okl's own learners"):
+        okl.register("nogd", replace=True)(type("Mine", (KLMS,), {}))
+    assert okl.learner_class("nogd").__name__ == "NOGD"

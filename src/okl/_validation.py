@@ -148,6 +148,7 @@ def check_vector(x, dim: int | None, what: str = "x") -> np.ndarray:
         if len(x.shape) != 2 or x.shape[0] != 1:
             raise ValueError(f"{what} must be one example: a sparse matrix of shape (1, features), got "
                              f"shape {x.shape}")
+        check_sparse_indices(x, what)
         x = x.toarray()[0]
     x = as_float64(x, what, 1)
     if x.shape[0] == 0:
@@ -178,6 +179,7 @@ def check_matrix(X, dim: int | None, what: str = "X", sparse: bool = False):
     if is_sparse_matrix(X):
         if sparse:
             return _check_sparse(X, dim, what)
+        check_sparse_indices(X, what)
         X = X.toarray()
     X = as_float64(X, what, 2, contiguous=True)
     if X.shape[1] == 0 and X.shape[0]:
@@ -196,6 +198,34 @@ def check_matrix(X, dim: int | None, what: str = "X", sparse: bool = False):
     return X
 
 
+def check_sparse_indices(X, what: str = "X") -> None:
+    """ValueError unless the index arrays of a SciPy sparse matrix are within its shape: SciPy builds
+    ``csr_matrix((data, indices, indptr))`` without checking them, and a negative column index would
+    be read as a column counted from the end, one past the width as a raw IndexError. O(nnz); the
+    row pointers of CSR / CSC must start at 0, never decrease and end within the stored entries."""
+    fmt = getattr(X, "format", None)
+    if fmt in ("csr", "csc"):
+        ptr, idx = np.asarray(X.indptr), np.asarray(X.indices)
+        lines, width = (X.shape[0], X.shape[1]) if fmt == "csr" else (X.shape[1], X.shape[0])
+        if ptr.shape != (lines + 1,) or ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[-1] > idx.shape[0] \
+                or ptr[-1] > np.asarray(X.data).shape[0]:
+            raise ValueError(f"{what} is a malformed {fmt.upper()} matrix: its index pointer (indptr) must have "
+                             f"{lines + 1} entries, start at 0, never decrease and end within the stored entries")
+        pairs = [(idx[:ptr[-1]], "column" if fmt == "csr" else "row", width, ptr)]
+    elif fmt == "coo":
+        pairs = [(np.asarray(X.row), "row", X.shape[0], None), (np.asarray(X.col), "column", X.shape[1], None)]
+    else:
+        return  # (the other formats check their indices as they are built)
+    for idx, kind, width, ptr in pairs:
+        bad = np.flatnonzero((idx < 0) | (idx >= width))
+        if bad.size:
+            p = int(bad[0])
+            where = "" if ptr is None or kind == "row" else \
+                f" in row {int(np.searchsorted(ptr, p, side='right') - 1)}"
+            raise ValueError(f"{what} has {kind} index {int(idx[p])}{where} (stored entry {p}); {kind} indices "
+                             f"must be in 0..{width - 1} (the matrix has {width} {kind}s)")
+
+
 def _check_sparse(X, dim: int | None, what: str) -> SparseRows:
     """:func:`check_matrix` of a SciPy sparse matrix, kept sparse: its shape, and every stored value
     finite and at most MAX_ABS_FEATURE in magnitude (the first bad one named by row and column)."""
@@ -203,6 +233,7 @@ def _check_sparse(X, dim: int | None, what: str) -> SparseRows:
         raise ValueError(f"{what} must be {_SHAPE_TEXT[2]}, got shape {X.shape}")
     if np.iscomplexobj(getattr(X, "data", np.zeros(0))):
         raise ValueError(f"{what} is complex; okl learns from real features")
+    check_sparse_indices(X, what)
     try:
         rows = SparseRows.from_scipy(X)
     except (TypeError, ValueError) as exc:
