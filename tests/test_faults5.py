@@ -181,3 +181,36 @@ def test_register_replace_and_builtins(registry_snapshot):
     with pytest.raises(ValueError, match="one of okl's own learners"):
         okl.register("nogd", replace=True)(type("Mine", (KLMS,), {}))
     assert okl.learner_class("nogd").__name__ == "NOGD"
+
+
+# ---- 11: any finite category code names a level -------------------------------------------------
+
+def test_a_huge_category_code_names_a_level_on_every_entry_point():
+    rng = np.random.default_rng(0)
+    Xc = np.column_stack([rng.normal(size=200), rng.choice([1e200, 3.0, -1e300], size=200)])
+    y = np.where(Xc[:, 0] > 0, 1.0, -1.0)
+    m = okl.make("linear", categorical=[1])
+    m.run(Xc[:150], y[:150])
+    assert m.all_diagnostics()["categorical_levels"] == 3
+    m.learn_one(Xc[150], y[150])
+    m.learn_many(Xc[151:160], y[151:160])
+    assert np.isfinite(m.predict_one(np.array([0.5, 7e250])))  # (a later level: hashed)
+    assert m.predict_many(Xc[160:]).shape == (40,)
+    with pytest.raises(ValueError, match=r"value 1e\+200 at column 0"):  # (a numeric column keeps its bound)
+        m.predict_one(np.array([1e200, 3.0]))
+    with pytest.raises(ValueError, match="non-finite value inf at column 1"):
+        m.predict_one(np.array([0.5, np.inf]))
+
+
+# ---- 12: River's warning for a key that held strings and now holds a number ---------------------
+
+def test_river_warning_for_a_string_key_turned_number_says_so():
+    river = pytest.importorskip("okl.river")
+    m = river.OKLRiverClassifier("linear", n_hashed=0)
+    rng = np.random.default_rng(0)
+    for i in range(80):
+        m.learn_one({"a": float(rng.normal()), "c": "x" if i % 2 else "y"}, bool(i % 2))
+    with pytest.warns(RuntimeWarning, match=r"feature 'c' held strings .*number 5\.0.*categorical=\['c'\]") as rec:
+        m.learn_one({"a": 0.3, "c": 5.0}, True)
+    assert "first appeared" not in str(rec[0].message)
+    assert m.n_ignored_values == 1
