@@ -214,3 +214,65 @@ def test_river_warning_for_a_string_key_turned_number_says_so():
         m.learn_one({"a": 0.3, "c": 5.0}, True)
     assert "first appeared" not in str(rec[0].message)
     assert m.n_ignored_values == 1
+
+
+# ---- 5, 17: okl stream says what it skips and what a failed checkpoint leaves ------------------
+
+def _stream(argv, stdin: bytes | None = None):
+    import argparse
+    import io
+
+    from okl.cli.stream import add_stream_parser
+    from okl.streaming.main import main_stream
+
+    parser = argparse.ArgumentParser()
+    add_stream_parser(parser.add_subparsers(dest="command"))
+    out, err = io.StringIO(), io.StringIO()
+    status = main_stream(parser.parse_args(["stream", *argv]), stdout=out, stderr=err,
+                         stdin=None if stdin is None else io.BytesIO(stdin))
+    return status, out.getvalue().splitlines(), err.getvalue()
+
+
+def _csv_lines(n, seed=1):
+    r = np.random.default_rng(seed)
+    # (fixed-width lines: the second part's byte offsets fall on line ends as the first part's do)
+    return [f"{a:+.4f},{b:+.4f},{1 if a + b > 0 else -1:+d}\n" for a, b in r.uniform(-9, 9, size=(n, 2))]
+
+
+def test_stdin_resume_says_it_skips_even_with_quiet(tmp_path):
+    lines = _csv_lines(600)
+    (tmp_path / "part1.csv").write_text("".join(lines[:300]))
+    ck = str(tmp_path / "ck.zip")
+    status, out, err = _stream(["--format", "csv", "--input", str(tmp_path / "part1.csv"), "--checkpoint", ck,
+                                "--quiet", "--learner", "linear"])
+    assert status == 0 and len(out) == 300 and err == ""
+    status, out, err = _stream(["--format", "csv", "--checkpoint", ck, "--quiet", "--learner", "linear"],
+                               stdin="".join(lines[300:]).encode())
+    assert status == 0 and len(out) < 300
+    assert f"first {len(''.join(lines[:300]).encode()):,} bytes (300 lines) are skipped unread" in err
+
+
+def test_a_failed_checkpoint_says_which_predictions_a_resume_repeats(tmp_path, monkeypatch):
+    import errno
+
+    import okl.streaming.runner as runner
+
+    lines = _csv_lines(1000)
+    (tmp_path / "in.csv").write_text("".join(lines))
+    ck = tmp_path / "ck.zip"
+    real, calls = runner.write_checkpoint, []
+
+    def full_disk(path, *args):
+        calls.append(path)
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, f"{path}: No space left on device")
+        return real(path, *args)
+
+    monkeypatch.setattr(runner, "write_checkpoint", full_disk)
+    out = []
+    with pytest.raises(OSError, match=r"checkpoint at event 400 could not be written .*No space left.*"
+                                      r"still holds event 200; stdout already has the predictions of events "
+                                      r"201\.\.400, which a resume prints again") as err:
+        _stream(["--format", "csv", "--input", str(tmp_path / "in.csv"), "--checkpoint", str(ck), "--every", "200",
+                 "--learner", "linear"])
+    assert err.value.errno == errno.ENOSPC
