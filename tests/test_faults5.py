@@ -276,3 +276,44 @@ def test_a_failed_checkpoint_says_which_predictions_a_resume_repeats(tmp_path, m
         _stream(["--format", "csv", "--input", str(tmp_path / "in.csv"), "--checkpoint", str(ck), "--every", "200",
                  "--learner", "linear"])
     assert err.value.errno == errno.ENOSPC
+
+
+# ---- 8, 16: reproductions check their series' checksums; --out names a directory -------------
+
+def _lorenz_path(data_dir):
+    from okl.data.series import find_series
+
+    path = find_series("lorenz", data_dir)
+    if path is None:
+        pytest.skip("the KAF series are not staged")
+    return path
+
+
+def test_a_truncated_or_cut_series_is_named_with_the_fix(tmp_path, data_dir):
+    import gzip
+
+    from okl.data.readers import DataFormatError
+    from okl.data.series import load_series
+
+    src = _lorenz_path(data_dir)
+    assert load_series("lorenz", data_dir).shape == (10001,)
+    (tmp_path / "d1" / "kaf").mkdir(parents=True)
+    (tmp_path / "d1" / "kaf" / "lorenz.dat.gz").write_bytes(src.read_bytes()[:30000])
+    with pytest.raises(DataFormatError, match=r"lorenz\.dat\.gz: truncated or damaged gzip .*kafbox"):
+        load_series("lorenz", tmp_path / "d1")
+    lines = gzip.open(src, "rt").read().splitlines()[:2007]
+    (tmp_path / "d2" / "kaf").mkdir(parents=True)
+    with gzip.open(tmp_path / "d2" / "kaf" / "lorenz.dat.gz", "wt") as fh:
+        fh.write("\n".join(lines) + "\n")
+    with pytest.raises(DataFormatError, match=r"lorenz\.dat\.gz: checksum does not match.*2,007 values.*kafbox"):
+        load_series("lorenz", tmp_path / "d2")
+
+
+def test_reproduce_out_naming_a_file_is_a_usage_error(tmp_path, capsys):
+    from okl.cli import main
+
+    (tmp_path / "afile").write_text("")
+    for out in (tmp_path / "afile", tmp_path / "afile" / "sub"):
+        assert main(["reproduce", "kaf-lorenz", "--quick", "--out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert "--out must be a directory" in err and "Errno" not in err
