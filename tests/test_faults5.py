@@ -317,3 +317,26 @@ def test_reproduce_out_naming_a_file_is_a_usage_error(tmp_path, capsys):
         assert main(["reproduce", "kaf-lorenz", "--quick", "--out", str(out)]) == 2
         err = capsys.readouterr().err
         assert "--out must be a directory" in err and "Errno" not in err
+
+
+# ---- 14: check_learner names the check and the Plan field a broken plan misnames ---------------
+
+def test_check_learner_on_a_plan_naming_a_missing_attribute(registry_snapshot):
+    from okl import checks
+    from okl.learners import LinearOGD
+    from okl.runtime.components import Plan
+
+    class MisnamedPlan(LinearOGD):
+        def compiled_plan(self):
+            plan = super().compiled_plan()
+            return None if plan is None else Plan(plan.map, plan.step, w="weights_typo_", A=plan.A,
+                                                  features=plan.features, eta=plan.eta, lr=plan.lr)
+
+    okl.register("misnamed-plan")(MisnamedPlan)
+    X = np.random.default_rng(0).normal(size=(80, 3))
+    m = okl.make("misnamed-plan")
+    m.run(X, np.where(X[:, 0] > 0, 1.0, -1.0))
+    with pytest.raises(ValueError, match=r"compiled_plan\(\): Plan field w='weights_typo_' names no attribute"):
+        m.predict_one(X[0])
+    with pytest.raises(AssertionError, match=r"misnamed-plan: check_\w+ \[.*\]: ValueError: .*Plan field w="):
+        checks.check_learner("misnamed-plan")

@@ -372,9 +372,21 @@ class EventPath:
             # here: labels -1 / +1, or the targets' running mean added by the caller)
             spec = Plan("warmup", "none", SV="warmup_X_", w="warmup_y_")
         if spec is not None and _FAST_BUILD is not None:
+            self._check_plan_names(spec)
             plan = _FAST_BUILD(self, spec)
         ev.plan = plan = plan or False
         return plan
+
+    def _check_plan_names(self, spec: Plan) -> None:
+        """ValueError naming the :class:`~okl.runtime.components.Plan` field whose attribute name the
+        learner does not have (a contributed learner's ``compiled_plan()``), before any is moved."""
+        names = [(key, getattr(spec, key)) for key in ("w", "A", "SV", "counts")]
+        names += [(f"extra_counts[{i}]", entry[0]) for i, entry in enumerate(spec.extra_counts)]
+        for key, attr in names:
+            if attr is not None and not hasattr(self, attr):
+                raise ValueError(f"{self.name or type(self).__name__}.compiled_plan(): Plan field {key}={attr!r} "
+                                 f"names no attribute of the learner; name one of its state attributes "
+                                 f"({', '.join(getattr(self, '_state_attrs', ())) or 'none declared'})")
 
     def learn_one(self, x, y) -> "Learner":
         """One online round with example ``x`` and label/target ``y`` (:meth:`_learn_round`)."""
