@@ -340,3 +340,74 @@ def test_check_learner_on_a_plan_naming_a_missing_attribute(registry_snapshot):
         m.predict_one(X[0])
     with pytest.raises(AssertionError, match=r"misnamed-plan: check_\w+ \[.*\]: ValueError: .*Plan field w="):
         checks.check_learner("misnamed-plan")
+
+
+# ---- 4: the width window of sparse rows is not a dense (50 x d) buffer ------------------------
+
+def _wide_rows(d, n=120, seed=0, high=None):
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    rows = np.repeat(np.arange(n), 5)
+    cols = np.sort(rng.choice(high or d, size=n * 5, replace=False))
+    W = sp.csr_matrix((rng.normal(size=n * 5), (rows, cols)), shape=(n, d))
+    W.sort_indices()
+    return W, np.where(rng.normal(size=n) > 0, 1.0, -1.0)
+
+
+def test_window_rows_from_their_columns_equal_from_dense():
+    from okl._sparse import SparseRows
+
+    W, _ = _wide_rows(1000, n=50)
+    dense = W.toarray()
+    rows = SparseRows.from_scipy(W)
+    got = SparseRows.from_columns(dense, [rows.row(i)[0] for i in range(50)])
+    want = SparseRows.from_dense(dense)
+    for a, b in ((got.indptr, want.indptr), (got.indices, want.indices), (got.data, want.data)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_fogd_on_2_27_sparse_columns_learns_as_on_a_narrow_width():
+    """50 x 2^27 dense floats (50 GiB) could not be allocated: the window now costs its non-zeros, and
+    the decisions are those of the same rows on a width of 2^20 (generated directions: a column's
+    direction depends on its index, not on the width)."""
+    import resource
+
+    wide, y = _wide_rows(1 << 27, high=1 << 20)
+    narrow = wide[:, : 1 << 20].tocsr()
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    a = okl.make("fogd", directions="generated", random_state=0).run(wide, y)
+    grew_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    b = okl.make("fogd", directions="generated", random_state=0).run(narrow, y)
+    np.testing.assert_array_equal(a.decisions, b.decisions)
+    assert grew_mb < 2500, grew_mb  # (two d-long vectors of the input map, 1 GiB each, mostly untouched)
+
+
+def test_auto_refuses_a_width_its_engine_cannot_hold_by_name():
+    from okl.learners.auto import ENGINE_MAX_DIM
+
+    W, y = _wide_rows(ENGINE_MAX_DIM + 1, high=1 << 20)
+    m = okl.make("auto", random_state=0)
+    with pytest.raises(ValueError, match=r"auto: 134,217,729 input columns .*--n-hashed.*fogd"):
+        m.run(W, y)
+    assert m.n_seen_ == 0
+
+
+# ---- 15: okl compile's workloads include a categorical learner --------------------------------
+
+def test_compile_workloads_run_each_learner_with_a_categorical_column(monkeypatch):
+    import importlib
+
+    from okl import precompile
+
+    package = importlib.import_module("okl.learners")  # (okl.learners is also the function listing names)
+    seen = []
+    real = package.make
+
+    def recording(name, **params):
+        seen.append((name, params.get("categorical")))
+        return real(name, **params)
+
+    monkeypatch.setattr(package, "make", recording)
+    precompile._learner("linear")
+    assert ("linear", [1]) in seen

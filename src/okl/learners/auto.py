@@ -119,6 +119,10 @@ from okl.scaling import RULE_CODES, scale_row, scale_rows, window_scale
 #: 83,886 columns, the window beyond 83,886 (hashed text of 2^20 columns: the FOGD members, their
 #: directions generated, and the linear ones learn it)
 MEMBER_INPUT_FLOATS = 1 << 24
+#: the widest input auto takes: its engine holds the input map's spread and its linear members'
+#: weights as d-long arrays (about ten of them) and its window estimate copies a row; 2^27 columns
+#: is about 10 GiB of them (wider sparse rows: hash them into fewer columns, or FOGD, O(nnz) a row)
+ENGINE_MAX_DIM = 1 << 27
 
 
 @register("auto")
@@ -270,6 +274,11 @@ class Auto(EnginePaths, Learner):
         return params.get("scale") == "affine" and self._scale_rule() == "symlog"
 
     def _advance(self, X, y):
+        if self.dim_ > ENGINE_MAX_DIM:
+            raise ValueError(f"auto: {self.dim_:,} input columns are more than its engine holds ({ENGINE_MAX_DIM:,}: "
+                             "the input map and its linear members keep d-long arrays, one row of d floats is "
+                             "copied per event); hash the features into fewer columns (okl stream --n-hashed, "
+                             "okl.river's n_hashed) or use fogd, which generates its directions (O(nnz) a row)")
         prepare_engine(self.n_outputs_ > 0)  # (a cold cache: its compile starts with the first rows)
         return super()._advance(X, y)
 

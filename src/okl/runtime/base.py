@@ -90,7 +90,7 @@ import numpy as np
 
 import okl.calibration as calibration
 from okl._threads import one_blas_thread
-from okl._sparse import SparseRows, is_sparse_matrix
+from okl._sparse import SparseRows, is_sparse_matrix, window_buffer
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
 from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.losses import Loss, get_loss
@@ -193,7 +193,7 @@ class Learner(EventPath, ModelFiles):
             self.kernel_ = None if self._chooses_width() else getattr(self, "kernel", None)
             if self._uses_window():
                 self.started_ = False
-                self.warmup_X_ = np.zeros((WIDTH_WINDOW, int(dim)))
+                self.warmup_X_ = window_buffer(WIDTH_WINDOW, int(dim))  # (wide: written pages only)
                 self.warmup_y_ = np.zeros(WIDTH_WINDOW)
             else:
                 self.started_ = True
@@ -369,10 +369,14 @@ class Learner(EventPath, ModelFiles):
         already given by the running mean, so nothing is predicted with a label it has seen)."""
         rows = self.warmup_X_
         if self._sparse_window:  # (learned as sparse rows; the width from the columns they use)
-            rows = SparseRows.from_dense(rows)
+            known = self._window_nonzero
+            rows = SparseRows.from_columns(rows, known) if known is not None and len(known) == len(rows) \
+                and all(c is not None for c in known) else SparseRows.from_dense(rows)  # (O(nnz) when known)
         if self._scales_input():
-            self.scale_center_, self.scale_spread_ = window_scale(self.warmup_X_, self._scale_rule(),
-                                                                  sparse=self._sparse_window)
+            self.scale_center_, self.scale_spread_ = window_scale(rows if self._sparse_window else self.warmup_X_,
+                                                                  self._scale_rule(), sparse=self._sparse_window)
+            if self._sparse_window:  # (centre 0 by construction: no scan of d zeros to find it out)
+                self._zero_centre_of = (self.scale_center_, True)
             rows = self._scaled_rows(rows, commit=True)
         self.warmup_X_ = rows.compact() if self._sparse_window else rows  # (what the width rules read)
         if self._chooses_width():
@@ -417,6 +421,7 @@ class Learner(EventPath, ModelFiles):
                     x = X[i]
                 if self._window_nonzero is not None and len(self._window_nonzero) == self.n_seen_:
                     self._window_nonzero.append(self._nonzero)  # (None: not known)
+                sparse_row = isinstance(X, SparseRows)
                 try:
                     if mu is None:
                         out[i] = self._warmup_decision(x)
@@ -425,7 +430,8 @@ class Learner(EventPath, ModelFiles):
                         out[i] = mu[i] if estimate is None else mu[i] + estimate
                 finally:
                     self._nonzero = outer
-                self.warmup_X_[self.n_seen_] = x
+                if not sparse_row:  # (a sparse row is in place already: no pass over its d columns)
+                    self.warmup_X_[self.n_seen_] = x
                 self.warmup_y_[self.n_seen_] = y[i]
                 self.n_seen_ += 1
                 if mu is not None:
@@ -595,7 +601,7 @@ class Learner(EventPath, ModelFiles):
         if self.scale_spread_ is None:
             return {"input_scale": "pending"}
         return {"input_scale": f"{self._scale_rule()} (first {WIDTH_WINDOW} rows)",
-                "scale_pending": int(np.count_nonzero(self.scale_spread_ == 0.0))}
+                "scale_pending": int(self.scale_spread_.size - np.count_nonzero(self.scale_spread_))}
 
     def all_diagnostics(self) -> dict[str, Any]:
         """:meth:`diagnostics` (once the state exists) plus :meth:`chosen_width` and
