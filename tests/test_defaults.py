@@ -114,7 +114,7 @@ def test_adapters_and_stream_use_the_chosen_width(german):
 def test_non_finite_decisions_stop_with_a_named_error(data_dir):
     X, y = okl.load_dataset("cadata", data_dir)
     m = okl.make("fogd", eta=50.0, loss="squared", random_state=0)
-    with pytest.raises(NonFiniteError, match=r"fogd: the decision at round \d+ .*Lower eta"):
+    with pytest.raises(NonFiniteError, match=r"fogd: the decision at round \d+ .*lower eta"):
         m.run(X[:3000], y[:3000])
 
 

@@ -392,11 +392,25 @@ class _OKLRiverEstimator:
             if not self.n_ignored_values:
                 key = next(k for k in vals if self._column(k, self.columns, None)[1] == 2
                            and (vals[k] is None or vals[k] != 0.0))
-                warnings.warn(f"{type(self).__name__}: feature {key!r} first appeared after the input width "
-                              f"was fixed ({self._dedicated} columns, {self._hashed} hashed) and is dropped "
-                              "(counted in n_ignored_values); pass n_hashed=k to hash later keys into k columns, "
-                              "or n_features to leave room", RuntimeWarning, stacklevel=3)
+                if self._held_strings(key):
+                    # (a key seen from the first events with strings, a level each, now holds a number)
+                    warnings.warn(f"{type(self).__name__}: feature {key!r} held strings (categories, one "
+                                  f"column per level) and now holds the number {vals[key]!r}: a number of a key "
+                                  f"that held strings is a new feature the width fixed ({self._dedicated} columns, "
+                                  f"{self._hashed} hashed) has no column for, so it is dropped (counted in "
+                                  f"n_ignored_values); declare categorical=[{key!r}] to make its numbers levels too",
+                                  RuntimeWarning, stacklevel=3)
+                else:
+                    warnings.warn(f"{type(self).__name__}: feature {key!r} first appeared after the input width "
+                                  f"was fixed ({self._dedicated} columns, {self._hashed} hashed) and is dropped "
+                                  "(counted in n_ignored_values); pass n_hashed=k to hash later keys into k "
+                                  "columns, or n_features to leave room", RuntimeWarning, stacklevel=3)
             self.n_ignored_values += dropped
+
+    def _held_strings(self, key) -> bool:
+        """Whether ``key`` had string values (a column per level (key, value)) before: a number of
+        it now is a new feature although the key is not new (said so in the warnings)."""
+        return any(type(k) is tuple and len(k) == 2 and k[0] == key for k in self.columns)
 
     def _note_hashed_keys(self, vals) -> None:
         """Record which key took each hashed column first (memory: one key per hashed column); a
@@ -412,8 +426,11 @@ class _OKLRiverEstimator:
             if first is key or first == key:
                 continue
             if not self.n_hash_collisions:
-                warnings.warn(f"{type(self).__name__}: features {first!r} and {key!r} first appeared after the "
-                              f"input width was fixed and share hashed column {col - self._dedicated} of "
+                late = [k for k in (first, key) if self._held_strings(k)]
+                why = (f" ({', '.join(map(repr, late))} held strings until then: its numbers are a new feature)"
+                       if late else "")
+                warnings.warn(f"{type(self).__name__}: features {first!r} and {key!r} have no column of their own "
+                              f"after the input width was fixed{why} and share hashed column {col - self._dedicated} of "
                               f"{self._hashed}: their values add up there (counted in n_hash_collisions); "
                               "pass n_hashed=k for more hashed columns, or n_features to give later keys "
                               "their own", RuntimeWarning, stacklevel=4)

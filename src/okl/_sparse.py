@@ -93,6 +93,21 @@ class SparseRows:
         return out
 
     @classmethod
+    def from_columns(cls, X: np.ndarray, columns: list) -> "SparseRows":
+        """The dense rows X given with each row's non-zero columns (ascending), O(nnz): what
+        :meth:`from_dense` gives without scanning the rows (a wide window's buffer)."""
+        columns = [np.asarray(c, dtype=np.int64) for c in columns]
+        indptr = np.concatenate(([0], np.cumsum([len(c) for c in columns]))).astype(np.int64)
+        indices = np.concatenate(columns) if columns else np.zeros(0, dtype=np.int64)
+        data = np.concatenate([X[i, c] for i, c in enumerate(columns)]) if columns else np.zeros(0)
+        keep = data != 0.0
+        if not keep.all():  # (an explicit zero: dropped as from_dense drops it)
+            counts = [int(keep[a:b].sum()) for a, b in zip(indptr[:-1], indptr[1:])]
+            indptr = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+            indices, data = indices[keep], data[keep]
+        return cls(indptr, indices, np.ascontiguousarray(data, dtype=np.float64), X.shape[1])
+
+    @classmethod
     def from_dense(cls, X: np.ndarray) -> "SparseRows":
         """The non-zeros of the dense rows X (a width window's buffer), row by row."""
         r, c = np.nonzero(X)
@@ -117,6 +132,31 @@ class SparseRows:
         step = max(1, DENSE_CHUNK_FLOATS // max(self.shape[1], 1))
         for s in range(0, self.shape[0], step):
             yield s, self[s:s + step].toarray()
+
+
+#: a width window buffer past this many bytes is mapped on demand (:func:`window_buffer`)
+LAZY_WINDOW_BYTES = 1 << 28
+
+
+def window_buffer(rows: int, dim: int) -> np.ndarray:
+    """A zero (rows, dim) float64 buffer (a width window's rows): ``np.zeros`` up to
+    :data:`LAZY_WINDOW_BYTES`, beyond that an anonymous mapping that takes no memory until written
+    (MAP_NORESERVE: the 50 rows of 2^31 columns, 800 GiB, are address space; sparse rows written into
+    it touch a page per non-zero, so the window of sparse rows costs O(nnz) memory)."""
+    size = 8 * rows * dim
+    if size <= LAZY_WINDOW_BYTES:
+        return np.zeros((rows, dim))
+    import mmap
+    import sys
+
+    # (MAP_NORESERVE: Python's mmap names it from 3.13; Linux's value before that)
+    noreserve = getattr(mmap, "MAP_NORESERVE", 0x4000 if sys.platform.startswith("linux") else 0)
+    flags = getattr(mmap, "MAP_PRIVATE", 0) | getattr(mmap, "MAP_ANONYMOUS", 0) | noreserve
+    try:
+        buf = mmap.mmap(-1, size, flags=flags) if flags else mmap.mmap(-1, size)
+    except (OSError, ValueError, OverflowError):
+        return np.zeros((rows, dim))  # (no such mapping here: NumPy's own, or its MemoryError)
+    return np.frombuffer(buf, dtype=np.float64).reshape(rows, dim)
 
 
 def is_sparse_matrix(X) -> bool:

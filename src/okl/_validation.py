@@ -141,43 +141,50 @@ def as_float64(x, what: str, ndim: int, contiguous: bool = False) -> np.ndarray:
     return x
 
 
-def check_vector(x, dim: int | None, what: str = "x") -> np.ndarray:
+def check_vector(x, dim: int | None, what: str = "x", levels=None) -> np.ndarray:
     """A single example: 1-D, finite, float64, of the expected dimension. A sparse row (one row of
-    a SciPy sparse matrix) is made dense."""
+    a SciPy sparse matrix) is made dense. ``levels``: columns of category codes (any finite number
+    names a level), exempt from the magnitude bound."""
     if hasattr(x, "toarray"):
         if len(x.shape) != 2 or x.shape[0] != 1:
             raise ValueError(f"{what} must be one example: a sparse matrix of shape (1, features), got "
                              f"shape {x.shape}")
+        check_sparse_indices(x, what)
         x = x.toarray()[0]
     x = as_float64(x, what, 1)
     if x.shape[0] == 0:
         raise ValueError(f"{what} has no features (0 values); an example needs at least one")
     if dim is not None and x.shape[0] != dim:
         raise ValueError(f"{what} has {x.shape[0]} features but the learner was started with {dim}")
-    _check_values(x, what, "column", "features")
+    _check_values(x, what, "column", "features", levels)
     return x
 
 
-def _check_values(v: np.ndarray, what: str, place: str, kind: str) -> None:
+def _check_values(v: np.ndarray, what: str, place: str, kind: str, levels=None) -> None:
     """ValueError naming the first non-finite entry of the 1-D ``v``, or the first beyond
-    :data:`MAX_ABS_FEATURE` in magnitude (squares and products must stay finite), by its ``place``
-    (column, row) and index."""
+    :data:`MAX_ABS_FEATURE` in magnitude (squares and products must stay finite) outside the
+    ``levels`` entries, by its ``place`` (column, row) and index."""
     bad = np.flatnonzero(~np.isfinite(v))
     if bad.size:
         raise ValueError(f"{what} has a non-finite value {float(v[bad[0]])!r} at {place} {bad[0]}")
-    big = np.flatnonzero(np.abs(v) > MAX_ABS_FEATURE)
+    big = np.abs(v) > MAX_ABS_FEATURE
+    if levels:  # (a column past the width is refused where the columns are checked against it)
+        big[[c for c in levels if c < v.shape[0]]] = False
+    big = np.flatnonzero(big)
     if big.size:
         raise ValueError(f"{what} has value {float(v[big[0]])!r} at {place} {big[0]}; {kind} must be "
                          f"at most {MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
 
 
-def check_matrix(X, dim: int | None, what: str = "X", sparse: bool = False):
+def check_matrix(X, dim: int | None, what: str = "X", sparse: bool = False, levels=None):
     """A batch of examples: 2-D, finite, float64 (C-contiguous), of the expected width. A SciPy
     sparse matrix is made dense, or with ``sparse`` (the paths that take sparse rows: ``run``,
-    ``learn_many``) becomes :class:`okl._sparse.SparseRows` with its values checked, O(nnz)."""
+    ``learn_many``) becomes :class:`okl._sparse.SparseRows` with its values checked, O(nnz).
+    ``levels``: columns of category codes, exempt from the magnitude bound (dense rows only)."""
     if is_sparse_matrix(X):
         if sparse:
             return _check_sparse(X, dim, what)
+        check_sparse_indices(X, what)
         X = X.toarray()
     X = as_float64(X, what, 2, contiguous=True)
     if X.shape[1] == 0 and X.shape[0]:
@@ -189,11 +196,41 @@ def check_matrix(X, dim: int | None, what: str = "X", sparse: bool = False):
         r, c = np.argwhere(~finite)[0]
         raise ValueError(f"{what} has a non-finite value {float(X[r, c])!r} at row {r}, column {c}")
     big = np.abs(X) > MAX_ABS_FEATURE
+    if levels and X.ndim == 2:
+        big[:, [c for c in levels if c < X.shape[1]]] = False
     if big.any():
         r, c = np.argwhere(big)[0]
         raise ValueError(f"{what} has value {float(X[r, c])!r} at row {r}, column {c}; features must be "
                          f"at most {MAX_ABS_FEATURE:g} in magnitude (scale them, e.g. to [0, 1])")
     return X
+
+
+def check_sparse_indices(X, what: str = "X") -> None:
+    """ValueError unless the index arrays of a SciPy sparse matrix are within its shape: SciPy builds
+    ``csr_matrix((data, indices, indptr))`` without checking them, and a negative column index would
+    be read as a column counted from the end, one past the width as a raw IndexError. O(nnz); the
+    row pointers of CSR / CSC must start at 0, never decrease and end within the stored entries."""
+    fmt = getattr(X, "format", None)
+    if fmt in ("csr", "csc"):
+        ptr, idx = np.asarray(X.indptr), np.asarray(X.indices)
+        lines, width = (X.shape[0], X.shape[1]) if fmt == "csr" else (X.shape[1], X.shape[0])
+        if ptr.shape != (lines + 1,) or ptr[0] != 0 or np.any(np.diff(ptr) < 0) or ptr[-1] > idx.shape[0] \
+                or ptr[-1] > np.asarray(X.data).shape[0]:
+            raise ValueError(f"{what} is a malformed {fmt.upper()} matrix: its index pointer (indptr) must have "
+                             f"{lines + 1} entries, start at 0, never decrease and end within the stored entries")
+        pairs = [(idx[:ptr[-1]], "column" if fmt == "csr" else "row", width, ptr)]
+    elif fmt == "coo":
+        pairs = [(np.asarray(X.row), "row", X.shape[0], None), (np.asarray(X.col), "column", X.shape[1], None)]
+    else:
+        return  # (the other formats check their indices as they are built)
+    for idx, kind, width, ptr in pairs:
+        bad = np.flatnonzero((idx < 0) | (idx >= width))
+        if bad.size:
+            p = int(bad[0])
+            where = "" if ptr is None or kind == "row" else \
+                f" in row {int(np.searchsorted(ptr, p, side='right') - 1)}"
+            raise ValueError(f"{what} has {kind} index {int(idx[p])}{where} (stored entry {p}); {kind} indices "
+                             f"must be in 0..{width - 1} (the matrix has {width} {kind}s)")
 
 
 def _check_sparse(X, dim: int | None, what: str) -> SparseRows:
@@ -203,6 +240,7 @@ def _check_sparse(X, dim: int | None, what: str) -> SparseRows:
         raise ValueError(f"{what} must be {_SHAPE_TEXT[2]}, got shape {X.shape}")
     if np.iscomplexobj(getattr(X, "data", np.zeros(0))):
         raise ValueError(f"{what} is complex; okl learns from real features")
+    check_sparse_indices(X, what)
     try:
         rows = SparseRows.from_scipy(X)
     except (TypeError, ValueError) as exc:

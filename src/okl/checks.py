@@ -497,9 +497,10 @@ def check_learner(learner, data_dir=None) -> None:
         for check, case in yield_checks(name, data_dir):
             try:
                 check()
-            except AssertionError as exc:
+            except Exception as exc:  # (any error of a broken learner fails the check, named)
                 where = f" [{case.label}]" if case is not None else ""
-                raise AssertionError(f"{name}: {check.__name__}{where}: {exc}") from exc
+                what = "" if isinstance(exc, AssertionError) else f"{type(exc).__name__}: "
+                raise AssertionError(f"{name}: {check.__name__}{where}: {what}{exc}") from exc
 
 
 __all__ = ["BAD_HYPERPARAMETERS", "BUDGET", "CUTS", "Case", "EVOLVABLE_CHECKS", "STREAMING_CHECKS",

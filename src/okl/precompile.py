@@ -73,6 +73,24 @@ def _learner(name: str) -> None:
     if name != "auto":  # (auto's K classes: the "auto-k" unit, in another process at the same time)
         _three_classes(name, X, run=False)
     _sparse_rows(name, X, y)
+    _categorical(name, X, y)
+
+
+def _categorical(name: str, X, y) -> None:
+    """The learner with a categorical column (german's second, in five codes): its window widens
+    as levels appear and its map runs on every entry point, so run() and per-event calls on it
+    are part of a first minute too."""
+    import numpy as np
+
+    from okl.learners import make
+
+    Xc = X[:EVENTS].copy()
+    Xc[:, 1] = np.digitize(Xc[:, 1], np.quantile(Xc[:, 1], [0.2, 0.4, 0.6, 0.8]))
+    make(name, random_state=0, categorical=[1]).run(Xc, y[:EVENTS])
+    m = make(name, random_state=0, categorical=[1])
+    for t in range(80):  # (past the width window)
+        m.predict_one(Xc[t])
+        m.learn_one(Xc[t], y[t])
 
 
 def _sparse_rows(name: str, X, y) -> None:

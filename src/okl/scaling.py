@@ -118,10 +118,16 @@ def window_scale(X: np.ndarray, rule: str, sparse: bool = False) -> tuple[np.nda
     ``sparse`` (the window came as sparse rows, :mod:`okl._sparse`): zeros stay zero, so the centre
     is 0 and the spread the column's largest magnitude |x_j| in the window (scikit-learn's
     MaxAbsScaler: centring would make every absent entry non-zero); a column that is 0 throughout
-    is pending as above, and its first non-zero value maps to +-1."""
-    X = np.asarray(X, dtype=float)
+    is pending as above, and its first non-zero value maps to +-1; ``X`` may then be
+    :class:`okl._sparse.SparseRows` (O(nnz) besides the two d-vectors: no pass over a wide window)."""
     if rule not in SCALE_RULES:
         raise ValueError(f"unknown scale rule {rule!r}")
+    if sparse and hasattr(X, "indptr"):  # (SparseRows: max |x_j| over the non-zeros, 0 elsewhere)
+        spread = np.zeros(X.shape[1])
+        finite = np.isfinite(X.data)  # (checked rows are finite; no d-long temporary either way)
+        np.maximum.at(spread, X.indices[finite], np.abs(X.data[finite]))
+        return np.zeros(X.shape[1]), spread
+    X = np.asarray(X, dtype=float)
     if sparse:  # (max |x_j| as two reductions: no n x d temporary for a wide window)
         spread = np.maximum(X.max(axis=0), -X.min(axis=0)) if X.shape[0] else np.zeros(X.shape[1])
         spread[~np.isfinite(spread)] = 0.0

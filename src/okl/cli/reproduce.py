@@ -4,6 +4,7 @@ that experiment's ``--param`` keys)."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from okl.cli._common import add_data_dir_options, clip, parse_params
@@ -38,6 +39,13 @@ def cmd_reproduce(args) -> int:
                          f"{', '.join(exp.protocols)}")
     options = parse_params(args.param)
     check_options(exp, options)  # before the output directory is made
+    existing = os.path.abspath(args.out)
+    while not os.path.exists(existing) and os.path.dirname(existing) != existing:
+        existing = os.path.dirname(existing)  # (the part of the path there already)
+    if not os.path.isdir(existing):
+        named = "is a file" if existing == os.path.abspath(args.out) else f"{clip(existing)} is a file"
+        raise ValueError(f"--out {clip(args.out)}: {named}; --out must be a directory (made when missing) for "
+                         "the Markdown, CSV and PNG files")
     ctx = ExperimentContext(data_dir=args.data_dir, runs=args.runs, out_dir=args.out,
                             progress=not args.quiet, quick=args.quick, options=options,
                             protocol=args.protocol)

@@ -21,13 +21,26 @@ the samples after the first ``skip`` = 1000.
 from __future__ import annotations
 
 import gzip
+import hashlib
 import math
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from okl.data.readers import DataFormatError
 from okl.data.registry import data_dirs
+
+#: name -> sha256 of the decompressed file (../shared/datasets/README.md section E): a series read
+#: for a reproduction is checked against it, so a truncated or edited copy is named, not compared
+#: with the published numbers
+SERIES_SHA256 = {
+    "lorenz": "187050758c1faaa3f7c3e6b6031a43efe9bbbdc901cf3b1342d023d4ebbc2337",
+    "mg30": "729e59a5f0251b352c155bb29b55c2c613dda93abd2e126f0dd6031d3ac3b5e7",
+    "santafe": "2445f3df2b91cfb41c3f4f1143e8882e8329b9449ec7ffc739c6d4bd5c6650a0",
+}
+#: where the series come from (the fix a damaged copy's error names)
+KAFBOX_SOURCE = "steven2358/kafbox @ 694cf94 (data/NAME.dat, gzipped)"
 
 #: name -> (file, the embedding the literature uses, what it is)
 SERIES = {
@@ -51,24 +64,38 @@ def find_series(name: str, data_dir=None) -> Path | None:
 
 
 def load_series(name: str, data_dir=None) -> np.ndarray:
-    """The values of series ``name`` (the first column of each line), as float64."""
+    """The values of series ``name`` (the first column of each line), as float64; the file's
+    content checked against :data:`SERIES_SHA256` (a :class:`DataFormatError` naming the file and
+    the fix otherwise: a truncated gzip, or a copy cut at a line end, would be scored against the
+    published numbers)."""
     path = find_series(name, data_dir)
     if path is None:
         raise FileNotFoundError(f"series {name!r}: {SERIES[name][0]} is in none of "
                                 f"{', '.join(str(d) for d in data_dirs(data_dir))} (or their kaf/ folders)")
+    fix = (f"replace it with the series as published ({KAFBOX_SOURCE.replace('NAME', name)}; the staged datasets' "
+           f"kaf/{SERIES[name][0]})")
+    try:
+        with gzip.open(path, "rb") as fh:
+            data = fh.read()
+    except (EOFError, OSError, zlib.error) as exc:
+        raise DataFormatError(f"{path}: truncated or damaged gzip file ({exc}); {fix}") from None
     values = []
-    with gzip.open(path, "rt") as fh:
-        for lineno, line in enumerate(fh, 1):
-            if not line.strip():
-                continue
-            field = line.split(",")[0].strip()
-            try:
-                v = float(field)
-            except ValueError:
-                raise DataFormatError(f"{path}, line {lineno}: {field[:40]!r} is not a number") from None
-            if not math.isfinite(v):
-                raise DataFormatError(f"{path}, line {lineno}: the value {field[:40]!r} is not finite")
-            values.append(v)
+    for lineno, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+        if not line.strip():
+            continue
+        field = line.split(",")[0].strip()
+        try:
+            v = float(field)
+        except ValueError:
+            raise DataFormatError(f"{path}, line {lineno}: {field[:40]!r} is not a number") from None
+        if not math.isfinite(v):
+            raise DataFormatError(f"{path}, line {lineno}: the value {field[:40]!r} is not finite")
+        values.append(v)
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != SERIES_SHA256[name]:
+        raise DataFormatError(f"{path}: checksum does not match: sha256 of its content is {digest}, expected "
+                              f"{SERIES_SHA256[name]} ({len(values):,} values read): the copy is damaged, cut "
+                              f"short or edited; {fix}")
     return np.array(values)
 
 
@@ -90,4 +117,4 @@ def mse_db(pred: np.ndarray, y: np.ndarray, skip: int = SKIP) -> float:
     return float(10.0 * np.log10(np.mean(err * err)))
 
 
-__all__ = ["SERIES", "SKIP", "embed", "find_series", "load_series", "mse_db"]
+__all__ = ["SERIES", "SERIES_SHA256", "SKIP", "embed", "find_series", "load_series", "mse_db"]

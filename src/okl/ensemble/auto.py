@@ -120,6 +120,10 @@ from okl.runtime.state import MAX_CLASSES
 #: 83,886 columns, the window beyond 83,886 (hashed text of 2^20 columns: the FOGD members, their
 #: directions generated, and the linear ones learn it)
 MEMBER_INPUT_FLOATS = 1 << 24
+#: the widest input auto takes: its engine holds the input map's spread and its linear members'
+#: weights as d-long arrays (about ten of them) and its window estimate copies a row; 2^27 columns
+#: is about 10 GiB of them (wider sparse rows: hash them into fewer columns, or FOGD, O(nnz) a row)
+ENGINE_MAX_DIM = 1 << 27
 
 
 @register("auto")
@@ -174,7 +178,7 @@ class Auto(EnginePaths, WindowPhase, Learner):
     sparse_pool_: bool = False
     #: model files from before the pool for sparse rows hold the default pool
     _state_added = {"sparse_pool_": False}
-    _divergence_hint = "nothing: every member diverged; pass members with smaller steps"
+    _divergence_hint = "pass members with smaller steps (every member diverged)"
 
     hyperparameters = (BUDGET, LOSS, KERNEL, Hyper("members", "any", "The pool as (name, width multiplier, params).",
                                                   optional=True, none_means="the default pool", custom=_check_members),
@@ -271,6 +275,11 @@ class Auto(EnginePaths, WindowPhase, Learner):
         return params.get("scale") == "affine" and self._scale_rule() == "symlog"
 
     def _advance(self, X, y):
+        if self.dim_ > ENGINE_MAX_DIM:
+            raise ValueError(f"auto: {self.dim_:,} input columns are more than its engine holds ({ENGINE_MAX_DIM:,}: "
+                             "the input map and its linear members keep d-long arrays, one row of d floats is "
+                             "copied per event); hash the features into fewer columns (okl stream --n-hashed, "
+                             "okl.river's n_hashed) or use fogd, which generates its directions (O(nnz) a row)")
         prepare_engine(self.n_outputs_ > 0)  # (a cold cache: its compile starts with the first rows)
         return super()._advance(X, y)
 

@@ -94,6 +94,7 @@ class BPAS(_BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("kself_", "removals_", "last_removal_")
+    _divergence_hint = "lower C (the step's cap)"
 
     hyperparameters = _BudgetedExpansion.hyperparameters + (C_BOUND.but(doc="The PA-I aggressiveness cap C."),)
 

@@ -395,6 +395,7 @@ class BSGD(_RowEvents, _BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("Kinv_", "t_", "maintenance_events_", "last_maintenance_")
+    _divergence_hint = "raise regularization (the step is 1 / (regularization t))"
 
     hyperparameters = (LAMBDA, BUDGET.but(low=2), MAINTENANCE, *KERNEL_LEARNER)
 

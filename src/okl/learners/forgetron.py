@@ -116,6 +116,7 @@ class Forgetron(_BudgetedExpansion):
     (50, True)
     """
 
+    _divergence_hint = "scale the input (scale='auto'; a perceptron has no step to lower)"
     _state_attrs = _BudgetedExpansion._state_attrs + ("labels_", "head_", "Q_", "M_", "removals_",
                                                       "last_shrink_")
 

@@ -262,6 +262,7 @@ class FORKS(SketchedLearner):
     """
 
     _output_attrs = {"alpha_": -1.0, "w_": -1.0}
+    _divergence_hint = "lower eta (the step size) or raise alpha (the ONS regulariser)"
     _state_attrs = ("n_outputs_", "SV_", "alpha_", "m_", "U_", "s_", "V_", "Q_", "landmarks_", "w_", "Ainv_",
                     "transition_round_", "counter_", "update_rounds_", "discarded_") + SKETCH_STATE_ATTRS
 

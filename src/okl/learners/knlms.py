@@ -212,7 +212,7 @@ class KAP(_RowEvents, _BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("memX_", "memY_", "H_", "pushed_")
-    _divergence_hint = "eta (the step size) or raise regularization"
+    _divergence_hint = "lower eta (the step size) or raise regularization"
 
     hyperparameters = (COHERENCE, ETA.but(doc="The step: alpha moves eta times the affine projection."),
                        REGULARIZATION, ORDER, BUDGET.but(doc="Centres kept (then none is added)."), *KERNEL_LEARNER)

@@ -160,6 +160,7 @@ class _KonsBase(Learner):
 
     _state_attrs = ("dict_X_", "dict_p_", "kors_inv_", "gram_", "embed_", "v_", "w_", "Ainv_", "A_",
                     "epoch_start_", "resets_", "growth_rounds_")
+    _divergence_hint = "raise alpha (the ONS regulariser) or lower C"
     _maps_on_growth = False
 
 

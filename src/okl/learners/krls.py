@@ -173,6 +173,8 @@ def ald_round(kind, a, b, c, x, y, k, have_k, SV, alpha, Kinv, P, m, threshold, 
     den = 1.0
     for i in range(m):
         den += av[i] * r[i]
+    if den == 0.0:  # (P lost its definiteness to rounding: the caller raises NonFiniteError)
+        return np.nan, m
     for i in range(m):
         for j in range(m):
             P[i, j] -= r[i] * r[j] / den
@@ -193,6 +195,9 @@ def ald_rounds(kind, a, b, c, X, Y, out, SV, alpha, Kinv, P, m, threshold):
     given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
     for i in range(X.shape[0]):
         out[i], m = ald_round(kind, a, b, c, X[i], Y[i], k, given, SV, alpha, Kinv, P, m, threshold, work)
+        if out[i] != out[i]:  # (a failed round: the rows after it are not learned; the caller raises)
+            out[i + 1:] = np.nan
+            return m
     return m
 
 
@@ -245,6 +250,9 @@ def window_round(kind, a, b, c, x, y, k, have_k, SV, yD, alpha, Ainv, m, budget,
     m += 1
     if m > budget:
         r = 0
+        for i in range(m):  # (a zero diagonal: c so small that K_D + c I is singular in floats)
+            if Ainv[i, i] == 0.0:
+                return np.nan, m  # (the caller raises NonFiniteError: the state is unusable)
         if prune_smallest:
             mat_vec(Ainv, yD, m, alpha)
             best = np.inf
@@ -268,6 +276,9 @@ def window_rounds(kind, a, b, c, X, Y, out, SV, yD, alpha, Ainv, m, budget, regu
     for i in range(X.shape[0]):
         out[i], m = window_round(kind, a, b, c, X[i], Y[i], k, given, SV, yD, alpha, Ainv, m, budget,
                                  regularization, prune_smallest, label_step, work)
+        if out[i] != out[i]:  # (a failed round: the rows after it are not learned; the caller raises)
+            out[i + 1:] = np.nan
+            return m
     return m
 
 
@@ -276,7 +287,7 @@ def window_rounds(kind, a, b, c, X, Y, out, SV, yD, alpha, Ainv, m, budget, regu
 class _KRLSFamily(Learner):
     """What the three share: the expansion decision, the per-event hooks, the state's layout."""
 
-    _divergence_hint = "the regularisation or the threshold (raise it), or the kernel width"
+    _divergence_hint = "raise threshold (fewer, less dependent dictionary elements)"
 
     def _capacity(self) -> int:
         """Rows stored: ``budget`` (ALD) or ``budget`` + 1 (an element joins before one leaves)."""
@@ -370,6 +381,7 @@ class _WindowKRLS(_KRLSFamily):
     """SW- and FB-KRLS: the stored pairs, Ainv = (K_D + c I)^{-1} and alpha = Ainv y_D."""
 
     _state_attrs = ("SV_", "yD_", "alpha_", "Ainv_", "m_")
+    _divergence_hint = "raise regularization (the ridge c of (K_D + c I)^-1)"
     #: the element removed past the budget: False the oldest (SW), True the least significant (FB)
     _prune_smallest = False
 

@@ -322,7 +322,7 @@ class KRLST(Learner):
     """
 
     _state_attrs = ("SV_", "K_D_", "Q_", "Sigma_", "mu_", "alpha_", "s02_sums_", "removals_", "m_")
-    _divergence_hint = "1 - forgetting (forgetting closer to 1), or raise noise"
+    _divergence_hint = "raise forgetting (closer to 1) or raise noise"
 
     hyperparameters = (FORGETTING, NOISE, BUDGET.but(doc="The dictionary size M (bases kept).", symbol="M"), JITTER,
                        *KERNEL_LEARNER)

@@ -109,6 +109,7 @@ class Projectron(_BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("Kinv_", "counts_")
+    _divergence_hint = "raise threshold (fewer projections on nearly dependent support vectors)"
     _plus = False
 
     hyperparameters = _BudgetedExpansion.hyperparameters + (

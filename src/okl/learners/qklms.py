@@ -25,7 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import kernel_value
-from okl.kernels import LAPLACIAN_KIND, RBF_KIND
+from okl.kernels import LAPLACIAN_KIND, RBF, RBF_KIND
 from okl.learners.klms import KLMS
 from okl.runtime.base import register
 from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept
@@ -69,11 +69,24 @@ class QKLMS(KLMS):
         accept(self, locals())
         if self.kernel is not None and self.kernel.spec()[0] not in (RBF_KIND, LAPLACIAN_KIND):
             raise ValueError(f"qklms: kernel must be a distance kernel (RBF or Laplacian), got {self.kernel!r}")
+        # the merge test compares with the kernel value at eps_U: it must not underflow to 0 (the
+        # plan holds a value in (0, 1]); scale-free, so the unit width decides for a width not given
+        kernel = self.kernel if self.kernel is not None else RBF(sigma=1.0)
+        if not self._merge_value(kernel) > 0.0:
+            laplacian = kernel.spec()[0] == LAPLACIAN_KIND
+            raise ValueError(f"qklms: quantization={self.quantization!r} is too large: the kernel value at that many "
+                             f"kernel widths underflows to 0, so the merge test cannot hold it; pass quantization at "
+                             f"most {745.0 if laplacian else 38.5} (a value that large already merges nearly every "
+                             f"input into one centre)")
+
+    def _merge_value(self, kernel) -> float:
+        """kappa at distance eps_U = quantization x sigma of ``kernel`` (along one axis: the same for
+        both kernels)."""
+        return float(kernel_value(*kernel.spec(), np.zeros(1), np.array([self.quantization * kernel.sigma])))
 
     def _merge_above(self) -> float:
         """kappa at distance eps_U = quantization x sigma (along one axis: the same for both kernels)."""
-        spec = self.kernel_.spec()
-        return float(kernel_value(*spec, np.zeros(1), np.array([self.quantization * self.kernel_.sigma])))
+        return self._merge_value(self.kernel_)
 
 
 __all__ = ["QKLMS", "QUANTIZATION"]

@@ -63,6 +63,7 @@ class RBP(_RandomRemovals, _BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("random_buffer_", "random_next_")
+    _divergence_hint = "scale the input (scale='auto'; a perceptron has no step to lower)"
 
     def _rounds(self, X, y, out, i, kt):
         return rbp_rounds(*self.kernel_.spec(), X, y, out, i, self.SVT_, self.alpha_, self.m_, self.budget,

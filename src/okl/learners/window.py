@@ -98,7 +98,7 @@ class KernelWindow(Learner):
     _state_attrs = ("LT_", "Y_", "m_", "pos_", "n_outputs_")
     _width_factor = WIDTH_FACTOR
     _budget_scale = BUDGET_SCALE
-    _divergence_hint = "nothing (the smoother fits nothing): check the targets"
+    _divergence_hint = "check the targets (the smoother averages them; it has no step to lower)"
 
     hyperparameters = (BUDGET.but(doc="Rows kept (the window)."), *KERNEL_LEARNER)
 

@@ -90,7 +90,7 @@ import numpy as np
 
 import okl.calibration as calibration
 from okl._threads import one_blas_thread
-from okl._sparse import SparseRows, is_sparse_matrix
+from okl._sparse import SparseRows, is_sparse_matrix, window_buffer
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
 from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.losses import Loss, get_loss
@@ -105,7 +105,7 @@ from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind
 from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,  # noqa: F401
                                _BASE_STATE, Arr, ModelFileError, Num, Opaque, Seq, StateError, StateSpec,
                                _base_spec, _decode_param, encode_param, _Header, _SpecChecker)
-from okl.runtime.trace import NonFiniteError, Trace, mistakes_of  # noqa: F401
+from okl.runtime.trace import NonFiniteError, Trace, divergence_message, mistakes_of  # noqa: F401
 
 
 class Learner(EventPath, ModelFiles):
@@ -193,7 +193,7 @@ class Learner(EventPath, ModelFiles):
             self.kernel_ = None if self._chooses_width() else getattr(self, "kernel", None)
             if self._uses_window():
                 self.started_ = False
-                self.warmup_X_ = np.zeros((WIDTH_WINDOW, int(dim)))
+                self.warmup_X_ = window_buffer(WIDTH_WINDOW, int(dim))  # (wide: written pages only)
                 self.warmup_y_ = np.zeros(WIDTH_WINDOW)
             else:
                 self.started_ = True
@@ -369,10 +369,14 @@ class Learner(EventPath, ModelFiles):
         already given by the running mean, so nothing is predicted with a label it has seen)."""
         rows = self.warmup_X_
         if self._sparse_window:  # (learned as sparse rows; the width from the columns they use)
-            rows = SparseRows.from_dense(rows)
+            known = self._window_nonzero
+            rows = SparseRows.from_columns(rows, known) if known is not None and len(known) == len(rows) \
+                and all(c is not None for c in known) else SparseRows.from_dense(rows)  # (O(nnz) when known)
         if self._scales_input():
-            self.scale_center_, self.scale_spread_ = window_scale(self.warmup_X_, self._scale_rule(),
-                                                                  sparse=self._sparse_window)
+            self.scale_center_, self.scale_spread_ = window_scale(rows if self._sparse_window else self.warmup_X_,
+                                                                  self._scale_rule(), sparse=self._sparse_window)
+            if self._sparse_window:  # (centre 0 by construction: no scan of d zeros to find it out)
+                self._zero_centre_of = (self.scale_center_, True)
             rows = self._scaled_rows(rows, commit=True)
         self.warmup_X_ = rows.compact() if self._sparse_window else rows  # (what the width rules read)
         if self._chooses_width():
@@ -417,6 +421,7 @@ class Learner(EventPath, ModelFiles):
                     x = X[i]
                 if self._window_nonzero is not None and len(self._window_nonzero) == self.n_seen_:
                     self._window_nonzero.append(self._nonzero)  # (None: not known)
+                sparse_row = isinstance(X, SparseRows)
                 try:
                     if mu is None:
                         out[i] = self._warmup_decision(x)
@@ -425,7 +430,8 @@ class Learner(EventPath, ModelFiles):
                         out[i] = mu[i] if estimate is None else mu[i] + estimate
                 finally:
                     self._nonzero = outer
-                self.warmup_X_[self.n_seen_] = x
+                if not sparse_row:  # (a sparse row is in place already: no pass over its d columns)
+                    self.warmup_X_[self.n_seen_] = x
                 self.warmup_y_[self.n_seen_] = y[i]
                 self.n_seen_ += 1
                 if mu is not None:
@@ -434,7 +440,10 @@ class Learner(EventPath, ModelFiles):
             if self.n_seen_ == WIDTH_WINDOW:
                 self._finish_warmup()
         if i < n:
-            out[i:] = self._process_rows(self._scaled_rows(X[i:], commit=True), y[i:])
+            try:
+                out[i:] = self._process_rows(self._scaled_rows(X[i:], commit=True), y[i:])
+            except ZeroDivisionError:  # (a compiled update that divided by zero: a numerical failure)
+                self._non_finite(None)
             if mu is not None:
                 out[i:] += mu[i:]
                 self.target_sum_ = float(sums[-1])
@@ -466,8 +475,8 @@ class Learner(EventPath, ModelFiles):
             bad = ~ok.reshape(len(out), -1).all(axis=1)
             self._non_finite(first + int(np.flatnonzero(bad)[0]))
 
-    #: the hyperparameter(s) to lower when decisions become non-finite (named in the error)
-    _divergence_hint: ClassVar[str] = "eta (the step size)"
+    #: the remedy a :class:`NonFiniteError` names: the hyperparameter to change and the direction
+    _divergence_hint: ClassVar[str] = "lower eta (the step size)"
     #: the width a learner that chooses its own takes, as a multiple of scale_sigma's (a smoother's
     #: neighbourhood is narrower than a fitted function's length scale: okl.learners.window)
     _width_factor: ClassVar[float] = 1.0
@@ -490,17 +499,18 @@ class Learner(EventPath, ModelFiles):
     #: the window fills (not saved: ``auto``'s window estimate scans a row it lacks)
     _window_nonzero: list | None = None
 
-    def _non_finite(self, round_index: int) -> None:
-        raise NonFiniteError(
-            f"{self.name or type(self).__name__}: the decision at round {round_index} (0-based) is not "
-            f"finite; the updates diverged on this stream. Lower {self._divergence_hint}, or pass a "
-            f"smaller kernel width. The learner's state is no longer usable.")
+    def _non_finite(self, round_index: int | None) -> None:
+        """Raise the :class:`NonFiniteError` of round ``round_index`` (None: of the block just
+        learned), the learner marked unusable until :meth:`reset_state`."""
+        raise self._fail(divergence_message(self.name or type(self).__name__, round_index,
+                                            self._divergence_hint, "kernel" in self._param_names()))
 
     def run(self, X, y) -> Trace:
         """Test-then-train over the rows of ``X``; returns the :class:`Trace` (decisions before learning).
 
         Continues from the current state, so ``run`` on two halves equals ``run`` on the whole.
         """
+        self._check_usable()
         X = check_matrix(X, self.dim_, sparse=True)
         y = check_targets(y, self.task, X.shape[0])
         self._ensure_started(X.shape[1])
@@ -591,7 +601,7 @@ class Learner(EventPath, ModelFiles):
         if self.scale_spread_ is None:
             return {"input_scale": "pending"}
         return {"input_scale": f"{self._scale_rule()} (first {WIDTH_WINDOW} rows)",
-                "scale_pending": int(np.count_nonzero(self.scale_spread_ == 0.0))}
+                "scale_pending": int(self.scale_spread_.size - np.count_nonzero(self.scale_spread_))}
 
     def all_diagnostics(self) -> dict[str, Any]:
         """:meth:`diagnostics` (once the state exists) plus :meth:`chosen_width` and

@@ -126,9 +126,12 @@ class CategoricalInputs:
     def _learned_rows(self, X: np.ndarray) -> np.ndarray:
         """The mapped form of validated raw rows about to be learned (at most one row while the
         window is open): their levels recorded, the buffered rows widened to match."""
-        if not np.all(np.abs(X) <= MAX_ABS_FEATURE):
-            r = int(np.argwhere(~(np.abs(X) <= MAX_ABS_FEATURE))[0][0])
-            check_vector(X[r], X.shape[1])  # raises the message naming the value
+        big = ~(np.abs(X) <= MAX_ABS_FEATURE)
+        codes = [c for c in self.categorical if c < X.shape[1]]  # (one past the width: CategoryMap says so)
+        big[:, codes] &= ~np.isfinite(X[:, codes])  # (a finite code names a level)
+        if big.any():
+            r = int(np.argwhere(big)[0][0])
+            check_vector(X[r], X.shape[1], levels=self.categorical)  # raises the message naming the value
             raise ValueError(f"row {r} has a value beyond {MAX_ABS_FEATURE:g} in magnitude")
         m = self.categorical_map_
         if m is None:
@@ -171,7 +174,7 @@ class CategoricalInputs:
     # ---- entry points ------------------------------------------------------------------------
 
     def predict_one(self, x):
-        x = check_vector(x, self._raw_width())
+        x = check_vector(x, self._raw_width(), levels=self.categorical)
         m = self.categorical_map_
         return super().predict_one(x if m is None else m.rows(x[None, :])[0])
 
@@ -183,29 +186,29 @@ class CategoricalInputs:
         return super()._predict_event(x)
 
     def predict_many(self, X):
-        X = check_matrix(X, self._raw_width())
+        X = check_matrix(X, self._raw_width(), levels=self.categorical)
         m = self.categorical_map_
         return super().predict_many(X if m is None else m.rows(X))
 
     def _learn_round(self, x, y):
-        x = check_vector(x, self._raw_width())
+        x = check_vector(x, self._raw_width(), levels=self.categorical)
         if not self.n_outputs_:
             y = check_target(y, self.task)
         return super()._learn_round(self._learned_rows(x[None, :])[0], y)
 
     def learn_many(self, X, y):
-        X = check_matrix(X, self._raw_width())
+        X = check_matrix(X, self._raw_width(), levels=self.categorical)
         y = check_targets(y, self.task, X.shape[0])
         if X.shape[0] == 0:
             return np.empty(0)
         return np.concatenate(self._blocks(super().learn_many, X, y))
 
     def _learn_rounds(self, X, y):
-        X = check_matrix(X, self._raw_width())
+        X = check_matrix(X, self._raw_width(), levels=self.categorical)
         return np.concatenate(self._blocks(super()._learn_rounds, X, y))
 
     def run(self, X, y) -> Trace:
-        X = check_matrix(X, self._raw_width())
+        X = check_matrix(X, self._raw_width(), levels=self.categorical)
         y = check_targets(y, self.task, X.shape[0])
         if self.categorical_map_ is None and X.shape[0] == 0:
             return Trace(np.empty(0), y, 0.0, self.task, None, self.all_diagnostics())

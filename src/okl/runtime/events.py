@@ -16,6 +16,7 @@ from okl.kernels import WIDTH_WINDOW
 from okl.components import ENGINE, EVENT, MAPS, STEPS, Plan
 from okl.engine.fastpath import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, build as build_fast_plan
 from okl.runtime.state import _F64
+from okl.runtime.trace import NonFiniteError
 from okl.losses import Loss, get_loss
 
 
@@ -115,6 +116,35 @@ class EventPath:
     #: the columns where the row of the event running now can be non-zero, when it came as a sparse
     #: row whose non-zeros the input map keeps (:meth:`_sparse_event`), else None
     _nonzero: np.ndarray | None = None
+    #: the message of the :class:`NonFiniteError` that left the state unusable (None: usable)
+    _failure: str | None = None
+
+    # ---- a numerical failure: the learner refuses every entry point until reset() ------------
+
+    def _fail(self, message: str) -> NonFiniteError:
+        """Mark the learner unusable (``message``: the error's text) and return the error to raise;
+        its fast plan is off for good (kept across state changes), so every entry point takes the
+        generic path, which calls :meth:`_check_usable`."""
+        self._failure = message
+        ev = event_state(self)
+        ev.cache, ev.plan = None, _NEVER
+        return NonFiniteError(message)
+
+    def _check_usable(self) -> None:
+        """Raise a :class:`NonFiniteError` (the failure's message) when a numerical failure left the
+        state unusable: predicting, learning and saving are refused until :meth:`reset_state`."""
+        if self._failure is not None:
+            raise NonFiniteError(f"refused: an earlier numerical failure left this learner unusable; call reset_state() "
+                                 f"(it forgets everything learned) or make a new learner. {self._failure}")
+
+    def reset_state(self):
+        """Forget everything learned: the learner as :meth:`clone` makes it, in place (the way back
+        after a :class:`NonFiniteError`); returns it."""
+        fresh = self.clone()
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        self._event = _EventState()
+        return self
 
     def _sparse_event(self, x, y, learn: bool):
         """predict_one (``learn`` False) / learn_one on a sparse row (a SciPy sparse matrix of one
@@ -189,6 +219,7 @@ class EventPath:
         width; labels/targets checked), through :meth:`_event_block` where the learner has it:
         decisions equal to a learn_one loop, bit for bit (what ``okl stream`` uses, so a resumed
         stream prints exactly the uninterrupted predictions)."""
+        self._check_usable()
         n = X.shape[0]
         out = self._new_decisions(n)
         drop_event_cache(self)
@@ -251,6 +282,7 @@ class EventPath:
     def _predict_event(self, x) -> float:
         """predict_one through the generic hooks (any input, any state; a fast plan is built
         first when none was tried in this state)."""
+        self._check_usable()
         if is_sparse_matrix(x):
             return self._sparse_event(x, None, False)
         if fast_plan_of(self) is None and type(x) is NDARRAY and self._nonzero is None and self._fast_plan():
@@ -326,9 +358,21 @@ class EventPath:
             # here: labels -1 / +1, or the targets' running mean added by the caller)
             spec = Plan("warmup", "none", SV="warmup_X_", w="warmup_y_")
         if spec is not None:
+            self._check_plan_names(spec)
             plan = build_fast_plan(self, spec)
         ev.plan = plan = plan or False
         return plan
+
+    def _check_plan_names(self, spec: Plan) -> None:
+        """ValueError naming the :class:`~okl.components.Plan` field whose attribute name the
+        learner does not have (a contributed learner's ``compiled_plan()``), before any is moved."""
+        names = [(key, getattr(spec, key)) for key in ("w", "A", "SV", "counts")]
+        names += [(f"extra_counts[{i}]", entry[0]) for i, entry in enumerate(spec.extra_counts)]
+        for key, attr in names:
+            if attr is not None and not hasattr(self, attr):
+                raise ValueError(f"{self.name or type(self).__name__}.compiled_plan(): Plan field {key}={attr!r} "
+                                 f"names no attribute of the learner; name one of its state attributes "
+                                 f"({', '.join(getattr(self, '_state_attrs', ())) or 'none declared'})")
 
     def learn_one(self, x, y) -> "Learner":
         """One online round with example ``x`` and label/target ``y`` (:meth:`_learn_round`)."""
@@ -341,6 +385,7 @@ class EventPath:
         :meth:`_learn_event`; ``okl stream`` uses it."""
         fp = getattr(self, "_event", NO_EVENT).plan
         if fp is None and type(x) is NDARRAY:  # (the plan takes only such rows: a sparse row builds none)
+            self._check_usable()  # (a copy of a failed learner has no event state)
             fp = self._fast_plan()
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
         if fp and type(x) is NDARRAY and type(y) in FLOAT_TYPES and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
@@ -370,6 +415,7 @@ class EventPath:
     def _learn_generic(self, x, y) -> float:
         """learn_one through the generic hooks (:meth:`_learn_event`), then the calibration's step:
         the event no fast plan took (``auto``'s plan falls back here too)."""
+        self._check_usable()
         if is_sparse_matrix(x):
             return self._sparse_event(x, y, True)
         was_started = self.started_
@@ -481,6 +527,7 @@ class EventPath:
 
     def predict_many(self, X) -> np.ndarray:
         """Decisions f(x) of the current model for every row of ``X`` (no learning)."""
+        self._check_usable()
         X = check_matrix(X, self.dim_)
         if self.dim_ is None:
             return np.zeros(X.shape[0])
@@ -501,6 +548,7 @@ class EventPath:
         """Test-then-train over the rows of a mini-batch: row i is predicted with the model that
         learned rows < i (as :meth:`run`, through the same compiled loop); returns the decisions.
         A SciPy sparse matrix stays sparse (:mod:`okl._sparse`)."""
+        self._check_usable()
         X = check_matrix(X, self.dim_, sparse=True)
         y = check_targets(y, self.task, X.shape[0])
         if X.shape[0] == 0:

@@ -201,6 +201,7 @@ class ModelFiles:
         a :class:`okl.MultiClass` file and an ``okl stream`` checkpoint hold them as entries)."""
         from okl._version import __version__
 
+        self._check_usable()  # (a state a numerical failure left is not written)
         self._check_declared()
         meta: dict[str, Any] = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "okl_version": __version__,

@@ -56,17 +56,38 @@ def _check_kind(kind: str | None) -> None:
         raise ValueError(f"unknown kind of learner {kind!r}; kinds: {', '.join(KINDS)}")
 
 
-def register(name: str, *, kind: str = "streaming", **fixed: Any):
+def register(name: str, *, kind: str = "streaming", replace: bool = False, **fixed: Any):
     """Class decorator: make the learner available as ``okl.make(name)`` and on the command line.
 
     ``kind`` is the protocol the class follows (:data:`KINDS`); ``fixed`` are hyperparameters
-    that define this registered variant (e.g. a budget cap).
+    that define this registered variant (e.g. a budget cap). ``name`` must be a non-empty lower-case
+    string without a comma or white space (``--learners a,b`` splits on commas); ``replace=True``
+    replaces a learner registered under that name before (a notebook cell or a reloaded module
+    running its ``@okl.register`` again), never one of okl's own. Everything is checked (the name,
+    then that ``cls`` is a class with the protocol's ``learn_one``, ``predict_one`` and ``run``)
+    before the registry changes, so a refused registration leaves it as it was.
     """
     _check_kind(kind)
+    if not isinstance(name, str) or not name or name != name.strip() or any(c in name for c in ", \t\n") \
+            or name != name.lower():
+        raise ValueError(f"okl.register: a learner name must be a non-empty lower-case string without commas or "
+                         f"spaces (it is typed in --learners a,b), got {name!r}")
 
     def deco(cls: type) -> type:
-        if _kind_of(name) is not None:
-            raise ValueError(f"learner name {name!r} is already registered")
+        missing = [m for m in ("learn_one", "predict_one", "run") if not callable(getattr(cls, m, None))]
+        if not isinstance(cls, type) or missing:
+            raise ValueError(f"okl.register({name!r}): {getattr(cls, '__name__', repr(cls))} is not a learner class "
+                             f"(it has no {', '.join(missing) or 'class'}); subclass okl.Learner")
+        known = _kind_of(name)
+        if known is not None:
+            old = _BY_KIND[known][name][0]
+            if not replace:
+                raise ValueError(f"learner name {name!r} is already registered (by {old.__qualname__}); pass "
+                                 f"replace=True to replace it")
+            if old.__module__.split(".")[0] == "okl" and cls.__module__.split(".")[0] != "okl":
+                raise ValueError(f"learner name {name!r} is one of okl's own learners; register yours under "
+                                 f"another name")
+            del _BY_KIND[known][name]
         _BY_KIND[kind][name] = (cls, dict(fixed))
         if not fixed and not cls.name:
             cls.name = name

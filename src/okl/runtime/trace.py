@@ -9,8 +9,19 @@ import numpy as np
 
 
 class NonFiniteError(FloatingPointError):
-    """A learner's decision became NaN or infinite: its step is too large for the stream."""
+    """A learner's decision became NaN or infinite (or its update divided by zero): its step is too
+    large, or its regularisation too small, for the stream. The learner that raised it refuses to
+    predict, learn or be saved until ``reset_state()``."""
 
+
+def divergence_message(name: str, round_index: int | None, hint: str, kernel: bool) -> str:
+    """The :class:`NonFiniteError` text: the round (None: a round of the block just learned), the
+    remedy ``hint`` (the hyperparameter to change and the direction, e.g. "raise regularization"),
+    a smaller kernel width for a kernel learner, and what the learner does now."""
+    where = "a decision" if round_index is None else f"the decision at round {round_index} (0-based)"
+    width = ", or pass a smaller kernel width" if kernel else ""
+    return (f"{name}: {where} is not finite; the updates diverged on this stream. To fix it, {hint}{width}. "
+            "The learner's state is no longer usable: it refuses to predict, learn or save until reset_state().")
 
 
 def mistakes_of(decisions: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -159,9 +159,10 @@ def _resume_and_run(args, learner, config, position, err, stdout, stderr, stdin)
             raise CheckpointError(f"{args.checkpoint} was made with dimension {position.dim}, "
                                   f"--dim is {args.dim}")
         learner = ck_learner
-        if not args.quiet:
-            skip = (f"; on stdin its first {position.byte_offset:,} bytes are skipped unread, so feed the whole "
-                    "stream again from its first line" if args.input == "-" and position.byte_offset else "")
+        skips = args.input == "-" and position.byte_offset > 0
+        if skips or not args.quiet:  # (input skipped unread is always said, --quiet or not)
+            skip = (f"; on stdin its first {position.byte_offset:,} bytes ({position.lines:,} lines) are skipped "
+                    "unread, so feed the whole stream again from its first line" if skips else "")
             err.write(f"okl stream: resuming from {args.checkpoint} at event {position.events} "
                       f"(line {position.lines + 1}, byte {position.byte_offset}){skip}\n")
     runner = StreamRunner(learner, config, position, checkpoint=args.checkpoint, every=args.every,

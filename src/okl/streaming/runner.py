@@ -103,6 +103,7 @@ Blocks
 from __future__ import annotations
 
 import math
+import os
 import signal
 import sys
 import time
@@ -354,8 +355,23 @@ class StreamRunner:
 
     def save(self) -> None:
         if self.checkpoint is not None:
-            write_checkpoint(self.checkpoint, self.learner, self.config, self.pos)
+            try:
+                write_checkpoint(self.checkpoint, self.learner, self.config, self.pos)
+            except OSError as exc:  # (a full disk: say what stdout holds beyond the checkpoint)
+                raise self._save_failed(exc) from None
             self._checkpointed_at = self.pos.events
+
+    def _save_failed(self, exc: OSError) -> OSError:
+        """The error of a checkpoint that could not be written (same type and errno): the events
+        already printed beyond the checkpoint kept, which a resume prints again."""
+        kept, done = self._checkpointed_at, self.pos.events
+        held = (f"{self.checkpoint} still holds event {kept}" if os.path.exists(self.checkpoint)
+                else f"no checkpoint {self.checkpoint} was written")
+        again = (f"; stdout already has the predictions of events {kept + 1}..{done}, which a resume prints again "
+                 f"(drop the last {done - kept} output lines before appending)" if done > kept else "")
+        error = type(exc)(f"the checkpoint at event {done} could not be written ({exc}); {held}{again}")
+        error.errno = exc.errno
+        return error
 
     # ---- blocks of lines ----------------------------------------------------------------------
 
