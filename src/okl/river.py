@@ -133,7 +133,7 @@ from okl._river_features import _OKLRiverEstimator
 from okl._threads import one_blas_thread
 from okl.kernels import WIDTH_WINDOW
 from okl.engine.roots import load_compiled, roots_cached
-from okl.intervals import Interval
+from okl.intervals import ConformalHead, Interval
 from okl.runtime.registry import learner_class
 from okl.runtime.multiclass import MultiClass
 
@@ -383,21 +383,43 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
         return float(y)
 
     def learn_one(self, x: dict, y) -> None:
-        self._learn(x, self._value(y))
+        y = self._value(y)
+        # the prediction before y is learned is the head's honest score; the placeholder 0.0 before
+        # the first learned example is not a prediction, and is not scored
+        learned = self.model is not None and self.model.n_seen_ > 0
+        f, scale = self._mean_scale(x) if learned else (0.0, None)
+        self._learn(x, y)
+        head = self.__dict__.setdefault("interval_head_", ConformalHead())
+        if learned:
+            head.update(f, y, scale)
+
+    def _mean_scale(self, x: dict) -> tuple[float, float | None]:
+        """The prediction at x and the learner's predictive standard deviation (None without one:
+        the head's local scale)."""
+        v = self._row(x) if self.model is not None else None
+        if v is not None and hasattr(self.model, "predict_mean_var_one"):
+            mean, var = self.model.predict_mean_var_one(v)
+            if math.isfinite(var) and var > 0.0:
+                return mean, math.sqrt(var)
+        return self._decision(x), None
+
+    def predict_interval_one(self, x: dict, alpha: float = 0.1) -> Interval:
+        """The 1 - alpha prediction interval at x from online conformal calibration
+        (:class:`okl.intervals.ConformalHead`: conformal PID on the scores |y - f(x)| / u(x), u the
+        learner's predictive standard deviation where it has one, else the stream's local scale),
+        for every learner; (-inf, f, inf) before two learned examples."""
+        f, scale = self._mean_scale(x)
+        head = self.__dict__.get("interval_head_")
+        if head is None:
+            return Interval(-math.inf, f, math.inf)
+        return head.interval(f, alpha, scale)
 
     def predict_one(self, x: dict, with_interval: bool = False, confidence: float = 0.95, **kwargs):
         """The prediction f(x) (0.0 before the first learned example); with ``with_interval=True``
-        the central ``confidence`` interval of the learner's predictive distribution (class
-        docstring)."""
+        the central ``confidence`` interval from :meth:`predict_interval_one` (alpha = 1 - confidence)."""
         if not with_interval:
             return self._decision(x)
-        if not hasattr(learner_class(self.learner), "predict_interval_one"):
-            raise ValueError(f"with_interval=True needs a learner with a predictive variance (krls-t); "
-                             f"learner {self.learner!r} has none")
-        v = self._row(x)
-        if v is None:
-            return Interval(-math.inf, 0.0, math.inf)
-        return self.model.predict_interval_one(v, confidence)
+        return self.predict_interval_one(x, 1.0 - confidence)
 
     def learn_many(self, X, y) -> None:
         self._learn_frame(X, [self._value(v) for v in list(y)])

@@ -135,6 +135,8 @@ def _label(name: str, width: float | None, params: dict[str, Any]) -> str:
 #: Lorenz, Mackey-Glass 30 and Santa Fe sits at 2 std (docs/results/timeseries.md)
 SERIES_WIDTHS = (0.5, 1.0, 2.0)
 SERIES_NOISES = (1e-6, 1e-4, 1e-2)
+#: the affine (linear autoregression) members' noise-to-signal ratios
+AFFINE_NOISES = (1e-2, 1.0)
 
 
 def series_pool() -> list[tuple[str, float | None, dict[str, Any]]]:
@@ -150,4 +152,7 @@ def series_pool() -> list[tuple[str, float | None, dict[str, Any]]]:
     for w in SERIES_WIDTHS:
         for sn2 in SERIES_NOISES:
             pool.append(("krls-t", w, {"noise": sn2, "forgetting": 1.0, "center_targets": False, "scale": None}))
+    for sn2 in AFFINE_NOISES:  # the affine kernel: KRLS-T is then recursive Bayesian linear regression
+        pool.append(("krls-t", 1.0, {"noise": sn2, "forgetting": 1.0, "center_targets": False, "scale": None,
+                                     "kernel": "affine"}))
     return pool

@@ -143,8 +143,8 @@ class Forecaster:
     def _measure(self) -> tuple[float, float, int]:
         y = np.asarray(self.y_)
         period = self.period
-        if period is None:
-            period = detect_period(y)
+        if period is None:  # (a season once found is kept: the members are not rebuilt for its jitter)
+            period = self.scale_[2] or detect_period(y)
         sd = float(np.std(y)) or 1.0
         sd_season = float(np.std(y[period:] - y[:-period])) if period and len(y) > period else 0.0
         return sd, sd_season or sd, int(period)
@@ -175,7 +175,10 @@ class Forecaster:
 
         season, order, name, sigma, params = spec
         kw = {"loss": "squared", **params}
-        if sigma is not None:
+        if kw.get("kernel") == "affine":  # Bayesian linear regression with an intercept, inputs in width units
+            kw["kernel"] = okl.Polynomial(degree=1, scale=1.0 / sigma ** 2, offset=1.0)
+            kw["budget"] = max(kw.get("budget", 0), order + 2 + len(self.exog_keys_ or ()))
+        elif sigma is not None:
             kw["kernel"] = okl.RBF(sigma=sigma)
         return okl.make(name, **kw)
 
@@ -210,6 +213,8 @@ class Forecaster:
                 x = rows.get((season, order))
                 if x is None:
                     x = rows[(season, order)] = self._row(season, order, u, h)
+                if season and u + h - season * math.ceil(h / season) < 0:
+                    continue  # (no value to difference from yet)
                 base = self._base(season, u, h)
                 m = models[j]
                 p = m.predict_one(x) if m.n_seen_ else 0.0
