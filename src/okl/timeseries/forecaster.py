@@ -171,16 +171,17 @@ class Forecaster:
         self._add_horizons(H)
 
     def _make(self, spec):
-        import okl
+        from okl.kernels import RBF, Polynomial
+        from okl.runtime.base import make
 
         season, order, name, sigma, params = spec
         kw = {"loss": "squared", **params}
         if kw.get("kernel") == "affine":  # Bayesian linear regression with an intercept, inputs in width units
-            kw["kernel"] = okl.Polynomial(degree=1, scale=1.0 / sigma ** 2, offset=1.0)
+            kw["kernel"] = Polynomial(degree=1, scale=1.0 / sigma ** 2, offset=1.0)
             kw["budget"] = max(kw.get("budget", 0), order + 2 + len(self.exog_keys_ or ()))
         elif sigma is not None:
-            kw["kernel"] = okl.RBF(sigma=sigma)
-        return okl.make(name, **kw)
+            kw["kernel"] = RBF(sigma=sigma)
+        return make(name, **kw)
 
     def _add_horizons(self, H: int) -> None:
         """Models for horizons len(models_) + 1 .. H, trained on the kept history."""
