@@ -316,6 +316,15 @@ class Forecaster:
         finally:
             del self.x_[kept:]
 
+    def save(self, path) -> None:
+        """Write the forecaster to ``path`` (:func:`save_forecaster`: a zip, no pickle)."""
+        save_forecaster(self, path)
+
+    @classmethod
+    def load(cls, path) -> "Forecaster":
+        """Read a :meth:`save` file (:func:`load_forecaster`)."""
+        return load_forecaster(path)
+
     def members(self, horizon: int = 1) -> list[str]:
         """The live members at ``horizon``, best first, as 'name(order, season, sigma, params): loss'."""
         h = horizon - 1
@@ -323,6 +332,108 @@ class Forecaster:
         return [f"{self.specs_[j][2]}(order {self.specs_[j][1]}, season {self.specs_[j][0]}, sigma "
                 f"{self.specs_[j][3] if self.specs_[j][3] is None else round(self.specs_[j][3], 4)}, "
                 f"{self.specs_[j][4]}): {self.loss_[h, j]:.4g}" for j in order if self.alive_[h, j]]
+
+
+def save_forecaster(fc: Forecaster, path) -> None:
+    """``fc`` as one zip (no pickle): ``forecaster.json`` (hyperparameters, the kept values, the
+    mixture's losses, the interval heads) and one okl model file per live member, ``h<h>_m<j>.npz``;
+    written beside ``path`` and renamed over it (a crash leaves the previous file whole)."""
+    import json
+    import os
+    import tempfile
+    import zipfile
+
+    from okl._files import write_atomically
+
+    meta = {"format": "okl-forecaster", "version": 1,
+            "params": {"learner": fc.learner, "order": fc.order, "period": fc.period, "warmup": fc.warmup,
+                       "burn": fc.burn, "keep": fc.keep, "drop": fc.drop, "discount": fc.discount,
+                       "memory": fc.memory, "params": fc.params},
+            "y": fc.y_, "x": [None if v is None else v.tolist() for v in fc.x_], "offset": fc.offset_, "n": fc.n_,
+            "specs": [list(sp) for sp in fc.specs_], "loss": fc.loss_.tolist(), "alive": fc.alive_.tolist(),
+            "heads": [hd.to_dict() for hd in fc.heads_], "rounds": fc.rounds_, "scale": list(fc.scale_),
+            "exog_keys": fc.exog_keys_}
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for h, models in enumerate(fc.models_):
+            for j, m in enumerate(models):
+                if m is not None:
+                    name = f"h{h + 1}_m{j}.npz"
+                    m.save(os.path.join(tmp, name))
+                    files.append(name)
+
+        def write(fh):
+            with zipfile.ZipFile(fh, "w", zipfile.ZIP_STORED) as zf:
+                zf.writestr("forecaster.json", json.dumps(meta))
+                for name in files:
+                    zf.write(os.path.join(tmp, name), name)
+
+        write_atomically(path, write)
+
+
+def load_forecaster(path) -> Forecaster:
+    """The :class:`Forecaster` :func:`save_forecaster` wrote; a malformed file raises ValueError
+    naming the file and the field (each member is checked by :meth:`okl.runtime.base.Learner.load`)."""
+    import json
+    import os
+    import shutil
+    import tempfile
+    import zipfile
+
+    from okl.runtime.base import Learner
+
+    path = str(path)
+    try:
+        zf = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise ValueError(f"{path}: not an okl forecaster file ({exc})") from None
+    with zf:
+        try:
+            meta = json.loads(zf.read("forecaster.json"))
+        except (KeyError, ValueError) as exc:
+            raise ValueError(f"{path}: no readable forecaster.json ({exc})") from None
+        if not isinstance(meta, dict) or meta.get("format") != "okl-forecaster":
+            raise ValueError(f"{path}: forecaster.json is not an okl forecaster's header")
+        try:
+            fc = Forecaster(**meta["params"])
+            fc.y_ = [float(v) for v in meta["y"]]
+            fc.x_ = [None if v is None else np.array(v, dtype=float) for v in meta["x"]]
+            fc.offset_, fc.n_, fc.rounds_ = int(meta["offset"]), int(meta["n"]), int(meta["rounds"])
+            fc.specs_ = [(int(a), int(b), str(c), None if d is None else float(d), dict(e))
+                         for a, b, c, d, e in meta["specs"]]
+            k = len(fc.specs_)
+            fc.loss_ = np.array(meta["loss"], dtype=float).reshape(-1, k)
+            fc.alive_ = np.array(meta["alive"], dtype=bool).reshape(-1, k)
+            fc.heads_ = [ConformalHead.from_dict(d, f"{path}: head {i + 1}") for i, d in enumerate(meta["heads"])]
+            fc.scale_ = (float(meta["scale"][0]), float(meta["scale"][1]), int(meta["scale"][2]))
+            fc.exog_keys_ = meta["exog_keys"]
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ValueError(f"{path}: forecaster.json: {exc}") from None
+        if len(fc.y_) != len(fc.x_) or fc.loss_.shape != fc.alive_.shape or len(fc.heads_) != len(fc.loss_):
+            raise ValueError(f"{path}: forecaster.json: values, losses and heads disagree in length")
+        fc.models_ = []
+        tmp = tempfile.mkdtemp()
+        for h in range(len(fc.loss_)):
+            row = []
+            for j in range(k):
+                if fc.alive_[h, j]:
+                    name = f"h{h + 1}_m{j}.npz"
+                    try:
+                        data = zf.read(name)
+                    except KeyError:
+                        raise ValueError(f"{path}: member file {name} is missing") from None
+                    member = os.path.join(tmp, name)
+                    with open(member, "wb") as fh:
+                        fh.write(data)
+                    try:
+                        row.append(Learner.load(member))
+                    except Exception as exc:
+                        raise ValueError(f"{path}: {name}: {exc}") from None
+                else:
+                    row.append(None)
+            fc.models_.append(row)
+        shutil.rmtree(tmp, ignore_errors=True)
+    return fc
 
 
 def detect_period(y: np.ndarray) -> int:
@@ -345,4 +456,4 @@ def detect_period(y: np.ndarray) -> int:
     return at if best > max(2.0 / math.sqrt(n), 0.3) else 0
 
 
-__all__ = ["Forecaster", "ORDERS", "detect_period"]
+__all__ = ["Forecaster", "ORDERS", "detect_period", "load_forecaster", "save_forecaster"]
