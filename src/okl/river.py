@@ -419,7 +419,7 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
         the central ``confidence`` interval from :meth:`predict_interval_one` (alpha = 1 - confidence)."""
         if not with_interval:
             return self._decision(x)
-        return self.predict_interval_one(x, 1.0 - confidence)
+        return self.predict_interval_one(x, round(1.0 - confidence, 12))  # (0.9 -> 0.1, not 0.0999..)
 
     def learn_many(self, X, y) -> None:
         self._learn_frame(X, [self._value(v) for v in list(y)])

@@ -1,4 +1,4 @@
-"""Command line: ``okl run | datasets | fetch | sigma | reproduce | stream | sweep | report | evolve | compile``.
+"""Command line: ``okl run | datasets | fetch | forecast | sigma | reproduce | stream | sweep | report | evolve | compile``.
 
 Thin: parse, call the library, print. One module per command (``okl.cli.<command>``, each with
 ``add_parser(subparsers)``); what they share is in :mod:`okl.cli._common`. Nothing in okl below
@@ -11,12 +11,12 @@ import argparse
 import sys
 
 from okl.cli import compile as compile_command
-from okl.cli import datasets, evolve, fetch, reproduce, report, run, sigma, stream, sweep
+from okl.cli import datasets, evolve, fetch, forecast, reproduce, report, run, sigma, stream, sweep
 from okl.cli._common import (ECHO_CHARS, MAX_RUNS, NUMERIC_OPTIONS, OklArgumentParser, check_options, check_seeds,
                              clip, run_command, user_error)
 
 #: the subcommands, in the order ``okl --help`` lists them
-COMMANDS = (run, datasets, fetch, sigma, reproduce, stream, sweep, report, evolve, compile_command)
+COMMANDS = (run, datasets, fetch, forecast, sigma, reproduce, stream, sweep, report, evolve, compile_command)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -23,7 +23,7 @@ learner (``loss="squared"``, its defaults, with the ``params`` given) at each ho
 **Scale and season from the stream.** Members are built after ``warmup`` values: the width unit is
 std(series) sqrt(order) (the typical distance of two embedded rows; std of the seasonal differences
 for those members); the season P is the lag 2..n/3 with the largest autocorrelation of the first
-differences when it exceeds 2 / sqrt(n) and 0.3 (``period=None``; 0: none). At 2, 4, 8 and 16 times
+differences when it exceeds 2 / sqrt(n) and :data:`SEASON_CORRELATION` 0.5 (``period=None``; 0: none). At 2, 4, 8 and 16 times
 ``warmup`` values the scale is measured again, and the members are rebuilt on the kept history when
 it moved by more than a factor sqrt 2 (a width grid step) or a season appeared.
 
@@ -45,6 +45,11 @@ from okl.intervals import ConformalHead, Interval
 #: candidate orders when ``order`` is None (a doubling grid around the embeddings the literature
 #: uses: 6 for Lorenz, 7 for Mackey-Glass and Santa Fe)
 ORDERS = (6, 12)
+SEASON_CORRELATION = 0.5
+#: a season is a lag where the autocorrelation of the differences peaks above this: more than half of
+#: a difference's variance repeats a period later (measured peaks: AirlinePassengers 0.62-0.80 at 12,
+#: Santa Fe 0.67-0.83 at 7-8, Mackey-Glass 30 0.56-0.60 at 18 in its first 128 values; Lorenz 0.29-0.44,
+#: a quasi-period that seasonal members did not help: -36.9 dB one step ahead with them, -56.2 without)
 
 
 class Forecaster:
@@ -439,7 +444,7 @@ def load_forecaster(path) -> Forecaster:
 def detect_period(y: np.ndarray) -> int:
     """The season of a series: the lag P in 2 .. n/3 where the autocorrelation of the first
     differences has its highest peak (above its neighbours: a smooth series' differences decay from
-    lag 0 without one), when that exceeds max(2 / sqrt(n), 0.3); else 0."""
+    lag 0 without one), when that exceeds max(2 / sqrt(n), :data:`SEASON_CORRELATION`); else 0."""
     d = np.diff(np.asarray(y, dtype=np.float64))
     n = len(d)
     if n < 12:
@@ -453,7 +458,7 @@ def detect_period(y: np.ndarray) -> int:
     for lag in range(2, n // 3 + 1):
         if r[lag - 1] < r[lag] >= r[lag + 1] and r[lag] > best:  # a peak, not the decay from lag 0
             best, at = r[lag], lag
-    return at if best > max(2.0 / math.sqrt(n), 0.3) else 0
+    return at if best > max(2.0 / math.sqrt(n), SEASON_CORRELATION) else 0
 
 
 __all__ = ["Forecaster", "ORDERS", "detect_period", "load_forecaster", "save_forecaster"]
