@@ -357,11 +357,15 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
     Parameters as :class:`OKLRiverClassifier`; targets are used as given. Predicts 0.0 before
     the first learned example (as River's regressors).
 
-    **Prediction intervals**, River's interval-regressor convention: ``predict_one(x,
-    with_interval=True, confidence=0.95)`` returns an :class:`okl.intervals.Interval` (``lower``,
-    ``center``, ``upper``, ``width``) from the learner's predictive distribution, for a learner
-    that has one (``predict_interval_one``: ``krls-t``); ``(-inf, 0.0, inf)`` before the first
-    learned example. Any other learner raises ValueError naming it.
+    **Prediction intervals** for every learner: ``predict_interval_one(x, alpha=0.1)`` and River's
+    interval-regressor convention ``predict_one(x, with_interval=True, confidence=0.95)`` return an
+    :class:`okl.intervals.Interval` (``lower``, ``center``, ``upper``, ``width``) from online
+    conformal calibration (:class:`okl.intervals.ConformalHead`: adaptive conformal inference /
+    conformal PID on the errors of the predictions made before each example was learned, scaled by
+    the learner's predictive standard deviation where it has one, krls-t, else by the stream's local
+    error scale); infinite before two learned examples. Measured at 90 % with the default learner:
+    TrumpApproval 89.2 %, ChickWeights 89.8 %, Friedman #1 89.7 % (River's Jackknife around the
+    same model: 93.8 %, 71.0 %, 96.6 %; ../shared/checks/timeseries.py).
 
     >>> import numpy as np
     >>> from okl.river import OKLRiverRegressor
@@ -371,7 +375,7 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
     ...     model.learn_one({"u": u}, float(np.sin(3 * u) + 0.1 * rng.standard_normal()))
     >>> iv = model.predict_one({"u": 0.5}, with_interval=True)
     >>> round(iv.lower, 2), round(iv.center, 2), round(iv.upper, 2), round(float(np.sin(1.5)), 2)
-    (0.76, 1.0, 1.24, 1.0)
+    (0.74, 1.0, 1.26, 1.0)
     """
 
     _task = "regression"
