@@ -70,7 +70,7 @@ class Forecaster:
         The embedding order; None: each of :data:`ORDERS` in the mixture.
     period : int or None, default None
         The season P (0: none); None: detected from the series.
-    warmup : int, default 32
+    warmup : int, default 16
         Values before the members are built (the last value is forecast until then).
     burn, keep, drop : default 300, 2, 10.0
         After ``burn`` rounds, members ``drop`` times worse than the leader are dropped, but the ``keep`` best.
@@ -82,7 +82,7 @@ class Forecaster:
         Hyperparameters of a named ``learner``.
     """
 
-    def __init__(self, learner: str = "auto", order: int | None = None, period: int | None = None, warmup: int = 32,
+    def __init__(self, learner: str = "auto", order: int | None = None, period: int | None = None, warmup: int = 16,
                  burn: int = 300, keep: int = 2, drop: float = 10.0, discount: float = 0.99, memory: int = 4096,
                  params: dict | None = None):
         from okl.runtime.base import learners
