@@ -34,8 +34,10 @@ differences when it exceeds 2 / sqrt(n) and :data:`SEASON_CORRELATION` 0.5 (``pe
 ``warmup`` values the scale is measured again, and the members are rebuilt on the kept history when
 it moved by more than a factor sqrt 2 (a width grid step) or a season appeared.
 
-**Intervals**: one :class:`okl.intervals.ConformalHead` per horizon, fed the leader's honest
-h-step errors: ``forecast_interval(horizon, alpha)``.
+**Intervals**: one :class:`okl.intervals.ConformalHead` per horizon, fed the errors of the
+forecasts the Forecaster answered h rounds earlier (what a user got, not a refit's):
+``forecast_interval(horizon, alpha)``. Lorenz, 90 %: coverage 88.5 % one step ahead and 70.7 % ten
+steps ahead when the head was fed the members' refit errors instead (docs/results/timeseries.md).
 
 Cost per learned value: O(H x members x M^2) for KRLS-T members of budget M (H horizons).
 """
@@ -115,6 +117,7 @@ class Forecaster:
         self.rounds_ = 0               # rounds since the members were built
         self.rec_loss_ = np.zeros(0)   # [h - 1]: the recursive path's discounted squared error
         self.paths_: list[tuple[int, list[float]]] = []  # (origin t, the recursive forecasts of t + 1 ..)
+        self.issued_: list[tuple[int, list[float]]] = []  # (origin t, what forecast() answered at t)
         self.scale_ = (0.0, 0.0, 0)    # (std of values, std of seasonal differences, season) they were built with
         self.exog_keys_: list | None = None
 
@@ -182,7 +185,7 @@ class Forecaster:
         self.loss_ = np.zeros((0, len(self.specs_)))
         self.alive_ = np.zeros((0, len(self.specs_)), dtype=bool)
         self.rounds_ = 0
-        self.rec_loss_, self.paths_ = np.zeros(0), []
+        self.rec_loss_, self.paths_, self.issued_ = np.zeros(0), [], []
         self._add_horizons(H)
 
     def _make(self, spec):
@@ -240,8 +243,11 @@ class Forecaster:
                 e = y - base - p
                 loss[j] = self.discount * loss[j] + e * e
                 m.learn_one(x, y - base)
-            rec = self._recursive(u, h)
-            self.heads_[h - 1].update(lead_pred if rec is None else rec, y)
+            issued = self._issued(u, h)  # the forecast answered at u: the head scores what users got
+            if issued is None:
+                rec = self._recursive(u, h)
+                issued = lead_pred if rec is None else rec
+            self.heads_[h - 1].update(issued, y)
 
     def _prune(self) -> None:
         """Drop, at every horizon, the members whose discounted loss exceeds ``drop`` times the
@@ -323,6 +329,14 @@ class Forecaster:
             del self.y_[len(self.y_) - added:]
             del self.x_[len(self.x_) - added:]
         self.paths_ = kept + [(t, path)]
+        self.issued_ = [(o, f) for o, f in self.issued_ if t - o < len(f)] + [
+            (t, [self._predict(h) for h in range(1, H + 1)])]
+
+    def _issued(self, t: int, h: int) -> float | None:
+        for o, f in self.issued_:
+            if o == t and h <= len(f):
+                return float(f[h - 1])
+        return None
 
     def _recursive(self, t: int, h: int) -> float | None:
         """The recursive forecast of y_{t+h} made at t, when it leads horizon h; else None."""
@@ -419,6 +433,7 @@ def save_forecaster(fc: Forecaster, path) -> None:
             "specs": [list(sp) for sp in fc.specs_], "loss": fc.loss_.tolist(), "alive": fc.alive_.tolist(),
             "heads": [hd.to_dict() for hd in fc.heads_], "rounds": fc.rounds_, "scale": list(fc.scale_),
             "rec_loss": fc.rec_loss_.tolist(), "paths": [[o, list(p)] for o, p in fc.paths_],
+            "issued": [[o, list(p)] for o, p in fc.issued_],
             "exog_keys": fc.exog_keys_}
     with tempfile.TemporaryDirectory() as tmp:
         files = []
@@ -476,6 +491,7 @@ def load_forecaster(path) -> Forecaster:
             fc.exog_keys_ = meta["exog_keys"]
             fc.rec_loss_ = np.array(meta["rec_loss"], dtype=float)
             fc.paths_ = [(int(o), [float(v) for v in p]) for o, p in meta["paths"]]
+            fc.issued_ = [(int(o), [float(v) for v in p]) for o, p in meta["issued"]]
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{path}: forecaster.json: {exc}") from None
         if len(fc.y_) != len(fc.x_) or fc.loss_.shape != fc.alive_.shape or not (
