@@ -136,7 +136,7 @@ from okl._river_features import _OKLRiverEstimator
 from okl._threads import one_blas_thread
 from okl.kernels import WIDTH_WINDOW
 from okl.engine.roots import load_compiled, roots_cached
-from okl.runtime.registry import learner_class
+from okl.intervals import ConformalHead
 from okl.runtime.multiclass import MultiClass
 
 
@@ -366,12 +366,16 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
     Parameters as :class:`OKLRiverClassifier`; targets are used as given. Predicts 0.0 before
     the first learned example (as River's regressors).
 
-    **Prediction intervals**, River's interval-regressor convention: ``predict_one(x,
-    with_interval=True, confidence=0.95)`` returns River's own ``river.conf.Interval`` (``lower``,
-    ``upper``; ``center`` their mean, ``width``) from the learner's predictive distribution, for a
-    learner that has one (``predict_interval_one``: ``krls-t``; the interval is central, so
-    ``center`` is the prediction); ``Interval(-inf, inf)`` before the first learned example. Any
-    other learner raises ValueError naming it.
+    **Prediction intervals** for every learner: ``predict_interval_one(x, alpha=0.1)`` and River's
+    interval-regressor convention ``predict_one(x, with_interval=True, confidence=0.95)`` return River's
+    own ``river.conf.Interval`` (``lower``, ``upper``; ``center`` their mean, ``width``) from online
+    conformal calibration (:class:`okl.intervals.ConformalHead`: adaptive conformal inference /
+    conformal PID on the errors of the predictions made before each example was learned, scaled by
+    the learner's predictive standard deviation where it has one, krls-t, else by the stream's local
+    error scale; symmetric about the prediction, so ``center`` is the prediction); ``Interval(-inf,
+    inf)`` before two learned examples. Measured at 90 % with the default learner: TrumpApproval
+    89.2 %, ChickWeights 89.8 %, Friedman #1 89.7 % (River's Jackknife around the same model: 93.8 %,
+    71.0 %, 96.6 %; ../shared/checks/timeseries.py).
 
     >>> import numpy as np
     >>> from okl.river import OKLRiverRegressor
@@ -381,7 +385,7 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
     ...     model.learn_one({"u": u}, float(np.sin(3 * u) + 0.1 * rng.standard_normal()))
     >>> iv = model.predict_one({"u": 0.5}, with_interval=True)
     >>> round(iv.lower, 2), round(iv.center, 2), round(iv.upper, 2), round(float(np.sin(1.5)), 2)
-    (0.76, 1.0, 1.24, 1.0)
+    (0.74, 1.0, 1.26, 1.0)
     """
 
     _task = "regression"
@@ -393,22 +397,44 @@ class OKLRiverRegressor(_OKLRiverEstimator, river_base.MiniBatchRegressor):
         return float(y)
 
     def learn_one(self, x: dict, y) -> None:
-        self._learn(x, self._value(y))
+        y = self._value(y)
+        # the prediction before y is learned is the head's honest score; the placeholder 0.0 before
+        # the first learned example is not a prediction, and is not scored
+        learned = self.model is not None and self.model.n_seen_ > 0
+        f, scale = self._mean_scale(x) if learned else (0.0, None)
+        self._learn(x, y)
+        head = self.__dict__.setdefault("interval_head_", ConformalHead())
+        if learned:
+            head.update(f, y, scale)
+
+    def _mean_scale(self, x: dict) -> tuple[float, float | None]:
+        """The prediction at x and the learner's predictive standard deviation (None without one:
+        the head's local scale)."""
+        v = self._row(x) if self.model is not None else None
+        if v is not None and hasattr(self.model, "predict_mean_var_one"):
+            mean, var = self.model.predict_mean_var_one(v)
+            if math.isfinite(var) and var > 0.0:
+                return mean, math.sqrt(var)
+        return self._decision(x), None
+
+    def predict_interval_one(self, x: dict, alpha: float = 0.1) -> Interval:
+        """The 1 - alpha prediction interval at x from online conformal calibration
+        (:class:`okl.intervals.ConformalHead`: conformal PID on the scores |y - f(x)| / u(x), u the
+        learner's predictive standard deviation where it has one, else the stream's local scale),
+        for every learner, as River's ``Interval``; (-inf, inf) before two learned examples."""
+        f, scale = self._mean_scale(x)
+        head = self.__dict__.get("interval_head_")
+        if head is None:
+            return Interval(-math.inf, math.inf)
+        iv = head.interval(f, alpha, scale)
+        return Interval(iv.lower, iv.upper)
 
     def predict_one(self, x: dict, with_interval: bool = False, confidence: float = 0.95, **kwargs):
         """The prediction f(x) (0.0 before the first learned example); with ``with_interval=True``
-        the central ``confidence`` interval of the learner's predictive distribution (class
-        docstring)."""
+        the central ``confidence`` interval from :meth:`predict_interval_one` (alpha = 1 - confidence)."""
         if not with_interval:
             return self._decision(x)
-        if not hasattr(learner_class(self.learner), "predict_interval_one"):
-            raise ValueError(f"with_interval=True needs a learner with a predictive variance (krls-t); "
-                             f"learner {self.learner!r} has none")
-        v = self._row(x)
-        if v is None:
-            return Interval(-math.inf, math.inf)
-        iv = self.model.predict_interval_one(v, confidence)
-        return Interval(iv.lower, iv.upper)
+        return self.predict_interval_one(x, round(1.0 - confidence, 12))  # (0.9 -> 0.1, not 0.0999..)
 
     def learn_many(self, X, y) -> None:
         self._learn_frame(X, [self._value(v) for v in list(y)])

@@ -1,4 +1,4 @@
-"""Command line: ``okl run | learners | datasets | fetch | sigma | reproduce | stream | serve | sweep | report |
+"""Command line: ``okl run | learners | datasets | fetch | forecast | sigma | reproduce | stream | serve | sweep | report |
 evolve | compile``.
 
 Thin: parse, call the library, print. One module per command (``okl.cli.<command>``, each with
@@ -12,12 +12,12 @@ import argparse
 import sys
 
 from okl.cli import compile as compile_command
-from okl.cli import datasets, evolve, fetch, learners, reproduce, report, run, serve, sigma, stream, sweep
+from okl.cli import datasets, evolve, fetch, forecast, learners, reproduce, report, run, serve, sigma, stream, sweep
 from okl.cli._common import (ECHO_CHARS, MAX_RUNS, NUMERIC_OPTIONS, OklArgumentParser, add_import_option,
                              check_options, check_seeds, clip, run_command, user_error)
 
 #: the subcommands, in the order ``okl --help`` lists them
-COMMANDS = (run, learners, datasets, fetch, sigma, reproduce, stream, serve, sweep, report, evolve, compile_command)
+COMMANDS = (run, learners, datasets, fetch, forecast, sigma, reproduce, stream, serve, sweep, report, evolve, compile_command)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -128,3 +128,31 @@ def _label(name: str, width: float | None, params: dict[str, Any]) -> str:
     parts = [] if width is None else [f"sigma x{width:g}"]
     parts += [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}" for k, v in params.items()]
     return f"{name}({', '.join(parts)})"
+
+
+#: the series pool's width multipliers (times the embedding's scale, std(series) sqrt(order)) and
+#: noise-to-signal ratios: KAFBOX's grid is 4 widths x 2 noises around 4.2 std; its best cell on
+#: Lorenz, Mackey-Glass 30 and Santa Fe sits at 2 std (docs/results/timeseries.md)
+SERIES_WIDTHS = (0.5, 1.0, 2.0)
+SERIES_NOISES = (1e-6, 1e-4, 1e-2)
+#: the affine (linear autoregression) members' noise-to-signal ratios
+AFFINE_NOISES = (1e-2, 1.0)
+
+
+def series_pool() -> list[tuple[str, float | None, dict[str, Any]]]:
+    """The members :class:`okl.timeseries.Forecaster` weighs at each horizon by default, as
+    (registry name, width multiplier, hyperparameters): KRLS-T (the Gaussian-process filter that
+    KAFBOX's time-series demos use) over :data:`SERIES_WIDTHS` x :data:`SERIES_NOISES`, with no
+    forgetting (lambda 1), no input map and no target centring (the embedding's values are the
+    series' own: a map or a centring would change the kernel's geometry, measured at 27-43 dB on
+    the KAF series), and a linear member (the autoregression, for trends the kernel cannot
+    extrapolate). The width multiplier is relative to std(series) sqrt(order), the typical distance
+    between two embedded rows. When auto's engine runs KRLS-T these members are the same list."""
+    pool: list[tuple[str, float | None, dict[str, Any]]] = []
+    for w in SERIES_WIDTHS:
+        for sn2 in SERIES_NOISES:
+            pool.append(("krls-t", w, {"noise": sn2, "forgetting": 1.0, "center_targets": False, "scale": None}))
+    for sn2 in AFFINE_NOISES:  # the affine kernel: KRLS-T is then recursive Bayesian linear regression
+        pool.append(("krls-t", 1.0, {"noise": sn2, "forgetting": 1.0, "center_targets": False, "scale": None,
+                                     "kernel": "affine"}))
+    return pool

@@ -1,0 +1,153 @@
+"""``okl forecast``: okl's :class:`okl.timeseries.Forecaster` on a series, one value at a time,
+beside a linear autoregression and the last value, per horizon: MSE (dB), MAE, and the coverage and
+mean width of its 90 % intervals; a PNG of the series, the forecasts and the band."""
+
+from __future__ import annotations
+
+import gzip
+import math
+
+import numpy as np
+
+#: line styles cycled with the colours, so any number of curves stays distinguishable
+STYLES = ("-", "--", "-.", ":")
+
+
+def read_series(spec: str) -> tuple[str, np.ndarray]:
+    """A registered series' values (okl.data.series.SERIES) or a file's first column (plain or .gz);
+    a value that is not a finite number raises ValueError naming the file and line."""
+    from okl.data.series import SERIES, load_series
+
+    if spec in SERIES:
+        return spec, load_series(spec)
+    opener = gzip.open if spec.endswith(".gz") else open
+    try:
+        fh = opener(spec, "rt")
+    except OSError as exc:
+        raise ValueError(f"--series {spec!r}: neither a registered series ({', '.join(SERIES)}) nor a readable "
+                         f"file ({exc.strerror})") from None
+    values = []
+    with fh:
+        for lineno, line in enumerate(fh, 1):
+            field = line.replace(",", " ").split()
+            if not field:
+                continue
+            try:
+                v = float(field[0])
+            except ValueError:
+                raise ValueError(f"{spec}, line {lineno}: {field[0][:40]!r} is not a number") from None
+            if not math.isfinite(v):
+                raise ValueError(f"{spec}, line {lineno}: the value {field[0][:40]!r} is not finite")
+            values.append(v)
+    if len(values) < 20:
+        raise ValueError(f"{spec}: {len(values)} values; a forecast needs at least 20")
+    return spec, np.array(values)
+
+
+def linear_ar(s: np.ndarray, order: int, H: int, ridge: float = 1e-6) -> np.ndarray:
+    """Direct linear autoregressions (least squares on the lags and an intercept, refit every
+    round on all pairs seen): P[t, h - 1] forecasts s[t + h] from s[..t]. Cost O(n H order^3)."""
+    from okl.timeseries.embedding import lags
+
+    n = len(s)
+    P = np.full((n, H), np.nan)
+    A = np.zeros((H, order + 1, order + 1))
+    b = np.zeros((H, order + 1))
+    for t in range(n):
+        x_t = np.r_[1.0, lags(s, t, order)]
+        for h in range(1, H + 1):
+            if t - h >= 0:
+                x = np.r_[1.0, lags(s, t - h, order)]
+                A[h - 1] += np.outer(x, x)
+                b[h - 1] += x * s[t]
+                w = np.linalg.solve(A[h - 1] + ridge * np.trace(A[h - 1]) / (order + 1) * np.eye(order + 1),
+                                    b[h - 1])
+                P[t, h - 1] = x_t @ w
+            else:
+                P[t, h - 1] = s[t]
+    return P
+
+
+def cmd_forecast(args) -> int:
+    from okl.timeseries import Forecaster
+
+    name, s = read_series(args.series)
+    n = min(len(s), args.n) if args.n else len(s)
+    s = s[:n]
+    H = args.horizon
+    skip = args.skip if args.skip is not None else n // 3
+    if not 0 <= skip < n - H:
+        raise ValueError(f"--skip must be in 0 .. {n - H - 1} (the series has {n} values), got {skip}")
+    fc = Forecaster(learner=args.learner, order=args.order)
+    P = np.full((n, H), np.nan)
+    lo, hi = np.full((n, H), np.nan), np.full((n, H), np.nan)
+    for t in range(n):
+        if t > 0:
+            for h, iv in enumerate(fc.forecast_interval(H, alpha=0.1)):
+                P[t - 1, h], lo[t - 1, h], hi[t - 1, h] = iv.center, iv.lower, iv.upper
+        fc.learn_one(float(s[t]))
+    AR = linear_ar(s, args.order or 6, H)
+    rows = []
+    print(f"series {name}: {n} values, forecasts scored on values {skip}..{n - 1}; okl Forecaster(learner="
+          f"{args.learner!r}, order={args.order}); 90 % intervals")
+    print("| horizon | okl MSE (dB) | okl MAE | coverage % | mean width | linear AR MSE (dB) | linear AR MAE | "
+          "last value MSE (dB) | last value MAE |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for h in range(1, H + 1):
+        t = np.arange(max(skip - h, 0), n - h)
+        y = s[t + h]
+
+        def score(p):
+            e = y - p
+            return f"{10 * math.log10(np.mean(e * e)):.2f}", f"{np.mean(np.abs(e)):.4g}"
+
+        inside = (lo[t, h - 1] <= y) & (y <= hi[t, h - 1])
+        row = [str(h), *score(P[t, h - 1]), f"{100 * inside.mean():.1f}", f"{np.mean(hi[t, h - 1] - lo[t, h - 1]):.4g}",
+               *score(AR[t, h - 1]), *score(s[t])]
+        rows.append(row)
+        print("| " + " | ".join(row) + " |")
+    if args.png:
+        plot(args.png, name, s, P, lo, hi, H, skip)
+        print(f"figure: {args.png}")
+    return 0
+
+
+def plot(path, name, s, P, lo, hi, H, skip):
+    """The series, the 1-step and H-step forecasts and the H-step band over the last 300 scored
+    values; colours and line styles cycled together, the legend outside the axes."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = len(s)
+    a = max(skip, n - 300)
+    t = np.arange(a, n)
+    fig, ax = plt.subplots(figsize=(10, 4))
+    curves = [("series", t, s[a:n])]
+    for h in sorted({1, H}):
+        curves.append((f"forecast, {h} step{'s' if h > 1 else ''} ahead", t, P[t - h, h - 1]))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (label, x, v) in enumerate(curves):
+        ax.plot(x, v, color=colours[i % len(colours)], linestyle=STYLES[(i // len(colours) + i) % len(STYLES)],
+                linewidth=1.2, label=label)
+    ax.fill_between(t, lo[t - H, H - 1], hi[t - H, H - 1], color="grey", alpha=0.25,
+                    label=f"90 % interval, {H} step{'s' if H > 1 else ''} ahead")
+    ax.set_xlabel("time")
+    ax.set_title(f"{name}: okl Forecaster")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def add_parser(sub):
+    s = sub.add_parser("forecast", help="forecast a series at every horizon beside a linear AR and the last value")
+    s.add_argument("--series", required=True, help="lorenz, mg30, santafe, or a file of one value a line")
+    s.add_argument("--horizon", type=int, default=10, help="the largest horizon H (default 10)")
+    s.add_argument("--order", type=int, help="the embedding order (default: chosen by the Forecaster)")
+    s.add_argument("--learner", default="auto", help="auto (the series pool) or a registered learner")
+    s.add_argument("--n", type=int, default=3000, help="values used (default 3000; 0: all)")
+    s.add_argument("--skip", type=int, help="values left out of the scores (default a third)")
+    s.add_argument("--png", default="forecast.png", help="the figure's file (default forecast.png; '' for none)")
+    s.set_defaults(func=cmd_forecast)
+    return s

@@ -1,0 +1,132 @@
+"""okl.timeseries: the embedding, the Forecaster (River's protocol, direct horizons, intervals,
+model files) and the conformal head every regressor's interval comes from."""
+
+import math
+
+import numpy as np
+import pytest
+
+from okl.intervals import ConformalHead
+from okl.timeseries import Forecaster, detect_period, embed
+
+
+def test_embed_rows_targets_and_exog():
+    X, y = embed(np.arange(1.0, 7.0), 3, horizon=2)
+    assert X.tolist() == [[1, 0, 0], [2, 1, 0], [3, 2, 1], [4, 3, 2]] and y.tolist() == [3, 4, 5, 6]
+    X, y = embed([1.0, 2.0, 3.0], 1, exog=[[10, 20], [11, 21], [12, 22]])
+    assert X.tolist() == [[1, 11, 21], [2, 12, 22]] and y.tolist() == [2, 3]
+    for kw, msg in (({"order": 0}, "order"), ({"order": 2, "horizon": 0}, "horizon"),
+                    ({"order": 2, "horizon": 5}, "more than horizon")):
+        with pytest.raises(ValueError, match=msg):
+            embed([1.0, 2.0, 3.0], **kw)
+    with pytest.raises(ValueError, match="value 1"):
+        embed([1.0, math.nan, 3.0], 1)
+    with pytest.raises(ValueError, match="one row per value"):
+        embed([1.0, 2.0, 3.0], 1, exog=[1.0, 2.0])
+
+
+def test_detect_period():
+    t = np.arange(240)
+    assert detect_period(np.sin(2 * np.pi * t / 12) + 0.01 * t) == 12
+    assert detect_period(np.cumsum(np.random.default_rng(0).standard_normal(240))) == 0
+    assert detect_period(np.sin(0.01 * t)) == 0  # smooth: its differences decay without a peak
+
+
+def _sine(n, rng):
+    t = np.arange(n)
+    return np.sin(2 * np.pi * t / 25) + 0.5 * np.sin(2 * np.pi * t / 7) + 0.05 * rng.standard_normal(n)
+
+
+def test_forecaster_beats_last_value_at_every_horizon_with_covering_intervals():
+    rng = np.random.default_rng(0)
+    s = _sine(700, rng)
+    fc = Forecaster(order=8, burn=100)
+    H = 5
+    err = np.zeros((H, 2))
+    inside = np.zeros(H)
+    n = 0
+    for t in range(len(s) - H):
+        if t >= 300:
+            ivs = fc.forecast_interval(H, alpha=0.1)
+            assert [iv.center for iv in ivs] == fc.forecast(H)
+            for h in range(H):
+                e = s[t + h] - ivs[h].center
+                err[h] += [e * e, (s[t + h] - s[t - 1]) ** 2]
+                inside[h] += s[t + h] in ivs[h]
+            n += 1
+        fc.learn_one(float(s[t]))
+    assert np.all(err[:, 0] < 0.2 * err[:, 1])          # far better than the last value
+    assert np.all(np.abs(inside / n - 0.9) < 0.06)        # 90 % intervals at every horizon
+    assert len(fc.members(1)) < 2 * len(fc.specs_)
+
+
+def test_forecaster_before_warmup_and_bad_input():
+    fc = Forecaster()
+    assert fc.forecast(3) == [0.0, 0.0, 0.0]
+    fc.learn_one(2.5)
+    assert fc.forecast(2) == [2.5, 2.5]
+    assert math.isinf(fc.forecast_interval(1)[0].upper)
+    for bad, msg in ((math.inf, "finite"), ("a", "number"), (True, "number")):
+        with pytest.raises(ValueError, match=msg):
+            fc.learn_one(bad)
+    assert fc.n_ == 1  # nothing learned from a refused value
+    with pytest.raises(ValueError, match="horizon"):
+        fc.forecast(0)
+    for kw, msg in (({"learner": "nope"}, "learner"), ({"order": 0}, "order"), ({"warmup": 2}, "warmup"),
+                    ({"discount": 0.0}, "discount"), ({"drop": 1.0}, "drop")):
+        with pytest.raises(ValueError, match=msg):
+            Forecaster(**kw)
+
+
+def test_forecaster_exog_and_named_learner():
+    rng = np.random.default_rng(1)
+    u = rng.standard_normal(400)
+    y = np.r_[0.0, 0.5 * u[:-1]] + 0.9 * u  # y_t depends on x_t: known only through the exogenous value
+    fc = Forecaster(learner="krls-t", order=2, params={"noise": 1e-3, "scale": None, "center_targets": False})
+    sq = []
+    for t in range(399):
+        if t > 200:
+            sq.append((fc.forecast(1, xs=[{"u": float(u[t])}])[0] - y[t]) ** 2)
+        fc.learn_one(float(y[t]), x={"u": float(u[t])})
+    assert np.mean(sq) < 0.1 * np.var(y)
+    with pytest.raises(ValueError, match="xs"):
+        fc.forecast(2, xs=[{"u": 0.0}])
+    with pytest.raises(ValueError, match="exogenous features"):
+        fc.learn_one(0.0, x={"v": 1.0})
+
+
+def test_forecaster_model_file_round_trip(tmp_path):
+    rng = np.random.default_rng(2)
+    s = _sine(260, rng)
+    fc = Forecaster(order=6, burn=50)
+    for v in s[:200]:
+        fc.learn_one(float(v))
+    before = fc.forecast_interval(4)
+    fc.save(tmp_path / "f.zip")
+    back = Forecaster.load(tmp_path / "f.zip")
+    assert back.forecast_interval(4) == before
+    for v in s[200:]:
+        fc.learn_one(float(v))
+        back.learn_one(float(v))
+    assert back.forecast(4) == fc.forecast(4)
+    (tmp_path / "bad.zip").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="bad.zip"):
+        Forecaster.load(tmp_path / "bad.zip")
+
+
+def test_conformal_head_tracks_coverage_under_drift():
+    rng = np.random.default_rng(3)
+    head = ConformalHead()
+    inside = 0
+    for t in range(3000):
+        sd = 1.0 + 4.0 * (t > 1500)            # the noise jumps: not exchangeable
+        y = sd * rng.standard_normal()
+        inside += y in head.interval(0.0, 0.1)
+        head.update(0.0, y)
+    assert abs(inside / 3000 - 0.9) < 0.02
+    iv = head.interval(0.0, 0.1)
+    assert 1.3 * 5 < iv.upper < 2.1 * 5          # z_0.95 = 1.645 times the new sd
+    back = ConformalHead.from_dict(head.to_dict())
+    assert back.interval(0.0, 0.1) == iv
+    with pytest.raises(ValueError, match="alpha"):
+        head.interval(0.0, 1.5)
