@@ -15,7 +15,6 @@ from typing import Any
 import numpy as np
 
 from okl._adapters import build_core
-from okl._tabular import is_missing
 from okl.categories import bucket, signed_bucket
 from okl.kernels import WIDTH_WINDOW
 from okl.runtime.base import Learner, learner_class
@@ -127,14 +126,14 @@ class _OKLRiverEstimator:
         cats = self._categorical
         out = {}
         for key, value in x.items():
-            if is_missing(value):  # None or NaN: as if the key were absent (okl._tabular)
+            if value is None:  # as if the key were absent (okl._tabular); a NaN value is refused below
                 continue
             if isinstance(value, str) or key in cats:
                 try:
                     hash(value)
                 except TypeError:
                     raise ValueError(f"categorical feature {key!r} has an unhashable value {value!r}") from None
-                if isinstance(value, float) and not math.isfinite(value):  # (inf; NaN is missing)
+                if isinstance(value, float) and not math.isfinite(value):
                     raise ValueError(f"categorical feature {key!r} has a non-finite value {value!r}")
                 out[(key, value)] = 1.0
             else:

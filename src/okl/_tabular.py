@@ -3,7 +3,8 @@
 that is not a number, and missing values.
 
 Missing values, one rule on every adapter: a missing number (NaN in a numeric column of the
-scikit-learn adapters; ``None`` or an absent key in River's dicts) is the value 0, as River's
+scikit-learn adapters and of a DataFrame given to River's ``learn_many``; ``None`` or an absent key in
+River's dicts, where a NaN value is refused as a corrupt reading) is the value 0, as River's
 sparse dicts have always read an absent key; a missing category (None or NaN in a categorical
 column or key) is no level (every indicator 0). The learner's input scale (:mod:`okl.scaling`)
 then treats that 0 as any other value. Where 0 is a meaningful value of a column, impute it
