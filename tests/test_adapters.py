@@ -318,10 +318,13 @@ def test_river_one_pass_row_is_the_full_conversion():
     assert model.predict_one({"a": True, "b": 0.0}) == model.predict_one({"a": 1.0, "b": 0.0})
     assert model.predict_one({"a": 0.9, "zzz": 5.0}) == model.predict_one({"a": 0.9})
     n = model.model.n_seen_
-    # None and NaN are a missing value: the key is absent (okl._tabular)
+    # None is a missing value: the key is absent (okl._tabular); a NaN value is refused by name
     absent = model.predict_one({"b": 0.1})
-    assert model.predict_proba_one({"a": float("nan"), "b": 0.1}) == model.predict_proba_one({"a": None, "b": 0.1}) \
-        == model.predict_proba_one({"b": 0.1}) and model.predict_one({"a": None, "b": 0.1}) == absent
+    assert model.predict_proba_one({"a": None, "b": 0.1}) == model.predict_proba_one({"b": 0.1}) \
+        and model.predict_one({"a": None, "b": 0.1}) == absent
+    with pytest.raises(ValueError, match="feature 'a' has a non-finite value nan"):
+        model.learn_one({"a": float("nan"), "b": 0.1}, True)
+    assert model.model.n_seen_ == n  # nothing learned from the refused event
     with pytest.raises(ValueError, match="feature 'a' has a non-finite value inf"):
         model.learn_one({"a": float("inf"), "b": 0.1}, True)
     with pytest.raises(ValueError, match=r"non-numeric value \[1\]"):
