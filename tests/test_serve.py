@@ -370,3 +370,40 @@ def test_keys_far_behind_are_snapshotted_every_snapshot_seconds(tmp_path):
         app.close = lambda: None  # as if killed after the snapshot: the restart needs no replay
     with TestClient(App(Template("linear"), str(tmp_path))) as c:
         assert_same(c, replay("linear", events), np.eye(DIM))
+
+
+@pytest.fixture(scope="module")
+def ray():
+    """A local Ray cluster of 2 CPUs for the module (the Ray test skips where the okl[ray] extra is not installed)."""
+    ray = pytest.importorskip("ray", reason="Ray is not installed (the okl[ray] extra)")
+    ray.init(num_cpus=2, namespace="okl", include_dashboard=False, log_to_driver=False)
+    yield ray
+    ray.shutdown()
+
+
+def test_two_shard_actors_one_killed_mid_stream_equal_the_single_process_run(tmp_path, ray):
+    # okl serve on Ray: two named shard actors on a local cluster, one killed mid-stream (Ray restarts it
+    # from its snapshots and log on the shared store); every key then predicts as the single-process run
+    events = events_for(900, 6, seed=11)
+    batches = [events[i:i + 150] for i in range(0, len(events), 150)]
+    app = App(Template("linear"), str(tmp_path), shards=2, engine="ray", snapshot_every=40)
+    assert len(app.remote.actors) == 2
+    with TestClient(app) as c:
+        pids = [ray.get(a.pid.remote()) for a in app.remote.actors]
+        for i, batch in enumerate(batches):
+            if i == 3:  # killed while this batch is in flight: Ray restarts it and retries the call
+                victim = app.remote.actors[0]
+                t = threading.Thread(target=lambda: (time.sleep(0.02), ray.kill(victim, no_restart=False)))
+                t.start()
+            r = c.post("/v1/events", content="\n".join(json.dumps(e) for e in batch) + "\n")
+            assert r.status_code == 200, r.text
+            if i == 3:
+                t.join()
+        assert ray.get(app.remote.actors[0].pid.remote()) != pids[0]  # it was restarted: another process
+        assert ray.get(app.remote.actors[1].pid.remote()) == pids[1]
+        assert_same(c, replay("linear", events), np.random.default_rng(2).normal(size=(3, 4)))
+        # a refusal from either shard changes nothing on the other one
+        bad = [{"op": "learn", "key": "k0", "x": [0.1] * 4, "y": 1}, {"op": "learn", "key": "k1", "x": [0.1] * 5, "y": 1}]
+        r = c.post("/v1/events", content="\n".join(json.dumps(e) for e in bad) + "\n")
+        assert r.status_code == 422 and r.json()["index"] == 1
+        assert_same(c, replay("linear", events), np.eye(4))
