@@ -58,6 +58,12 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
   scales and the normaliser, 2k + 1; the decision rescales on the fly). O(nnz) on the non-zero
   features. Not in the single learners' per-event plan: ``linear(step="nag")`` per event takes the
   generic path.
+* ``"krls-t"``: KRLS-T's Gaussian-process posterior over the expansion's dictionary, with
+  back-to-prior forgetting and pruning (:mod:`okl.components.steps.krlst`; the loss derivative
+  is not used: it learns the label or target itself). Its state is declared
+  (:mod:`okl.components.spec`: ``Plan.state`` names the learner's arrays for it, ``Plan.constants``
+  gives its constants). O(M^2 + M d). Run by ``auto``'s engine with one output; a single KRLS-T
+  learner's events and K classes keep its own compiled calls.
 
 ``shrink`` (SkeGD's weight decay 1 - eta lambda) and update rounds (``rho``) apply to the
 stage-2 steps that declare them.
@@ -70,10 +76,13 @@ from typing import Any
 
 import numpy as np
 
+from okl.components.spec import Field, block_size
+from okl.components.steps import krlst
+
 #: map codes (the compiled paths' dispatch)
 EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER = range(7)
 #: step codes
-SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG = range(6)
+SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST = range(7)
 #: budget rules of the support step
 STOP, REPLACE_OLDEST, MERGE_NEAREST = range(3)
 
@@ -85,13 +94,21 @@ EVENT, ENGINE, K_OUTPUTS = "event", "engine", "k-outputs"
 @dataclass(frozen=True)
 class Component:
     """One feature map or step: its code, the :class:`Plan` fields it reads (besides ``w``), the
-    compiled paths that run it, and what it computes."""
+    compiled paths that run it, and what it computes; a step may declare its constants, state and
+    work space (:mod:`okl.components.spec`), laid out in that order as one block."""
 
     name: str
     code: int
     reads: tuple[str, ...]
     paths: tuple[str, ...]
     doc: str
+    constants: tuple[str, ...] = ()
+    state: tuple[Field, ...] = ()
+    work: tuple[Field, ...] = ()
+
+    def block_size(self, budget: int) -> int:
+        """The length of this step's declared block at ``budget`` (0: none declared)."""
+        return block_size(self.constants, self.state, self.work, budget) if self.constants or self.state else 0
 
 
 MAPS = {c.name: c for c in (
@@ -113,6 +130,8 @@ STEPS = {c.name: c for c in (
     Component("store", STORE, (), (ENGINE, K_OUTPUTS), "store the row and its label"),
     Component("nag", NAG, ("A", "eta"), (ENGINE, K_OUTPUTS), "w_i -= eta sqrt(t / N) g z_i / (s_i sqrt(G_i))"),
     Component("none", -1, (), (EVENT,), "nothing learned (the width window buffers the row)"),
+    Component("krls-t", KRLST, ("budget", "kernel", "counts"), (ENGINE,), "the GP posterior over the dictionary",
+              krlst.CONSTANTS, krlst.STATE, krlst.WORK),
 )}
 BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST, "merge nearest": MERGE_NEAREST}
 
@@ -122,7 +141,8 @@ class Plan:
     """A learner's compiled state in its current stage: a map and a step from the table, the
     names of its mutable arrays (the paths move them into their buffers: the learner's attributes
     become views, so model files and Python see the same memory), copies of its fixed arrays, and
-    the constants. Built by :meth:`~okl.runtime.events.EventPath.compiled_plan`; never saved.
+    the constants (a step that declares its state: ``state`` maps each of its fields to the
+    learner's attribute, ``constants`` gives its constants in order). Built by :meth:`~okl.runtime.events.EventPath.compiled_plan`; never saved.
 
     ``w`` names the weights (an expansion's coefficients, the window's labels), ``A`` the step's
     state (AdaGrad sums, ONS inverse), ``SV`` the stored rows, ``counts`` the learner's counter
@@ -152,6 +172,8 @@ class Plan:
     margin: bool = False
     unmap: bool = False
     merge_above: float | None = None
+    state: tuple[tuple[str, str], ...] = ()
+    constants: tuple[float, ...] = ()
     options: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -165,6 +187,14 @@ class Plan:
             raise ValueError(f"Plan: merge_above must be a kernel value in (0, 1], got {self.merge_above!r}")
         if self.step == "nag" and self.map != "linear":
             raise ValueError(f"Plan: the 'nag' step takes the 'linear' map, got {self.map!r}")
+        step = STEPS[self.step]
+        if {name for name, _ in self.state} != {f.name for f in step.state} or len(self.constants) != len(
+                step.constants):
+            raise ValueError(f"Plan: the {self.step!r} step declares the state {[f.name for f in step.state]} and "
+                             f"the constants {list(step.constants)}, got {[n for n, _ in self.state]} and "
+                             f"{len(self.constants)} constants")
+        if self.state and self.map != "expansion":
+            raise ValueError(f"Plan: the {self.step!r} step takes the 'expansion' map, got {self.map!r}")
         unset = [name for name in MAPS[self.map].reads + STEPS[self.step].reads if _unset(self, name)]
         if unset:
             raise ValueError(f"Plan: the {self.map!r} map with the {self.step!r} step needs {unset}")
@@ -195,6 +225,12 @@ class Plan:
         if path == EVENT:
             return not self.unmap
         return self.shrink == 1.0 and (self.rho is None or self.step == "ons")
+
+
+def runs_everywhere(composition, path: str) -> bool:
+    """Whether every map and step named in ``composition`` (a learner's declared components) runs
+    on the compiled ``path``."""
+    return all(path in (MAPS.get(name) or STEPS[name]).paths for name in composition)
 
 
 def _unset(plan: Plan, name: str) -> bool:

@@ -88,10 +88,11 @@ from okl.components.maps.linear import (linear_features, linear_step_sparse, lin
 from okl.components.steps.nag import nag_step, nag_value
 from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_code_step_deferred, pending_size
 from okl.components.steps.adagrad import adagrad_step
+from okl.components.steps.krlst import krlst_member_round
 from okl.components.maps.window import window_decision, window_from_distances, window_store
 from okl.features.generated import project_generated, project_generated_cached
-from okl.components import (ADAGRAD, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, KERNEL_MAP,
-                                    LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE, SUPPORT, WINDOW)
+from okl.components import (ADAGRAD, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, KERNEL_MAP, KRLST, LINEAR_MAP,
+                            MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE, SUPPORT, WINDOW)
 
 
 
@@ -302,6 +303,9 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
     if st == STORE:
         _window_learn(F, I, R, j, x, y)
         return NOTHING
+    if st == KRLST:
+        _krlst_learn(F, I, R, j, x, y)
+        return NOTHING
     lkind = I[j, LOSS]
     g = loss_derivative(lkind, f, y)
     if st == SUPPORT:
@@ -346,6 +350,22 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
             sub_scaled(w, ogd_step(R[j, ETA] * g, z, lkind), z)
     I[j, NSEEN] += 1
     return NOTHING
+
+
+@jit
+def _krlst_learn(F, I, R, j, x, y):
+    """A KRLS-T member's round on row x with label / target y (its own rule: no loss
+    derivative; :func:`okl.components.steps.krlst.krlst_member_round`), then the stored rows' norms
+    (pruning moves rows up; sparse rows' kernel values read them)."""
+    B, d = I[j, BUDGET], x.shape[0]
+    kind = int(R[j, KIND])
+    SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
+    m = krlst_member_round(F, I[j, O_G], SV, F[I[j, O_W]:I[j, O_W] + B], I[j, M], kind, R[j, KA], R[j, KB_],
+                           R[j, KC], x, y)
+    for i in range(m):
+        F[I[j, O_NRM] + i] = row_norm(kind, SV[i])
+    I[j, M] = m
+    I[j, NSEEN] += 1
 
 
 @jit

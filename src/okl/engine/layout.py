@@ -9,7 +9,7 @@ import numpy as np
 
 from okl._compiled import column_norms_t, row_norm
 from okl.components import (ADAGRAD, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP, NAG, ONS,
-                            WINDOW)
+                            STEPS, WINDOW)
 from okl.components.steps.ons import apply_pending, pending_size
 from okl.engine.columns import (BUDGET, CB, COUNTER, ETA, GKIND, GSCALE, GSEED, I_COLS, K, KA, KB_, KC, KIND, LOSS, LR,
                                 M, MAP, MARGIN_COUNTER, MERGE, NL, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_NRM, O_P, O_U,
@@ -59,9 +59,10 @@ class Engine:
         size = sum(p if isinstance(p, int) else p.size for _, _, p, _ in parts)
         self.F = F = np.zeros(max(size, 1))
         pos = 0
-        for j, col, p, attr in parts:
+        for j, col, p, attr in parts:  # (a part without a column follows the one before it)
             n = p if isinstance(p, int) else p.size
-            I[j, col] = pos
+            if col is not None:
+                I[j, col] = pos
             if not isinstance(p, int):
                 F[pos:pos + n] = p.ravel()
                 if attr is not None:
@@ -135,6 +136,8 @@ class Engine:
             if st == ONS:
                 k, o = int(I[j, K]), int(I[j, O_U])
                 apply_pending(getattr(m, plan.A), self.F[o + k:o + k + pending_size(k)])  # (a view of F)
+            for attr, at, n in _counter_arrays(plan, m, int(I[j, O_G])):  # (the step's int arrays)
+                getattr(m, attr)[...] = self.F[at:at + n].reshape(getattr(m, attr).shape)
 
 
 def _stored_norms(F, I, R, j, dim: int) -> None:
@@ -152,6 +155,39 @@ def _stored_norms(F, I, R, j, dim: int) -> None:
                        F[I[j, O_NRM]:I[j, O_NRM] + m])
 
 
+def _step_block(plan, m) -> list:
+    """The parts of a step that declares its state (:mod:`okl.components.spec`): its constants
+    (at ``O_G``), then each state array (the member's, shared as a view; an int array copied and
+    written back by :meth:`Engine.sync`), then its work space, contiguous and in the spec's order."""
+    step = STEPS[plan.step]
+    if not step.block_size(plan.budget):
+        return []
+    attrs = dict(plan.state)
+    parts = [(O_G, np.asarray(plan.constants, dtype=np.float64), None)]
+    for f in step.state:
+        a = getattr(m, attrs[f.name])
+        if a.shape != f.dims(plan.budget):
+            raise ValueError(f"{m.name}: its {attrs[f.name]} has shape {a.shape}, the {plan.step!r} step declares "
+                             f"{f.dims(plan.budget)}")
+        parts.append((None, a, attrs[f.name]) if f.dtype == "float" else (None, a.astype(np.float64), None))
+    return parts + [(None, f.size(plan.budget), None) for f in step.work]
+
+
+def _counter_arrays(plan, m, at: int):
+    """(attribute, offset in F, size) of the int arrays of a declared step state laid out from
+    ``at`` (:func:`_step_block`)."""
+    step = STEPS[plan.step]
+    if not step.state:
+        return
+    at += len(step.constants)
+    attrs = dict(plan.state)
+    for f in step.state:
+        n = f.size(plan.budget)
+        if f.dtype != "float":
+            yield attrs[f.name], at, n
+        at += n
+
+
 def _lay_out(plan, m, I, R) -> list:
     """A member's plan (:class:`okl.components.Plan`) into its row of I and R; returns its
     parts of F: (column, array to copy in or size of a work space, the member's attribute that
@@ -163,7 +199,7 @@ def _lay_out(plan, m, I, R) -> list:
     state = lambda attr: (getattr(m, attr), attr)  # noqa: E731  (an array the member shares)
     if mp == EXPANSION:
         I[M], I[BUDGET] = getattr(m, plan.counts), plan.budget
-        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_NRM, plan.budget, None)]
+        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_NRM, plan.budget, None)] + _step_block(plan, m)
     if mp == WINDOW:
         I[BUDGET], I[M] = plan.budget, getattr(m, plan.counts)
         for attr, _ in plan.extra_counts:

@@ -83,9 +83,11 @@ layer in regression), in one compiled call per event (:mod:`okl.engine.core`, :c
 transitions and FORKS's update rounds run in the members' Python. ``run``, ``learn_many`` and
 ``okl stream`` take the same per-row arithmetic, so per-event decisions equal run()'s bit for bit.
 N = 19 members by default (10 on sparse rows). Memory is the members' (bounded by the budget) plus
-O(N) (O(N^2) in regression). ``diagnostics()`` holds every member's weight (``weight[<member>]``), ``carried_by``,
-the learning rate and the members alive; model files hold the members as complete okl model files
-of their own (``members_blob_``, each checked against its own state declaration).
+O(N) (O(N^2) in regression). ``diagnostics()`` holds every member's weight (``weight[<member>]``),
+``carried_by``, the learning rate, the members alive and how many the compiled engine does not run
+(``members_outside_engine``: each of those learns through its own Python path every round); model
+files hold the members as complete okl model files of their own (``members_blob_``, each checked
+against its own state declaration).
 """
 
 from __future__ import annotations
@@ -486,6 +488,8 @@ class Auto(EnginePaths, WindowPhase, Learner):
         if left:
             out["left_out"] = left
         out["members_alive"] = alive
+        # (a member the compiled engine does not run learns through its own Python path each round)
+        out["members_outside_engine"] = len(self._engine().py)
         specs = self.member_specs()
         for j, i in enumerate(self.member_index_):  # the L1 members' centre width (scale_sigma_l1)
             if specs[i][2].get("kernel") == "laplacian":

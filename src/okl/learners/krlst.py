@@ -53,9 +53,12 @@ gives the published setting (no input map, no centring; the paper's width is 1 o
 ``kernel=okl.RBF(sigma=1)``). Per-round cost O(M^2 + M d) (the forgetting, Q k, Sigma q, the
 rank-one updates and alpha = Q mu; pruning adds O(M^2)), no allocation; memory O(M^2 + M d).
 
-The rule is not a map and a step of the component table (:mod:`okl.components`): it has no
-compiled plan, and does not run in ``auto``'s engine. predict_one and learn_one are nonetheless one
-compiled call each (the per-event hooks, on the round of :func:`krlst_round` that ``run()`` loops).
+The learner is a composition (:mod:`okl.components`): the expansion map over the dictionary
+with the ``"krls-t"`` step (:mod:`okl.components.steps.krlst`, where the compiled rule lives), so
+``auto``'s engine runs it as a member with one output (``members=[..., ("krls-t", 1.0, {})]``).
+Its own predict_one and learn_one are one compiled call each (the per-event hooks, on the round
+of :func:`~okl.components.steps.krlst.krlst_round` that ``run()`` loops), and its K classes are
+K copies (the pruning rule reads the mean: K outputs do not share one dictionary).
 
 >>> import okl
 >>> from okl.checks import friedman_regression   # Friedman #1, targets scaled to [0, 1]
@@ -79,10 +82,12 @@ import math
 
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_value, row_ok, times_and_quadratic
 from okl._validation import MAX_ABS_FEATURE, check_vector
 from okl.intervals import Interval
+from okl.components import Plan
 from okl.components.maps.expansion import expansion_decision
+from okl.components.steps.krlst import (PRUNED, REDUCED, krlst_event_features, krlst_event_round, krlst_mean_variance,
+                                        krlst_rounds)
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.events import EventWork
 from okl.runtime.hyperparameters import BUDGET, KERNEL_LEARNER, Hyper, accept
@@ -96,204 +101,6 @@ NOISE = Hyper("noise", "real", "The noise-to-signal ratio sn2 (the regularisatio
 REGRESSION_NOISE, CLASSIFICATION_NOISE = 1e-2, 1.0
 JITTER = Hyper("jitter", "real", "Added to kappa(x, x) against round-off; a basis projecting below it is not "
                "added.", low=0.0, low_open=True)
-
-#: rows of the work space of :func:`krlst_round`: q = Q k, h = Sigma q, the extended mu, Q's pruned column
-Q_ROW, H_ROW, MU_ROW, COLUMN_ROW = range(4)
-#: the counters ``removals_``: bases pruned, and rounds whose new basis was dropped (the reduced update)
-PRUNED, REDUCED = 0, 1
-
-
-@jit
-def krlst_first_pair(kind, a, b, c, noise, jitter, x, y, SV, K, Q, Sigma, mu, alpha, sums):
-    """The posterior after the first pair (the dictionary is {x})."""
-    kxx = kernel_value(kind, a, b, c, x, x)
-    k = kxx + jitter
-    Q[0, 0] = 1.0 / k
-    mu[0] = y * k / (k + noise)
-    Sigma[0, 0] = k - k * k / (k + noise)
-    K[0, 0] = kxx
-    copy_into(SV[0], x)
-    sums[0] = y * y / (k + noise)
-    sums[1] = 1.0
-    alpha[0] = Q[0, 0] * mu[0]
-
-
-@jit
-def _prune_index(Q, mu_ext, q, gamma2, m):
-    """The basis of the extended posterior (m + 1 bases, the new one last: Q_ext = [[Q, 0], [0', 0]]
-    + [q; -1][q; -1]' / gamma2, mean ``mu_ext``) with the smallest |(Q_ext mu_ext)_i / (Q_ext)_ii|,
-    the first on a tie, computed from Q without forming Q_ext."""
-    s = 0.0
-    for j in range(m):
-        s += q[j] * mu_ext[j]
-    t = (s - mu_ext[m]) / gamma2  # (Q_ext mu_ext)_i = (Q mu_ext[:m])_i + q_i t, and -t for the new basis
-    best, at = abs(-t / (1.0 / gamma2)), m
-    for i in range(m - 1, -1, -1):  # (from the end: the first index wins a tie)
-        v = 0.0
-        for j in range(m):
-            v += Q[i, j] * mu_ext[j]
-        err = abs((v + q[i] * t) / (Q[i, i] + q[i] * q[i] / gamma2))
-        if err <= best:
-            best, at = err, i
-    return at
-
-
-@jit
-def _grow_and_remove(Q, Sigma, K, SV, mu, q, h, kt, mu_ext, column, x, kxx, gamma2, sf2, sy2, m, r):
-    """Write the posterior extended by the new basis (index m) with basis r removed (r < 0: none),
-    in place and compact: destination (i, j) reads extended entry (i', j'), i' = i + (i >= r) >= i,
-    so no entry is overwritten before it is read. Returns the new dictionary size."""
-    n = m + 1 if r < 0 else m
-    if r >= 0:  # the removed basis' column of the extended Q
-        for i in range(m):
-            column[i] = Q[i, r] + q[i] * q[r] / gamma2
-        column[m] = -q[r] / gamma2
-        pivot = column[r]
-    for i in range(n):
-        ii = i + 1 if (r >= 0 and i >= r) else i
-        for j in range(n):
-            jj = j + 1 if (r >= 0 and j >= r) else j
-            if ii < m and jj < m:
-                qv = Q[ii, jj] + q[ii] * q[jj] / gamma2
-                sv = Sigma[ii, jj] - h[ii] * h[jj] / sy2
-                kv = K[ii, jj]
-            elif ii < m:
-                qv = -q[ii] / gamma2
-                sv = h[ii] - h[ii] * sf2 / sy2
-                kv = kt[ii]
-            elif jj < m:
-                qv = -q[jj] / gamma2
-                sv = h[jj] - sf2 * h[jj] / sy2
-                kv = kt[jj]
-            else:
-                qv = 1.0 / gamma2
-                sv = sf2 - sf2 * sf2 / sy2
-                kv = kxx
-            if r >= 0:
-                qv -= column[ii] * column[jj] / pivot
-            Q[i, j] = qv
-            Sigma[i, j] = sv
-            K[i, j] = kv
-        mu[i] = mu_ext[ii]
-        if ii == m:
-            copy_into(SV[i], x)
-        elif ii != i:
-            copy_into(SV[i], SV[ii])
-    return n
-
-
-@jit
-def krlst_round(kind, a, b, c, forgetting, noise, jitter, x, y, kt, have_kt, SV, K, Q, Sigma, mu, alpha, sums,
-                removals, m, work):
-    """One KRLS-T round on row x with target y (the module docstring's rule): the decision
-    f = sum_i alpha_i kappa(d_i, x) (``kt`` receives the kernel row, or holds it when ``have_kt``),
-    then the update. The dictionary holds at most SV.shape[0] bases. Returns (f, new size)."""
-    f = 0.0
-    for j in range(m):
-        if not have_kt:
-            kt[j] = kernel_value(kind, a, b, c, SV[j], x)
-        f += alpha[j] * kt[j]
-    if m == 0:
-        krlst_first_pair(kind, a, b, c, noise, jitter, x, y, SV, K, Q, Sigma, mu, alpha, sums)
-        return f, 1
-    q, h, mu_ext, column = work[Q_ROW], work[H_ROW], work[MU_ROW], work[COLUMN_ROW]
-    keep = 1.0 - forgetting
-    root = math.sqrt(forgetting)
-    for i in range(m):  # forget: back to the prior
-        for j in range(m):
-            Sigma[i, j] = forgetting * Sigma[i, j] + keep * K[i, j]
-        mu[i] *= root
-    kxx = kernel_value(kind, a, b, c, x, x)
-    kq = times_and_quadratic(Q, kt, m, q)
-    yhat = 0.0
-    for i in range(m):
-        yhat += q[i] * mu[i]
-    gamma2 = max(kxx + jitter - kq, 0.0)
-    sf2 = max(gamma2 + times_and_quadratic(Sigma, q, m, h), 0.0)
-    sy2 = noise + sf2
-    e = y - yhat
-    sums[0] += forgetting * e * e / sy2
-    sums[1] += forgetting
-    step = e / sy2
-    for i in range(m):
-        mu_ext[i] = mu[i] + step * h[i]
-    mu_ext[m] = yhat + step * sf2
-    if gamma2 < jitter:
-        r = m  # the new basis is (numerically) in the span of D: the reduced update
-    elif m == SV.shape[0]:
-        r = _prune_index(Q, mu_ext, q, gamma2, m)
-    else:
-        r = -1
-    if r == m:
-        for i in range(m):
-            for j in range(m):
-                Sigma[i, j] -= h[i] * h[j] / sy2
-            mu[i] = mu_ext[i]
-        removals[REDUCED] += 1
-    else:
-        m = _grow_and_remove(Q, Sigma, K, SV, mu, q, h, kt, mu_ext, column, x, kxx, gamma2, sf2, sy2, m, r)
-        if r >= 0:
-            removals[PRUNED] += 1
-    for i in range(m):
-        v = 0.0
-        for j in range(m):
-            v += Q[i, j] * mu[j]
-        alpha[i] = v
-    return f, m
-
-
-@jit
-def krlst_rounds(kind, a, b, c, forgetting, noise, jitter, X, Y, out, SV, K, Q, Sigma, mu, alpha, sums, removals,
-                 m, kt, work):
-    """Predict-then-learn over the rows of X (out[i] = f(X[i]) before learning it) with
-    :func:`krlst_round`; returns the dictionary size."""
-    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
-    for i in range(X.shape[0]):
-        f, m = krlst_round(kind, a, b, c, forgetting, noise, jitter, X[i], Y[i], kt, given, SV, K, Q, Sigma, mu,
-                           alpha, sums, removals, m, work)
-        out[i] = f
-    return m
-
-
-@jit
-def krlst_event_features(kind, a, b, c, SV, alpha, m, x, bound, kt):
-    """predict_one's call: (ok, f) with kt[:m] the kernel row of x, after checking x's values
-    (:func:`okl._compiled.row_ok`); f summed as :func:`krlst_round` sums it."""
-    if not row_ok(x, bound):
-        return False, 0.0
-    f = 0.0
-    for j in range(m):
-        kt[j] = kernel_value(kind, a, b, c, SV[j], x)
-        f += alpha[j] * kt[j]
-    return True, f
-
-
-@jit
-def krlst_event_round(kind, a, b, c, forgetting, noise, jitter, x, y, kt, have_kt, SV, K, Q, Sigma, mu, alpha, sums,
-                      removals, m, work, bound):
-    """learn_one's call: (ok, f, new size); x's values are checked first unless its kernel row is
-    given (predict_one checked them), and a refused row changes nothing."""
-    if not have_kt and not row_ok(x, bound):
-        return False, 0.0, m
-    f, m = krlst_round(kind, a, b, c, forgetting, noise, jitter, x, y, kt, have_kt, SV, K, Q, Sigma, mu, alpha,
-                       sums, removals, m, work)
-    return True, f, m
-
-
-@jit
-def krlst_mean_variance(kind, a, b, c, noise, jitter, SV, Q, Sigma, alpha, s02, m, x):
-    """(f(x), s02 (sn2 + sf2)) with sf2 = kappa(x, x) + jitter + k' (Q Sigma Q - Q) k, clipped at 0,
-    computed as q' Sigma q - k' q with q = Q k (Q symmetric); f summed as the decision is."""
-    kt = np.empty(m)
-    f = 0.0
-    for j in range(m):
-        kt[j] = kernel_value(kind, a, b, c, SV[j], x)
-        f += alpha[j] * kt[j]
-    q = np.empty(m)
-    kq = times_and_quadratic(Q, kt, m, q)
-    qsq = times_and_quadratic(Sigma, q, m, np.empty(m))
-    sf2 = max(kernel_value(kind, a, b, c, x, x) + jitter + qsq - kq, 0.0)
-    return f, s02 * (noise + sf2)
 
 
 @register("krls-t")
@@ -358,10 +165,15 @@ class KRLST(Learner):
         self.removals_ = np.zeros(2, dtype=np.int64)
         self.m_ = 0
 
+    composition = ("expansion", "krls-t")
+
     def compiled_plan(self):
-        """None: the rule is not a map and a step of the component table (:mod:`okl.components`),
-        so it is in none of its compiled paths; the per-event hooks are one compiled call each."""
-        return None
+        """The expansion map over the dictionary with the ``"krls-t"`` step and its declared state
+        (:mod:`okl.components.steps.krlst`): ``auto``'s engine runs it."""
+        return Plan("expansion", "krls-t", SV="SV_", w="alpha_", counts="m_", budget=self.budget,
+                    kernel=self.kernel_.spec(), constants=(self.forgetting, self._noise(), self.jitter),
+                    state=(("K_D", "K_D_"), ("Q", "Q_"), ("Sigma", "Sigma_"), ("mu", "mu_"), ("sums", "s02_sums_"),
+                           ("removals", "removals_")))
 
     @property
     def s02_(self) -> float:
@@ -463,4 +275,4 @@ class KRLST(Learner):
                 "reduced": int(self.removals_[REDUCED]), "s02": round(self.s02_, 4)}
 
 
-__all__ = ["KRLST", "krlst_round", "krlst_rounds"]
+__all__ = ["KRLST"]

@@ -7,17 +7,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from okl.components import K_OUTPUTS, runs_everywhere
 from okl.runtime.base import Learner, learner_class, make
 
 
 def _engine_member(name: str, params: dict) -> bool:
-    """Whether learner ``name`` with ``params`` runs in auto's engine, where K outputs live (its
-    class's :meth:`~okl.runtime.events.EventPath.runs_in_engine`)."""
+    """Whether learner ``name`` with ``params`` runs in auto's engine with K outputs (its
+    class's :meth:`~okl.runtime.events.EventPath.runs_in_engine`, and each component it declares
+    on the K-output path)."""
     try:
         cls = learner_class(name)
     except ValueError:
         return False
-    return cls.runs_in_engine(params)
+    return cls.runs_in_engine(params) and runs_everywhere(cls.composition, K_OUTPUTS)
 
 
 def _has_k_outputs(learner: Learner) -> bool:

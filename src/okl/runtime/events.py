@@ -13,7 +13,7 @@ from okl._threads import one_blas_thread
 from okl._sparse import SparseRows, is_sparse_matrix
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
 from okl.kernels import WIDTH_WINDOW
-from okl.components import ENGINE, EVENT, MAPS, STEPS, Plan
+from okl.components import ENGINE, EVENT, MAPS, STEPS, Plan, runs_everywhere
 from okl.engine.fastpath import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, build as build_fast_plan
 from okl.runtime.state import _F64
 from okl.runtime.trace import NonFiniteError
@@ -318,12 +318,18 @@ class EventPath:
         learner's attributes become views of them)."""
         return None
 
+    #: the maps and steps of the component table (:mod:`okl.components`) that this learner's
+    #: plans are made of in every stage: its composition (empty: none declared)
+    composition: tuple[str, ...] = ()
+
     @classmethod
     def runs_in_engine(cls, params: dict) -> bool:
         """Whether ``auto``'s engine runs this learner with hyperparameters ``params`` from its
-        :meth:`compiled_plan` in every stage (so it can be a member with K outputs); False: it
-        learns through its own Python path as a member."""
-        return False
+        :meth:`compiled_plan` in every stage; False: it learns through its own Python path as a
+        member. The default: whether every component of its :attr:`composition` runs there. (K
+        outputs in the engine also need each declared component on that path:
+        :func:`okl.components.runs_everywhere`.)"""
+        return bool(cls.composition) and runs_everywhere(cls.composition, ENGINE)
 
     def transition_work(self):
         """Work this learner's transition can share with other members of ``auto``'s pool: (key,

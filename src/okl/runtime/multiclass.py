@@ -481,7 +481,7 @@ class MultiClass:
             if self.learner != "auto" and first:  # the one member's own counts, not the pool's weights
                 first = {k: v for k, v in first.items()
                          if not k.startswith("weight[") and k not in ("carried_by", "members", "members_alive",
-                                                                        "aggregation_rate")}
+                                                                        "members_outside_engine", "aggregation_rate")}
                 if "kernel" not in learner_class(self.learner)._param_names():
                     first.pop("sigma", None)
                     first.pop("width_rule", None)

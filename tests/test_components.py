@@ -1,0 +1,88 @@
+"""The component table (okl.components): a step's declared state against the compiled views
+that read it, and a composed learner as a member of auto's engine against the same member learning
+through its own Python path (the same decisions, bit for bit, and the same state)."""
+
+import numpy as np
+import pytest
+
+import okl
+from okl.checks import friedman_regression
+from okl.components import STEPS, Plan
+from okl.components.steps import krlst as krlst_step
+from okl.learners.krlst import KRLST
+
+
+def test_krlst_step_block_is_the_views_layout():
+    """The block the layout sizes from the spec is the one krlst_member_round reads: a member
+    round on a block holding a learner's state gives that learner's round (and its counters)."""
+    M, d = 7, 3
+    size = STEPS["krls-t"].block_size(M)
+    assert size == 3 + 3 * M * M + M + 4 + M + 4 * (M + 1)
+    rng = np.random.default_rng(0)
+    X, y = rng.normal(size=(40, d)), rng.normal(size=40)
+    ref = okl.make("krls-t", budget=M, loss="squared", scale=None, center_targets=False, kernel=okl.RBF(sigma=1.0))
+    ref.run(X[:30], y[:30])
+    spec = ref.kernel_.spec()
+    F = np.full(size + 5, np.nan)  # (a guard after the block: nothing past it is touched)
+    F[:3] = (ref.forgetting, ref._noise(), ref.jitter)
+    at = 3
+    for f in STEPS["krls-t"].state:
+        a = {"K_D": ref.K_D_, "Q": ref.Q_, "Sigma": ref.Sigma_, "mu": ref.mu_, "sums": ref.s02_sums_,
+             "removals": ref.removals_}[f.name]
+        F[at:at + a.size] = a.ravel()
+        at += a.size
+    SV, alpha, m = ref.SV_.copy(), ref.alpha_.copy(), ref.m_
+    for x, t in zip(X[30:], y[30:]):
+        m = krlst_step.krlst_member_round(F, 0, SV, alpha, m, *spec, x, t)
+    ref.run(X[30:], y[30:])
+    assert m == ref.m_ and np.array_equal(SV, ref.SV_) and np.array_equal(alpha, ref.alpha_)
+    o = 3 + 3 * M * M
+    assert np.array_equal(F[o:o + M], ref.mu_) and np.array_equal(F[o + M + 2:o + M + 4], ref.removals_)
+    assert ref.removals_.sum() > 0  # (the rounds pruned: the counters are exercised)
+    assert np.isnan(F[size:]).all()
+
+
+def test_a_plan_names_every_declared_field():
+    with pytest.raises(ValueError, match="declares the state"):
+        Plan("expansion", "krls-t", SV="SV_", w="alpha_", counts="m_", budget=5, constants=(1.0, 0.1, 1e-6),
+             state=(("Q", "Q_"),))
+
+
+def _auto_with_krlst(X, y, n_run):
+    m = okl.make("auto", members=[("krls-t", 1.0, {}), ("nogd", 1.0, {}), ("linear", None, {})], loss="squared",
+                 random_state=3)
+    out = [m.run(X[:n_run], y[:n_run]).decisions]
+    events = []
+    for x, t in zip(X[n_run:], y[n_run:]):
+        events.append(m.predict_one(x))
+        m.learn_one(x, t)
+    member = m.pool_[0]
+    return m, np.concatenate(out + [np.array(events)]), member
+
+
+def test_krlst_runs_in_autos_engine_as_its_own_path_would(monkeypatch):
+    """auto with a KRLS-T member: the engine runs it (no member outside), and run() then
+    predict_one / learn_one give the decisions and member state of the same pool with KRLS-T
+    learning through its own Python path (its composition hidden), bit for bit."""
+    X, y = friedman_regression(700)
+    m, out, member = _auto_with_krlst(X, y, 500)
+    assert m.diagnostics()["members_outside_engine"] == 0
+    assert member.removals_.sum() > 0 and member.m_ == member.budget
+    monkeypatch.setattr(KRLST, "composition", ())
+    m2, out2, member2 = _auto_with_krlst(X, y, 500)
+    assert m2.diagnostics()["members_outside_engine"] == 1
+    assert np.array_equal(out, out2)
+    for name in KRLST._state_attrs:
+        a, b = getattr(member, name), getattr(member2, name)
+        assert np.array_equal(a, b), name
+    assert member.removals_.dtype == np.int64
+
+
+def test_auto_with_krlst_member_saves_and_continues(tmp_path):
+    X, y = friedman_regression(400)
+    m = okl.make("auto", members=[("krls-t", 1.0, {}), ("linear", None, {})], loss="squared", random_state=1)
+    m.run(X[:300], y[:300])
+    m.save(tmp_path / "m.npz")
+    back = okl.Learner.load(tmp_path / "m.npz")
+    assert np.array_equal(back.run(X[300:], y[300:]).decisions, m.run(X[300:], y[300:]).decisions)
+    assert back.pool_[0].removals_.tolist() == m.pool_[0].removals_.tolist()
