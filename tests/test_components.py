@@ -9,6 +9,7 @@ import okl
 from okl.checks import friedman_regression
 from okl.components import STEPS, Plan
 from okl.components.steps import krlst as krlst_step
+from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 from okl.learners.krlst import KRLST
 
 
@@ -48,9 +49,9 @@ def test_a_plan_names_every_declared_field():
              state=(("Q", "Q_"),))
 
 
-def _auto_with_krlst(X, y, n_run):
-    m = okl.make("auto", members=[("krls-t", 1.0, {}), ("nogd", 1.0, {}), ("linear", None, {})], loss="squared",
-                 random_state=3)
+def _auto_with(name, X, y, n_run):
+    m = okl.make("auto", members=[(name, 1.0, {"budget": 40}), ("nogd", 1.0, {}), ("linear", None, {})],
+                 loss="squared", random_state=3)
     out = [m.run(X[:n_run], y[:n_run]).decisions]
     events = []
     for x, t in zip(X[n_run:], y[n_run:]):
@@ -60,29 +61,48 @@ def _auto_with_krlst(X, y, n_run):
     return m, np.concatenate(out + [np.array(events)]), member
 
 
-def test_krlst_runs_in_autos_engine_as_its_own_path_would(monkeypatch):
-    """auto with a KRLS-T member: the engine runs it (no member outside), and run() then
-    predict_one / learn_one give the decisions and member state of the same pool with KRLS-T
-    learning through its own Python path (its composition hidden), bit for bit."""
+@pytest.mark.parametrize("name, cls", [("krls-t", KRLST), ("krls", KRLS), ("sw-krls", SWKRLS), ("fb-krls", FBKRLS)])
+def test_dictionary_steps_run_in_autos_engine_as_their_own_path_would(monkeypatch, name, cls):
+    """auto with a member of the recursive least-squares family: the engine runs it (no member
+    outside), and run() then predict_one / learn_one give the decisions and member state of the
+    same pool with that member learning through its own Python path (its composition hidden), bit
+    for bit, past a full dictionary."""
     X, y = friedman_regression(700)
-    m, out, member = _auto_with_krlst(X, y, 500)
+    m, out, member = _auto_with(name, X, y, 500)
     assert m.diagnostics()["members_outside_engine"] == 0
-    assert member.removals_.sum() > 0 and member.m_ == member.budget
-    monkeypatch.setattr(KRLST, "composition", ())
-    m2, out2, member2 = _auto_with_krlst(X, y, 500)
+    assert member.m_ >= 30 and member.n_seen_ == 700
+    monkeypatch.setattr(cls, "composition", ())
+    m2, out2, member2 = _auto_with(name, X, y, 500)
     assert m2.diagnostics()["members_outside_engine"] == 1
     assert np.array_equal(out, out2)
-    for name in KRLST._state_attrs:
-        a, b = getattr(member, name), getattr(member2, name)
-        assert np.array_equal(a, b), name
-    assert member.removals_.dtype == np.int64
+    for attr in cls._state_attrs:
+        a, b = getattr(member, attr), getattr(member2, attr)
+        assert np.array_equal(a, b), attr
+    if name == "krls-t":
+        assert member.removals_.dtype == np.int64 and member.removals_.sum() > 0
+
+
+def test_a_failed_member_round_leaves_the_pool():
+    """FB-KRLS on repeated rows at a ridge too small for floats (issue 59's case): its compiled
+    round fails inside the engine; the member leaves the pool, auto goes on with the others."""
+    rng = np.random.default_rng(0)
+    X = np.repeat(rng.normal(size=(30, 4)), 10, axis=0)
+    m = okl.make("auto", members=[("fb-krls", 1.0, {"regularization": 1e-300}), ("linear", None, {})],
+                 loss="squared")
+    out = m.run(X, np.sin(X[:, 0])).decisions
+    assert np.isfinite(out).all()
+    d = m.diagnostics()
+    assert d["members_alive"] == 1 and d["members_outside_engine"] == 0
+    assert m.weights()[0] == 0.0
 
 
 def test_auto_with_krlst_member_saves_and_continues(tmp_path):
     X, y = friedman_regression(400)
-    m = okl.make("auto", members=[("krls-t", 1.0, {}), ("linear", None, {})], loss="squared", random_state=1)
+    m = okl.make("auto", members=[("krls-t", 1.0, {}), ("sw-krls", 1.0, {}), ("linear", None, {})], loss="squared",
+                 random_state=1)
     m.run(X[:300], y[:300])
     m.save(tmp_path / "m.npz")
     back = okl.Learner.load(tmp_path / "m.npz")
     assert np.array_equal(back.run(X[300:], y[300:]).decisions, m.run(X[300:], y[300:]).decisions)
     assert back.pool_[0].removals_.tolist() == m.pool_[0].removals_.tolist()
+    assert back.pool_[1].m_ == m.pool_[1].m_ == m.pool_[1].budget

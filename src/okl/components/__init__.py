@@ -64,6 +64,10 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
   (:mod:`okl.components.spec`: ``Plan.state`` names the learner's arrays for it, ``Plan.constants``
   gives its constants). O(M^2 + M d). Run by ``auto``'s engine with one output; a single KRLS-T
   learner's events and K classes keep its own compiled calls.
+* ``"ald-krls"``, ``"window-krls"``: kernel recursive least squares over the expansion's
+  dictionary, with ALD admission (KRLS), or a sliding / fixed-budget window (SW-KRLS, FB-KRLS:
+  the window's constants choose the element removed and the label update;
+  :mod:`okl.components.steps.krls`). Declared state, paths and cost as ``"krls-t"``'s.
 
 ``shrink`` (SkeGD's weight decay 1 - eta lambda) and update rounds (``rho``) apply to the
 stage-2 steps that declare them.
@@ -77,12 +81,12 @@ from typing import Any
 import numpy as np
 
 from okl.components.spec import Field, block_size
-from okl.components.steps import krlst
+from okl.components.steps import krls, krlst
 
 #: map codes (the compiled paths' dispatch)
 EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER = range(7)
 #: step codes
-SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST = range(7)
+SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS = range(9)
 #: budget rules of the support step
 STOP, REPLACE_OLDEST, MERGE_NEAREST = range(3)
 
@@ -132,6 +136,11 @@ STEPS = {c.name: c for c in (
     Component("none", -1, (), (EVENT,), "nothing learned (the width window buffers the row)"),
     Component("krls-t", KRLST, ("budget", "kernel", "counts"), (ENGINE,), "the GP posterior over the dictionary",
               krlst.CONSTANTS, krlst.STATE, krlst.WORK),
+    Component("ald-krls", ALD_KRLS, ("budget", "kernel", "counts"), (ENGINE,),
+              "recursive least squares, ALD admission", krls.ALD_CONSTANTS, krls.ALD_STATE, krls.WORK),
+    Component("window-krls", WINDOW_KRLS, ("budget", "kernel", "counts"), (ENGINE,),
+              "recursive least squares on a sliding or fixed-budget window", krls.WINDOW_CONSTANTS, krls.WINDOW_STATE,
+              krls.WORK),
 )}
 BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST, "merge nearest": MERGE_NEAREST}
 

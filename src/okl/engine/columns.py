@@ -13,4 +13,5 @@ I_COLS = 26
 KIND, KA, KB_, KC, ETA, LR, CB, MERGE, GSCALE = range(9)
 R_COLS = 9
 # what a member needs from Python after a row (``todo``)
-NOTHING, TRANSITION, UPDATE = 0, 1, 2
+# (FAILED: its round left no usable state; Python drops it from the pool)
+NOTHING, TRANSITION, UPDATE, FAILED = 0, 1, 2, 3

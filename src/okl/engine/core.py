@@ -78,8 +78,8 @@ from okl._compiled import (distances_t_sparse, dot, jit, kernel_features_rows, k
                            ogd_step, row_norm, row_ok, rows_axpy, sparse_axpy, sub_scaled)
 from okl._jit import jit_inline
 from okl.engine.aggregation import aggregate_outputs, aggregate_outputs_round
-from okl.engine.columns import (BUDGET, CB, COUNTER, ETA, GKIND, GSCALE, GSEED, K, KA, KB_, KC, KIND, LOSS, LR, M, MAP,
-                                MARGIN_COUNTER, MERGE, NL, NOTHING, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_NRM, O_P, O_U,
+from okl.engine.columns import (BUDGET, CB, COUNTER, ETA, FAILED, GKIND, GSCALE, GSEED, K, KA, KB_, KC, KIND, LOSS, LR,
+                                M, MAP, MARGIN_COUNTER, MERGE, NL, NOTHING, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_NRM, O_P, O_U,
                                 O_W, O_Z, PY, RHO, RULE, SRC, STEP, TRANSITION, UNMAP, UPDATE)
 from okl.components.steps.update_rounds import update_round_due
 from okl.components.maps.fourier import fourier_from_projections, project_t
@@ -88,11 +88,12 @@ from okl.components.maps.linear import (linear_features, linear_step_sparse, lin
 from okl.components.steps.nag import nag_step, nag_value
 from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_code_step_deferred, pending_size
 from okl.components.steps.adagrad import adagrad_step
+from okl.components.steps.krls import ald_member_round, window_member_round
 from okl.components.steps.krlst import krlst_member_round
 from okl.components.maps.window import window_decision, window_from_distances, window_store
 from okl.features.generated import project_generated, project_generated_cached
-from okl.components import (ADAGRAD, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, KERNEL_MAP, KRLST, LINEAR_MAP,
-                            MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE, SUPPORT, WINDOW)
+from okl.components import (ADAGRAD, ALD_KRLS, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, KERNEL_MAP, KRLST,
+                            LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE, SUPPORT, WINDOW, WINDOW_KRLS)
 
 
 
@@ -303,9 +304,8 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
     if st == STORE:
         _window_learn(F, I, R, j, x, y)
         return NOTHING
-    if st == KRLST:
-        _krlst_learn(F, I, R, j, x, y)
-        return NOTHING
+    if st == KRLST or st == ALD_KRLS or st == WINDOW_KRLS:
+        return _dictionary_learn(F, I, R, j, x, y)
     lkind = I[j, LOSS]
     g = loss_derivative(lkind, f, y)
     if st == SUPPORT:
@@ -353,19 +353,29 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
 
 
 @jit
-def _krlst_learn(F, I, R, j, x, y):
-    """A KRLS-T member's round on row x with label / target y (its own rule: no loss
-    derivative; :func:`okl.components.steps.krlst.krlst_member_round`), then the stored rows' norms
-    (pruning moves rows up; sparse rows' kernel values read them)."""
+def _dictionary_learn(F, I, R, j, x, y):
+    """A member's step that keeps its own dictionary (a declared state, :mod:`okl.components.spec`)
+    on row x with label / target y (its own rule: no loss derivative): KRLS-T
+    (:func:`okl.components.steps.krlst.krlst_member_round`), ALD-, SW- or FB-KRLS
+    (:mod:`okl.components.steps.krls`); then the stored rows' norms (a removal moves rows up;
+    sparse rows' kernel values read them). Returns NOTHING, or FAILED (no usable state)."""
     B, d = I[j, BUDGET], x.shape[0]
     kind = int(R[j, KIND])
     SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
-    m = krlst_member_round(F, I[j, O_G], SV, F[I[j, O_W]:I[j, O_W] + B], I[j, M], kind, R[j, KA], R[j, KB_],
-                           R[j, KC], x, y)
+    alpha, o, st = F[I[j, O_W]:I[j, O_W] + B], I[j, O_G], I[j, STEP]
+    if st == KRLST:
+        m = krlst_member_round(F, o, SV, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y)
+    elif st == ALD_KRLS:
+        m = ald_member_round(F, o, SV, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y)
+    else:
+        m = window_member_round(F, o, SV, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y)
+    if m < 0:
+        return FAILED
+    I[j, NSEEN] += 1
     for i in range(m):
         F[I[j, O_NRM] + i] = row_norm(kind, SV[i])
     I[j, M] = m
-    I[j, NSEEN] += 1
+    return NOTHING
 
 
 @jit

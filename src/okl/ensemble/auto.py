@@ -107,7 +107,7 @@ from okl.ensemble.paths import EnginePaths
 from okl.ensemble.window_phase import WindowPhase
 from okl.ensemble.pool import (SPARSE_DENSITY, WIDTHS, WINDOW_WIDTH, _check_members,  # noqa: F401 (re-exported)
                                    _label, _share_directions, default_pool)
-from okl.engine.columns import TRANSITION
+from okl.engine.columns import FAILED, TRANSITION
 from okl.engine.layout import Engine
 from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
@@ -427,8 +427,8 @@ class Auto(EnginePaths, WindowPhase, Learner):
         return self.__dict__.copy()
 
     def _python_steps(self, eng: Engine, x, y) -> None:
-        """The members' steps the engine left to Python (a transition, an update round) on row x
-        with label y; their decisions are in ``eng.d``."""
+        """The members' steps the engine left to Python (a transition, an update round, or a failed
+        round: the member leaves the pool) on row x with label y; their decisions are in ``eng.d``."""
         eng.sync()
         eng.stale = True  # the members now hold the state; the layout is rebuilt from them
         drop_event_cache(self)
@@ -437,6 +437,10 @@ class Auto(EnginePaths, WindowPhase, Learner):
             for j in np.flatnonzero(eng.todo):
                 member = self._pool[j]
                 f = float(eng.d[j]) if not eng.K else eng.d[j * eng.K:(j + 1) * eng.K].copy()
+                if eng.todo[j] == FAILED:  # (its compiled round left no usable state)
+                    self.alive_[j] = 0.0
+                    member.n_seen_ += 1
+                    continue
                 try:
                     work = member.transition_work() if eng.todo[j] == TRANSITION else None
                     if work is not None:

@@ -70,14 +70,16 @@ Layout: the dictionary stays compact: a removal shifts the rows after it up by o
 and columns of Ainv, the labels), so rows 0..m-1 are live and in order of arrival. ALD-KRLS stores
 ``budget`` rows; SW- and FB-KRLS ``budget`` + 1 (the element that joins before one is removed).
 
-Paths. One compiled round per learner (:func:`ald_round`; :func:`window_round` for SW and FB, which
-differ only in the element removed), used by the compiled loops of ``run()`` and by the per-event
-hooks (``predict_one``: the kernel row and the decision in one compiled call; ``learn_one``: the
-round on that cached row in one more), so per-event decisions equal ``run()``'s bit for bit. The
-decision is :func:`okl.learners.kogd.expansion_decision`'s sum (same terms, same order). These
-steps are not in the component table (:mod:`okl.components`: no recursive least-squares
-step), so ``compiled_plan()`` is None: no compiled per-event plan, not an engine member of ``auto``
-(a Python member there, one output).
+Paths. Each learner is a composition (:mod:`okl.components`): the expansion map over the
+dictionary with the ``"ald-krls"`` step or the ``"window-krls"`` step (SW and FB, which differ only
+in the element removed; :mod:`okl.components.steps.krls`, where the compiled rounds live), so
+``auto``'s engine runs it as a member with one output. One compiled round per learner
+(:func:`~okl.components.steps.krls.ald_round`, :func:`~okl.components.steps.krls.window_round`) is
+used by the compiled loops of ``run()``, by the per-event hooks (``predict_one``: the kernel row
+and the decision in one compiled call; ``learn_one``: the round on that cached row in one more)
+and by the engine, so per-event decisions equal ``run()``'s bit for bit. The decision is
+:func:`okl.components.maps.expansion.expansion_decision`'s sum (same terms, same order). K classes
+are K copies of the learner.
 
 Per-round cost: O(m d) for the kernel row plus O(m^2) for the update (m <= ``budget``); memory
 O(budget d + budget^2) (two budget x budget matrices for ALD-KRLS, one for SW / FB).
@@ -96,9 +98,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_row, kernel_value, row_ok
 from okl._validation import MAX_ABS_FEATURE
+from okl.components import Plan
 from okl.components.maps.expansion import expansion_decision
+from okl.components.steps.krls import ald_round, ald_rounds, event_features, window_round, window_rounds
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.runtime.events import EventWork
 from okl.runtime.hyperparameters import BUDGET, KERNEL_LEARNER, Hyper, accept
@@ -112,174 +115,6 @@ LABEL_STEP = Hyper("label_step", "real", "FB-KRLS's label update step mu (0: non
 
 
 # ---- the compiled pieces --------------------------------------------------------------------
-
-@jit
-def round_decision(kind, a, b, c, SV, alpha, m, x, k, have_k):
-    """A round's decision f = sum_i alpha_i k_i from the kernel row k of x over the dictionary: given
-    (``have_k``: predict_one's), else computed into k (the terms and order of
-    :func:`okl.learners.kogd.expansion_decision`)."""
-    if not have_k:
-        kernel_row(kind, a, b, c, SV, m, x, k)
-    f = 0.0
-    for j in range(m):
-        f += alpha[j] * k[j]
-    return f
-
-
-@jit
-def event_features(kind, a, b, c, SV, alpha, m, x, bound, k):
-    """predict_one's call: (row ok, f(x)) with the kernel row left in k."""
-    if not row_ok(x, bound):
-        return False, 0.0
-    return True, round_decision(kind, a, b, c, SV, alpha, m, x, k, m < 0)  # (m < 0: a run-time False, see ald_rounds)
-
-
-@jit
-def mat_vec(A, v, m, out):
-    """out[:m] = A[:m, :m] v[:m]."""
-    for i in range(m):
-        s = 0.0
-        for j in range(m):
-            s += A[i, j] * v[j]
-        out[i] = s
-
-
-@jit
-def ald_round(kind, a, b, c, x, y, k, have_k, SV, alpha, Kinv, P, m, threshold, work):
-    """One ALD-KRLS round (module docstring): the decision f = k' alpha, then the update with
-    e = y - f. ``k``: the kernel row of x (computed here unless ``have_k``); ``work``: 2 x budget.
-    Returns (f, m)."""
-    f = round_decision(kind, a, b, c, SV, alpha, m, x, k, have_k)
-    e = y - f
-    av = work[0]
-    mat_vec(Kinv, k, m, av)
-    delta = kernel_value(kind, a, b, c, x, x)
-    for i in range(m):
-        delta -= k[i] * av[i]
-    if delta > threshold and m < SV.shape[0]:
-        for i in range(m):
-            for j in range(m):  # (av[i] * av[j] = av[j] * av[i]: exactly symmetric, row by row)
-                Kinv[i, j] += av[i] * av[j] / delta
-            Kinv[i, m] = Kinv[m, i] = -av[i] / delta
-            P[i, m] = P[m, i] = 0.0
-            alpha[i] -= av[i] * e / delta
-        Kinv[m, m] = 1.0 / delta
-        P[m, m] = 1.0
-        alpha[m] = e / delta
-        copy_into(SV[m], x)
-        return f, m + 1
-    r = work[1]
-    mat_vec(P, av, m, r)
-    den = 1.0
-    for i in range(m):
-        den += av[i] * r[i]
-    if den == 0.0:  # (P lost its definiteness to rounding: the caller raises NonFiniteError)
-        return np.nan, m
-    for i in range(m):
-        for j in range(m):
-            P[i, j] -= r[i] * r[j] / den
-    # alpha += Kinv q e, q = r / den
-    for i in range(m):
-        s = 0.0
-        for j in range(m):
-            s += Kinv[i, j] * r[j]
-        alpha[i] += s / den * e
-    return f, m
-
-
-@jit
-def ald_rounds(kind, a, b, c, X, Y, out, SV, alpha, Kinv, P, m, threshold):
-    """ALD-KRLS over the rows of X (out[i]: the decision before learning row i); returns m."""
-    k = np.empty(SV.shape[0])
-    work = np.empty((2, SV.shape[0]))
-    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
-    for i in range(X.shape[0]):
-        out[i], m = ald_round(kind, a, b, c, X[i], Y[i], k, given, SV, alpha, Kinv, P, m, threshold, work)
-        if out[i] != out[i]:  # (a failed round: the rows after it are not learned; the caller raises)
-            out[i + 1:] = np.nan
-            return m
-    return m
-
-
-@jit
-def grow_inverse(Ainv, k, m, diagonal, regularization, h):
-    """Ainv (of K_D + c I, m x m) grown by the row k[:m] and the diagonal k_tt + c, in place
-    (the Schur complement s taken at least c: exact arithmetic gives s >= c)."""
-    mat_vec(Ainv, k, m, h)
-    s = diagonal + regularization
-    for i in range(m):
-        s -= k[i] * h[i]
-    g = 1.0 / max(s, regularization)
-    for i in range(m):
-        for j in range(m):
-            Ainv[i, j] += h[i] * h[j] * g
-        Ainv[i, m] = Ainv[m, i] = -h[i] * g
-    Ainv[m, m] = g
-
-
-@jit
-def remove_element(SV, yD, Ainv, m, r, f):
-    """Remove element r of the m stored: Ainv <- G - f f' / e (e = Ainv[r, r], f its column without r),
-    with the rows after r (of SV, the labels, Ainv's rows and columns) shifted up by one."""
-    e = Ainv[r, r]
-    for p in range(m):
-        f[p] = Ainv[p, r]
-    for p in range(m - 1):
-        ps = p + (p >= r)
-        for q in range(m - 1):
-            qs = q + (q >= r)
-            Ainv[p, q] = Ainv[ps, qs] - f[ps] * f[qs] / e
-        if ps != p:
-            copy_into(SV[p], SV[ps])
-            yD[p] = yD[ps]
-
-
-@jit
-def window_round(kind, a, b, c, x, y, k, have_k, SV, yD, alpha, Ainv, m, budget, regularization,
-                 prune_smallest, label_step, work):
-    """One SW-KRLS (``prune_smallest`` False: the oldest leaves) or FB-KRLS (True: the smallest
-    |alpha_i| / Ainv_ii leaves; ``label_step``: the paper's label update) round: the decision
-    f = k' alpha, then the update (module docstring). ``work``: 2 x (budget + 1). Returns (f, m)."""
-    f = round_decision(kind, a, b, c, SV, alpha, m, x, k, have_k)
-    if label_step > 0.0:
-        for i in range(m):
-            yD[i] -= label_step * k[i] * (yD[i] - y)
-    grow_inverse(Ainv, k, m, kernel_value(kind, a, b, c, x, x), regularization, work[0])
-    copy_into(SV[m], x)
-    yD[m] = y
-    m += 1
-    if m > budget:
-        r = 0
-        for i in range(m):  # (a zero diagonal: c so small that K_D + c I is singular in floats)
-            if Ainv[i, i] == 0.0:
-                return np.nan, m  # (the caller raises NonFiniteError: the state is unusable)
-        if prune_smallest:
-            mat_vec(Ainv, yD, m, alpha)
-            best = np.inf
-            for i in range(m):
-                v = abs(alpha[i]) / Ainv[i, i]
-                if v < best:
-                    best, r = v, i
-        remove_element(SV, yD, Ainv, m, r, work[1])
-        m -= 1
-    mat_vec(Ainv, yD, m, alpha)
-    return f, m
-
-
-@jit
-def window_rounds(kind, a, b, c, X, Y, out, SV, yD, alpha, Ainv, m, budget, regularization, prune_smallest,
-                  label_step):
-    """SW- / FB-KRLS over the rows of X (out[i]: the decision before learning row i); returns m."""
-    k = np.empty(SV.shape[0])
-    work = np.empty((2, SV.shape[0]))
-    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
-    for i in range(X.shape[0]):
-        out[i], m = window_round(kind, a, b, c, X[i], Y[i], k, given, SV, yD, alpha, Ainv, m, budget,
-                                 regularization, prune_smallest, label_step, work)
-        if out[i] != out[i]:  # (a failed round: the rows after it are not learned; the caller raises)
-            out[i + 1:] = np.nan
-            return m
-    return m
 
 
 # ---- the learners ---------------------------------------------------------------------------
@@ -295,6 +130,12 @@ class _KRLSFamily(Learner):
 
     def _decision(self, x):
         return expansion_decision(*self.kernel_.spec(), self.SV_, self.alpha_, self.m_, x)
+
+    def compiled_plan(self):
+        """The expansion map over the dictionary with this learner's step and its declared state
+        (:mod:`okl.components.steps.krls`): ``auto``'s engine runs it."""
+        return Plan("expansion", self.composition[1], SV="SV_", w="alpha_", counts="m_", budget=self._capacity(),
+                    kernel=self.kernel_.spec(), **self._step_declaration())
 
     def _event_work(self, ev) -> EventWork:
         """The per-event kernel row and work space (rebuilt when the state's arrays were replaced)."""
@@ -338,6 +179,7 @@ class KRLS(_KRLSFamily):
     """
 
     _state_attrs = ("SV_", "alpha_", "Kinv_", "P_", "m_")
+    composition = ("expansion", "ald-krls")
 
     hyperparameters = (THRESHOLD, BUDGET.but(doc="The dictionary's cap (then every input takes the reduced update)."),
                        *KERNEL_LEARNER)
@@ -365,6 +207,9 @@ class KRLS(_KRLSFamily):
         self.P_ = np.zeros((cap, cap))
         self.m_ = 0
 
+    def _step_declaration(self) -> dict:
+        return dict(constants=(self.threshold,), state=(("Kinv", "Kinv_"), ("P", "P_")))
+
     def _round(self, x, y, k, have_k, work):
         f, m = ald_round(*self.kernel_.spec(), x, y, k, have_k, self.SV_, self.alpha_, self.Kinv_, self.P_,
                          self.m_, self.threshold, work)
@@ -381,6 +226,7 @@ class _WindowKRLS(_KRLSFamily):
     """SW- and FB-KRLS: the stored pairs, Ainv = (K_D + c I)^{-1} and alpha = Ainv y_D."""
 
     _state_attrs = ("SV_", "yD_", "alpha_", "Ainv_", "m_")
+    composition = ("expansion", "window-krls")
     _divergence_hint = "raise regularization (the ridge c of (K_D + c I)^-1)"
     #: the element removed past the budget: False the oldest (SW), True the least significant (FB)
     _prune_smallest = False
@@ -403,6 +249,10 @@ class _WindowKRLS(_KRLSFamily):
         self.alpha_ = np.zeros(cap)
         self.Ainv_ = np.zeros((cap, cap))
         self.m_ = 0
+
+    def _step_declaration(self) -> dict:
+        return dict(constants=(self.budget, self.regularization, float(self._prune_smallest), self._label_step()),
+                    state=(("yD", "yD_"), ("Ainv", "Ainv_")))
 
     def _round(self, x, y, k, have_k, work):
         f, m = window_round(*self.kernel_.spec(), x, y, k, have_k, self.SV_, self.yD_, self.alpha_, self.Ainv_,
@@ -485,5 +335,4 @@ class FBKRLS(_WindowKRLS):
         return {**super().paper_params(budget), "regularization": 1e-2, "label_step": 0.0, "center_targets": False}
 
 
-__all__ = ["FBKRLS", "KRLS", "LABEL_STEP", "REGULARIZATION", "SWKRLS", "THRESHOLD", "ald_round", "ald_rounds",
-           "window_round", "window_rounds"]
+__all__ = ["FBKRLS", "KRLS", "LABEL_STEP", "REGULARIZATION", "SWKRLS", "THRESHOLD"]
