@@ -9,6 +9,7 @@ import okl
 from okl.checks import friedman_regression
 from okl.components import STEPS, Plan
 from okl.components.steps import krlst as krlst_step
+from okl.learners.knlms import KAP, KNLMS
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 from okl.learners.krlst import KRLST
 
@@ -17,7 +18,7 @@ def test_krlst_step_block_is_the_views_layout():
     """The block the layout sizes from the spec is the one krlst_member_round reads: a member
     round on a block holding a learner's state gives that learner's round (and its counters)."""
     M, d = 7, 3
-    size = STEPS["krls-t"].block_size(M)
+    size = STEPS["krls-t"].block_size({"M": M, "d": d})
     assert size == 3 + 3 * M * M + M + 4 + M + 4 * (M + 1)
     rng = np.random.default_rng(0)
     X, y = rng.normal(size=(40, d)), rng.normal(size=40)
@@ -61,7 +62,8 @@ def _auto_with(name, X, y, n_run):
     return m, np.concatenate(out + [np.array(events)]), member
 
 
-@pytest.mark.parametrize("name, cls", [("krls-t", KRLST), ("krls", KRLS), ("sw-krls", SWKRLS), ("fb-krls", FBKRLS)])
+@pytest.mark.parametrize("name, cls", [("krls-t", KRLST), ("krls", KRLS), ("sw-krls", SWKRLS), ("fb-krls", FBKRLS),
+                                       ("kap", KAP), ("knlms", KNLMS)])
 def test_dictionary_steps_run_in_autos_engine_as_their_own_path_would(monkeypatch, name, cls):
     """auto with a member of the recursive least-squares family: the engine runs it (no member
     outside), and run() then predict_one / learn_one give the decisions and member state of the

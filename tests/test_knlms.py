@@ -6,7 +6,8 @@ import pytest
 
 import okl
 from okl.checks import check_learner
-from okl.learners.knlms import KAP, KNLMS, spd_solve
+from okl.components.steps.kap import spd_solve
+from okl.learners.knlms import KAP, KNLMS
 
 
 def _gauss(D, x, sigma):

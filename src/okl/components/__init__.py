@@ -30,6 +30,9 @@ Maps (``Plan.map``):
   columns of a row's non-zeros, O(nnz D) a round and O(D) memory (FOGD's ``directions``).
 * ``"linear"``: z = [x, 1] (or, degree 2, [x, products, 1]; ``features``: k; ``unmap``: undo
   ``auto``'s symlog input map first), f = w^T z. O(k).
+* ``"column expansion"``: the expansion with the stored rows as the columns of ``SV`` (d x B;
+  :mod:`okl.components.maps.columns`: the budgeted expansions' layout, whose Gaussian kernel row
+  vectorises). O(m d).
 * ``"window"``: the kernel smoother over the last ``budget`` rows (``SV``: the rows transposed,
   d x B; ``w``: their labels; :mod:`okl.components.maps.window`). O(B d).
 * ``"warmup"``: the width window's buffered rows, predicted by the running label mean (the
@@ -68,6 +71,9 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
   dictionary, with ALD admission (KRLS), or a sliding / fixed-budget window (SW-KRLS, FB-KRLS:
   the window's constants choose the element removed and the label update;
   :mod:`okl.components.steps.krls`). Declared state, paths and cost as ``"krls-t"``'s.
+* ``"affine projection"``: KAP's and KNLMS's coherence admission and affine projection of order
+  p over the column expansion (:mod:`okl.components.steps.kap`). Declared state, paths as
+  ``"krls-t"``'s. O(m d + p^2 m + p^3).
 
 ``shrink`` (SkeGD's weight decay 1 - eta lambda) and update rounds (``rho``) apply to the
 stage-2 steps that declare them.
@@ -81,12 +87,12 @@ from typing import Any
 import numpy as np
 
 from okl.components.spec import Field, block_size
-from okl.components.steps import krls, krlst
+from okl.components.steps import kap, krls, krlst
 
 #: map codes (the compiled paths' dispatch)
-EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER = range(7)
+EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER, COLUMN_EXPANSION = range(8)
 #: step codes
-SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS = range(9)
+SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS, AFFINE_PROJECTION = range(10)
 #: budget rules of the support step
 STOP, REPLACE_OLDEST, MERGE_NEAREST = range(3)
 
@@ -110,9 +116,14 @@ class Component:
     state: tuple[Field, ...] = ()
     work: tuple[Field, ...] = ()
 
-    def block_size(self, budget: int) -> int:
-        """The length of this step's declared block at ``budget`` (0: none declared)."""
-        return block_size(self.constants, self.state, self.work, budget) if self.constants or self.state else 0
+    def sizes(self, plan: "Plan", dim: int) -> dict:
+        """The size symbols of this step's shapes for ``plan`` on inputs of width ``dim``
+        (:mod:`okl.components.spec`): the budget, the width, its constants by name."""
+        return {"M": plan.budget, "d": dim, **dict(zip(self.constants, plan.constants))}
+
+    def block_size(self, sizes: dict) -> int:
+        """The length of this step's declared block at ``sizes`` (0: none declared)."""
+        return block_size(self.constants, self.state, self.work, sizes) if self.constants or self.state else 0
 
 
 MAPS = {c.name: c for c in (
@@ -125,6 +136,8 @@ MAPS = {c.name: c for c in (
     Component("warmup", WARMUP, ("SV",), (EVENT,), "the running label mean of the width window"),
     Component("generated fourier", GENERATED_FOURIER, ("generator", "features"), (ENGINE, K_OUTPUTS),
               "z = [cos Ux, sin Ux] / sqrt(D), U's columns generated"),
+    Component("column expansion", COLUMN_EXPANSION, ("SV", "budget", "kernel", "counts"), (ENGINE,),
+              "f = sum_{j<m} alpha_j kappa(s_j, x), the rows as columns"),
 )}
 STEPS = {c.name: c for c in (
     Component("support", SUPPORT, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "alpha_new = -eta g"),
@@ -141,7 +154,12 @@ STEPS = {c.name: c for c in (
     Component("window-krls", WINDOW_KRLS, ("budget", "kernel", "counts"), (ENGINE,),
               "recursive least squares on a sliding or fixed-budget window", krls.WINDOW_CONSTANTS, krls.WINDOW_STATE,
               krls.WORK),
+    Component("affine projection", AFFINE_PROJECTION, ("budget", "kernel", "counts"), (ENGINE,),
+              "coherence admission, affine projection of order p", kap.CONSTANTS, kap.STATE, kap.WORK),
 )}
+#: the map of each step that keeps its own dictionary (it reads and writes that map's rows)
+DICTIONARY_MAPS = {"krls-t": "expansion", "ald-krls": "expansion", "window-krls": "expansion",
+                   "affine projection": "column expansion"}
 BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST, "merge nearest": MERGE_NEAREST}
 
 
@@ -202,8 +220,9 @@ class Plan:
             raise ValueError(f"Plan: the {self.step!r} step declares the state {[f.name for f in step.state]} and "
                              f"the constants {list(step.constants)}, got {[n for n, _ in self.state]} and "
                              f"{len(self.constants)} constants")
-        if self.state and self.map != "expansion":
-            raise ValueError(f"Plan: the {self.step!r} step takes the 'expansion' map, got {self.map!r}")
+        if self.state and self.map != DICTIONARY_MAPS[self.step]:
+            raise ValueError(f"Plan: the {self.step!r} step takes the {DICTIONARY_MAPS[self.step]!r} map, got "
+                             f"{self.map!r}")
         unset = [name for name in MAPS[self.map].reads + STEPS[self.step].reads if _unset(self, name)]
         if unset:
             raise ValueError(f"Plan: the {self.map!r} map with the {self.step!r} step needs {unset}")

@@ -2,47 +2,50 @@
 shape, in the order a compiled path lays them out in its buffer. A step module exports its spec
 (``CONSTANTS``, ``STATE``, ``WORK``) and a compiled function that takes its views from that
 layout; the layout (:mod:`okl.engine.layout`) sizes and fills the block from the same spec, and
-``tests/test_components.py`` holds the two against each other."""
+``tests/test_components.py`` holds the two against each other.
+
+A shape's entries are integers or size symbols: ``"M"`` the plan's budget (the rows its map
+stores), ``"d"`` the input width, the name of one of the step's integer constants (KAP's order
+``"p"``), or one of these plus an integer (``"M+1"``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-#: the size symbol of a shape: the step's budget (the plan's ``budget``); ``"M+1"`` is one more
-BUDGET_SIZE = "M"
+#: the size symbols every layout knows: the plan's budget and the input width
+BUDGET_SIZE, WIDTH_SIZE = "M", "d"
 
 
-def _extent(s, budget: int) -> int:
-    if s == BUDGET_SIZE:
-        return budget
-    if isinstance(s, str) and s.startswith(BUDGET_SIZE + "+"):
-        return budget + int(s[len(BUDGET_SIZE) + 1:])
-    return int(s)
+def _extent(s, sizes: dict) -> int:
+    if isinstance(s, int):
+        return s
+    name, _, extra = s.partition("+")
+    return int(sizes[name]) + (int(extra) if extra else 0)
 
 
 @dataclass(frozen=True)
 class Field:
     """One array of a step's state: its name (the plan maps it to the learner's attribute), its
-    shape (integers, :data:`BUDGET_SIZE` for the budget or ``"M+1"``) and its dtype. An ``int`` field is a
-    counter array: a compiled path keeps it as floats (exact below 2^53) and writes it back to the
+    shape (see the module docstring; ``()``: a scalar) and its dtype. An ``int`` field is a
+    counter: a compiled path keeps it as floats (exact below 2^53) and writes it back to the
     learner's integers when the learner reads its state."""
 
     name: str
     shape: tuple
     dtype: str = "float"
 
-    def size(self, budget: int) -> int:
-        """The number of entries at this budget."""
+    def size(self, sizes: dict) -> int:
+        """The number of entries at these sizes (a scalar: 1)."""
         n = 1
         for s in self.shape:
-            n *= _extent(s, budget)
+            n *= _extent(s, sizes)
         return n
 
-    def dims(self, budget: int) -> tuple[int, ...]:
-        """The shape at this budget."""
-        return tuple(_extent(s, budget) for s in self.shape)
+    def dims(self, sizes: dict) -> tuple[int, ...]:
+        """The shape at these sizes."""
+        return tuple(_extent(s, sizes) for s in self.shape)
 
 
-def block_size(constants: tuple[str, ...], state: tuple[Field, ...], work: tuple[Field, ...], budget: int) -> int:
+def block_size(constants: tuple[str, ...], state: tuple[Field, ...], work: tuple[Field, ...], sizes: dict) -> int:
     """The length of a step's block: its constants, its state, its work space."""
-    return len(constants) + sum(f.size(budget) for f in state + work)
+    return len(constants) + sum(f.size(sizes) for f in state + work)

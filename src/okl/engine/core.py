@@ -88,12 +88,15 @@ from okl.components.maps.linear import (linear_features, linear_step_sparse, lin
 from okl.components.steps.nag import nag_step, nag_value
 from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_code_step_deferred, pending_size
 from okl.components.steps.adagrad import adagrad_step
+from okl.components.maps.columns import expansion_value
+from okl.components.steps.kap import kap_member_round
 from okl.components.steps.krls import ald_member_round, window_member_round
 from okl.components.steps.krlst import krlst_member_round
 from okl.components.maps.window import window_decision, window_from_distances, window_store
 from okl.features.generated import project_generated, project_generated_cached
-from okl.components import (ADAGRAD, ALD_KRLS, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, KERNEL_MAP, KRLST,
-                            LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE, SUPPORT, WINDOW, WINDOW_KRLS)
+from okl.components import (ADAGRAD, AFFINE_PROJECTION, ALD_KRLS, COLUMN_EXPANSION, EXPANSION, FOURIER_MAP,
+                            GENERATED_FOURIER, KERNEL_MAP, KRLST, LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE,
+                            SUPPORT, WINDOW, WINDOW_KRLS)
 
 
 
@@ -228,6 +231,11 @@ def one_output(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
         out[0] = f
     elif mp == WINDOW:
         out[0] = window_outputs(F, I, R, j, x, xi, xv, np.int64(0), out)
+    elif mp == COLUMN_EXPANSION:  # (a sparse row: its dense copy x)
+        B, d = I[j, BUDGET], x.shape[0]
+        out[0] = expansion_value(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC],
+                                 F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B)), F[I[j, O_W]:I[j, O_W] + B], I[j, M],
+                                 x, F[I[j, O_KB]:I[j, O_KB] + B])
     elif I[j, STEP] == NAG:
         idx, u = nag_features(F, I, j, x, xi, xv, q)
         k = I[j, K]
@@ -304,7 +312,7 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
     if st == STORE:
         _window_learn(F, I, R, j, x, y)
         return NOTHING
-    if st == KRLST or st == ALD_KRLS or st == WINDOW_KRLS:
+    if st == KRLST or st == ALD_KRLS or st == WINDOW_KRLS or st == AFFINE_PROJECTION:
         return _dictionary_learn(F, I, R, j, x, y)
     lkind = I[j, LOSS]
     g = loss_derivative(lkind, f, y)
@@ -357,12 +365,17 @@ def _dictionary_learn(F, I, R, j, x, y):
     """A member's step that keeps its own dictionary (a declared state, :mod:`okl.components.spec`)
     on row x with label / target y (its own rule: no loss derivative): KRLS-T
     (:func:`okl.components.steps.krlst.krlst_member_round`), ALD-, SW- or FB-KRLS
-    (:mod:`okl.components.steps.krls`); then the stored rows' norms (a removal moves rows up;
+    (:mod:`okl.components.steps.krls`), KAP / KNLMS (:mod:`okl.components.steps.kap`); then the stored rows' norms (a removal moves rows up;
     sparse rows' kernel values read them). Returns NOTHING, or FAILED (no usable state)."""
     B, d = I[j, BUDGET], x.shape[0]
     kind = int(R[j, KIND])
-    SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
     alpha, o, st = F[I[j, O_W]:I[j, O_W] + B], I[j, O_G], I[j, STEP]
+    if st == AFFINE_PROJECTION:  # (the column expansion: its rows are the columns, no norms kept)
+        ST = F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B))
+        I[j, M] = kap_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y)
+        I[j, NSEEN] += 1
+        return NOTHING
+    SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
     if st == KRLST:
         m = krlst_member_round(F, o, SV, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y)
     elif st == ALD_KRLS:

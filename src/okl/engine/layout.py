@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 
 from okl._compiled import column_norms_t, row_norm
-from okl.components import (ADAGRAD, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP, NAG, ONS,
-                            STEPS, WINDOW)
+from okl.components import (ADAGRAD, COLUMN_EXPANSION, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS,
+                            KERNEL_MAP, NAG, ONS, STEPS, WINDOW)
 from okl.components.steps.ons import apply_pending, pending_size
 from okl.engine.columns import (BUDGET, CB, COUNTER, ETA, GKIND, GSCALE, GSEED, I_COLS, K, KA, KB_, KC, KIND, LOSS, LR,
                                 M, MAP, MARGIN_COUNTER, MERGE, NL, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_NRM, O_P, O_U,
@@ -136,8 +136,7 @@ class Engine:
             if st == ONS:
                 k, o = int(I[j, K]), int(I[j, O_U])
                 apply_pending(getattr(m, plan.A), self.F[o + k:o + k + pending_size(k)])  # (a view of F)
-            for attr, at, n in _counter_arrays(plan, m, int(I[j, O_G])):  # (the step's int arrays)
-                getattr(m, attr)[...] = self.F[at:at + n].reshape(getattr(m, attr).shape)
+            _write_back_counters(plan, m, self.F, int(I[j, O_G]))
 
 
 def _stored_norms(F, I, R, j, dim: int) -> None:
@@ -157,34 +156,40 @@ def _stored_norms(F, I, R, j, dim: int) -> None:
 
 def _step_block(plan, m) -> list:
     """The parts of a step that declares its state (:mod:`okl.components.spec`): its constants
-    (at ``O_G``), then each state array (the member's, shared as a view; an int array copied and
-    written back by :meth:`Engine.sync`), then its work space, contiguous and in the spec's order."""
+    (at ``O_G``), then each state array (the member's, shared as a view; an int array or scalar
+    copied and written back by :meth:`Engine.sync`), then its work space, contiguous and in the
+    spec's order."""
     step = STEPS[plan.step]
-    if not step.block_size(plan.budget):
+    sizes = step.sizes(plan, m.dim_)
+    if not step.block_size(sizes):
         return []
     attrs = dict(plan.state)
     parts = [(O_G, np.asarray(plan.constants, dtype=np.float64), None)]
     for f in step.state:
-        a = getattr(m, attrs[f.name])
-        if a.shape != f.dims(plan.budget):
+        a = np.asarray(getattr(m, attrs[f.name]))
+        if a.shape != f.dims(sizes):
             raise ValueError(f"{m.name}: its {attrs[f.name]} has shape {a.shape}, the {plan.step!r} step declares "
-                             f"{f.dims(plan.budget)}")
+                             f"{f.dims(sizes)}")
         parts.append((None, a, attrs[f.name]) if f.dtype == "float" else (None, a.astype(np.float64), None))
-    return parts + [(None, f.size(plan.budget), None) for f in step.work]
+    return parts + [(None, f.size(sizes), None) for f in step.work]
 
 
-def _counter_arrays(plan, m, at: int):
-    """(attribute, offset in F, size) of the int arrays of a declared step state laid out from
-    ``at`` (:func:`_step_block`)."""
+def _write_back_counters(plan, m, F, at: int) -> None:
+    """Write the int arrays and scalars of a declared step state laid out from ``at``
+    (:func:`_step_block`) back to the member's attributes."""
     step = STEPS[plan.step]
     if not step.state:
         return
+    sizes = step.sizes(plan, m.dim_)
     at += len(step.constants)
     attrs = dict(plan.state)
     for f in step.state:
-        n = f.size(plan.budget)
+        n = f.size(sizes)
         if f.dtype != "float":
-            yield attrs[f.name], at, n
+            if f.shape:
+                getattr(m, attrs[f.name])[...] = F[at:at + n].reshape(f.dims(sizes))
+            else:
+                setattr(m, attrs[f.name], int(F[at]))
         at += n
 
 
@@ -200,6 +205,9 @@ def _lay_out(plan, m, I, R) -> list:
     if mp == EXPANSION:
         I[M], I[BUDGET] = getattr(m, plan.counts), plan.budget
         return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_NRM, plan.budget, None)] + _step_block(plan, m)
+    if mp == COLUMN_EXPANSION:
+        I[M], I[BUDGET] = getattr(m, plan.counts), plan.budget
+        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_KB, plan.budget, None)] + _step_block(plan, m)
     if mp == WINDOW:
         I[BUDGET], I[M] = plan.budget, getattr(m, plan.counts)
         for attr, _ in plan.extra_counts:

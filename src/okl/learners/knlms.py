@@ -66,12 +66,11 @@ H H' and O(p^3) for its Cholesky solve (KNLMS: O(m d)). Memory O(B d + p (d + B)
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_value
-from okl.learners._expansion import _BudgetedExpansion, _RowEvents, expansion_value_from
+from okl.components import Plan
+from okl.components.steps.kap import kap_event_learn, kap_rounds
+from okl.learners._expansion import _BudgetedExpansion, _RowEvents
 from okl.runtime.base import Arr, Num, register
 from okl.runtime.events import EventWork
 from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept
@@ -82,103 +81,6 @@ REGULARIZATION = Hyper("regularization", "real", "Regulariser eps > 0 of the nor
                        low_open=True, symbol="eps")
 ORDER = Hyper("order", "int", "The affine projection order: the step fits the last p inputs.", low=1,
               symbol="p")
-
-
-@jit
-def spd_solve(G, n, r, z, L):
-    """z[:n] = G[:n, :n]^{-1} r[:n] for a symmetric positive definite G, by Cholesky (L: work
-    space, n x n)."""
-    for i in range(n):
-        for j in range(i + 1):
-            s = G[i, j]
-            for q in range(j):
-                s -= L[i, q] * L[j, q]
-            if i == j:
-                L[i, i] = math.sqrt(s) if s > 0.0 else 1e-300
-            else:
-                L[i, j] = s / L[j, j]
-    for i in range(n):
-        s = r[i]
-        for q in range(i):
-            s -= L[i, q] * z[q]
-        z[i] = s / L[i, i]
-    for i in range(n - 1, -1, -1):
-        s = z[i]
-        for q in range(i + 1, n):
-            s -= L[q, i] * z[q]
-        z[i] = s / L[i, i]
-
-
-@jit
-def kap_learn(kind, a, b, c, ST, alpha, m, x, y, k, mu0, eta, eps, memX, memY, H, pushed, G, r, z, L):
-    """The learning half of a round after the decision (its kernel row over the dictionary, the
-    columns of ST, in k[:m]): the coherence criterion (x joins D when max |k| <= mu0 and D has
-    room), x and y into the ring of the last p inputs (their kernel rows in H), then the affine
-    projection step. Returns (m, pushed)."""
-    B = ST.shape[1]
-    p = memX.shape[0]
-    n = min(pushed, p)  # inputs in the ring before this one
-    if m < B:
-        coherence = 0.0
-        for j in range(m):
-            coherence = max(coherence, abs(k[j]))
-        if m == 0 or coherence <= mu0:
-            copy_into(ST[:, m], x)
-            alpha[m] = 0.0
-            k[m] = kernel_value(kind, a, b, c, x, x)
-            for i in range(n):
-                H[i, m] = kernel_value(kind, a, b, c, memX[i], x)
-            m += 1
-    slot = pushed % p
-    copy_into(memX[slot], x)
-    memY[slot] = y
-    for j in range(m):
-        H[slot, j] = k[j]
-    pushed += 1
-    n = min(pushed, p)
-    for i in range(n):
-        s = 0.0
-        for j in range(m):
-            s += H[i, j] * alpha[j]
-        r[i] = memY[i] - s
-        for q in range(i + 1):
-            s = 0.0
-            for j in range(m):
-                s += H[i, j] * H[q, j]
-            G[i, q] = s
-            G[q, i] = s
-        G[i, i] += eps
-    if n == 1:
-        z[0] = r[0] / G[0, 0]
-    else:
-        spd_solve(G, n, r, z, L)
-    for j in range(m):
-        s = 0.0
-        for i in range(n):
-            s += H[i, j] * z[i]
-        alpha[j] += eta * s
-    return m, pushed
-
-
-@jit
-def kap_rounds(kind, a, b, c, X, Y, out, ST, alpha, m, mu0, eta, eps, memX, memY, H, pushed, k, G, r, z, L):
-    """Predict-then-learn over the rows of X (out[i] = f(X[i])); returns (m, pushed)."""
-    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
-    for i in range(X.shape[0]):
-        out[i] = expansion_value_from(kind, a, b, c, ST, alpha, m, X[i], k, given)
-        m, pushed = kap_learn(kind, a, b, c, ST, alpha, m, X[i], Y[i], k, mu0, eta, eps, memX, memY, H, pushed,
-                              G, r, z, L)
-    return m, pushed
-
-
-@jit
-def kap_event_learn(kind, a, b, c, ST, alpha, m, x, y, k, have_row, mu0, eta, eps, memX, memY, H, pushed, G, r, z,
-                    L):
-    """learn_one's compiled call: the round of :func:`kap_rounds` on x, from predict_one's kernel
-    row in k when ``have_row``. Returns (f, m, pushed)."""
-    f = expansion_value_from(kind, a, b, c, ST, alpha, m, x, k, have_row)
-    m, pushed = kap_learn(kind, a, b, c, ST, alpha, m, x, y, k, mu0, eta, eps, memX, memY, H, pushed, G, r, z, L)
-    return f, m, pushed
 
 
 @register("kap")
@@ -212,6 +114,7 @@ class KAP(_RowEvents, _BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("memX_", "memY_", "H_", "pushed_")
+    composition = ("column expansion", "affine projection")
     _divergence_hint = "lower eta (the step size) or raise regularization"
 
     hyperparameters = (COHERENCE, ETA.but(doc="The step: alpha moves eta times the affine projection."),
@@ -260,6 +163,13 @@ class KAP(_RowEvents, _BudgetedExpansion):
 
     def _params(self):
         return self.coherence, self.eta, self.regularization
+
+    def compiled_plan(self):
+        """The column expansion map over the dictionary with the affine projection step and its
+        declared state (:mod:`okl.components.steps.kap`): ``auto``'s engine runs it."""
+        return Plan("column expansion", "affine projection", SV="SVT_", w="alpha_", counts="m_", budget=self.budget,
+                    kernel=self.kernel_.spec(), constants=(self.order_, *self._params()),
+                    state=(("memX", "memX_"), ("memY", "memY_"), ("H", "H_"), ("pushed", "pushed_")))
 
     def _process(self, X, y):
         self._check_state()
@@ -323,4 +233,4 @@ class KNLMS(KAP):
         return 1
 
 
-__all__ = ["KAP", "KNLMS", "kap_rounds", "kap_learn", "kap_event_learn", "spd_solve"]
+__all__ = ["KAP", "KNLMS"]
