@@ -9,6 +9,7 @@ import okl
 from okl.checks import friedman_regression
 from okl.components import STEPS, Plan
 from okl.components.steps import krlst as krlst_step
+from okl.learners.bsgd import BSGD
 from okl.learners.knlms import KAP, KNLMS
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 from okl.learners.krlst import KRLST
@@ -50,9 +51,9 @@ def test_a_plan_names_every_declared_field():
              state=(("Q", "Q_"),))
 
 
-def _auto_with(name, X, y, n_run):
-    m = okl.make("auto", members=[(name, 1.0, {"budget": 40}), ("nogd", 1.0, {}), ("linear", None, {})],
-                 loss="squared", random_state=3)
+def _auto_with(name, X, y, n_run, loss="squared", **params):
+    m = okl.make("auto", members=[(name, 1.0, {"budget": 40, **params}), ("nogd", 1.0, {}), ("linear", None, {})],
+                 loss=loss, random_state=3)
     out = [m.run(X[:n_run], y[:n_run]).decisions]
     events = []
     for x, t in zip(X[n_run:], y[n_run:]):
@@ -63,7 +64,7 @@ def _auto_with(name, X, y, n_run):
 
 
 @pytest.mark.parametrize("name, cls", [("krls-t", KRLST), ("krls", KRLS), ("sw-krls", SWKRLS), ("fb-krls", FBKRLS),
-                                       ("kap", KAP), ("knlms", KNLMS)])
+                                       ("kap", KAP), ("knlms", KNLMS), ("bsgd", BSGD)])
 def test_dictionary_steps_run_in_autos_engine_as_their_own_path_would(monkeypatch, name, cls):
     """auto with a member of the recursive least-squares family: the engine runs it (no member
     outside), and run() then predict_one / learn_one give the decisions and member state of the
@@ -82,6 +83,21 @@ def test_dictionary_steps_run_in_autos_engine_as_their_own_path_would(monkeypatc
         assert np.array_equal(a, b), attr
     if name == "krls-t":
         assert member.removals_.dtype == np.int64 and member.removals_.sum() > 0
+
+
+@pytest.mark.parametrize("maintenance", ["merge", "project", "remove"])
+def test_bsgd_classifies_in_autos_engine_as_its_own_path_would(monkeypatch, maintenance):
+    """BSGD's three maintenance rules under the hinge loss (the step reads the loss derivative):
+    the engine's member equals the member on its own Python path, bit for bit."""
+    X, y = okl.load_dataset("german")
+    m, out, member = _auto_with("bsgd", X[:600], y[:600], 400, loss="hinge", maintenance=maintenance)
+    assert m.diagnostics()["members_outside_engine"] == 0 and member.maintenance_events_ > 50
+    monkeypatch.setattr(BSGD, "composition", ())
+    m2, out2, member2 = _auto_with("bsgd", X[:600], y[:600], 400, loss="hinge", maintenance=maintenance)
+    assert m2.diagnostics()["members_outside_engine"] == 1
+    assert np.array_equal(out, out2)
+    for attr in BSGD._state_attrs:
+        assert np.array_equal(getattr(member, attr), getattr(member2, attr), equal_nan=True), attr
 
 
 def test_a_failed_member_round_leaves_the_pool():

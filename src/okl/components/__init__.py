@@ -74,6 +74,9 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
 * ``"affine projection"``: KAP's and KNLMS's coherence admission and affine projection of order
   p over the column expansion (:mod:`okl.components.steps.kap`). Declared state, paths as
   ``"krls-t"``'s. O(m d + p^2 m + p^3).
+* ``"budgeted sgd"``: BSGD's Pegasos step with merging, removal or projection of the (B + 1)-th
+  support vector (:mod:`okl.components.steps.bsgd`; it reads the loss derivative). Declared
+  state, paths as ``"krls-t"``'s. O(B d), a maintenance O(B d) or O(B^2) more.
 
 ``shrink`` (SkeGD's weight decay 1 - eta lambda) and update rounds (``rho``) apply to the
 stage-2 steps that declare them.
@@ -87,12 +90,12 @@ from typing import Any
 import numpy as np
 
 from okl.components.spec import Field, block_size
-from okl.components.steps import kap, krls, krlst
+from okl.components.steps import bsgd, kap, krls, krlst
 
 #: map codes (the compiled paths' dispatch)
 EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER, COLUMN_EXPANSION = range(8)
 #: step codes
-SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS, AFFINE_PROJECTION = range(10)
+SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS, AFFINE_PROJECTION, BUDGETED_SGD = range(11)
 #: budget rules of the support step
 STOP, REPLACE_OLDEST, MERGE_NEAREST = range(3)
 
@@ -156,10 +159,12 @@ STEPS = {c.name: c for c in (
               krls.WORK),
     Component("affine projection", AFFINE_PROJECTION, ("budget", "kernel", "counts"), (ENGINE,),
               "coherence admission, affine projection of order p", kap.CONSTANTS, kap.STATE, kap.WORK),
+    Component("budgeted sgd", BUDGETED_SGD, ("budget", "kernel", "counts"), (ENGINE,),
+              "Pegasos on a budget: merge, remove or project", bsgd.CONSTANTS, bsgd.STATE, bsgd.WORK),
 )}
 #: the map of each step that keeps its own dictionary (it reads and writes that map's rows)
 DICTIONARY_MAPS = {"krls-t": "expansion", "ald-krls": "expansion", "window-krls": "expansion",
-                   "affine projection": "column expansion"}
+                   "affine projection": "column expansion", "budgeted sgd": "column expansion"}
 BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST, "merge nearest": MERGE_NEAREST}
 
 
