@@ -9,8 +9,11 @@ import okl
 from okl.checks import friedman_regression
 from okl.components import STEPS, Plan
 from okl.components.steps import krlst as krlst_step
+from okl.learners.bpas import BPAS
 from okl.learners.bsgd import BSGD
+from okl.learners.forgetron import Forgetron
 from okl.learners.knlms import KAP, KNLMS
+from okl.learners.projectron import Projectron, ProjectronPlusPlus
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 from okl.learners.krlst import KRLST
 
@@ -85,18 +88,22 @@ def test_dictionary_steps_run_in_autos_engine_as_their_own_path_would(monkeypatc
         assert member.removals_.dtype == np.int64 and member.removals_.sum() > 0
 
 
-@pytest.mark.parametrize("maintenance", ["merge", "project", "remove"])
-def test_bsgd_classifies_in_autos_engine_as_its_own_path_would(monkeypatch, maintenance):
-    """BSGD's three maintenance rules under the hinge loss (the step reads the loss derivative):
-    the engine's member equals the member on its own Python path, bit for bit."""
+@pytest.mark.parametrize("name, cls, params", [
+    ("bsgd", BSGD, {"maintenance": "merge"}), ("bsgd", BSGD, {"maintenance": "project"}),
+    ("bsgd", BSGD, {"maintenance": "remove"}), ("projectron", Projectron, {}), ("projectron++", ProjectronPlusPlus, {}),
+    ("bpa-s", BPAS, {}), ("forgetron", Forgetron, {})])
+def test_classifiers_run_in_autos_engine_as_their_own_path_would(monkeypatch, name, cls, params):
+    """Members of the column expansion under the hinge loss (BSGD's step reads the loss
+    derivative; the Projectron's its mistakes and margin errors): the engine's member equals the
+    member on its own Python path, bit for bit."""
     X, y = okl.load_dataset("german")
-    m, out, member = _auto_with("bsgd", X[:600], y[:600], 400, loss="hinge", maintenance=maintenance)
-    assert m.diagnostics()["members_outside_engine"] == 0 and member.maintenance_events_ > 50
-    monkeypatch.setattr(BSGD, "composition", ())
-    m2, out2, member2 = _auto_with("bsgd", X[:600], y[:600], 400, loss="hinge", maintenance=maintenance)
+    m, out, member = _auto_with(name, X[:600], y[:600], 400, loss="hinge", **params)
+    assert m.diagnostics()["members_outside_engine"] == 0 and member.m_ >= 30
+    monkeypatch.setattr(cls, "composition", ())
+    m2, out2, member2 = _auto_with(name, X[:600], y[:600], 400, loss="hinge", **params)
     assert m2.diagnostics()["members_outside_engine"] == 1
     assert np.array_equal(out, out2)
-    for attr in BSGD._state_attrs:
+    for attr in cls._state_attrs:
         assert np.array_equal(getattr(member, attr), getattr(member2, attr), equal_nan=True), attr
 
 

@@ -77,6 +77,13 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
 * ``"budgeted sgd"``: BSGD's Pegasos step with merging, removal or projection of the (B + 1)-th
   support vector (:mod:`okl.components.steps.bsgd`; it reads the loss derivative). Declared
   state, paths as ``"krls-t"``'s. O(B d), a maintenance O(B d) or O(B^2) more.
+* ``"projection"``: the Projectron's and Projectron++'s growth or projection onto the support
+  set's span (:mod:`okl.components.steps.projectron`). Declared state, paths as ``"krls-t"``'s.
+  O(B d), O(B^2) more on update rounds.
+* ``"budgeted pa"``, ``"forgetron"``: BPA-S's passive-aggressive step with the cheapest
+  replacement, and the self-tuned Forgetron's shrink and removal of the oldest
+  (:mod:`okl.components.steps.bpas`, :mod:`okl.components.steps.forgetron`). Declared state,
+  paths as ``"krls-t"``'s. O(B d).
 
 ``shrink`` (SkeGD's weight decay 1 - eta lambda) and update rounds (``rho``) apply to the
 stage-2 steps that declare them.
@@ -90,12 +97,16 @@ from typing import Any
 import numpy as np
 
 from okl.components.spec import Field, block_size
-from okl.components.steps import bsgd, kap, krls, krlst
+from okl.components.steps import bpas, bsgd, forgetron, kap, krls, krlst, projectron
 
 #: map codes (the compiled paths' dispatch)
 EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER, COLUMN_EXPANSION = range(8)
 #: step codes
-SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS, AFFINE_PROJECTION, BUDGETED_SGD = range(11)
+(SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS, AFFINE_PROJECTION, BUDGETED_SGD,
+ PROJECTION, BUDGETED_PA, FORGETRON) = range(14)
+#: the first code of the steps that keep their own dictionary and declare their state (every code
+#: from it on: :data:`DICTIONARY_MAPS`)
+FIRST_DICTIONARY_STEP = KRLST
 #: budget rules of the support step
 STOP, REPLACE_OLDEST, MERGE_NEAREST = range(3)
 
@@ -161,10 +172,20 @@ STEPS = {c.name: c for c in (
               "coherence admission, affine projection of order p", kap.CONSTANTS, kap.STATE, kap.WORK),
     Component("budgeted sgd", BUDGETED_SGD, ("budget", "kernel", "counts"), (ENGINE,),
               "Pegasos on a budget: merge, remove or project", bsgd.CONSTANTS, bsgd.STATE, bsgd.WORK),
+    Component("projection", PROJECTION, ("budget", "kernel", "counts"), (ENGINE,),
+              "the Projectron(++): grow or project onto the span", projectron.CONSTANTS, projectron.STATE,
+              projectron.WORK),
+    Component("budgeted pa", BUDGETED_PA, ("budget", "kernel", "counts"), (ENGINE,),
+              "BPA-S: a passive-aggressive step, the cheapest replacement", bpas.CONSTANTS, bpas.STATE, bpas.WORK),
+    Component("forgetron", FORGETRON, ("budget", "kernel", "counts"), (ENGINE,),
+              "the self-tuned Forgetron: shrink, drop the oldest", forgetron.CONSTANTS, forgetron.STATE,
+              forgetron.WORK),
 )}
 #: the map of each step that keeps its own dictionary (it reads and writes that map's rows)
 DICTIONARY_MAPS = {"krls-t": "expansion", "ald-krls": "expansion", "window-krls": "expansion",
-                   "affine projection": "column expansion", "budgeted sgd": "column expansion"}
+                   "affine projection": "column expansion", "budgeted sgd": "column expansion",
+                   "projection": "column expansion", "budgeted pa": "column expansion",
+                   "forgetron": "column expansion"}
 BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST, "merge nearest": MERGE_NEAREST}
 
 

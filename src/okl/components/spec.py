@@ -28,11 +28,18 @@ class Field:
     """One array of a step's state: its name (the plan maps it to the learner's attribute), its
     shape (see the module docstring; ``()``: a scalar) and its dtype. An ``int`` field is a
     counter: a compiled path keeps it as floats (exact below 2^53) and writes it back to the
-    learner's integers when the learner reads its state."""
+    learner's integers when the learner reads its state; so is a scalar (:attr:`shared`)."""
 
     name: str
     shape: tuple
     dtype: str = "float"
+
+    @property
+    def shared(self) -> bool:
+        """Whether a compiled path shares the learner's array (a float array: the learner's
+        attribute becomes a view of the path's buffer), else it copies the value in and writes it
+        back (an int array, a scalar)."""
+        return self.dtype == "float" and bool(self.shape)
 
     def size(self, sizes: dict) -> int:
         """The number of entries at these sizes (a scalar: 1)."""

@@ -89,15 +89,19 @@ from okl.components.steps.nag import nag_step, nag_value
 from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_code_step_deferred, pending_size
 from okl.components.steps.adagrad import adagrad_step
 from okl.components.maps.columns import expansion_value
+from okl.components.steps.bpas import bpas_member_round
 from okl.components.steps.bsgd import bsgd_member_round
+from okl.components.steps.forgetron import forgetron_member_round
 from okl.components.steps.kap import kap_member_round
+from okl.components.steps.projectron import projectron_member_round
 from okl.components.steps.krls import ald_member_round, window_member_round
 from okl.components.steps.krlst import krlst_member_round
 from okl.components.maps.window import window_decision, window_from_distances, window_store
 from okl.features.generated import project_generated, project_generated_cached
-from okl.components import (ADAGRAD, AFFINE_PROJECTION, ALD_KRLS, BUDGETED_SGD, COLUMN_EXPANSION, EXPANSION,
-                            FOURIER_MAP, GENERATED_FOURIER, KERNEL_MAP, KRLST, LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS,
-                            STOP, STORE, SUPPORT, WINDOW, WINDOW_KRLS)
+from okl.components import (ADAGRAD, AFFINE_PROJECTION, ALD_KRLS, BUDGETED_PA, BUDGETED_SGD, COLUMN_EXPANSION,
+                            EXPANSION, FIRST_DICTIONARY_STEP, FOURIER_MAP, GENERATED_FOURIER, KERNEL_MAP, KRLST,
+                            LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, PROJECTION, STOP, STORE, SUPPORT, WINDOW,
+                            WINDOW_KRLS)
 
 
 
@@ -313,7 +317,7 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
     if st == STORE:
         _window_learn(F, I, R, j, x, y)
         return NOTHING
-    if st == KRLST or st == ALD_KRLS or st == WINDOW_KRLS or st == AFFINE_PROJECTION or st == BUDGETED_SGD:
+    if st >= FIRST_DICTIONARY_STEP:
         return _dictionary_learn(F, I, R, j, x, y, f)
     lkind = I[j, LOSS]
     g = loss_derivative(lkind, f, y)
@@ -367,18 +371,27 @@ def _dictionary_learn(F, I, R, j, x, y, f):
     on row x with label / target y and decision f: KRLS-T
     (:func:`okl.components.steps.krlst.krlst_member_round`), ALD-, SW- or FB-KRLS
     (:mod:`okl.components.steps.krls`), KAP / KNLMS (:mod:`okl.components.steps.kap`), BSGD
-    (:mod:`okl.components.steps.bsgd`, the one that reads the loss); then the stored rows' norms (a removal moves rows up;
+    (:mod:`okl.components.steps.bsgd`, the one that reads the loss), the Projectron(++), BPA-S
+    and the Forgetron (:mod:`okl.components.steps.projectron`, ``bpas``, ``forgetron``); then the stored rows' norms (a removal moves rows up;
     sparse rows' kernel values read them). Returns NOTHING, or FAILED (no usable state)."""
     B, d = I[j, BUDGET], x.shape[0]
     kind = int(R[j, KIND])
     alpha, o, st = F[I[j, O_W]:I[j, O_W] + B], I[j, O_G], I[j, STEP]
-    if st == AFFINE_PROJECTION or st == BUDGETED_SGD:  # (the column expansion: no norms kept)
+    if I[j, MAP] == COLUMN_EXPANSION:  # (no norms kept)
         ST = F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B))
         if st == AFFINE_PROJECTION:
             I[j, M] = kap_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y)
-        else:
+        elif st == BUDGETED_SGD:
             I[j, M] = bsgd_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y, f,
                                         I[j, LOSS])
+        elif st == PROJECTION:
+            I[j, M] = projectron_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y,
+                                              f)
+        elif st == BUDGETED_PA:
+            I[j, M] = bpas_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y, f)
+        else:
+            I[j, M] = forgetron_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y,
+                                             f)
         I[j, NSEEN] += 1
         return NOTHING
     SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))

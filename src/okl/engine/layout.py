@@ -156,8 +156,8 @@ def _stored_norms(F, I, R, j, dim: int) -> None:
 
 def _step_block(plan, m) -> list:
     """The parts of a step that declares its state (:mod:`okl.components.spec`): its constants
-    (at ``O_G``), then each state array (the member's, shared as a view; an int array or scalar
-    copied and written back by :meth:`Engine.sync`), then its work space, contiguous and in the
+    (at ``O_G``), then each state field (a float array the member's, shared as a view; an int array
+    or a scalar copied and written back by :meth:`Engine.sync`), then its work space, contiguous and in the
     spec's order."""
     step = STEPS[plan.step]
     sizes = step.sizes(plan, m.dim_)
@@ -170,12 +170,12 @@ def _step_block(plan, m) -> list:
         if a.shape != f.dims(sizes):
             raise ValueError(f"{m.name}: its {attrs[f.name]} has shape {a.shape}, the {plan.step!r} step declares "
                              f"{f.dims(sizes)}")
-        parts.append((None, a, attrs[f.name]) if f.dtype == "float" else (None, a.astype(np.float64), None))
+        parts.append((None, a, attrs[f.name]) if f.shared else (None, a.astype(np.float64), None))
     return parts + [(None, f.size(sizes), None) for f in step.work]
 
 
 def _write_back_counters(plan, m, F, at: int) -> None:
-    """Write the int arrays and scalars of a declared step state laid out from ``at``
+    """Write the fields of a declared step state that are copies (int arrays, scalars) laid out from ``at``
     (:func:`_step_block`) back to the member's attributes."""
     step = STEPS[plan.step]
     if not step.state:
@@ -185,11 +185,11 @@ def _write_back_counters(plan, m, F, at: int) -> None:
     attrs = dict(plan.state)
     for f in step.state:
         n = f.size(sizes)
-        if f.dtype != "float":
+        if not f.shared:
             if f.shape:
                 getattr(m, attrs[f.name])[...] = F[at:at + n].reshape(f.dims(sizes))
             else:
-                setattr(m, attrs[f.name], int(F[at]))
+                setattr(m, attrs[f.name], (int if f.dtype == "int" else float)(F[at]))
         at += n
 
 

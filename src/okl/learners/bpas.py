@@ -4,56 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_value
+from okl.components import Plan
+from okl.components.steps.bpas import bpas_rounds
 from okl.runtime.hyperparameters import C as C_BOUND, accept
-from okl.learners._expansion import expansion_value, _BudgetedExpansion
+from okl.learners._expansion import _BudgetedExpansion
 from okl.runtime.base import Arr, Num, register
-
-
-@jit
-def bpas_rounds(kind, a, b, c, X, Y, out, ST, alpha, kself, m, budget, C, kt, last):
-    """BPA-S rounds (see :class:`BPAS`). ``last`` receives (replaced index, its cost Q_r*) of the
-    latest removal. Returns (m, removals in this call)."""
-    removals = 0
-    for i in range(X.shape[0]):
-        x = X[i]
-        y = Y[i]
-        f = expansion_value(kind, a, b, c, ST, alpha, m, x, kt)
-        out[i] = f
-        loss = 1.0 - y * f
-        if loss <= 0.0:
-            continue
-        kxx = kernel_value(kind, a, b, c, x, x)
-        tau = min(C, loss / kxx)
-        if m < budget:
-            copy_into(ST[:, m], x)
-            alpha[m] = y * tau
-            kself[m] = kxx
-            m += 1
-            continue
-        best = np.inf
-        star = 0
-        star_beta = 0.0
-        for r in range(m):
-            krt = kt[r]
-            ar = alpha[r]
-            beta = ar * krt / kxx + tau * y
-            dist = ar * ar * kself[r] + beta * beta * kxx - 2.0 * ar * beta * krt
-            fr = f - ar * krt + beta * kxx
-            cost = 0.5 * dist + C * max(0.0, 1.0 - y * fr)
-            if cost < best:
-                best = cost
-                star = r
-                star_beta = beta
-        copy_into(ST[:, star], x)
-        alpha[star] = star_beta
-        kself[star] = kxx
-        last[0] = star
-        last[1] = best
-        removals += 1
-    return m, removals
-
-
 
 
 @register("bpa-s")
@@ -94,6 +49,7 @@ class BPAS(_BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("kself_", "removals_", "last_removal_")
+    composition = ("column expansion", "budgeted pa")
     _divergence_hint = "lower C (the step's cap)"
 
     hyperparameters = _BudgetedExpansion.hyperparameters + (C_BOUND.but(doc="The PA-I aggressiveness cap C."),)
@@ -123,6 +79,13 @@ class BPAS(_BudgetedExpansion):
         self.m_ = int(m)
         self.removals_ = int(self.removals_ + removals)
         return out
+
+    def compiled_plan(self):
+        """The column expansion map with the budgeted passive-aggressive step and its declared
+        state (:mod:`okl.components.steps.bpas`): ``auto``'s engine runs it."""
+        return Plan("column expansion", "budgeted pa", SV="SVT_", w="alpha_", counts="m_", budget=self.budget,
+                    kernel=self.kernel_.spec(), constants=(self.budget, self.C),
+                    state=(("kself", "kself_"), ("removals", "removals_"), ("last", "last_removal_")))
 
     def diagnostics(self):
         return {"support_vectors": int(self.m_), "removals": int(self.removals_)}

@@ -2,78 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_value
-from okl.learners._expansion import expansion_value, _BudgetedExpansion
+from okl.components import Plan
+from okl.components.steps.forgetron import forgetron_rounds, forgetron_shrink  # noqa: F401
+from okl.learners._expansion import _BudgetedExpansion
 from okl.runtime.base import Arr, Num, register
-
-
-@jit
-def forgetron_shrink(delta, mu, Q, M):
-    """Largest phi in (0, 1] with Q + Psi(delta phi, phi mu) <= (15/32) M, where
-    Psi(lam, nu) = lam^2 + 2 lam - 2 lam nu (Dekel et al. 2008, self-tuned Forgetron).
-
-    The condition is g(phi) = A phi^2 + 2 delta phi + c <= 0 with A = delta^2 - 2 delta mu,
-    c = Q - 15 M / 32 <= 0. If g(1) <= 0, phi = 1; else g(0) <= 0 < g(1) and the one root of g in
-    [0, 1) is (-delta + sqrt(delta^2 - A c)) / A = -c / (delta + sqrt(delta^2 - A c)) for A of
-    either sign (and -c / (2 delta) for A = 0), the cancellation-free form used here."""
-    A = delta * delta - 2.0 * delta * mu
-    cc = Q - 15.0 / 32.0 * M
-    if A + 2.0 * delta + cc <= 0.0:
-        return 1.0
-    disc = delta * delta - A * cc
-    if disc < 0.0:
-        disc = 0.0
-    return -cc / (delta + math.sqrt(disc))
-
-
-@jit
-def forgetron_rounds(kind, a, b, c, X, Y, out, ST, alpha, labels, m, head, budget, Q, M,
-                     removals, last, kt, xr):
-    """Self-tuned Forgetron rounds (see :class:`Forgetron`). ``last`` receives
-    (phi, delta, mu, Q before, M) of the latest removal. Returns (m, head, Q, M, removals)."""
-    for i in range(X.shape[0]):
-        x = X[i]
-        y = Y[i]
-        f = expansion_value(kind, a, b, c, ST, alpha, m, x, kt)
-        out[i] = f
-        if y * f > 0.0:
-            continue
-        M += 1
-        if m < budget:
-            copy_into(ST[:, m], x)
-            alpha[m] = y
-            labels[m] = y
-            m += 1
-            continue
-        r = head
-        copy_into(xr, ST[:, r])
-        # f'(x_r): the hypothesis with (x_t, y_t) added, at the oldest support vector
-        fr = y * kernel_value(kind, a, b, c, x, xr) + expansion_value(kind, a, b, c, ST, alpha, m,
-                                                                        xr, kt)
-        yr = labels[r]
-        mu = yr * fr
-        delta = alpha[r] * yr
-        phi = forgetron_shrink(delta, mu, Q, float(M))
-        last[0] = phi
-        last[1] = delta
-        last[2] = mu
-        last[3] = Q
-        last[4] = M
-        Q += (delta * phi) ** 2 + 2.0 * delta * phi - 2.0 * delta * phi * phi * mu
-        for j in range(m):
-            alpha[j] *= phi
-        copy_into(ST[:, r], x)
-        alpha[r] = phi * y
-        labels[r] = y
-        head = (r + 1) % budget
-        removals += 1
-    return m, head, Q, M, removals
-
-
 
 
 @register("forgetron")
@@ -119,6 +53,7 @@ class Forgetron(_BudgetedExpansion):
     _divergence_hint = "scale the input (scale='auto'; a perceptron has no step to lower)"
     _state_attrs = _BudgetedExpansion._state_attrs + ("labels_", "head_", "Q_", "M_", "removals_",
                                                       "last_shrink_")
+    composition = ("column expansion", "forgetron")
 
     def _start(self, dim):
         super()._start(dim)
@@ -152,6 +87,14 @@ class Forgetron(_BudgetedExpansion):
                                                         int(self.removals_))
         self.Q_ = float(self.Q_)
         return out
+
+    def compiled_plan(self):
+        """The column expansion map with the Forgetron's step and its declared state
+        (:mod:`okl.components.steps.forgetron`): ``auto``'s engine runs it."""
+        return Plan("column expansion", "forgetron", SV="SVT_", w="alpha_", counts="m_", budget=self.budget,
+                    kernel=self.kernel_.spec(), constants=(self.budget,),
+                    state=(("labels", "labels_"), ("head", "head_"), ("Q", "Q_"), ("M", "M_"), ("removals", "removals_"),
+                           ("last", "last_shrink_")))
 
     def diagnostics(self):
         return {"support_vectors": int(self.m_), "updates": int(self.M_),

@@ -6,64 +6,11 @@ import math
 
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_value, times_and_quadratic
+from okl.components import Plan
+from okl.components.steps.projectron import projectron_rounds
 from okl.runtime.hyperparameters import Hyper, accept
-from okl.learners._expansion import (PROJECTRON_MIN_RESIDUAL, bordered_inverse_grow, expansion_value,
-                                     _BudgetedExpansion)
+from okl.learners._expansion import _BudgetedExpansion
 from okl.runtime.base import Arr, register
-
-
-@jit
-def projectron_rounds(kind, a, b, c, X, Y, out, ST, alpha, Kinv, m, budget, threshold2, plus, U,
-                      kt, d, counts):
-    """Projectron / Projectron++ rounds (see :class:`Projectron`). ``counts`` accumulates
-    (grown, projected on mistakes, projected on margin errors). Returns m."""
-    for i in range(X.shape[0]):
-        x = X[i]
-        y = Y[i]
-        f = expansion_value(kind, a, b, c, ST, alpha, m, x, kt)
-        out[i] = f
-        yhat = 1.0 if f >= 0.0 else -1.0
-        mistake = yhat != y
-        loss = 1.0 - y * f
-        if not mistake and not (plus and 0.0 < loss < 1.0):
-            continue
-        kxx = kernel_value(kind, a, b, c, x, x)
-        if m == 0:
-            if kxx > 0.0 and kxx > threshold2:
-                copy_into(ST[:, 0], x)
-                alpha[0] = y
-                Kinv[0, 0] = 1.0 / kxx
-                m = 1
-                counts[0] += 1
-            continue
-        # d* = K^{-1} k_t (coefficients of the projection of phi(x_t) onto span(SV))
-        proj2 = times_and_quadratic(Kinv, kt, m, d)
-        delta2 = kxx - proj2
-        if mistake:
-            if m < budget and delta2 > threshold2 and delta2 > PROJECTRON_MIN_RESIDUAL * kxx:
-                bordered_inverse_grow(Kinv, m, d, delta2)
-                copy_into(ST[:, m], x)
-                alpha[m] = y
-                m += 1
-                counts[0] += 1
-            else:
-                for p in range(m):
-                    alpha[p] += y * d[p]
-                counts[1] += 1
-        else:
-            # Projectron++ margin error: project with step tau if beta >= 0
-            delta = math.sqrt(delta2) if delta2 > 0.0 else 0.0
-            tau = 1.0 if proj2 <= 0.0 else min(loss / proj2, 1.0)
-            beta = tau * (2.0 * loss - tau * proj2 - 2.0 * U * delta)
-            if beta >= 0.0:
-                step = y * tau
-                for p in range(m):
-                    alpha[p] += step * d[p]
-                counts[2] += 1
-    return m
-
-
 
 
 @register("projectron")
@@ -109,6 +56,7 @@ class Projectron(_BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("Kinv_", "counts_")
+    composition = ("column expansion", "projection")
     _divergence_hint = "raise threshold (fewer projections on nearly dependent support vectors)"
     _plus = False
 
@@ -144,6 +92,13 @@ class Projectron(_BudgetedExpansion):
                                         self.Kinv_, self.m_, self.budget, self.threshold ** 2,
                                         self._plus, self.U_, kt, d, self.counts_))
         return out
+
+    def compiled_plan(self):
+        """The column expansion map with the projection step and its declared state
+        (:mod:`okl.components.steps.projectron`): ``auto``'s engine runs it."""
+        return Plan("column expansion", "projection", SV="SVT_", w="alpha_", counts="m_", budget=self.budget,
+                    kernel=self.kernel_.spec(), constants=(self.budget, self.threshold ** 2, float(self._plus), self.U_),
+                    state=(("Kinv", "Kinv_"), ("counts", "counts_")))
 
     def diagnostics(self):
         return {"support_vectors": int(self.m_), "grown": int(self.counts_[0]),
