@@ -39,7 +39,7 @@ def test_krlst_step_block_is_the_views_layout():
         at += a.size
     SV, alpha, m = ref.SV_.copy(), ref.alpha_.copy(), ref.m_
     for x, t in zip(X[30:], y[30:]):
-        m = krlst_step.krlst_member_round(F, 0, SV, alpha, m, *spec, x, t)
+        m = krlst_step.krlst_member_round(F, 0, SV, alpha, m, *spec, x, t, 0.0, 0)
     ref.run(X[30:], y[30:])
     assert m == ref.m_ and np.array_equal(SV, ref.SV_) and np.array_equal(alpha, ref.alpha_)
     o = 3 + 3 * M * M
@@ -131,3 +131,16 @@ def test_auto_with_krlst_member_saves_and_continues(tmp_path):
     assert np.array_equal(back.run(X[300:], y[300:]).decisions, m.run(X[300:], y[300:]).decisions)
     assert back.pool_[0].removals_.tolist() == m.pool_[0].removals_.tolist()
     assert back.pool_[1].m_ == m.pool_[1].m_ == m.pool_[1].budget
+
+
+def test_the_dispatch_is_generated_from_the_table():
+    """okl/components/dispatch.py is what okl.components.generate renders from the table: a
+    branch for every step that keeps its own dictionary, and nothing else."""
+    import pathlib
+
+    from okl.components import generate
+    path = pathlib.Path(generate.__file__).with_name("dispatch.py")
+    assert path.read_text() == generate.render()
+    text = generate.render()
+    for comp in STEPS.values():
+        assert (f"step == {comp.code}:  # {comp.name}" in text) == bool(comp.member_round)

@@ -110,6 +110,8 @@ FIRST_DICTIONARY_STEP = KRLST
 #: budget rules of the support step
 STOP, REPLACE_OLDEST, MERGE_NEAREST = range(3)
 
+_STEPS = "okl.components.steps"
+
 #: the paths that run a component: the single learners' per-event plan, auto's engine with one
 #: output, with K outputs
 EVENT, ENGINE, K_OUTPUTS = "event", "engine", "k-outputs"
@@ -129,6 +131,9 @@ class Component:
     constants: tuple[str, ...] = ()
     state: tuple[Field, ...] = ()
     work: tuple[Field, ...] = ()
+    #: a step that keeps its own dictionary: its compiled round, "module.function"
+    #: (:mod:`okl.components.dispatch`, generated from these entries, calls it)
+    member_round: str = ""
 
     def sizes(self, plan: "Plan", dim: int) -> dict:
         """The size symbols of this step's shapes for ``plan`` on inputs of width ``dim``
@@ -162,24 +167,28 @@ STEPS = {c.name: c for c in (
     Component("nag", NAG, ("A", "eta"), (ENGINE, K_OUTPUTS), "w_i -= eta sqrt(t / N) g z_i / (s_i sqrt(G_i))"),
     Component("none", -1, (), (EVENT,), "nothing learned (the width window buffers the row)"),
     Component("krls-t", KRLST, ("budget", "kernel", "counts"), (ENGINE,), "the GP posterior over the dictionary",
-              krlst.CONSTANTS, krlst.STATE, krlst.WORK),
+              krlst.CONSTANTS, krlst.STATE, krlst.WORK, f"{_STEPS}.krlst.krlst_member_round"),
     Component("ald-krls", ALD_KRLS, ("budget", "kernel", "counts"), (ENGINE,),
-              "recursive least squares, ALD admission", krls.ALD_CONSTANTS, krls.ALD_STATE, krls.WORK),
+              "recursive least squares, ALD admission", krls.ALD_CONSTANTS, krls.ALD_STATE, krls.WORK,
+              f"{_STEPS}.krls.ald_member_round"),
     Component("window-krls", WINDOW_KRLS, ("budget", "kernel", "counts"), (ENGINE,),
               "recursive least squares on a sliding or fixed-budget window", krls.WINDOW_CONSTANTS, krls.WINDOW_STATE,
-              krls.WORK),
+              krls.WORK, f"{_STEPS}.krls.window_member_round"),
     Component("affine projection", AFFINE_PROJECTION, ("budget", "kernel", "counts"), (ENGINE,),
-              "coherence admission, affine projection of order p", kap.CONSTANTS, kap.STATE, kap.WORK),
+              "coherence admission, affine projection of order p", kap.CONSTANTS, kap.STATE, kap.WORK,
+              f"{_STEPS}.kap.kap_member_round"),
     Component("budgeted sgd", BUDGETED_SGD, ("budget", "kernel", "counts"), (ENGINE,),
-              "Pegasos on a budget: merge, remove or project", bsgd.CONSTANTS, bsgd.STATE, bsgd.WORK),
+              "Pegasos on a budget: merge, remove or project", bsgd.CONSTANTS, bsgd.STATE, bsgd.WORK,
+              f"{_STEPS}.bsgd.bsgd_member_round"),
     Component("projection", PROJECTION, ("budget", "kernel", "counts"), (ENGINE,),
               "the Projectron(++): grow or project onto the span", projectron.CONSTANTS, projectron.STATE,
-              projectron.WORK),
+              projectron.WORK, f"{_STEPS}.projectron.projectron_member_round"),
     Component("budgeted pa", BUDGETED_PA, ("budget", "kernel", "counts"), (ENGINE,),
-              "BPA-S: a passive-aggressive step, the cheapest replacement", bpas.CONSTANTS, bpas.STATE, bpas.WORK),
+              "BPA-S: a passive-aggressive step, the cheapest replacement", bpas.CONSTANTS, bpas.STATE, bpas.WORK,
+              f"{_STEPS}.bpas.bpas_member_round"),
     Component("forgetron", FORGETRON, ("budget", "kernel", "counts"), (ENGINE,),
               "the self-tuned Forgetron: shrink, drop the oldest", forgetron.CONSTANTS, forgetron.STATE,
-              forgetron.WORK),
+              forgetron.WORK, f"{_STEPS}.forgetron.forgetron_member_round"),
 )}
 #: the map of each step that keeps its own dictionary (it reads and writes that map's rows)
 DICTIONARY_MAPS = {"krls-t": "expansion", "ald-krls": "expansion", "window-krls": "expansion",

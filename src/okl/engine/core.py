@@ -88,20 +88,13 @@ from okl.components.maps.linear import (linear_features, linear_step_sparse, lin
 from okl.components.steps.nag import nag_step, nag_value
 from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_code_step_deferred, pending_size
 from okl.components.steps.adagrad import adagrad_step
+from okl.components.dispatch import dictionary_round
 from okl.components.maps.columns import expansion_value
-from okl.components.steps.bpas import bpas_member_round
-from okl.components.steps.bsgd import bsgd_member_round
-from okl.components.steps.forgetron import forgetron_member_round
-from okl.components.steps.kap import kap_member_round
-from okl.components.steps.projectron import projectron_member_round
-from okl.components.steps.krls import ald_member_round, window_member_round
-from okl.components.steps.krlst import krlst_member_round
 from okl.components.maps.window import window_decision, window_from_distances, window_store
 from okl.features.generated import project_generated, project_generated_cached
-from okl.components import (ADAGRAD, AFFINE_PROJECTION, ALD_KRLS, BUDGETED_PA, BUDGETED_SGD, COLUMN_EXPANSION,
-                            EXPANSION, FIRST_DICTIONARY_STEP, FOURIER_MAP, GENERATED_FOURIER, KERNEL_MAP, KRLST,
-                            LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, PROJECTION, STOP, STORE, SUPPORT, WINDOW,
-                            WINDOW_KRLS)
+from okl.components import (ADAGRAD, COLUMN_EXPANSION, EXPANSION, FIRST_DICTIONARY_STEP, FOURIER_MAP,
+                            GENERATED_FOURIER, KERNEL_MAP, LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE,
+                            SUPPORT, WINDOW)
 
 
 
@@ -367,45 +360,23 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
 
 @jit
 def _dictionary_learn(F, I, R, j, x, y, f):
-    """A member's step that keeps its own dictionary (a declared state, :mod:`okl.components.spec`)
-    on row x with label / target y and decision f: KRLS-T
-    (:func:`okl.components.steps.krlst.krlst_member_round`), ALD-, SW- or FB-KRLS
-    (:mod:`okl.components.steps.krls`), KAP / KNLMS (:mod:`okl.components.steps.kap`), BSGD
-    (:mod:`okl.components.steps.bsgd`, the one that reads the loss), the Projectron(++), BPA-S
-    and the Forgetron (:mod:`okl.components.steps.projectron`, ``bpas``, ``forgetron``); then the stored rows' norms (a removal moves rows up;
-    sparse rows' kernel values read them). Returns NOTHING, or FAILED (no usable state)."""
+    """A member's step that keeps its own dictionary and declares its state
+    (:mod:`okl.components.spec`) on row x with label / target y and decision f: the generated
+    dispatch over those steps (:func:`okl.components.dispatch.dictionary_round`) on the rows of its
+    map, then, for the expansion map, the stored rows' norms (a removal moves rows up; sparse rows'
+    kernel values read them). Returns NOTHING, or FAILED (no usable state)."""
     B, d = I[j, BUDGET], x.shape[0]
     kind = int(R[j, KIND])
-    alpha, o, st = F[I[j, O_W]:I[j, O_W] + B], I[j, O_G], I[j, STEP]
-    if I[j, MAP] == COLUMN_EXPANSION:  # (no norms kept)
-        ST = F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B))
-        if st == AFFINE_PROJECTION:
-            I[j, M] = kap_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y)
-        elif st == BUDGETED_SGD:
-            I[j, M] = bsgd_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y, f,
-                                        I[j, LOSS])
-        elif st == PROJECTION:
-            I[j, M] = projectron_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y,
-                                              f)
-        elif st == BUDGETED_PA:
-            I[j, M] = bpas_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y, f)
-        else:
-            I[j, M] = forgetron_member_round(F, o, ST, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y,
-                                             f)
-        I[j, NSEEN] += 1
-        return NOTHING
-    SV = F[I[j, O_A]:I[j, O_A] + B * d].reshape((B, d))
-    if st == KRLST:
-        m = krlst_member_round(F, o, SV, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y)
-    elif st == ALD_KRLS:
-        m = ald_member_round(F, o, SV, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y)
-    else:
-        m = window_member_round(F, o, SV, alpha, I[j, M], kind, R[j, KA], R[j, KB_], R[j, KC], x, y)
+    o = I[j, O_A]
+    rows = F[o:o + B * d].reshape((d, B) if I[j, MAP] == COLUMN_EXPANSION else (B, d))
+    m = dictionary_round(I[j, STEP], F, I[j, O_G], rows, F[I[j, O_W]:I[j, O_W] + B], I[j, M], kind, R[j, KA],
+                         R[j, KB_], R[j, KC], x, y, f, I[j, LOSS])
     if m < 0:
         return FAILED
     I[j, NSEEN] += 1
-    for i in range(m):
-        F[I[j, O_NRM] + i] = row_norm(kind, SV[i])
+    if I[j, MAP] == EXPANSION:
+        for i in range(m):
+            F[I[j, O_NRM] + i] = row_norm(kind, rows[i])
     I[j, M] = m
     return NOTHING
 

@@ -76,7 +76,7 @@ def bpas_rounds(kind, a, b, c, X, Y, out, ST, alpha, kself, m, budget, C, kt, la
 
 
 @jit
-def bpas_member_round(F, o, ST, alpha, m, kind, a, b, c, x, y, f):
+def bpas_member_round(F, o, ST, alpha, m, kind, a, b, c, x, y, f, lkind):
     """One round of a member laid out by a compiled path (:data:`CONSTANTS`, :data:`STATE` and
     :data:`WORK` from offset o of F; f its decision): the kernel row of x again, then
     :func:`bpas_learn`. Returns the new m."""

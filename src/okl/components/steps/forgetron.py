@@ -98,7 +98,7 @@ def forgetron_rounds(kind, a, b, c, X, Y, out, ST, alpha, labels, m, head, budge
 
 
 @jit
-def forgetron_member_round(F, o, ST, alpha, m, kind, a, b, c, x, y, f):
+def forgetron_member_round(F, o, ST, alpha, m, kind, a, b, c, x, y, f, lkind):
     """One round of a member laid out by a compiled path (:data:`CONSTANTS`, :data:`STATE` and
     :data:`WORK` from offset o of F; f its decision): :func:`forgetron_learn` (it computes the
     kernel rows it needs). Returns the new m."""

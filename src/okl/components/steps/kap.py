@@ -125,7 +125,7 @@ def kap_event_learn(kind, a, b, c, ST, alpha, m, x, y, k, have_row, mu0, eta, ep
 
 
 @jit
-def kap_member_round(F, o, ST, alpha, m, kind, a, b, c, x, y):
+def kap_member_round(F, o, ST, alpha, m, kind, a, b, c, x, y, f, lkind):
     """One round of a member laid out by a compiled path (:data:`CONSTANTS`, :data:`STATE` and
     :data:`WORK` from offset o of F; ``ST`` and ``alpha`` its column expansion map's, m centres):
     the kernel row of x again (the decision was the map's, the same sum), then :func:`kap_learn`.

@@ -200,7 +200,7 @@ def window_rounds(kind, a, b, c, X, Y, out, SV, yD, alpha, Ainv, m, budget, regu
 
 
 @jit
-def ald_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y):
+def ald_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind):
     """One ALD-KRLS round of a member laid out by a compiled path (:data:`ALD_CONSTANTS`,
     :data:`ALD_STATE` and :data:`WORK` from offset o of F; ``SV`` and ``alpha`` its expansion
     map's, m stored): :func:`ald_round` with the kernel row computed again (the decision was the
@@ -217,7 +217,7 @@ def ald_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y):
 
 
 @jit
-def window_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y):
+def window_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind):
     """One SW- or FB-KRLS round of a member laid out by a compiled path (:data:`WINDOW_CONSTANTS`,
     :data:`WINDOW_STATE` and :data:`WORK` from offset o of F): :func:`window_round` with the kernel
     row computed again. Returns the new m, or -1: the round failed."""

@@ -231,7 +231,7 @@ def krlst_mean_variance(kind, a, b, c, noise, jitter, SV, Q, Sigma, alpha, s02, 
 
 
 @jit
-def krlst_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y):
+def krlst_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind):
     """One round of a member laid out by a compiled path (:data:`CONSTANTS`, :data:`STATE` and
     :data:`WORK` from offset o of F; the dictionary ``SV`` and ``alpha`` its expansion map's, m
     bases): :func:`krlst_round` with the kernel row computed again (the decision was the map's, the

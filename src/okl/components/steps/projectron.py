@@ -85,7 +85,7 @@ def projectron_rounds(kind, a, b, c, X, Y, out, ST, alpha, Kinv, m, budget, thre
 
 
 @jit
-def projectron_member_round(F, o, ST, alpha, m, kind, a, b, c, x, y, f):
+def projectron_member_round(F, o, ST, alpha, m, kind, a, b, c, x, y, f, lkind):
     """One round of a member laid out by a compiled path (:data:`CONSTANTS`, :data:`STATE` and
     :data:`WORK` from offset o of F; ``ST`` and ``alpha`` its column expansion map's, m support
     vectors; f its decision): the kernel row of x again, then :func:`projectron_learn`. Returns
