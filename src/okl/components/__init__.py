@@ -84,6 +84,8 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
   replacement, and the self-tuned Forgetron's shrink and removal of the oldest
   (:mod:`okl.components.steps.bpas`, :mod:`okl.components.steps.forgetron`). Declared state,
   paths as ``"krls-t"``'s. O(B d).
+* ``"ex-krls"``: extended KRLS, the tracking model's Kalman step over the expansion's dictionary
+  (:mod:`okl.components.steps.exkrls`). Declared state, paths as ``"krls-t"``'s. O(m d + m^2).
 
 ``shrink`` (SkeGD's weight decay 1 - eta lambda) and update rounds (``rho``) apply to the
 stage-2 steps that declare them.
@@ -97,13 +99,13 @@ from typing import Any
 import numpy as np
 
 from okl.components.spec import Field, block_size
-from okl.components.steps import bpas, bsgd, forgetron, kap, krls, krlst, projectron
+from okl.components.steps import bpas, bsgd, exkrls, forgetron, kap, krls, krlst, projectron
 
 #: map codes (the compiled paths' dispatch)
 EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER, COLUMN_EXPANSION = range(8)
 #: step codes
 (SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS, AFFINE_PROJECTION, BUDGETED_SGD,
- PROJECTION, BUDGETED_PA, FORGETRON) = range(14)
+ PROJECTION, BUDGETED_PA, FORGETRON, EX_KRLS) = range(15)
 #: the first code of the steps that keep their own dictionary and declare their state (every code
 #: from it on: :data:`DICTIONARY_MAPS`)
 FIRST_DICTIONARY_STEP = KRLST
@@ -189,12 +191,15 @@ STEPS = {c.name: c for c in (
     Component("forgetron", FORGETRON, ("budget", "kernel", "counts"), (ENGINE,),
               "the self-tuned Forgetron: shrink, drop the oldest", forgetron.CONSTANTS, forgetron.STATE,
               forgetron.WORK, f"{_STEPS}.forgetron.forgetron_member_round"),
+    Component("ex-krls", EX_KRLS, ("budget", "kernel", "counts"), (ENGINE,),
+              "extended KRLS: the tracking model's Kalman step", exkrls.CONSTANTS, exkrls.STATE, exkrls.WORK,
+              f"{_STEPS}.exkrls.exkrls_member_round"),
 )}
 #: the map of each step that keeps its own dictionary (it reads and writes that map's rows)
 DICTIONARY_MAPS = {"krls-t": "expansion", "ald-krls": "expansion", "window-krls": "expansion",
                    "affine projection": "column expansion", "budgeted sgd": "column expansion",
                    "projection": "column expansion", "budgeted pa": "column expansion",
-                   "forgetron": "column expansion"}
+                   "forgetron": "column expansion", "ex-krls": "expansion"}
 BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST, "merge nearest": MERGE_NEAREST}
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from okl._compiled import jit
 from okl.components.steps.bpas import bpas_member_round
 from okl.components.steps.bsgd import bsgd_member_round
+from okl.components.steps.exkrls import exkrls_member_round
 from okl.components.steps.forgetron import forgetron_member_round
 from okl.components.steps.kap import kap_member_round
 from okl.components.steps.krls import ald_member_round, window_member_round
@@ -34,4 +35,6 @@ def dictionary_round(step, F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind):
         return bpas_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
     elif step == 13:  # forgetron
         return forgetron_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
+    elif step == 14:  # ex-krls
+        return exkrls_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
     return -1

@@ -20,6 +20,7 @@ from okl.learners.qklms import QKLMS
 from okl.learners.knlms import KAP, KNLMS
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 from okl.learners.krlst import KRLST
+from okl.learners.exkrls import EXKRLS
 from okl.learners.bsgd import BSGD
 from okl.learners.raker import AdaRaker, Raker
 from okl.runtime.multiclass import MultiClass
@@ -28,5 +29,5 @@ __all__ = ["Learner", "ModelFileError", "NonFiniteError", "Trace", "learner_clas
            "KOGD", "FOGD", "NOGD", "LinearOGD", "SkeGD",
            "RBP", "Forgetron", "Projectron", "ProjectronPlusPlus", "BPAS", "BOGD",
            "ProsNKons", "ConKons", "BKons", "FORKS", "KernelWindow", "KLMS", "QKLMS", "KNLMS", "KAP", "KRLS",
-           "SWKRLS", "FBKRLS", "KRLST", "BSGD", "Raker", "AdaRaker",
+           "SWKRLS", "FBKRLS", "KRLST", "EXKRLS", "BSGD", "Raker", "AdaRaker",
            "MultiClass"]
