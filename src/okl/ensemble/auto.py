@@ -50,6 +50,8 @@ round, as it would alone)
     linear model with per-feature adaptive steps is the learner to beat on such rows, and with it
     the other families never carried the mixture on the sparse streams measured while costing most
     of a round (docs/results/sparse.md). ``sparse_pool_`` records the choice (model files keep it).
+    Rows wider than :data:`~okl.ensemble.hashing.HASH_WIDTH` = 2^20 columns are hashed into 2^20 on
+    every path (signed feature hashing, :mod:`okl.ensemble.hashing`: memory O(2^20), not O(d)).
 
 Aggregation (every round; no hindsight)
     Member decisions are clipped to where the loss is informative ([-1, 1] for labels, the
