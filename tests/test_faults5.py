@@ -470,3 +470,22 @@ def test_compile_workloads_run_each_learner_with_a_categorical_column(monkeypatc
     monkeypatch.setattr(package, "make", recording)
     precompile._learner("linear")
     assert ("linear", [1]) in seen
+
+
+def test_sparse_rows_given_per_event_fill_the_width_window_by_their_non_zeros():
+    """learn_one on 1 x 2^22 CSR rows: the window's buffer row gets the row's non-zeros only (a page
+    each), not the dense row the generic path makes (32 MiB a row, 1.6 GB for the window), with the
+    decisions of run() on the same rows."""
+    import resource
+
+    W, y = _wide_rows(1 << 22, n=60)
+    m = okl.make("fogd", random_state=0)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    got = []
+    for i in range(60):
+        got.append(m.predict_one(W[i]))
+        m.learn_one(W[i], y[i])
+    grew_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grew_mb < 600, grew_mb
+    want = okl.make("fogd", random_state=0).run(W, y).decisions
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
