@@ -383,14 +383,73 @@ def test_fogd_on_2_27_sparse_columns_learns_as_on_a_narrow_width():
     assert grew_mb < 2500, grew_mb  # (two d-long vectors of the input map, 1 GiB each, mostly untouched)
 
 
-def test_auto_refuses_a_width_its_engine_cannot_hold_by_name():
-    from okl.ensemble.auto import ENGINE_MAX_DIM
+def test_auto_hashes_rows_wider_than_its_hash_width():
+    """2^31 sparse columns (the width window and the engine's d-long arrays would be 16 GiB each):
+    auto hashes them into HASH_WIDTH columns, every path the same rows, and its model file keeps the
+    width given and the hash."""
+    import resource
 
-    W, y = _wide_rows(ENGINE_MAX_DIM + 1, high=1 << 20)
+    import scipy.sparse as sp
+
+    from okl.ensemble.hashing import COLUMN_HASH, HASH_WIDTH, hash_rows
+    from okl._sparse import SparseRows
+
+    W, y = _wide_rows(1 << 31, n=120)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     m = okl.make("auto", random_state=0)
-    with pytest.raises(ValueError, match=r"auto: 134,217,729 input columns .*--n-hashed.*fogd"):
-        m.run(W, y)
-    assert m.n_seen_ == 0
+    a = m.run(W, y)
+    assert (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024 < 1000
+    assert (m.dim_, m.input_width_, m.column_hash_) == (HASH_WIDTH, 1 << 31, COLUMN_HASH)
+    h = hash_rows(SparseRows.from_scipy(W))  # the same rows hashed by hand: the same decisions
+    b = okl.make("auto", random_state=0).run(sp.csr_matrix((h.data, h.indices, h.indptr), shape=h.shape), y)
+    np.testing.assert_array_equal(a.decisions, b.decisions)
+    one = okl.make("auto", random_state=0)  # per event: the decisions of run()
+    got = []
+    for i in range(len(y)):
+        got.append(one.predict_one(W[i]))
+        one.learn_one(W[i], y[i])
+    np.testing.assert_allclose(got, a.decisions, rtol=0, atol=1e-12)
+    with pytest.raises(ValueError, match=r"has 1048577 features but the learner was started with 2147483648"):
+        m.predict_one(sp.csr_matrix((1, HASH_WIDTH + 1)))
+    assert m.n_seen_ == 120
+
+
+def test_wide_auto_model_file_keeps_its_width_and_hash(tmp_path):
+    from okl.ensemble.hashing import HASH_WIDTH
+    from okl.runtime.base import Learner
+
+    W, y = _wide_rows(HASH_WIDTH * 4, n=80)
+    m = okl.make("auto", random_state=0)
+    m.run(W[:60], y[:60])
+    m.save(tmp_path / "wide.npz")
+    back = Learner.load(tmp_path / "wide.npz")
+    assert back.input_width_ == HASH_WIDTH * 4
+    np.testing.assert_array_equal(back.run(W[60:], y[60:]).decisions, m.run(W[60:], y[60:]).decisions)
+    m.column_hash_ = "crc32"  # (check_state: the check load runs on a file's state)
+    with pytest.raises(ValueError, match="column_hash_"):
+        m.check_state()
+    m.column_hash_, m.input_width_ = None, None  # a narrow model's file with dim 2^20 is not a hashed one
+    m.check_state()
+    assert okl.make("auto").run(W[:5, :HASH_WIDTH], y[:5]) is not None
+
+
+def test_column_hash_is_the_documented_fmix64():
+    from okl.ensemble.hashing import hash_columns
+
+    def fmix64(k):  # MurmurHash3's finaliser in Python integers
+        mask = (1 << 64) - 1
+        k ^= k >> 33
+        k = (k * 0xFF51AFD7ED558CCD) & mask
+        k ^= k >> 33
+        k = (k * 0xC4CEB9FE1A85EC53) & mask
+        return k ^ (k >> 33)
+
+    idx = np.array([0, 1, 2, 12345, (1 << 31) - 1, (1 << 40) + 7])
+    cols, signs = hash_columns(idx, 1 << 20)
+    assert cols.tolist() == [fmix64(int(j)) % (1 << 20) for j in idx]
+    assert signs.tolist() == [1.0 if fmix64(int(j)) >> 63 == 0 else -1.0 for j in idx]
+    many, s = hash_columns(np.arange(1 << 16), 1 << 10)
+    assert abs(s.mean()) < 0.02 and np.bincount(many, minlength=1 << 10).std() < 12
 
 
 # ---- 15: okl compile's workloads include a categorical learner --------------------------------
@@ -411,3 +470,22 @@ def test_compile_workloads_run_each_learner_with_a_categorical_column(monkeypatc
     monkeypatch.setattr(package, "make", recording)
     precompile._learner("linear")
     assert ("linear", [1]) in seen
+
+
+def test_sparse_rows_given_per_event_fill_the_width_window_by_their_non_zeros():
+    """learn_one on 1 x 2^22 CSR rows: the window's buffer row gets the row's non-zeros only (a page
+    each), not the dense row the generic path makes (32 MiB a row, 1.6 GB for the window), with the
+    decisions of run() on the same rows."""
+    import resource
+
+    W, y = _wide_rows(1 << 22, n=60)
+    m = okl.make("fogd", random_state=0)
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    got = []
+    for i in range(60):
+        got.append(m.predict_one(W[i]))
+        m.learn_one(W[i], y[i])
+    grew_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
+    assert grew_mb < 600, grew_mb
+    want = okl.make("fogd", random_state=0).run(W, y).decisions
+    np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)

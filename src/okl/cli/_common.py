@@ -248,7 +248,7 @@ def user_error(exc: BaseException | str) -> str:
     """The one line ``okl: error: ...`` for a user's mistake (no traceback)."""
     text = str(exc)
     if isinstance(exc, MemoryError):
-        text = "not enough memory for this setting (lower --budget, --dim or the data size)" + (
+        text = "not enough memory for this setting (lower --budget, --dim or --n-hashed, or the data size)" + (
             f": {text}" if text else "")
     for prefix in ("okl: error: ", "okl: ", "okl fetch: "):
         if text.startswith(prefix):

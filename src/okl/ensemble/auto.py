@@ -50,6 +50,8 @@ round, as it would alone)
     linear model with per-feature adaptive steps is the learner to beat on such rows, and with it
     the other families never carried the mixture on the sparse streams measured while costing most
     of a round (docs/results/sparse.md). ``sparse_pool_`` records the choice (model files keep it).
+    Rows wider than :data:`~okl.ensemble.hashing.HASH_WIDTH` = 2^20 columns are hashed into 2^20 on
+    every path (signed feature hashing, :mod:`okl.ensemble.hashing`: memory O(2^20), not O(d)).
 
 Aggregation (every round; no hindsight)
     Member decisions are clipped to where the loss is informative ([-1, 1] for labels, the
@@ -105,11 +107,12 @@ from okl.engine.aggregation import (  # noqa: F401 (aggregate_predict, aggregate
 from okl.engine.roots import prepare_engine
 from okl.ensemble.paths import EnginePaths
 from okl.ensemble.window_phase import WindowPhase
+from okl.ensemble.hashing import COLUMN_HASH, HASH_WIDTH, WideRows
 from okl.ensemble.pool import (SPARSE_DENSITY, WIDTHS, WINDOW_WIDTH, _check_members,  # noqa: F401 (re-exported)
                                    _label, _share_directions, default_pool)
 from okl.engine.columns import FAILED, TRANSITION
 from okl.engine.layout import Engine
-from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, event_state, learner_class, make, register
+from okl.runtime.base import Arr, Learner, Num, Opaque, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
 from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
                                          accept)
@@ -122,14 +125,8 @@ from okl.runtime.state import MAX_CLASSES
 #: 83,886 columns, the window beyond 83,886 (hashed text of 2^20 columns: the FOGD members, their
 #: directions generated, and the linear ones learn it)
 MEMBER_INPUT_FLOATS = 1 << 24
-#: the widest input auto takes: its engine holds the input map's spread and its linear members'
-#: weights as d-long arrays (about ten of them) and its window estimate copies a row; 2^27 columns
-#: is about 10 GiB of them (wider sparse rows: hash them into fewer columns, or FOGD, O(nnz) a row)
-ENGINE_MAX_DIM = 1 << 27
-
-
 @register("auto")
-class Auto(EnginePaths, WindowPhase, Learner):
+class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     """A pool of okl learners (widths x steps x families) mixed online; see the module docstring.
 
     Parameters
@@ -174,12 +171,12 @@ class Auto(EnginePaths, WindowPhase, Learner):
     _retired_at: tuple | None = None
 
     _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_", "sparse_pool_",
-                    "n_outputs_")
+                    "n_outputs_", "input_width_", "column_hash_")
     #: the default pool is the one for sparse rows (:func:`~okl.ensemble.pool.sparse_pool`): the
     #: width window came as sparse rows, fewer than SPARSE_DENSITY of their columns non-zero
     sparse_pool_: bool = False
     #: model files from before the pool for sparse rows hold the default pool
-    _state_added = {"sparse_pool_": False}
+    _state_added = {"sparse_pool_": False, "input_width_": None, "column_hash_": None}
     _divergence_hint = "pass members with smaller steps (every member diverged)"
 
     hyperparameters = (BUDGET, LOSS, KERNEL, Hyper("members", "any", "The pool as (name, width multiplier, params).",
@@ -277,11 +274,6 @@ class Auto(EnginePaths, WindowPhase, Learner):
         return params.get("scale") == "affine" and self._scale_rule() == "symlog"
 
     def _advance(self, X, y):
-        if self.dim_ > ENGINE_MAX_DIM:
-            raise ValueError(f"auto: {self.dim_:,} input columns are more than its engine holds ({ENGINE_MAX_DIM:,}: "
-                             "the input map and its linear members keep d-long arrays, one row of d floats is "
-                             "copied per event); hash the features into fewer columns (okl stream --n-hashed, "
-                             "okl.river's n_hashed) or use fogd, which generates its directions (O(nnz) a row)")
         prepare_engine(self.n_outputs_ > 0)  # (a cold cache: its compile starts with the first rows)
         return super()._advance(X, y)
 
@@ -516,8 +508,14 @@ class Auto(EnginePaths, WindowPhase, Learner):
                 "agg_": Arr(("agg",), finite=False),
                 "members_blob_": Arr(("blob",), dtype=np.int64, optional=True),
                 "member_sizes_": Arr(("n",), dtype=np.int64, low=1, optional=True),
-                "sparse_pool_": Num(bool), "n_outputs_": Num(int, 0, MAX_CLASSES)},
-            rules=((lambda m: m._pool is not None or m._unpack(), "members_blob_",
+                "sparse_pool_": Num(bool), "n_outputs_": Num(int, 0, MAX_CLASSES),
+                "input_width_": Num(int, HASH_WIDTH + 1, 1 << 62, optional=True), "column_hash_": Opaque()},
+            rules=((lambda m: m.column_hash_ == (None if m.input_width_ is None else COLUMN_HASH), "column_hash_",
+                    f"is not the hash of this okl's auto for its input width ({COLUMN_HASH!r} when input_width_ "
+                    "is set, else None)"),
+                   (lambda m: m.input_width_ is None or m.dim_ == HASH_WIDTH, "input_width_",
+                    f"is set, so rows are hashed into {HASH_WIDTH} columns and dim must be {HASH_WIDTH}"),
+                   (lambda m: m._pool is not None or m._unpack(), "members_blob_",
                     "does not hold valid model files of the members"),
                    (lambda m: len(m.agg_) in (AGG_HEAD, agg_size(len(m.L_), m._pool[0].task == "classification"))
                     and not np.isnan(m.agg_).any() and np.isfinite(m.agg_[:2]).all()  # (ranges: +-inf when empty)

@@ -383,7 +383,9 @@ class Learner(EventPath, Heads, ModelFiles):
                         out[i] = mu[i] if estimate is None else mu[i] + estimate
                 finally:
                     self._nonzero = outer
-                if not sparse_row:  # (a sparse row is in place already: no pass over its d columns)
+                if outer is not None and not sparse_row:  # (a sparse row given per event, made dense:
+                    self.warmup_X_[self.n_seen_, outer] = x[outer]  # its non-zeros, the buffer's row is 0)
+                elif not sparse_row:  # (a sparse row is in place already: no pass over its d columns)
                     self.warmup_X_[self.n_seen_] = x
                 self.warmup_y_[self.n_seen_] = y[i]
                 self.n_seen_ += 1
