@@ -9,11 +9,13 @@ import okl
 from okl.checks import friedman_regression
 from okl.components import STEPS, Plan
 from okl.components.steps import krlst as krlst_step
+from okl.learners.bogd import BOGD
 from okl.learners.bpas import BPAS
 from okl.learners.bsgd import BSGD
 from okl.learners.forgetron import Forgetron
 from okl.learners.knlms import KAP, KNLMS
 from okl.learners.projectron import Projectron, ProjectronPlusPlus
+from okl.learners.rbp import RBP
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 from okl.learners.krlst import KRLST
 
@@ -91,7 +93,8 @@ def test_dictionary_steps_run_in_autos_engine_as_their_own_path_would(monkeypatc
 @pytest.mark.parametrize("name, cls, params", [
     ("bsgd", BSGD, {"maintenance": "merge"}), ("bsgd", BSGD, {"maintenance": "project"}),
     ("bsgd", BSGD, {"maintenance": "remove"}), ("projectron", Projectron, {}), ("projectron++", ProjectronPlusPlus, {}),
-    ("bpa-s", BPAS, {}), ("forgetron", Forgetron, {})])
+    ("bpa-s", BPAS, {}), ("forgetron", Forgetron, {}), ("rbp", RBP, {}), ("bogd", BOGD, {}),
+    ("bogd", BOGD, {"decay": "horizon", "horizon": 600})])
 def test_classifiers_run_in_autos_engine_as_their_own_path_would(monkeypatch, name, cls, params):
     """Members of the column expansion under the hinge loss (BSGD's step reads the loss
     derivative; the Projectron's its mistakes and margin errors): the engine's member equals the

@@ -14,6 +14,7 @@ from okl.components.steps.kap import kap_member_round
 from okl.components.steps.krls import ald_member_round, window_member_round
 from okl.components.steps.krlst import krlst_member_round
 from okl.components.steps.projectron import projectron_member_round
+from okl.components.steps.removals import bogd_member_round, rbp_member_round
 
 
 @jit
@@ -37,4 +38,8 @@ def dictionary_round(step, F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind):
         return forgetron_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
     elif step == 14:  # ex-krls
         return exkrls_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
+    elif step == 15:  # random budget perceptron
+        return rbp_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
+    elif step == 16:  # bogd
+        return bogd_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
     return -1

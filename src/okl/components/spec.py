@@ -4,6 +4,11 @@ shape, in the order a compiled path lays them out in its buffer. A step module e
 layout; the layout (:mod:`okl.engine.layout`) sizes and fills the block from the same spec, and
 ``tests/test_components.py`` holds the two against each other.
 
+Every member round has one signature, ``round(F, o, rows, alpha, m, kind, a, b, c, x, y, f, lkind)``
+(its block at offset o of F; the map's stored rows, coefficients and count; the kernel's spec; the
+row, its label or target, the map's decision and the loss code) and returns the new count, or
+:data:`ROUND_FAILED` / :data:`ROUND_IN_PYTHON`.
+
 A shape's entries are integers or size symbols: ``"M"`` the plan's budget (the rows its map
 stores), ``"d"`` the input width, the name of one of the step's integer constants (KAP's order
 ``"p"``), or one of these plus an integer (``"M+1"``)."""
@@ -14,6 +19,11 @@ from dataclasses import dataclass
 
 #: the size symbols every layout knows: the plan's budget and the input width
 BUDGET_SIZE, WIDTH_SIZE = "M", "d"
+
+#: what a member round returns besides the new dictionary size: the round failed (no usable state
+#: is left: the member leaves auto's pool), or the learner's Python must take the round (nothing
+#: was learned: e.g. a buffer of random draws used up)
+ROUND_FAILED, ROUND_IN_PYTHON = -1, -2
 
 
 def _extent(s, sizes: dict) -> int:

@@ -89,6 +89,7 @@ from okl.components.steps.nag import nag_step, nag_value
 from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_code_step_deferred, pending_size
 from okl.components.steps.adagrad import adagrad_step
 from okl.components.dispatch import dictionary_round
+from okl.components.spec import ROUND_IN_PYTHON
 from okl.components.maps.columns import expansion_value
 from okl.components.maps.window import window_decision, window_from_distances, window_store
 from okl.features.generated import project_generated, project_generated_cached
@@ -364,13 +365,16 @@ def _dictionary_learn(F, I, R, j, x, y, f):
     (:mod:`okl.components.spec`) on row x with label / target y and decision f: the generated
     dispatch over those steps (:func:`okl.components.dispatch.dictionary_round`) on the rows of its
     map, then, for the expansion map, the stored rows' norms (a removal moves rows up; sparse rows'
-    kernel values read them). Returns NOTHING, or FAILED (no usable state)."""
+    kernel values read them). Returns NOTHING, FAILED (no usable state) or UPDATE (the learner's
+    Python takes the round: its ``_update_round``)."""
     B, d = I[j, BUDGET], x.shape[0]
     kind = int(R[j, KIND])
     o = I[j, O_A]
     rows = F[o:o + B * d].reshape((d, B) if I[j, MAP] == COLUMN_EXPANSION else (B, d))
     m = dictionary_round(I[j, STEP], F, I[j, O_G], rows, F[I[j, O_W]:I[j, O_W] + B], I[j, M], kind, R[j, KA],
                          R[j, KB_], R[j, KC], x, y, f, I[j, LOSS])
+    if m == ROUND_IN_PYTHON:
+        return UPDATE
     if m < 0:
         return FAILED
     I[j, NSEEN] += 1

@@ -47,6 +47,7 @@ import numpy as np
 
 from okl._compiled import jit
 from okl._validation import MAX_ABS_FEATURE
+from okl.components import Plan
 from okl.components.maps.columns import (column_kernel_row, expansion_event_value, expansion_value,  # noqa: F401
                                          expansion_value_from, row_decision)
 from okl.components.steps.projection import PROJECTRON_MIN_RESIDUAL, bordered_inverse_grow  # noqa: F401
@@ -183,3 +184,20 @@ class _RandomRemovals:
     def _rounds(self, X, y, out, i, kt):
         """The subclass's compiled loop from row i: returns (status, row, m, random_next)."""
         raise NotImplementedError
+
+    def compiled_plan(self):
+        """The column expansion map with the learner's uniform-removal step and its declared state
+        (:mod:`okl.components.steps.removals`: the buffer and its read position): ``auto``'s
+        engine runs it, and hands the round back (:meth:`_update_round`) when the buffer is used
+        up."""
+        return Plan("column expansion", self.composition[1], SV="SVT_", w="alpha_", counts="m_",
+                    budget=self.budget, kernel=self.kernel_.spec(),
+                    constants=(self.budget, self.random_buffer_.shape[0], *self._step_constants()),
+                    state=(("buffer", "random_buffer_"), ("next", "random_next_")))
+
+    def _update_round(self, x, y, f):
+        """auto's engine found the removal buffer used up on row x: draw the next block (as
+        :meth:`_process` does) and learn the row with the compiled loop."""
+        self._refill_random()
+        _, _, self.m_, self.random_next_ = self._rounds(x[None, :], np.array([y], dtype=np.float64), np.empty(1), 0,
+                                                        self._buffer())

@@ -3,58 +3,11 @@
 from __future__ import annotations
 
 
-from okl._compiled import copy_into, jit, loss_derivative
 from okl._validation import check_nonnegative
 from okl.runtime.hyperparameters import BUDGET, ETA, HORIZON, KERNEL_LEARNER, Hyper, accept
-from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
+from okl.components.steps.removals import bogd_rounds
+from okl.learners._expansion import _BudgetedExpansion, _RandomRemovals
 from okl.runtime.base import register
-from okl.losses import HINGE
-
-
-@jit
-def bogd_rounds(kind, a, b, c, lkind, eta, decay, gamma, inclusive, X, Y, out, i0, ST, alpha, m,
-                budget, rand_idx, rnext, kt):
-    """BOGD rounds on rows i0.. (see :class:`BOGD`). Returns (status, row, m, rnext) as
-    :func:`rbp_rounds`."""
-    shrink = 1.0 - eta * decay
-    cap = eta * gamma
-    for i in range(i0, X.shape[0]):
-        x = X[i]
-        y = Y[i]
-        f = expansion_value(kind, a, b, c, ST, alpha, m, x, kt)
-        out[i] = f
-        g = loss_derivative(lkind, f, y)
-        if inclusive and lkind == HINGE and y * f == 1.0:
-            g = -y
-        if g == 0.0:
-            for j in range(m):
-                alpha[j] *= shrink
-            continue
-        if m < budget:
-            for j in range(m):
-                alpha[j] *= shrink
-            r = m
-            m += 1
-        else:
-            if rnext >= rand_idx.shape[0]:
-                return NEED_RANDOM, i, m, rnext
-            r = rand_idx[rnext]
-            rnext += 1
-            scale = budget * shrink / (budget - 1.0)
-            for j in range(m):
-                alpha[j] *= scale
-        copy_into(ST[:, r], x)
-        alpha[r] = -eta * g
-        amax = 0.0
-        for j in range(m):
-            v = abs(alpha[j])
-            if v > amax:
-                amax = v
-        if amax > cap:
-            s = cap / amax
-            for j in range(m):
-                alpha[j] *= s
-    return DONE, X.shape[0], m, rnext
 
 
 # --------------------------------------------------------------------------------------------
@@ -163,6 +116,7 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("random_buffer_", "random_next_")
+    composition = ("column expansion", "bogd")
 
     @classmethod
     def paper_params(cls, budget):
@@ -193,6 +147,9 @@ class BOGD(_RandomRemovals, _BudgetedExpansion):
         if self.decay == "horizon":
             return 0.0 if self.horizon is None else 1.0 / float(self.horizon) ** 2
         return float(self.decay)
+
+    def _step_constants(self) -> tuple:
+        return self.eta, self.decay_, self.gamma, float(self.inclusive_margin)
 
     def _rounds(self, X, y, out, i, kt):
         return bogd_rounds(*self.kernel_.spec(), self.loss_.kind, self.eta, self.decay_, self.gamma,

@@ -2,36 +2,9 @@
 
 from __future__ import annotations
 
-from okl._compiled import copy_into, jit
-from okl.learners._expansion import DONE, NEED_RANDOM, expansion_value, _BudgetedExpansion, _RandomRemovals
+from okl.components.steps.removals import rbp_rounds
+from okl.learners._expansion import _BudgetedExpansion, _RandomRemovals
 from okl.runtime.base import register
-
-
-@jit
-def rbp_rounds(kind, a, b, c, X, Y, out, i0, ST, alpha, m, budget, rand_idx, rnext, kt):
-    """Random budget perceptron rounds on rows i0.. (see :class:`RBP`).
-
-    Returns (status, row, m, rnext); status NEED_RANDOM: row ``row`` needs a removal index but
-    the buffer is used up (nothing of that row was learned)."""
-    for i in range(i0, X.shape[0]):
-        x = X[i]
-        y = Y[i]
-        f = expansion_value(kind, a, b, c, ST, alpha, m, x, kt)
-        out[i] = f
-        yhat = 1.0 if f >= 0.0 else -1.0
-        if yhat != y:
-            if m >= budget and rnext >= rand_idx.shape[0]:
-                return NEED_RANDOM, i, m, rnext
-            r = m if m < budget else rand_idx[rnext]
-            if m < budget:
-                m += 1
-            else:
-                rnext += 1
-            copy_into(ST[:, r], x)
-            alpha[r] = y
-    return DONE, X.shape[0], m, rnext
-
-
 
 
 @register("rbp")
@@ -63,8 +36,12 @@ class RBP(_RandomRemovals, _BudgetedExpansion):
     """
 
     _state_attrs = _BudgetedExpansion._state_attrs + ("random_buffer_", "random_next_")
+    composition = ("column expansion", "random budget perceptron")
     _divergence_hint = "scale the input (scale='auto'; a perceptron has no step to lower)"
 
     def _rounds(self, X, y, out, i, kt):
         return rbp_rounds(*self.kernel_.spec(), X, y, out, i, self.SVT_, self.alpha_, self.m_, self.budget,
                           self.random_buffer_, self.random_next_, kt)
+
+    def _step_constants(self) -> tuple:
+        return ()
