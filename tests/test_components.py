@@ -14,6 +14,7 @@ from okl.learners.bpas import BPAS
 from okl.learners.bsgd import BSGD
 from okl.learners.forgetron import Forgetron
 from okl.learners.knlms import KAP, KNLMS
+from okl.learners.kogd import KOGD
 from okl.learners.projectron import Projectron, ProjectronPlusPlus
 from okl.learners.rbp import RBP
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
@@ -69,7 +70,7 @@ def _auto_with(name, X, y, n_run, loss="squared", **params):
 
 
 @pytest.mark.parametrize("name, cls", [("krls-t", KRLST), ("krls", KRLS), ("sw-krls", SWKRLS), ("fb-krls", FBKRLS),
-                                       ("kap", KAP), ("knlms", KNLMS), ("bsgd", BSGD)])
+                                       ("kap", KAP), ("knlms", KNLMS), ("bsgd", BSGD), ("kogd", KOGD)])
 def test_dictionary_steps_run_in_autos_engine_as_their_own_path_would(monkeypatch, name, cls):
     """auto with a member of the recursive least-squares family: the engine runs it (no member
     outside), and run() then predict_one / learn_one give the decisions and member state of the
@@ -94,7 +95,7 @@ def test_dictionary_steps_run_in_autos_engine_as_their_own_path_would(monkeypatc
     ("bsgd", BSGD, {"maintenance": "merge"}), ("bsgd", BSGD, {"maintenance": "project"}),
     ("bsgd", BSGD, {"maintenance": "remove"}), ("projectron", Projectron, {}), ("projectron++", ProjectronPlusPlus, {}),
     ("bpa-s", BPAS, {}), ("forgetron", Forgetron, {}), ("rbp", RBP, {}), ("bogd", BOGD, {}),
-    ("bogd", BOGD, {"decay": "horizon", "horizon": 600})])
+    ("bogd", BOGD, {"decay": "horizon", "horizon": 600}), ("kogd", KOGD, {"budget": None, "decay": 0.01})])
 def test_classifiers_run_in_autos_engine_as_their_own_path_would(monkeypatch, name, cls, params):
     """Members of the column expansion under the hinge loss (BSGD's step reads the loss
     derivative; the Projectron's its mistakes and margin errors): the engine's member equals the

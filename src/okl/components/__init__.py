@@ -90,6 +90,9 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
   draw from a buffer of pre-drawn indices, which the learner's Python refills (the engine hands
   it that round; :mod:`okl.components.steps.removals`). Declared state, paths as ``"krls-t"``'s.
   O(B d).
+* ``"norma"``: KOGD's step, NORMA's decay and a new row on a nonzero loss derivative, over an
+  expansion that grows by doubling in the learner's Python (:mod:`okl.components.steps.kogd`).
+  Paths as ``"krls-t"``'s. O(m d).
 
 ``shrink`` (SkeGD's weight decay 1 - eta lambda) and update rounds (``rho``) apply to the
 stage-2 steps that declare them.
@@ -103,13 +106,13 @@ from typing import Any
 import numpy as np
 
 from okl.components.spec import Field, block_size
-from okl.components.steps import bpas, bsgd, exkrls, forgetron, kap, krls, krlst, projectron, removals
+from okl.components.steps import bpas, bsgd, exkrls, forgetron, kap, kogd, krls, krlst, projectron, removals
 
 #: map codes (the compiled paths' dispatch)
 EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER, COLUMN_EXPANSION = range(8)
 #: step codes
 (SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS, AFFINE_PROJECTION, BUDGETED_SGD,
- PROJECTION, BUDGETED_PA, FORGETRON, EX_KRLS, RANDOM_BUDGET_PERCEPTRON, BOGD) = range(17)
+ PROJECTION, BUDGETED_PA, FORGETRON, EX_KRLS, RANDOM_BUDGET_PERCEPTRON, BOGD, NORMA) = range(18)
 #: the first code of the steps that keep their own dictionary and declare their state (every code
 #: from it on: :data:`DICTIONARY_MAPS`)
 FIRST_DICTIONARY_STEP = KRLST
@@ -204,13 +207,17 @@ STEPS = {c.name: c for c in (
     Component("bogd", BOGD, ("budget", "kernel", "counts"), (ENGINE,),
               "BOGD: a gradient step, past the budget remove a uniform draw and rescale", removals.BOGD_CONSTANTS,
               removals.STATE, removals.WORK, f"{_STEPS}.removals.bogd_member_round"),
+    Component("norma", NORMA, ("budget", "kernel", "counts"), (ENGINE,),
+              "KOGD / NORMA: decay, add the row on a nonzero loss derivative", kogd.CONSTANTS, kogd.STATE, kogd.WORK,
+              f"{_STEPS}.kogd.norma_member_round"),
 )}
 #: the map of each step that keeps its own dictionary (it reads and writes that map's rows)
 DICTIONARY_MAPS = {"krls-t": "expansion", "ald-krls": "expansion", "window-krls": "expansion",
                    "affine projection": "column expansion", "budgeted sgd": "column expansion",
                    "projection": "column expansion", "budgeted pa": "column expansion",
                    "forgetron": "column expansion", "ex-krls": "expansion",
-                   "random budget perceptron": "column expansion", "bogd": "column expansion"}
+                   "random budget perceptron": "column expansion", "bogd": "column expansion",
+                   "norma": "expansion"}
 BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST, "merge nearest": MERGE_NEAREST}
 
 

@@ -11,6 +11,7 @@ from okl.components.steps.bsgd import bsgd_member_round
 from okl.components.steps.exkrls import exkrls_member_round
 from okl.components.steps.forgetron import forgetron_member_round
 from okl.components.steps.kap import kap_member_round
+from okl.components.steps.kogd import norma_member_round
 from okl.components.steps.krls import ald_member_round, window_member_round
 from okl.components.steps.krlst import krlst_member_round
 from okl.components.steps.projectron import projectron_member_round
@@ -42,4 +43,6 @@ def dictionary_round(step, F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind):
         return rbp_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
     elif step == 16:  # bogd
         return bogd_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
+    elif step == 17:  # norma
+        return norma_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
     return -1

@@ -17,48 +17,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import copy_into, jit, kernel_value, loss_derivative
+from okl.components.steps.kogd import DONE, GROW, TRANSITION, expansion_rounds  # noqa: F401
 from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.components import Plan
 from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept
 from okl.components.maps.expansion import expansion_decision
 
-DONE, GROW, TRANSITION = 0, 1, 2
 #: NORMA's regulariser lambda (Kivinen et al. 2004): every coefficient shrinks by 1 - eta lambda a round
 DECAY = Hyper("decay", "real", "NORMA's regulariser: coefficients shrink by (1 - eta decay) a round.", low=0.0,
               symbol="lambda")
 
 
-@jit
-def expansion_rounds(kind, a, b, c, lkind, eta, decay, X, Y, out, i0, SV, alpha, m, budget,
-                     stop_when_full):
-    """KOGD rounds on rows i0.. of X. Returns (status, row, m).
-
-    status DONE: every row processed. GROW: row ``row`` is unprocessed because the arrays are full
-    (the caller enlarges them and calls again). TRANSITION: ``stop_when_full`` and row ``row`` has a
-    nonzero loss derivative with m == budget; ``out[row]`` holds its decision, nothing was learned.
-    """
-    n = X.shape[0]
-    shrink = 1.0 - eta * decay
-    for i in range(i0, n):
-        if m == SV.shape[0] and m < budget:
-            return GROW, i, m
-        x = X[i]
-        f = 0.0
-        for j in range(m):
-            f += alpha[j] * kernel_value(kind, a, b, c, SV[j], x)
-        out[i] = f
-        g = loss_derivative(lkind, f, Y[i])
-        if g != 0.0 and m >= budget and stop_when_full:
-            return TRANSITION, i, m
-        if decay > 0.0:
-            for j in range(m):
-                alpha[j] *= shrink
-        if g != 0.0 and m < budget:
-            copy_into(SV[m], x)
-            alpha[m] = -eta * g
-            m += 1
-    return DONE, n, m
 
 
 def expansion_plan(learner) -> Plan:
@@ -95,6 +64,7 @@ class KOGD(Learner):
     """
 
     _state_attrs = ("SV_", "alpha_", "m_")
+    composition = ("expansion", "norma")
 
     hyperparameters = (ETA, DECAY, BUDGET.but(optional=True, none_means="unbounded"), *KERNEL_LEARNER)
 
@@ -129,6 +99,18 @@ class KOGD(Learner):
 
     def _decision(self, x):
         return expansion_decision(*self.kernel_.spec(), self.SV_, self.alpha_, self.m_, x)
+
+    def compiled_plan(self):
+        """The expansion map over the arrays laid out now (``SV_``'s rows) with NORMA's step
+        (:mod:`okl.components.steps.kogd`): ``auto``'s engine runs it, and hands a round back to
+        :meth:`_update_round` when the arrays are full below the budget."""
+        return Plan("expansion", "norma", SV="SV_", w="alpha_", counts="m_", budget=self.SV_.shape[0],
+                    kernel=self.kernel_.spec(), constants=(self.eta, self.decay, -1 if self.budget is None else self.budget))
+
+    def _update_round(self, x, y, f):
+        """auto's engine found the arrays full below the budget on row x: grow them and learn the row
+        (:meth:`_process`, the same compiled loop)."""
+        self._process(x[None, :], np.array([y], dtype=np.float64))
 
     def _process(self, X, y):
         out = np.empty(X.shape[0])
