@@ -37,7 +37,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from okl.serve.dashboard import PAGE
-from okl.serve.inputs import EventError, check_event
+from okl.serve.inputs import EventError, check_events
 from okl.serve.openapi import schema as openapi_schema
 from okl.serve.shards import Shard, Template
 
@@ -227,7 +227,7 @@ class App:
     async def run_events(self, raw: list, op: str | None = None) -> list:
         """Check every event, then apply them in order and wait until their learns are logged."""
         task = self.template.task
-        checked = [(i, check_event(e, i, task, op)) for i, e in enumerate(raw)]
+        checked = check_events(raw, task, op)
         if self.remote is not None:
             return await self.remote.run(checked)
         seen: dict = {}
