@@ -333,6 +333,59 @@ def test_store_made_with_another_template_is_refused(tmp_path):
         App(Template("fogd"), str(tmp_path))
 
 
+def test_store_of_another_layout_is_refused_by_name(tmp_path):
+    import sqlite3
+
+    db = sqlite3.connect(tmp_path / "okl-serve-0-of-1.sqlite")  # the first layout: a log row per learn, no format
+    db.execute("CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.commit()
+    db.close()
+    with pytest.raises(ValueError, match="another version of okl serve .layout 1, this one reads 2"):
+        App(Template("linear"), str(tmp_path))
+
+
+def test_batch_check_refuses_the_first_bad_event_and_takes_what_one_by_one_takes(tmp_path):
+    """The batch check (one NumPy conversion) gives the per-event check's events, and its refusal is
+    always the first refused event's: NaN at 1 before an unknown field at 3; strings are not numbers."""
+    from okl.serve.inputs import check_event, check_events
+
+    x = [0.5, -1.0, 2.0, 0.25]
+    good = [{"op": "predict", "key": "a", "id": "p", "x": x}, {"op": "learn", "key": "a", "id": "p", "y": 0},
+            {"op": "learn", "x": [True, 1, 2.5, -3], "y": -1}, {"op": "learn", "key": "b", "x": {"u": 1.0, "v": "s"},
+                                                                "y": True}]
+    fast, slow = check_events(good, "classification"), [(i, check_event(e, i, "classification")) for i, e in enumerate(good)]
+    for (i, a), (j, b) in zip(fast, slow):
+        assert i == j and a[:3] == b[:3] and a[4] == b[4]
+        assert (a[3] is None and b[3] is None) or type(a[3]) is dict and a[3] == b[3] or (
+            a[3].dtype == np.float64 and np.array_equal(a[3], b[3]))
+    with TestClient(App(Template("linear"), str(tmp_path))) as c:
+        for bad, index, field in [([{"op": "learn", "x": x, "y": 1}, {"op": "learn", "x": [np.nan] + x[1:], "y": 1},
+                                    {"op": "learn", "x": x, "y": 1}, {"op": "learn", "x": x, "y": 1, "w": 2}], 1, "x"),
+                                   ([{"op": "learn", "x": x, "y": 1}, {"op": "learn", "x": ["1", "2", "3", "4"], "y": 1}], 1, "x"),
+                                   ([{"op": "learn", "x": x, "y": 1}, {"op": "learn", "x": x, "y": 5}], 1, "y"),
+                                   ([{"op": "learn", "x": x, "y": 1}, {"op": "learn", "x": [x, x], "y": 1}], 1, "x")]:
+            r = c.post("/v1/events", content=ndjson(bad))
+            assert r.status_code == 422 and (r.json()["index"], r.json()["field"]) == (index, field), r.text
+        assert c.post("/v1/predict", json={"x": x}).json()["new_key"] is True  # nothing of a refused batch learned
+        assert c.post("/v1/events", content=b"").content == b""
+
+
+def test_kept_row_goes_with_the_commit_of_its_label(tmp_path):
+    import sqlite3
+
+    x = [0.3, -0.2, 0.5, 0.1]
+    with TestClient(App(Template("linear"), str(tmp_path))) as c:
+        c.post("/v1/predict", json={"key": "a", "id": "p1", "x": x})
+        c.post("/v1/predict", json={"key": "a", "id": "p2", "x": x})
+        count = lambda: sqlite3.connect(tmp_path / "okl-serve-0-of-1.sqlite").execute("SELECT COUNT(*) FROM kept").fetchone()[0]
+        assert count() == 2
+        assert c.post("/v1/learn", json={"key": "a", "id": "p1", "y": 1}).json()["learned"]
+        assert count() == 1  # p2 still waits for its label
+        out = post_events(c, [{"op": "predict", "key": "a", "id": "p3", "x": x}, {"op": "learn", "key": "a", "id": "p3", "y": -1},
+                              {"op": "learn", "key": "a", "id": "p2", "y": -1}])
+        assert [o.get("learned") for o in out] == [None, True, True] and count() == 0
+
+
 def test_cli_settings_from_toml_and_sizes(tmp_path):
     from okl.cli import build_parser
     from okl.cli.serve import _settings, loopback, parse_size

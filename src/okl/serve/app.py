@@ -312,7 +312,8 @@ class App:
             body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
             if name == "events":
                 out = await self.run_events(parse_ndjson(body))
-                status, data, ctype = 200, b"".join(orjson.dumps(r) + b"\n" for r in out), b"application/x-ndjson"
+                data = b"\n".join(map(orjson.dumps, out)) + b"\n" if out else b""
+                status, ctype = 200, b"application/x-ndjson"
             else:
                 event = parse_json(body)
                 if type(event) is not dict:

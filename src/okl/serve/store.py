@@ -48,6 +48,7 @@ CREATE TABLE IF NOT EXISTS kept (id TEXT PRIMARY KEY, key TEXT NOT NULL, x BLOB 
 CREATE TABLE IF NOT EXISTS done (seq INTEGER PRIMARY KEY, ids TEXT NOT NULL, t REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
+ABSENT_MAX = 1 << 16  # keys remembered as absent (then forgotten at once)
 FORMAT = "2"  # the store's layout: 2 = a log row per block of a key's learns
 
 
@@ -75,6 +76,9 @@ class Store:
         self._kept: list[tuple] = []
         self._keys: list[tuple] = []
         self._unkept: list[tuple] = []
+        # keys looked up and not in the store (a predict for a key with no learn yet asks twice);
+        # this store is their only writer, so only stage_key makes one known
+        self._absent: set[str] = set()
         # the high-water mark: compaction may have emptied the log, never the snapshots' rows
         self._seq = max(self.db.execute("SELECT COALESCE(MAX(last), 0) FROM log").fetchone()[0],
                         self.db.execute("SELECT COALESCE(MAX(snap_seq), 0) FROM keys").fetchone()[0])
@@ -131,6 +135,7 @@ class Store:
         self._kept.append((eid, key, x.tobytes(), expires))
 
     def stage_key(self, key: str, meta: dict) -> None:
+        self._absent.discard(key)
         self._keys.append((key, json.dumps(meta)))
 
     def pending(self) -> bool:
@@ -169,8 +174,15 @@ class Store:
 
     def key_row(self, key: str):
         """(meta dict, snap_seq, snap_file, n_snap) of a known key, else None."""
+        if key in self._absent:
+            return None
         row = self.db.execute("SELECT meta, snap_seq, snap_file, n_snap FROM keys WHERE key=?", (key,)).fetchone()
-        return None if row is None else (json.loads(row[0]), row[1], row[2], row[3])
+        if row is None:
+            if len(self._absent) >= ABSENT_MAX:
+                self._absent.clear()
+            self._absent.add(key)
+            return None
+        return json.loads(row[0]), row[1], row[2], row[3]
 
     def log_after(self, key: str, seq: int):
         """The key's learns after log number ``seq``, in order, as blocks ``(X, y)`` (float64 arrays)."""
