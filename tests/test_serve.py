@@ -370,6 +370,31 @@ def test_batch_check_refuses_the_first_bad_event_and_takes_what_one_by_one_takes
         assert c.post("/v1/events", content=b"").content == b""
 
 
+def test_ndjson_answers_are_one_object_a_line_whatever_the_ids_hold():
+    import orjson
+
+    from okl.serve.app import ndjson_lines
+
+    for answers in ([], [{"learned": True}], [{"learned": True, "id": 'a},{"b'}, {"decision": 1.5, "proba": {"-1": 0.25,
+                    "1": 0.75}, "new_key": False}], [{"id": "x\ny"}, {"id": "}"}, {"error": 'event 3: {"a"},{"b"}'}]):
+        assert ndjson_lines(answers) == b"".join(orjson.dumps(a) + b"\n" for a in answers)
+
+
+def test_startup_warms_the_template_up_before_serving_and_learns_nothing(tmp_path, monkeypatch):
+    """The compiled code is loaded at startup (a throwaway model), not by the first requests: the
+    warm-up runs once before the first request and leaves no key, log row or kept row behind."""
+    import sqlite3
+
+    calls = []
+    real = Template.warm_up
+    monkeypatch.setattr(Template, "warm_up", lambda self, rows=64: (calls.append(rows), real(self, rows)))
+    with TestClient(App(Template("fogd"), str(tmp_path))) as c:
+        assert calls == [64]
+        assert c.post("/v1/predict", json={"x": [0.1] * DIM}).json()["new_key"] is True
+    db = sqlite3.connect(tmp_path / "okl-serve-0-of-1.sqlite")
+    assert [db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("keys", "log", "kept")] == [0, 0, 0]
+
+
 def test_kept_row_goes_with_the_commit_of_its_label(tmp_path):
     import sqlite3
 

@@ -92,6 +92,19 @@ def parse_ndjson(body: bytes) -> list:
     return out
 
 
+def ndjson_lines(answers: list) -> bytes:
+    """The answers as NDJSON (one compact JSON object a line). One ``orjson.dumps`` of the list,
+    its objects then split at ``},{"`` (4x cheaper than a call an answer): every answer is a
+    non-empty object, so each of the n - 1 boundaries matches and nothing else does unless a string
+    holds it, which makes more than n - 1 matches and takes the answer by answer path."""
+    if not answers:
+        return b""
+    data = orjson.dumps(answers)[1:-1]
+    if data.count(b'},{"') == len(answers) - 1:
+        return data.replace(b'},{"', b'}\n{"') + b"\n"
+    return b"\n".join(map(orjson.dumps, answers)) + b"\n"
+
+
 class App:
     """The ``okl serve`` application; see the module docstring. ``shards`` in-process shards
     (one writer per key: a key's shard is CRC-32(key) mod ``shards``)."""
@@ -154,9 +167,12 @@ class App:
     @contextlib.asynccontextmanager
     async def _lifespan(self, app):
         loop = asyncio.get_running_loop()
+        if self.remote is None:  # (a shard actor warms its own process up)
+            self.template.warm_up()  # the compiled code loaded before the first request, not by it
         self._tasks = [loop.create_task(self._sample())]
-        # the objects of the imports (NumPy, Numba's compiled loops: hundreds of thousands) leave the
-        # collector's generations, so its collections while serving walk only the service's own
+        # the objects of the imports and of the loaded compiled code (NumPy, Numba: hundreds of
+        # thousands) leave the collector's generations, so its collections while serving walk only
+        # the service's own
         gc.freeze()
         try:
             yield
@@ -312,7 +328,7 @@ class App:
             body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
             if name == "events":
                 out = await self.run_events(parse_ndjson(body))
-                data = b"\n".join(map(orjson.dumps, out)) + b"\n" if out else b""
+                data = ndjson_lines(out)
                 status, ctype = 200, b"application/x-ndjson"
             else:
                 event = parse_json(body)
