@@ -395,6 +395,23 @@ def test_startup_warms_the_template_up_before_serving_and_learns_nothing(tmp_pat
     assert [db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("keys", "log", "kept")] == [0, 0, 0]
 
 
+def test_the_wal_is_checkpointed_by_its_own_thread_not_by_the_commits(tmp_path):
+    from okl.serve.store import Store
+
+    store = Store(str(tmp_path))
+    assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0  # (no checkpoint inside a commit)
+    for k in range(40):
+        store.stage_learns(f"k{k}", [None] * 50, np.ones((50, DIM)), np.ones(50), 0.0)
+        store.commit()
+    t0 = time.time()
+    while store.checkpointer.last is None and time.time() - t0 < 10:
+        time.sleep(0.05)
+    busy, pages, done = store.checkpointer.last
+    assert busy == 0 and pages > 0 and done == pages  # every page of the WAL moved by the thread
+    store.close()
+    assert not store.checkpointer.is_alive()
+
+
 def test_kept_row_goes_with_the_commit_of_its_label(tmp_path):
     import sqlite3
 

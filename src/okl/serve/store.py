@@ -20,6 +20,11 @@ Tables (``seq`` is the log's row number, increasing):
   array a compaction; the others are in the ``ids`` column of ``log``): a learn with such an id is
   a duplicate.
 
+Checkpoints (the WAL moved into the database file, with its fsync) run in a thread of their own
+on their own connection (:class:`Checkpointer`, PASSIVE: it never blocks the writer), at most every
+half second after a commit, instead of inside every thousandth page's commit on the event loop
+(measured: +25 ms on one commit in four when 2,000 keys learn a request).
+
 Durability: ``synchronous=NORMAL`` in WAL mode makes a committed transaction survive a killed
 process (the log is in the OS's page cache); ``fsync=True`` (``--fsync``) uses ``FULL``, which
 also survives a lost machine, at one fsync per commit (group commit shares it across the
@@ -33,6 +38,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 
 import numpy as np
@@ -60,6 +66,39 @@ def key_digest(key: str) -> str:
     return hashlib.sha1(key.encode("utf-8")).hexdigest()
 
 
+class Checkpointer(threading.Thread):
+    """Moves a store's WAL into its database file off the writer's thread: after :attr:`due` is
+    set (a commit), waits ``interval`` seconds (the commits of that time share one checkpoint),
+    then runs a PASSIVE checkpoint on its own connection. ``last`` is its latest (busy, WAL pages,
+    pages checkpointed)."""
+
+    def __init__(self, path: str, interval: float = 0.5):
+        super().__init__(name="okl-serve-checkpoint", daemon=True)
+        self.path, self.interval = path, interval
+        self.due, self.stopping = threading.Event(), threading.Event()
+        self.last: tuple | None = None
+
+    def run(self) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            while True:
+                self.due.wait()
+                if self.stopping.wait(self.interval):
+                    return
+                self.due.clear()
+                try:
+                    self.last = tuple(db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone())
+                except sqlite3.Error:  # (busy or locked: the next commit asks again)
+                    pass
+        finally:
+            db.close()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.due.set()
+        self.join(10)
+
+
 class Store:
     """One shard's SQLite log and snapshot directory. Not thread-safe: one shard owns it."""
 
@@ -70,6 +109,8 @@ class Store:
         self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         self.db.execute("PRAGMA journal_mode=WAL")
         self.db.execute(f"PRAGMA synchronous={'FULL' if fsync else 'NORMAL'}")
+        self.db.execute("PRAGMA wal_autocheckpoint=0")  # (the Checkpointer's, off this thread)
+        self.checkpointer: Checkpointer | None = None
         self._check_format()
         self.db.executescript(SCHEMA)
         self._log: list[tuple] = []
@@ -165,6 +206,13 @@ class Store:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        self._wrote()
+
+    def _wrote(self) -> None:
+        if self.checkpointer is None:
+            self.checkpointer = Checkpointer(self.path)
+            self.checkpointer.start()
+        self.checkpointer.due.set()
 
     def discard(self) -> None:
         """Drop the staged rows (their events were refused or their models failed)."""
@@ -236,6 +284,7 @@ class Store:
         except BaseException:
             db.execute("ROLLBACK")
             raise
+        self._wrote()
         if old and old != rel:
             try:
                 os.remove(os.path.join(self.root, old))
@@ -265,4 +314,6 @@ class Store:
         self.db.execute("DELETE FROM kept WHERE expires<=?", (now,))
 
     def close(self) -> None:
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
         self.db.close()
