@@ -412,6 +412,21 @@ def test_the_wal_is_checkpointed_by_its_own_thread_not_by_the_commits(tmp_path):
     assert not store.checkpointer.is_alive()
 
 
+def test_features_beyond_the_learners_bound_are_refused_and_new_keys_answer_the_blank_decision(tmp_path):
+    """|x| > 1e100 (okl's learners refuse it) is a 422 naming the position, alone or in a batch
+    (was a 500 on a predict); a key with no learn answers what an untrained model answers."""
+    with TestClient(App(Template("linear"), str(tmp_path))) as c:
+        r = c.post("/v1/predict", json={"key": "n", "x": [0.1, 1e200, 0.0, 0.0]})
+        assert r.status_code == 422 and r.json()["field"] == "x" and "position 1" in r.json()["error"]
+        r = c.post("/v1/events", content=ndjson([{"op": "learn", "x": [0.1] * DIM, "y": 1},
+                                                 {"op": "predict", "x": [0.1, 0.2, -1e101, 0.0]}]))
+        assert r.status_code == 422 and r.json()["index"] == 1 and "position 2" in r.json()["error"]
+        assert c.app.template.blank_decision == 0.0
+        x = np.random.default_rng(3).normal(size=DIM)
+        got = c.post("/v1/predict", json={"key": "n", "x": x.tolist()}).json()
+        assert (got["decision"], got["new_key"]) == (okl.make("linear", random_state=0).predict_one(x), True)
+
+
 def test_kept_row_goes_with_the_commit_of_its_label(tmp_path):
     import sqlite3
 

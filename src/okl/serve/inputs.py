@@ -26,11 +26,14 @@ import zlib
 
 import numpy as np
 
+from okl._validation import MAX_ABS_FEATURE
+
 OPS = ("predict", "learn")
 FIELDS = {"predict": frozenset(("op", "key", "id", "x")), "learn": frozenset(("op", "key", "id", "x", "y"))}
 FIELDS_OF = {op: {op: fields - {"op"}} for op, fields in FIELDS.items()}  # the single-event endpoints' (no "op")
 MAX_NAME = 256  # characters in a key or an id
 MAX_WIDTH = 1 << 20  # features in one row
+MAX_ABS = MAX_ABS_FEATURE  # the largest feature magnitude okl's learners take
 GLOBAL_KEY = ""  # the model of events without a "key"
 FLOAT = float
 LIST = list
@@ -81,6 +84,10 @@ def _row(x, index) -> np.ndarray | dict:
             if bad is not None or not np.isfinite(row).all():
                 bad = bad or 0
                 raise EventError(f"must be finite, got {x[bad]} at position {bad}", "x", index)
+        if not (-MAX_ABS <= min(x) and max(x) <= MAX_ABS):
+            bad = next(j for j, v in enumerate(x) if abs(v) > MAX_ABS)
+            raise EventError(f"has {x[bad]} at position {bad}; features must be at most {MAX_ABS:g} in magnitude "
+                             "(okl's learners refuse more: scale them)", "x", index)
         return row
     if type(x) is DICT:
         if not x or len(x) > MAX_WIDTH:
@@ -189,7 +196,7 @@ def _check_fast(raw: list, task: str, op: str | None) -> list:
     if M.ndim != 2 or M.dtype.kind not in _NUMERIC or not 0 < M.shape[1] <= MAX_WIDTH:
         raise _Irregular
     M = M.astype(np.float64, copy=False)
-    if not np.isfinite(M).all():
+    if not (np.isfinite(M).all() and np.abs(M).max() <= MAX_ABS):
         raise _Irregular
     rows = iter(M)
     return [(i, (o, key, eid, next(rows) if type(x) is LIST else x, y)) for i, o, key, eid, x, y in items]
