@@ -110,6 +110,30 @@ def test_abandoned_process_loses_nothing_acknowledged(tmp_path):
         assert_same(c, replay("linear", events), np.eye(DIM))
 
 
+@pytest.mark.parametrize("learner", ["linear", "fogd"])
+def test_blocks_of_both_sizes_replayed_from_the_log_equal_learn_one(tmp_path, learner):
+    """A key's block of learns is learned and logged as one (learn_many past ONE_BY_ONE rows, row by
+    row below); a restart without a snapshot replays each block by the same call: every key then
+    equals okl.make(learner) fed learn_one in order."""
+    from okl.serve.shards import ONE_BY_ONE
+
+    rng = np.random.default_rng(12)
+    requests = []
+    for size in (ONE_BY_ONE, ONE_BY_ONE + 1, 3 * ONE_BY_ONE, 1, 2):  # a request: a block of `size` for each key
+        requests.append([])
+        for k in ("a", "b"):
+            X = rng.normal(size=(size, DIM))
+            requests[-1] += [{"op": "learn", "key": k, "x": r.tolist(), "y": 1 if r[0] + r[1] > 0 else -1} for r in X]
+    events = [e for r in requests for e in r]
+    app = App(Template(learner), str(tmp_path), snapshot_every=10_000)
+    with TestClient(app) as c:
+        for r in requests:
+            post_events(c, r)
+        app.close = lambda: None  # as if killed: the restart replays the log
+    with TestClient(App(Template(learner), str(tmp_path))) as c:
+        assert_same(c, replay(learner, events), np.random.default_rng(13).normal(size=(3, DIM)))
+
+
 def test_learn_with_an_id_is_learned_at_most_once(tmp_path):
     with TestClient(App(Template("linear"), str(tmp_path))) as c:
         x = [0.3, -0.2, 0.5, 0.1]

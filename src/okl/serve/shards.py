@@ -34,6 +34,10 @@ from okl.serve.store import Store
 
 OVERHEAD = 32 * 1024  # bytes of Python objects per key in memory besides its arrays (measured, benchmarks/serve.py)
 REPLAY_MAX = 256  # learns an evicted key may replay instead of being snapshotted
+# a key's block of at most this many learns goes row by row (predict_one, learn_one): learn_many
+# rebuilds the learner's per-event plan at the next predict (measured ~20 us: with delayed labels a
+# key's blocks are of one or two rows); the decisions are the same either way
+ONE_BY_ONE = 8
 NDARRAY = np.ndarray
 
 
@@ -172,8 +176,9 @@ class Shard:
             model = self.template.make(schema.columns() if schema else None)
         n = 0
         for X, y in self.store.log_after(key, snap_seq):  # the blocks as they were learned
-            if len(y) == 1:
-                model.learn_one(X[0], float(y[0]))
+            if len(y) <= ONE_BY_ONE:
+                for i in range(len(y)):
+                    model.learn_one(X[i], float(y[i]))
             else:
                 model.learn_many(X, y)
             n += len(y)
@@ -354,12 +359,13 @@ class Shard:
         cal = None if cal is None else cal.copy()
         k = len(rows)
         try:
-            if k == 1:
-                X, Y = rows[0].reshape(1, -1), np.array(ys)
-                d = np.array([model.predict_one(rows[0])])
-                model.learn_one(rows[0], ys[0])
+            X, Y = (rows[0].reshape(1, -1) if k == 1 else np.array(rows)), np.array(ys)
+            if k <= ONE_BY_ONE:
+                d = np.empty(k)
+                for i in range(k):
+                    d[i] = model.predict_one(rows[i])
+                    model.learn_one(rows[i], ys[i])
             else:
-                X, Y = np.array(rows), np.array(ys)
                 d = model.learn_many(X, Y)
         except (ValueError, FloatingPointError, OverflowError) as exc:  # refused by the learner
             # nothing of the block is staged; the key is reloaded from its log at its next event
