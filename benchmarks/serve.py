@@ -1,6 +1,6 @@
 """okl serve under load on 127.0.0.1, beside the same learner in-process in the same run.
 
-usage: python benchmarks/serve.py [--quick] [--learners linear,fogd,auto] [--frameworks-only]
+usage: python benchmarks/serve.py [--quick] [--learners linear,fogd,auto] [--frameworks-only] [--latency-only]
 
 1. frameworks: the single-event predict path (one request, one event) on three ASGI stacks over
    the same shard, each on uvicorn in its own process, 2,000 sequential requests: Starlette
@@ -13,6 +13,11 @@ usage: python benchmarks/serve.py [--quick] [--learners linear,fogd,auto] [--fra
    in-process (okl.make, predict_one + learn_one per event, one model) in the same run.
 3. memory per key: N keys x 60 learns of each learner (past the 50-row warm-up window, so the
    model holds its own state), resident memory of the server over its baseline, divided by N.
+4. predict latency under the acceptance check's load (16 client threads in one process, 500
+   requests/s, 8 s, keys k0..k15, k0 learned): `okl serve --learner linear` beside a do-nothing
+   ASGI app on the same uvicorn (a constant answer of the same size: what the client, the kernel
+   and uvicorn cost without any server work), alternated twice in the same run; p50/p99 and the
+   server's CPU per request.
 Prints tables (markdown); the numbers in docs/results/serve.md come from this script.
 """
 
@@ -91,6 +96,21 @@ def framework_server(kind: str, port: int) -> None:
     okl_app = App(Template("linear"), tempfile.mkdtemp(prefix="okl-fw-"))
     okl_app.shards[0].apply([(0, ("learn", "k", None, np.ones(DIM), 1.0))], time.time())
     okl_app.shards[0].commit()
+    if kind == "floor":
+        answer = b'{"decision":0.0,"prediction":1,"proba":{"-1":0.5,"1":0.5},"new_key":true}'
+
+        async def app(scope, receive, send):  # does nothing: the client's, the kernel's and uvicorn's cost
+            if scope["type"] != "http":
+                return
+            while (await receive()).get("more_body"):
+                pass
+            await send({"type": "http.response.start", "status": 200, "headers": [
+                (b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]})
+            await send({"type": "http.response.body", "body": answer})
+
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, lifespan="off",
+                    server_header=False, date_header=False)
+        return
     if kind == "plain":
         app = okl_app
     elif kind == "starlette":
@@ -284,6 +304,52 @@ def client_floor(n_pairs: int) -> None:
         print(f"| {learner} | {rate:,.0f} | {client:,.0f} | {client / rate:.2f}x |")
 
 
+# ---- 4. predict latency against a do-nothing server ----------------------------------------------
+
+def latency_floor(seconds: float) -> None:
+    print("\n## Predict latency at 500 requests/s from 16 client threads (the acceptance check's load)\n")
+    print("| server | requests | p50 ms | p99 ms | server CPU us/request | load average |\n|---|---:|---:|---:|---:|---:|")
+    xs = np.random.default_rng(2).normal(size=(64, DIM)).tolist()
+    for kind in ("floor", "okl", "floor", "okl"):
+        port = free_port()
+        cmd = ["okl", "serve", "--learner", "linear", "--store", tempfile.mkdtemp(prefix="okl-serve-lat-"),
+               "--port", str(port)] if kind == "okl" else [sys.executable, __file__, "--framework-server", "floor",
+                                                            "--port", str(port)]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+        try:
+            wait_up(port, proc)
+            post(http.client.HTTPConnection("127.0.0.1", port, timeout=30), "/v1/learn",
+                 json.dumps({"key": "k0", "x": xs[0], "y": 1}).encode())
+            lat, stop = [], time.time() + seconds
+
+            def client(j):
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                nxt = time.time()
+                while time.time() < stop:
+                    nxt += 16 / 500
+                    t0 = time.perf_counter()
+                    post(conn, "/v1/predict", json.dumps({"key": f"k{j}", "x": xs[j % 64]}).encode())
+                    lat.append((time.perf_counter() - t0) * 1e3)
+                    time.sleep(max(0.0, nxt - time.time()))
+
+            cpu0 = proc_cpu(proc.pid)
+            threads = [threading.Thread(target=client, args=(j,)) for j in range(16)]
+            [t.start() for t in threads]
+            [t.join() for t in threads]
+            cpu = (proc_cpu(proc.pid) - cpu0) / len(lat) * 1e6
+            print(f"| {'okl serve (linear)' if kind == 'okl' else 'do-nothing ASGI app'} | {len(lat)} | "
+                  f"{np.percentile(lat, 50):.2f} | {np.percentile(lat, 99):.2f} | {cpu:.0f} | {os.getloadavg()[0]:.2f} |")
+        finally:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(30)
+
+
+def proc_cpu(pid) -> float:
+    """CPU seconds (user + system) a process has used (Linux /proc)."""
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 # ---- 3. memory per key -------------------------------------------------------------------------
 
 def memory(learner, n_keys) -> tuple:
@@ -316,6 +382,7 @@ def main():
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--learners", default="linear,fogd,auto")
     ap.add_argument("--frameworks-only", action="store_true")
+    ap.add_argument("--latency-only", action="store_true")
     ap.add_argument("--framework-server")
     ap.add_argument("--port", type=int)
     args = ap.parse_args()
@@ -323,6 +390,9 @@ def main():
         framework_server(args.framework_server, args.port)
         return
     print(f"load average at start: {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
+    if args.latency_only:
+        latency_floor(4 if args.quick else 8)
+        return
     frameworks(500 if args.quick else 2000)
     if args.frameworks_only:
         return
@@ -341,6 +411,7 @@ def main():
         nk = (200 if args.quick else 2000) if learner != "auto" else (20 if args.quick else 100)
         name, per, state = memory(learner, nk)
         print(f"| {name} | {nk} | {per / 1024:.1f} | {state / 1024:.1f} |")
+    latency_floor(4 if args.quick else 8)
 
 
 if __name__ == "__main__":

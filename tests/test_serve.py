@@ -110,6 +110,30 @@ def test_abandoned_process_loses_nothing_acknowledged(tmp_path):
         assert_same(c, replay("linear", events), np.eye(DIM))
 
 
+@pytest.mark.parametrize("learner", ["linear", "fogd"])
+def test_blocks_of_both_sizes_replayed_from_the_log_equal_learn_one(tmp_path, learner):
+    """A key's block of learns is learned and logged as one (learn_many past ONE_BY_ONE rows, row by
+    row below); a restart without a snapshot replays each block by the same call: every key then
+    equals okl.make(learner) fed learn_one in order."""
+    from okl.serve.shards import ONE_BY_ONE
+
+    rng = np.random.default_rng(12)
+    requests = []
+    for size in (ONE_BY_ONE, ONE_BY_ONE + 1, 3 * ONE_BY_ONE, 1, 2):  # a request: a block of `size` for each key
+        requests.append([])
+        for k in ("a", "b"):
+            X = rng.normal(size=(size, DIM))
+            requests[-1] += [{"op": "learn", "key": k, "x": r.tolist(), "y": 1 if r[0] + r[1] > 0 else -1} for r in X]
+    events = [e for r in requests for e in r]
+    app = App(Template(learner), str(tmp_path), snapshot_every=10_000)
+    with TestClient(app) as c:
+        for r in requests:
+            post_events(c, r)
+        app.close = lambda: None  # as if killed: the restart replays the log
+    with TestClient(App(Template(learner), str(tmp_path))) as c:
+        assert_same(c, replay(learner, events), np.random.default_rng(13).normal(size=(3, DIM)))
+
+
 def test_learn_with_an_id_is_learned_at_most_once(tmp_path):
     with TestClient(App(Template("linear"), str(tmp_path))) as c:
         x = [0.3, -0.2, 0.5, 0.1]
@@ -331,6 +355,116 @@ def test_store_made_with_another_template_is_refused(tmp_path):
     App(Template("linear"), str(tmp_path)).close()
     with pytest.raises(ValueError, match="this store was made with"):
         App(Template("fogd"), str(tmp_path))
+
+
+def test_store_of_another_layout_is_refused_by_name(tmp_path):
+    import sqlite3
+
+    db = sqlite3.connect(tmp_path / "okl-serve-0-of-1.sqlite")  # the first layout: a log row per learn, no format
+    db.execute("CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL)")
+    db.commit()
+    db.close()
+    with pytest.raises(ValueError, match="another version of okl serve .layout 1, this one reads 2"):
+        App(Template("linear"), str(tmp_path))
+
+
+def test_batch_check_refuses_the_first_bad_event_and_takes_what_one_by_one_takes(tmp_path):
+    """The batch check (one NumPy conversion) gives the per-event check's events, and its refusal is
+    always the first refused event's: NaN at 1 before an unknown field at 3; strings are not numbers."""
+    from okl.serve.inputs import check_event, check_events
+
+    x = [0.5, -1.0, 2.0, 0.25]
+    good = [{"op": "predict", "key": "a", "id": "p", "x": x}, {"op": "learn", "key": "a", "id": "p", "y": 0},
+            {"op": "learn", "x": [True, 1, 2.5, -3], "y": -1}, {"op": "learn", "key": "b", "x": {"u": 1.0, "v": "s"},
+                                                                "y": True}]
+    fast, slow = check_events(good, "classification"), [(i, check_event(e, i, "classification")) for i, e in enumerate(good)]
+    for (i, a), (j, b) in zip(fast, slow):
+        assert i == j and a[:3] == b[:3] and a[4] == b[4]
+        assert (a[3] is None and b[3] is None) or type(a[3]) is dict and a[3] == b[3] or (
+            a[3].dtype == np.float64 and np.array_equal(a[3], b[3]))
+    with TestClient(App(Template("linear"), str(tmp_path))) as c:
+        for bad, index, field in [([{"op": "learn", "x": x, "y": 1}, {"op": "learn", "x": [np.nan] + x[1:], "y": 1},
+                                    {"op": "learn", "x": x, "y": 1}, {"op": "learn", "x": x, "y": 1, "w": 2}], 1, "x"),
+                                   ([{"op": "learn", "x": x, "y": 1}, {"op": "learn", "x": ["1", "2", "3", "4"], "y": 1}], 1, "x"),
+                                   ([{"op": "learn", "x": x, "y": 1}, {"op": "learn", "x": x, "y": 5}], 1, "y"),
+                                   ([{"op": "learn", "x": x, "y": 1}, {"op": "learn", "x": [x, x], "y": 1}], 1, "x")]:
+            r = c.post("/v1/events", content=ndjson(bad))
+            assert r.status_code == 422 and (r.json()["index"], r.json()["field"]) == (index, field), r.text
+        assert c.post("/v1/predict", json={"x": x}).json()["new_key"] is True  # nothing of a refused batch learned
+        assert c.post("/v1/events", content=b"").content == b""
+
+
+def test_ndjson_answers_are_one_object_a_line_whatever_the_ids_hold():
+    import orjson
+
+    from okl.serve.app import ndjson_lines
+
+    for answers in ([], [{"learned": True}], [{"learned": True, "id": 'a},{"b'}, {"decision": 1.5, "proba": {"-1": 0.25,
+                    "1": 0.75}, "new_key": False}], [{"id": "x\ny"}, {"id": "}"}, {"error": 'event 3: {"a"},{"b"}'}]):
+        assert ndjson_lines(answers) == b"".join(orjson.dumps(a) + b"\n" for a in answers)
+
+
+def test_startup_warms_the_template_up_before_serving_and_learns_nothing(tmp_path, monkeypatch):
+    """The compiled code is loaded at startup (a throwaway model), not by the first requests: the
+    warm-up runs once before the first request and leaves no key, log row or kept row behind."""
+    import sqlite3
+
+    calls = []
+    real = Template.warm_up
+    monkeypatch.setattr(Template, "warm_up", lambda self, rows=64: (calls.append(rows), real(self, rows)))
+    with TestClient(App(Template("fogd"), str(tmp_path))) as c:
+        assert calls == [64]
+        assert c.post("/v1/predict", json={"x": [0.1] * DIM}).json()["new_key"] is True
+    db = sqlite3.connect(tmp_path / "okl-serve-0-of-1.sqlite")
+    assert [db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in ("keys", "log", "kept")] == [0, 0, 0]
+
+
+def test_the_wal_is_checkpointed_by_its_own_thread_not_by_the_commits(tmp_path):
+    from okl.serve.store import Store
+
+    store = Store(str(tmp_path))
+    assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0  # (no checkpoint inside a commit)
+    for k in range(40):
+        store.stage_learns(f"k{k}", [None] * 50, np.ones((50, DIM)), np.ones(50), 0.0)
+        store.commit()
+    t0 = time.time()
+    while store.checkpointer.last is None and time.time() - t0 < 10:
+        time.sleep(0.05)
+    busy, pages, done = store.checkpointer.last
+    assert busy == 0 and pages > 0 and done == pages  # every page of the WAL moved by the thread
+    store.close()
+    assert not store.checkpointer.is_alive()
+
+
+def test_features_beyond_the_learners_bound_are_refused_and_new_keys_answer_the_blank_decision(tmp_path):
+    """|x| > 1e100 (okl's learners refuse it) is a 422 naming the position, alone or in a batch
+    (was a 500 on a predict); a key with no learn answers what an untrained model answers."""
+    with TestClient(App(Template("linear"), str(tmp_path))) as c:
+        r = c.post("/v1/predict", json={"key": "n", "x": [0.1, 1e200, 0.0, 0.0]})
+        assert r.status_code == 422 and r.json()["field"] == "x" and "position 1" in r.json()["error"]
+        r = c.post("/v1/events", content=ndjson([{"op": "learn", "x": [0.1] * DIM, "y": 1},
+                                                 {"op": "predict", "x": [0.1, 0.2, -1e101, 0.0]}]))
+        assert r.status_code == 422 and r.json()["index"] == 1 and "position 2" in r.json()["error"]
+        assert c.app.template.blank_decision == 0.0
+        x = np.random.default_rng(3).normal(size=DIM)
+        got = c.post("/v1/predict", json={"key": "n", "x": x.tolist()}).json()
+        assert (got["decision"], got["new_key"]) == (okl.make("linear", random_state=0).predict_one(x), True)
+
+
+def test_kept_row_goes_with_the_commit_of_its_label(tmp_path):
+    import sqlite3
+
+    x = [0.3, -0.2, 0.5, 0.1]
+    with TestClient(App(Template("linear"), str(tmp_path))) as c:
+        c.post("/v1/predict", json={"key": "a", "id": "p1", "x": x})
+        c.post("/v1/predict", json={"key": "a", "id": "p2", "x": x})
+        count = lambda: sqlite3.connect(tmp_path / "okl-serve-0-of-1.sqlite").execute("SELECT COUNT(*) FROM kept").fetchone()[0]
+        assert count() == 2
+        assert c.post("/v1/learn", json={"key": "a", "id": "p1", "y": 1}).json()["learned"]
+        assert count() == 1  # p2 still waits for its label
+        out = post_events(c, [{"op": "predict", "key": "a", "id": "p3", "x": x}, {"op": "learn", "key": "a", "id": "p3", "y": -1},
+                              {"op": "learn", "key": "a", "id": "p2", "y": -1}])
+        assert [o.get("learned") for o in out] == [None, True, True] and count() == 0
 
 
 def test_cli_settings_from_toml_and_sizes(tmp_path):

@@ -37,7 +37,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
 from okl.serve.dashboard import PAGE
-from okl.serve.inputs import EventError, check_event
+from okl.serve.inputs import EventError, check_events
 from okl.serve.openapi import schema as openapi_schema
 from okl.serve.shards import Shard, Template
 
@@ -90,6 +90,19 @@ def parse_ndjson(body: bytes) -> list:
             except Refusal as r:
                 raise Refusal(400, str(r), None, len(out)) from None
     return out
+
+
+def ndjson_lines(answers: list) -> bytes:
+    """The answers as NDJSON (one compact JSON object a line). One ``orjson.dumps`` of the list,
+    its objects then split at ``},{"`` (4x cheaper than a call an answer): every answer is a
+    non-empty object, so each of the n - 1 boundaries matches and nothing else does unless a string
+    holds it, which makes more than n - 1 matches and takes the answer by answer path."""
+    if not answers:
+        return b""
+    data = orjson.dumps(answers)[1:-1]
+    if data.count(b'},{"') == len(answers) - 1:
+        return data.replace(b'},{"', b'}\n{"') + b"\n"
+    return b"\n".join(map(orjson.dumps, answers)) + b"\n"
 
 
 class App:
@@ -154,9 +167,12 @@ class App:
     @contextlib.asynccontextmanager
     async def _lifespan(self, app):
         loop = asyncio.get_running_loop()
+        if self.remote is None:  # (a shard actor warms its own process up)
+            self.template.warm_up()  # the compiled code loaded before the first request, not by it
         self._tasks = [loop.create_task(self._sample())]
-        # the objects of the imports (NumPy, Numba's compiled loops: hundreds of thousands) leave the
-        # collector's generations, so its collections while serving walk only the service's own
+        # the objects of the imports and of the loaded compiled code (NumPy, Numba: hundreds of
+        # thousands) leave the collector's generations, so its collections while serving walk only
+        # the service's own
         gc.freeze()
         try:
             yield
@@ -227,7 +243,7 @@ class App:
     async def run_events(self, raw: list, op: str | None = None) -> list:
         """Check every event, then apply them in order and wait until their learns are logged."""
         task = self.template.task
-        checked = [(i, check_event(e, i, task, op)) for i, e in enumerate(raw)]
+        checked = check_events(raw, task, op)
         if self.remote is not None:
             return await self.remote.run(checked)
         seen: dict = {}
@@ -312,7 +328,8 @@ class App:
             body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
             if name == "events":
                 out = await self.run_events(parse_ndjson(body))
-                status, data, ctype = 200, b"".join(orjson.dumps(r) + b"\n" for r in out), b"application/x-ndjson"
+                data = ndjson_lines(out)
+                status, ctype = 200, b"application/x-ndjson"
             else:
                 event = parse_json(body)
                 if type(event) is not dict:

@@ -13,7 +13,10 @@ categorical (string-valued ones and the template's ``categorical``). A later nam
 refused (422) rather than silently dropped: declare the names with ``--features``.
 
 Every refusal is an :class:`EventError` naming the field and the event's index in a batch;
-checking costs O(len(x)) per event and changes nothing.
+checking costs O(len(x)) per event and changes nothing. :func:`check_events` checks a request's
+events at once (about 1 us an event of 8 numbers: a pass of dict tests, then every list row in one
+NumPy conversion); any irregularity sends the request through :func:`check_event` event by event,
+so the refusal is always the first refused event's.
 """
 
 from __future__ import annotations
@@ -23,10 +26,14 @@ import zlib
 
 import numpy as np
 
+from okl._validation import MAX_ABS_FEATURE
+
 OPS = ("predict", "learn")
 FIELDS = {"predict": frozenset(("op", "key", "id", "x")), "learn": frozenset(("op", "key", "id", "x", "y"))}
+FIELDS_OF = {op: {op: fields - {"op"}} for op, fields in FIELDS.items()}  # the single-event endpoints' (no "op")
 MAX_NAME = 256  # characters in a key or an id
 MAX_WIDTH = 1 << 20  # features in one row
+MAX_ABS = MAX_ABS_FEATURE  # the largest feature magnitude okl's learners take
 GLOBAL_KEY = ""  # the model of events without a "key"
 FLOAT = float
 LIST = list
@@ -77,6 +84,10 @@ def _row(x, index) -> np.ndarray | dict:
             if bad is not None or not np.isfinite(row).all():
                 bad = bad or 0
                 raise EventError(f"must be finite, got {x[bad]} at position {bad}", "x", index)
+        if not (-MAX_ABS <= min(x) and max(x) <= MAX_ABS):
+            bad = next(j for j, v in enumerate(x) if abs(v) > MAX_ABS)
+            raise EventError(f"has {x[bad]} at position {bad}; features must be at most {MAX_ABS:g} in magnitude "
+                             "(okl's learners refuse more: scale them)", "x", index)
         return row
     if type(x) is DICT:
         if not x or len(x) > MAX_WIDTH:
@@ -131,6 +142,64 @@ def check_event(e, index, task: str, op: str | None = None) -> tuple:
 
 
 _MISSING = object()
+_NUMERIC = frozenset("fiub")  # NumPy kinds of a matrix of numbers (a string or None makes another kind)
+
+
+class _Irregular(Exception):
+    """The fast path of :func:`check_events` gives way to :func:`check_event`."""
+
+
+def check_events(raw: list, task: str, op: str | None = None) -> list:
+    """``[(index, checked event)]`` of a request's events, as :func:`check_event` gives them one by
+    one (its refusal is the first refused event's). The list rows of one width are converted by one
+    NumPy call (each event's row is a view of that matrix) and tested finite at once."""
+    if len(raw) == 1:  # (one event: the per-event path is the cheaper one)
+        return [(0, check_event(raw[0], 0, task, op))]
+    try:
+        return _check_fast(raw, task, op)
+    except (_Irregular, EventError, TypeError, ValueError, OverflowError):
+        return [(i, check_event(e, i, task, op)) for i, e in enumerate(raw)]
+
+
+def _check_fast(raw: list, task: str, op: str | None) -> list:
+    items, lists = [], []
+    fields = FIELDS if op is None else FIELDS_OF[op]
+    for i, e in enumerate(raw):
+        if type(e) is not DICT:
+            raise _Irregular
+        o = e.get("op") if op is None else op
+        allowed = fields.get(o)
+        if allowed is None or not allowed.issuperset(e):
+            raise _Irregular
+        key = e.get("key", GLOBAL_KEY)
+        eid = e.get("id")
+        if type(key) is not STR or len(key) > MAX_NAME or (eid is not None and (type(eid) is not STR
+                                                                                or len(eid) > MAX_NAME)):
+            raise _Irregular
+        x = e.get("x")
+        if type(x) is LIST:
+            lists.append(x)
+        elif x is not None:
+            x = _row(x, i)
+        if o == "predict":
+            if x is None:
+                raise _Irregular
+            items.append((i, o, key, eid, x, None))
+            continue
+        if x is None and eid is None:
+            raise _Irregular
+        y = e.get("y", _MISSING)
+        items.append((i, o, key, eid, x, float(y) if type(y) is int and (y == 1 or y == -1) else label(y, task, i)))
+    if not lists:
+        return [(i, (o, key, eid, x, y)) for i, o, key, eid, x, y in items]
+    M = np.array(lists)
+    if M.ndim != 2 or M.dtype.kind not in _NUMERIC or not 0 < M.shape[1] <= MAX_WIDTH:
+        raise _Irregular
+    M = M.astype(np.float64, copy=False)
+    if not (np.isfinite(M).all() and np.abs(M).max() <= MAX_ABS):
+        raise _Irregular
+    rows = iter(M)
+    return [(i, (o, key, eid, next(rows) if type(x) is LIST else x, y)) for i, o, key, eid, x, y in items]
 
 
 def label(y, task: str, index) -> float:

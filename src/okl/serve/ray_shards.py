@@ -42,7 +42,9 @@ class ShardActor:
                  id_ttl: float):
         settings = dict(settings)
         settings["warm_start"] = "global" if settings.get("warm_start") else None
-        self.shard = Shard(Template(**settings), root, name, fsync, max_memory, snapshot_every, id_ttl)
+        template = Template(**settings)
+        template.warm_up()
+        self.shard = Shard(template, root, name, fsync, max_memory, snapshot_every, id_ttl)
 
     def check(self, events: list):
         try:

@@ -34,6 +34,10 @@ from okl.serve.store import Store
 
 OVERHEAD = 32 * 1024  # bytes of Python objects per key in memory besides its arrays (measured, benchmarks/serve.py)
 REPLAY_MAX = 256  # learns an evicted key may replay instead of being snapshotted
+# a key's block of at most this many learns goes row by row (predict_one, learn_one): learn_many
+# rebuilds the learner's per-event plan at the next predict (measured ~20 us: with delayed labels a
+# key's blocks are of one or two rows); the decisions are the same either way
+ONE_BY_ONE = 8
 NDARRAY = np.ndarray
 
 
@@ -56,6 +60,7 @@ class Template:
         self.features = list(features) if features else None
         self.categorical = list(categorical or [])
         self.warm_start = warm_start == "global"
+        self.blank_decision: float | None = None  # a model's decision before any learn, when constant (warm_up)
         self.make()  # a bad name or hyperparameter fails here, before serving
 
     def make(self, categorical_columns: list | None = None):
@@ -63,6 +68,33 @@ class Template:
         if categorical_columns:
             params["categorical"] = categorical_columns
         return make(self.learner, **params)
+
+    def warm_up(self, rows: int = 64) -> None:
+        """Run throwaway models of the template through the calls a key's model gets (a predict on
+        a model that never learned, predict_one and learn_one row by row, a learn_many block, a
+        predict after it), so a process loads its compiled code here and not inside the first
+        requests (measured: 0.5-1.3 s of loading at the first predict or block of a learner, which
+        stalled every request behind it). O(rows) rounds of the learner; a learner that refuses
+        these random rows is left to its first real event. Records :attr:`blank_decision` when an
+        untrained model answers one constant on random rows (okl's learners: 0 before the first
+        example)."""
+        rng = np.random.default_rng(0)
+        X = rng.normal(size=(rows, len(self.features) if self.features else 4))
+        y = np.where(X[:, 0] > 0, 1.0, -1.0) if self.task == "classification" else X[:, 0] * 2.0
+        try:
+            blank = self.make()
+            fs = {blank.predict_one(x) for x in X[:4]}
+            if len(fs) == 1 and type(next(iter(fs))) is float and blank.calibration_ is None:
+                self.blank_decision = fs.pop()  # (okl's learners: 0 before the first example)
+            m = self.make()
+            half = rows // 2
+            for i in range(half):
+                m.predict_one(X[i])
+                m.learn_one(X[i], y[i])
+            m.learn_many(X[half:], y[half:])
+            m.predict_one(X[0])
+        except (ValueError, ArithmeticError):
+            pass
 
     def settings(self) -> dict:
         return {"learner": self.learner, "task": self.task, "params": self.params, "features": self.features,
@@ -143,9 +175,13 @@ class Shard:
         else:
             model = self.template.make(schema.columns() if schema else None)
         n = 0
-        for _, xb, y in self.store.log_after(key, snap_seq):
-            model.learn_one(np.frombuffer(xb).copy(), y)
-            n += 1
+        for X, y in self.store.log_after(key, snap_seq):  # the blocks as they were learned
+            if len(y) <= ONE_BY_ONE:
+                for i in range(len(y)):
+                    model.learn_one(X[i], float(y[i]))
+            else:
+                model.learn_many(X, y)
+            n += len(y)
         e = Entry(model, meta["dim"], schema, snap_seq, snap_file, n_snap, n)
         self._account(key, e)
         return e
@@ -223,15 +259,16 @@ class Shard:
     def apply(self, events: list, now: float) -> list:
         """Checked events ``[(index, (op, key, id, x, y))]`` in order; their answers in order.
 
-        A key's learns are gathered into one block and learned by ``learn_many`` (the learner's
-        compiled test-then-train loop over the rows: the decisions of ``predict_one`` then
+        A key's consecutive learns are gathered into one block and learned by ``learn_many`` (the
+        learner's compiled test-then-train loop over the rows: the decisions of ``predict_one`` then
         ``learn_one`` row by row, at a fraction of the per-event cost) until that key's next
-        predict, which is answered by ``predict_one`` after the block. A predict with an id whose
-        label is the key's very next event (``{"op": "learn", "id": same}``) rides in the block:
-        its decision is the block's decision before learning that row, which is the model's
-        ``predict_one`` at that point; its ``proba`` uses the calibration as of the start of the
-        key's block. A learn is staged in the log (acknowledged after :meth:`commit`); a predict
-        with an id keeps its features for its label.
+        predict, which is answered by ``predict_one`` after the block; the block is one log row, and
+        a restart replays it by the same call. A predict with an id whose label is the key's very
+        next event (``{"op": "learn", "id": same}``) rides in the block: its decision is the
+        block's decision before learning that row, which is the model's ``predict_one`` at that
+        point; its ``proba`` uses the calibration as of the start of the key's block. A learn is
+        staged in the log (acknowledged after :meth:`commit`); a predict with an id keeps its
+        features for its label. Per event: about 1 us of Python besides the learner.
         """
         n = len(events)
         out: list = [None] * n
@@ -243,21 +280,23 @@ class Shard:
             last[k] = p
         blocks: dict = {}
         fused: dict = {}
-        learned, kept = self.learned, self.kept
-        for p, (index, (op, key, eid, x, y)) in enumerate(events):
+        learned, kept, entries, counts = self.learned, self.kept, self.entries, self.n_events
+        for p in range(n):
+            index, (op, key, eid, x, y) = events[p]
             if op == "predict":
                 q = nxt[p]
-                if (eid is not None and q is not None and type(x) is NDARRAY and eid not in learned
-                        and events[q][1][0] == "learn" and events[q][1][2] == eid and events[q][1][3] is None):
-                    fused[q] = p  # answered from its label's block
-                    self.n_events["predict"] += 1
-                    continue
+                if q is not None and eid is not None and type(x) is NDARRAY and eid not in learned:
+                    lq = events[q][1]
+                    if lq[0] == "learn" and lq[2] == eid and lq[3] is None:
+                        fused[q] = p  # answered from its label's block
+                        counts["predict"] += 1
+                        continue
                 if key in blocks:
                     self._run_block(key, blocks.pop(key), events, out)
                 out[p] = self._predict(index, key, eid, x, now)
                 continue
             if eid is not None and eid in learned:
-                self.n_events["duplicate"] += 1
+                counts["duplicate"] += 1
                 out[p] = {"learned": False, "duplicate": True, "id": eid}
                 pp = fused.pop(p, None)
                 if pp is not None:  # (its id was learned by another key in between: answered on its own)
@@ -265,12 +304,16 @@ class Shard:
                         self._run_block(key, blocks.pop(key), events, out)
                     out[pp] = self._predict(events[pp][0], key, None, events[pp][1][3], 0.0)
                 continue
-            e = self.entries.get(key)
-            if e is not None:
-                self.entries.move_to_end(key)
+            b = blocks.get(key)
+            if b is not None:
+                e, new = b[0], False
             else:
-                e = self.entry(key)
-            new = e is None
+                e = entries.get(key)
+                if e is not None:
+                    entries.move_to_end(key)
+                else:
+                    e = self.entry(key)
+                new = e is None
             if x is None:
                 pp = fused.get(p)
                 if pp is not None:
@@ -289,17 +332,17 @@ class Shard:
                                   "reason": f"the features kept under this id have {len(row)} columns, this key "
                                             f"takes {e.dim}"}
                         continue
+                    self.store.stage_unkept(eid)
                 if e is None:
                     e = self._create(key, row, index)
             else:
                 if e is None:
                     e = self._create(key, x, index)
                 row = x if type(x) is NDARRAY else e.schema.row(x, index)
-                if eid is not None:
-                    kept.pop(eid, None)
+                if eid is not None and kept.pop(eid, None) is not None:
+                    self.store.stage_unkept(eid)
             if eid is not None:
                 learned.add(eid)
-            b = blocks.get(key)
             if b is None:
                 b = blocks[key] = (e, [], [], [])
             b[1].append(row)
@@ -314,42 +357,46 @@ class Shard:
         model = e.model
         cal = model.calibration_
         cal = None if cal is None else cal.copy()
+        k = len(rows)
         try:
-            if len(rows) == 1:
-                decisions = (model.predict_one(rows[0]),)
-                model.learn_one(rows[0], ys[0])
+            X, Y = (rows[0].reshape(1, -1) if k == 1 else np.array(rows)), np.array(ys)
+            if k <= ONE_BY_ONE:
+                d = np.empty(k)
+                for i in range(k):
+                    d[i] = model.predict_one(rows[i])
+                    model.learn_one(rows[i], ys[i])
             else:
-                decisions = model.learn_many(np.array(rows), np.array(ys)).tolist()
+                d = model.learn_many(X, Y)
         except (ValueError, FloatingPointError, OverflowError) as exc:  # refused by the learner
             # nothing of the block is staged; the key is reloaded from its log at its next event
-            self.entries.pop(key, None)
-            self.bytes -= e.bytes
+            if self.entries.pop(key, None) is not None:
+                self.bytes -= e.bytes
             for p, eid, _, pp in slots:
                 self.learned.discard(eid)
                 out[p] = {"error": f"event {events[p][0]}: {exc}", "index": events[p][0]}
                 if pp is not None:
                     out[pp] = out[p]
             return
-        self.store.stage_learns(key, zip((sl[1] for sl in slots), rows, ys), time.time())
+        self.store.stage_learns(key, [sl[1] for sl in slots], X, Y, time.time())
         if self.classify:
-            loss_sum = float(sum(1 for f, y in zip(decisions, ys) if (f >= 0) != (y > 0)))
+            loss_sum = float(np.count_nonzero((d >= 0) != (Y > 0)))
         else:
-            loss_sum = float(sum((f - y) ** 2 for f, y in zip(decisions, ys)))
-        fused = [i for i, sl in enumerate(slots) if sl[3] is not None]
-        if fused and self.classify:  # the probabilities of the predicts in the block, in one call
-            ps = [0.5] * len(fused) if cal is None else probabilities(cal, np.array([decisions[i] for i in fused]))
+            loss_sum = float(np.dot(d - Y, d - Y))
+        decisions = d.tolist()
+        classify, ps = self.classify, None
         for i, (p, eid, new, pp) in enumerate(slots):
             out[p] = {"learned": True, "duplicate": False, "new_key": new, "id": eid} if eid is not None else \
                 {"learned": True, "duplicate": False, "new_key": new}
-        for j, i in enumerate(fused):
-            f = decisions[i]
-            if self.classify:
-                p1 = float(ps[j])
-                out[slots[i][3]] = {"decision": f, "prediction": 1 if f >= 0 else -1, "proba": {"-1": 1.0 - p1, "1": p1},
-                                    "new_key": slots[i][2]}
-            else:
-                out[slots[i][3]] = {"decision": f, "prediction": f, "new_key": slots[i][2]}
-        k = len(rows)
+            if pp is not None:
+                f = decisions[i]
+                if classify:
+                    if ps is None:  # the probabilities of the block's predicts, in one call
+                        ps = [0.5] * k if cal is None else probabilities(cal, d).tolist()
+                    p1 = ps[i]
+                    out[pp] = {"decision": f, "prediction": 1 if f >= 0 else -1, "proba": {"-1": 1.0 - p1, "1": p1},
+                               "new_key": new}
+                else:
+                    out[pp] = {"decision": f, "prediction": f, "new_key": new}
         e.n_learn += k
         e.n_scored += k
         e.loss_sum += loss_sum
@@ -378,11 +425,19 @@ class Shard:
             e = self.entry(key)
         model = e.model if e is not None else self._fresh(key, x)
         row = x if type(x) is NDARRAY else (e.schema.row(x, index) if e is not None else self._schema_row(x))
-        f = model.predict_one(row)
+        blank = self.template.blank_decision
+        try:
+            # a key with no learn: the template's decision before any example (constant, checked at
+            # warm-up), without the learner's per-call input checks (half of a predict request's work)
+            f = blank if blank is not None and model is self._blank else model.predict_one(row)
+        except (ValueError, FloatingPointError, OverflowError) as exc:  # refused by the learner: nothing kept
+            return {"error": f"event {index}: {exc}", "field": "x", "index": index}
         if e is not None:
             e.n_predict += 1
         self.n_events["predict"] += 1
         if eid is not None and eid not in self.learned:
+            if row.base is not None:  # (a view of the request's matrix: keep only this row)
+                row = row.copy()
             self.kept[eid] = (key, row, now + self.id_ttl, f)
             self.store.stage_kept(eid, key, row, now + self.id_ttl)
         return self._answer(f, model.calibration_, e is None)
