@@ -196,3 +196,31 @@ def test_forecaster_prunes_within_each_view():
         for view in {(sp[0], sp[5]) for sp in fc.specs_}:
             cols = [j for j, sp in enumerate(fc.specs_) if (sp[0], sp[5]) == view]
             assert fc.alive_[h, cols].sum() >= fc.keep   # every view keeps its best
+
+
+def test_forecaster_file_with_log_views_and_pending_forecasts(tmp_path):
+    import json
+    import zipfile
+
+    s = _airline_like(90, np.random.default_rng(7))
+    fc = Forecaster(burn=40)
+    for v in s[:70]:
+        fc.learn_one(float(v))
+    fc.forecast(6)
+    assert any(sp[5] for sp in fc.specs_) and fc.pending_[5]
+    fc.save(tmp_path / "f.zip")
+    back = Forecaster.load(tmp_path / "f.zip")
+    assert back.forecast_interval(6) == fc.forecast_interval(6)
+    for v in s[70:]:
+        fc.learn_one(float(v))
+        back.learn_one(float(v))
+    assert back.forecast(6) == fc.forecast(6)
+    np.testing.assert_array_equal(back.loss_, fc.loss_)
+    # a version-1 file (members scored after h - 1 more pairs) is refused by name, not misread
+    with zipfile.ZipFile(tmp_path / "f.zip") as zf:
+        meta = json.loads(zf.read("forecaster.json"))
+    meta["version"] = 1
+    with zipfile.ZipFile(tmp_path / "old.zip", "w") as zf:
+        zf.writestr("forecaster.json", json.dumps(meta))
+    with pytest.raises(ValueError, match="old.zip.*version 1"):
+        Forecaster.load(tmp_path / "old.zip")
