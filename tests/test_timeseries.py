@@ -30,6 +30,13 @@ def test_detect_period():
     assert detect_period(np.sin(2 * np.pi * t / 12) + 0.01 * t) == 12
     assert detect_period(np.cumsum(np.random.default_rng(0).standard_normal(240))) == 0
     assert detect_period(np.sin(0.01 * t)) == 0  # smooth: its differences decay without a peak
+    # significance, not a fixed correlation: random walks show a season at most ~ level of the time
+    walks = [detect_period(np.cumsum(np.random.default_rng(i).standard_normal(240))) for i in range(100)]
+    assert np.mean(np.array(walks) > 0) <= 0.06
+    # a growing multiplicative season is found from two periods and a few values
+    rng = np.random.default_rng(1)
+    y = (100 + 2 * np.arange(40)) * (1 + 0.2 * np.sin(2 * np.pi * np.arange(40) / 12)) + rng.standard_normal(40)
+    assert detect_period(y[:23]) == 0 and detect_period(y[:30]) == 12
 
 
 def _sine(n, rng):
@@ -130,3 +137,90 @@ def test_conformal_head_tracks_coverage_under_drift():
     assert back.interval(0.0, 0.1) == iv
     with pytest.raises(ValueError, match="alpha"):
         head.interval(0.0, 1.5)
+
+
+def _airline_like(n, rng):
+    """A positive series with a trend and a multiplicative season (12)."""
+    t = np.arange(n)
+    return 100 * np.exp(0.01 * t) * (1 + 0.25 * np.sin(2 * np.pi * t / 12)) * np.exp(0.02 * rng.standard_normal(n))
+
+
+def test_forecaster_log_and_seasonal_views_on_a_multiplicative_season():
+    rng = np.random.default_rng(4)
+    s = _airline_like(200, rng)
+    fc = Forecaster(burn=400)
+    err = []
+    for t, v in enumerate(s):
+        if t >= 120:
+            err.append(abs(fc.forecast(1)[0] - v))
+        fc.learn_one(float(v))
+    assert fc.scale_[2] == 12 and fc.positive_
+    assert {(sp[0], sp[5]) for sp in fc.specs_} == {(0, False), (1, False), (12, False), (0, True), (1, True), (12, True)}
+    assert np.mean(err) < 0.35 * np.mean(np.abs(np.diff(s[119:])))   # far better than the last value
+    best = fc.members(1)[0]
+    assert "season 12" in best or "season 1," in best
+    # the first value <= 0 ends the log views (nothing else): forecasts go on
+    fc.learn_one(-1.0)
+    assert not fc.positive_ and not fc.alive_[:, [sp[5] for sp in fc.specs_]].any()
+    assert all(math.isfinite(v) for v in fc.forecast(3))
+
+
+def test_forecaster_scores_each_member_on_the_forecast_it_made_h_rounds_earlier():
+    rng = np.random.default_rng(5)
+    s = _sine(150, rng)
+    fc = Forecaster(order=4, burn=1000)
+    h = 3
+    for t, v in enumerate(s[:100]):
+        fc.learn_one(float(v))
+        if t == 20:
+            fc.forecast(h)   # (the horizons up to h from here on)
+    made = fc.pending_[h - 1][fc.n_ - 1].copy()      # every member's forecast of y_{n-1+h}, made now
+    for v in s[100:100 + h - 1]:
+        fc.learn_one(float(v))
+    loss, weight = fc.loss_[h - 1].copy(), fc.weight_[h - 1].copy()
+    fc.learn_one(float(s[100 + h - 1]))              # y_{n-1+h} arrives: scored on those forecasts
+    live = np.isfinite(made)
+    assert live.sum() > 10
+    d = fc.discount
+    np.testing.assert_allclose(fc.loss_[h - 1][live], d * loss[live] + (s[100 + h - 1] - made[live]) ** 2)
+    np.testing.assert_allclose(fc.weight_[h - 1][live], d * weight[live] + 1.0)
+
+
+def test_forecaster_prunes_within_each_view():
+    rng = np.random.default_rng(6)
+    s = _airline_like(260, rng)
+    fc = Forecaster(burn=60)
+    for v in s:
+        fc.learn_one(float(v))
+    for h in range(len(fc.models_)):
+        for view in {(sp[0], sp[5]) for sp in fc.specs_}:
+            cols = [j for j, sp in enumerate(fc.specs_) if (sp[0], sp[5]) == view]
+            assert fc.alive_[h, cols].sum() >= fc.keep   # every view keeps its best
+
+
+def test_forecaster_file_with_log_views_and_pending_forecasts(tmp_path):
+    import json
+    import zipfile
+
+    s = _airline_like(90, np.random.default_rng(7))
+    fc = Forecaster(burn=40)
+    for v in s[:70]:
+        fc.learn_one(float(v))
+    fc.forecast(6)
+    assert any(sp[5] for sp in fc.specs_) and fc.pending_[5]
+    fc.save(tmp_path / "f.zip")
+    back = Forecaster.load(tmp_path / "f.zip")
+    assert back.forecast_interval(6) == fc.forecast_interval(6)
+    for v in s[70:]:
+        fc.learn_one(float(v))
+        back.learn_one(float(v))
+    assert back.forecast(6) == fc.forecast(6)
+    np.testing.assert_array_equal(back.loss_, fc.loss_)
+    # a version-1 file (members scored after h - 1 more pairs) is refused by name, not misread
+    with zipfile.ZipFile(tmp_path / "f.zip") as zf:
+        meta = json.loads(zf.read("forecaster.json"))
+    meta["version"] = 1
+    with zipfile.ZipFile(tmp_path / "old.zip", "w") as zf:
+        zf.writestr("forecaster.json", json.dumps(meta))
+    with pytest.raises(ValueError, match="old.zip.*version 1"):
+        Forecaster.load(tmp_path / "old.zip")

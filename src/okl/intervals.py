@@ -127,7 +127,11 @@ class ConformalHead:
                 if alpha == DEFAULT_ALPHA:
                     self.n += 1
                     self.hits += not miss
-                self.c[alpha] = c + self.lr * base * (miss - alpha)
+                # anti-windup: below -base the interval is already a point (q = 0), and an integral
+                # wound further down by a burst of large early scores (a large base) would take
+                # rounds of misses to unwind (a Forecaster's head on AirlinePassengers: c = -9.4
+                # at base 1.4, 17 of 97 covered)
+                self.c[alpha] = max(c + self.lr * base * (miss - alpha), -base)
         self.scores.append(score)
         if len(self.scores) > self.window:
             del self.scores[0]

@@ -9,9 +9,6 @@ import math
 
 import numpy as np
 
-#: line styles cycled with the colours, so any number of curves stays distinguishable
-STYLES = ("-", "--", "-.", ":")
-
 
 def read_series(spec: str) -> tuple[str, np.ndarray]:
     """A registered series' values (okl.data.series.SERIES) or a file's first column (plain or .gz);
@@ -115,9 +112,9 @@ def cmd_forecast(args) -> int:
 def plot(path, name, s, P, lo, hi, H, skip):
     """The series, the 1-step and H-step forecasts and the H-step band over the last 300 scored
     values; colours and line styles cycled together, the legend outside the axes."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from okl.plotting import curve_style, pyplot
+
+    plt = pyplot()  # (says what to install when matplotlib is missing)
 
     n = len(s)
     a = max(skip, n - 300)
@@ -128,8 +125,7 @@ def plot(path, name, s, P, lo, hi, H, skip):
         curves.append((f"forecast, {h} step{'s' if h > 1 else ''} ahead", t, P[t - h, h - 1]))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for i, (label, x, v) in enumerate(curves):
-        ax.plot(x, v, color=colours[i % len(colours)], linestyle=STYLES[(i // len(colours) + i) % len(STYLES)],
-                linewidth=1.2, label=label)
+        ax.plot(x, v, linewidth=1.2, label=label, **curve_style(i, colours))
     ax.fill_between(t, lo[t - H, H - 1], hi[t - H, H - 1], color="grey", alpha=0.25,
                     label=f"90 % interval, {H} step{'s' if H > 1 else ''} ahead")
     ax.set_xlabel("time")

@@ -139,20 +139,21 @@ def _running_db(se: np.ndarray, window: int = 250) -> np.ndarray:
 
 
 def _plot(path, curves: dict, title: str, ylabel: str, xlabel: str = "sample", mark: float | None = None):
-    from okl.plotting import pyplot
+    from okl.plotting import curve_style, pyplot
 
     plt = pyplot()
 
-    fig, ax = plt.subplots(figsize=(8, 4.5))
-    for label, values in curves.items():
-        ax.plot(np.arange(1, len(values) + 1), values, label=label, linewidth=1.2)
+    fig, ax = plt.subplots(figsize=(11, 4.5))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for i, (label, values) in enumerate(curves.items()):
+        ax.plot(np.arange(1, len(values) + 1), values, label=label, linewidth=1.2, **curve_style(i, colours))
     if mark is not None:
         ax.axvline(mark, color="grey", linestyle=":", linewidth=1)
     ax.set_xlabel(xlabel)
     ax.set_ylabel(ylabel)
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))  # off the data
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)

@@ -1,0 +1,42 @@
+"""The season of a series (:func:`detect_period`), for :class:`okl.timeseries.Forecaster`."""
+
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+
+
+def detect_period(y: np.ndarray, level: float = 0.05) -> int:
+    """The season of a series: the lag P where the first differences d correlate most with
+    themselves P steps back, among the lags 2 .. m/2 (m differences: two full periods seen) where
+    that correlation peaks (above its neighbours: a smooth series' differences decay from lag 0
+    without one), when it is significant: the correlation of the m - P pairs (d_t, d_{t-P}) is
+    r_P = sum d_t d_{t-P} / sum d_t^2 x m / (m - P), about normal with standard deviation
+    1 / sqrt(m - P) for differences without a season (Bartlett), and P is kept when
+    r_P sqrt(m - P) exceeds the normal quantile 1 - ``level`` / (2 L), L the lags tested
+    (Bonferroni: a series without a season shows one with probability at most ``level``). Else 0.
+
+    A season found this way is a candidate view, not a decision: the Forecaster's seasonal members
+    are weighed with the others by their errors. Cost O(m^2)."""
+    d = np.diff(np.asarray(y, dtype=np.float64))
+    m = len(d)
+    if m < 8:
+        return 0
+    d = d - d.mean()
+    den = float(d @ d)
+    if den <= 0.0:
+        return 0
+    top = m // 2
+    r = np.array([float(d[lag:] @ d[:m - lag]) / den * m / (m - lag) for lag in range(top + 2)])
+    z = NormalDist().inv_cdf(1.0 - level / (2 * max(top - 1, 1)))
+    best, at = -math.inf, 0
+    for lag in range(2, top + 1):
+        score = r[lag] * math.sqrt(m - lag)
+        if r[lag - 1] < r[lag] >= r[lag + 1] and score > z and score > best:
+            best, at = score, lag
+    return at
+
+
+__all__ = ["detect_period"]
