@@ -227,7 +227,8 @@ class Plan:
     names of its mutable arrays (the paths move them into their buffers: the learner's attributes
     become views, so model files and Python see the same memory), copies of its fixed arrays, and
     the constants (a step that declares its state: ``state`` maps each of its fields to the
-    learner's attribute, ``constants`` gives its constants in order). Built by :meth:`~okl.runtime.events.EventPath.compiled_plan`; never saved.
+    learner's attribute, ``constants`` gives its constants in order). Built by
+    :meth:`~okl.runtime.events.EventPath.compiled_plan`; never saved.
 
     ``w`` names the weights (an expansion's coefficients, the window's labels), ``A`` the step's
     state (AdaGrad sums, ONS inverse), ``SV`` the stored rows, ``counts`` the learner's counter

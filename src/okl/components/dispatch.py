@@ -6,6 +6,7 @@ out by a compiled path, with the member round's one signature (:mod:`okl.compone
 from __future__ import annotations
 
 from okl._compiled import jit
+from okl.components.spec import ROUND_FAILED
 from okl.components.steps.bpas import bpas_member_round
 from okl.components.steps.bsgd import bsgd_member_round
 from okl.components.steps.exkrls import exkrls_member_round
@@ -20,7 +21,7 @@ from okl.components.steps.removals import bogd_member_round, rbp_member_round
 
 @jit
 def dictionary_round(step, F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind):
-    """Member round ``step`` (its code); returns the new dictionary size, or -1: the round failed."""
+    """Member round ``step`` (its code): the new dictionary size, or the codes of :mod:`okl.components.spec`."""
     if step == 6:  # krls-t
         return krlst_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
     elif step == 7:  # ald-krls
@@ -45,4 +46,4 @@ def dictionary_round(step, F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind):
         return bogd_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
     elif step == 17:  # norma
         return norma_member_round(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)
-    return -1
+    return ROUND_FAILED

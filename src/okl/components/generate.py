@@ -22,6 +22,7 @@ out by a compiled path, with the member round's one signature (:mod:`okl.compone
 from __future__ import annotations
 
 from okl._compiled import jit
+from okl.components.spec import ROUND_FAILED
 '''
 
 
@@ -34,13 +35,14 @@ def render() -> str:
         names = sorted(c.member_round.rpartition(".")[2] for c in steps if c.member_round.startswith(module + "."))
         lines.append(f"from {module} import {', '.join(names)}\n")
     lines.append("\n\n@jit\ndef dictionary_round(step, F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind):\n")
-    lines.append('    """Member round ``step`` (its code); returns the new dictionary size, or -1: the round failed."""\n')
+    lines.append('    """Member round ``step`` (its code): the new dictionary size, or the codes of '
+                 ':mod:`okl.components.spec`."""\n')
     for i, comp in enumerate(steps):
         word = "if" if i == 0 else "elif"
         lines.append(f"    {word} step == {comp.code}:  # {comp.name}\n")
-        lines.append(f"        return {comp.member_round.rpartition('.')[2]}(F, o, SV, alpha, m, kind, a, b, c, x, y, f, "
-                     "lkind)\n")
-    lines.append("    return -1\n")
+        name = comp.member_round.rpartition(".")[2]
+        lines.append(f"        return {name}(F, o, SV, alpha, m, kind, a, b, c, x, y, f, lkind)\n")
+    lines.append("    return ROUND_FAILED\n")
     return "".join(lines)
 
 

@@ -79,8 +79,8 @@ from okl._compiled import (distances_t_sparse, dot, jit, kernel_features_rows, k
 from okl._jit import jit_inline
 from okl.engine.aggregation import aggregate_outputs, aggregate_outputs_round
 from okl.engine.columns import (BUDGET, CB, COUNTER, ETA, FAILED, GKIND, GSCALE, GSEED, K, KA, KB_, KC, KIND, LOSS, LR,
-                                M, MAP, MARGIN_COUNTER, MERGE, NL, NOTHING, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_NRM, O_P, O_U,
-                                O_W, O_Z, PY, RHO, RULE, SRC, STEP, TRANSITION, UNMAP, UPDATE)
+                                M, MAP, MARGIN_COUNTER, MERGE, NL, NOTHING, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_NRM, O_P,
+                                O_U, O_W, O_Z, PY, RHO, RULE, SRC, STEP, TRANSITION, UNMAP, UPDATE)
 from okl.components.steps.update_rounds import update_round_due
 from okl.components.maps.fourier import fourier_from_projections, project_t
 from okl.components.maps.linear import (linear_features, linear_step_sparse, linear_value_sparse, nonzero_features,

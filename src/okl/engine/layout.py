@@ -156,9 +156,9 @@ def _stored_norms(F, I, R, j, dim: int) -> None:
 
 def _step_block(plan, m) -> list:
     """The parts of a step that declares its state (:mod:`okl.components.spec`): its constants
-    (at ``O_G``), then each state field (a float array the member's, shared as a view; an int array
-    or a scalar copied and written back by :meth:`Engine.sync`), then its work space, contiguous and in the
-    spec's order."""
+    (at ``O_G``), then each state field (a float array the member's, shared as a view; an int
+    array or a scalar copied and written back by :meth:`Engine.sync`), then its work space,
+    contiguous and in the spec's order."""
     step = STEPS[plan.step]
     sizes = step.sizes(plan, m.dim_)
     if not step.block_size(sizes):
@@ -175,8 +175,8 @@ def _step_block(plan, m) -> list:
 
 
 def _write_back_counters(plan, m, F, at: int) -> None:
-    """Write the fields of a declared step state that are copies (int arrays, scalars) laid out from ``at``
-    (:func:`_step_block`) back to the member's attributes."""
+    """Write the fields of a declared step state that are copies (int arrays, scalars), laid out
+    from ``at`` (:func:`_step_block`), back to the member's attributes."""
     step = STEPS[plan.step]
     if not step.state:
         return

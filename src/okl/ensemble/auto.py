@@ -125,6 +125,8 @@ from okl.runtime.state import MAX_CLASSES
 #: 83,886 columns, the window beyond 83,886 (hashed text of 2^20 columns: the FOGD members, their
 #: directions generated, and the linear ones learn it)
 MEMBER_INPUT_FLOATS = 1 << 24
+
+
 @register("auto")
 class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     """A pool of okl learners (widths x steps x families) mixed online; see the module docstring.
