@@ -119,8 +119,6 @@ FIRST_DICTIONARY_STEP = KRLST
 #: budget rules of the support step
 STOP, REPLACE_OLDEST, MERGE_NEAREST = range(3)
 
-_STEPS = "okl.components.steps"
-
 #: the paths that run a component: the single learners' per-event plan, auto's engine with one
 #: output, with K outputs
 EVENT, ENGINE, K_OUTPUTS = "event", "engine", "k-outputs"
@@ -154,6 +152,16 @@ class Component:
         return block_size(self.constants, self.state, self.work, sizes) if self.constants or self.state else 0
 
 
+def _dictionary_step(name: str, code: int, module, member_round: str, doc: str, prefix: str = "") -> Component:
+    """A step that keeps its own dictionary: it reads the budget, kernel and counter of its map,
+    runs in auto's engine, and its spec is its module's (``{prefix}CONSTANTS``, ``{prefix}STATE`` or
+    the module's ``STATE``, ``WORK``; :mod:`okl.components.spec`), its compiled round
+    ``member_round`` there."""
+    state = getattr(module, prefix + "STATE", module.STATE if hasattr(module, "STATE") else None)
+    return Component(name, code, ("budget", "kernel", "counts"), (ENGINE,), doc, getattr(module, prefix + "CONSTANTS"),
+                     state, module.WORK, f"{module.__name__}.{member_round}")
+
+
 MAPS = {c.name: c for c in (
     Component("expansion", EXPANSION, ("SV", "budget", "kernel", "counts"), (EVENT, ENGINE, K_OUTPUTS),
               "f = sum_{i<m} alpha_i kappa(sv_i, x)"),
@@ -175,41 +183,29 @@ STEPS = {c.name: c for c in (
     Component("store", STORE, (), (ENGINE, K_OUTPUTS), "store the row and its label"),
     Component("nag", NAG, ("A", "eta"), (ENGINE, K_OUTPUTS), "w_i -= eta sqrt(t / N) g z_i / (s_i sqrt(G_i))"),
     Component("none", -1, (), (EVENT,), "nothing learned (the width window buffers the row)"),
-    Component("krls-t", KRLST, ("budget", "kernel", "counts"), (ENGINE,), "the GP posterior over the dictionary",
-              krlst.CONSTANTS, krlst.STATE, krlst.WORK, f"{_STEPS}.krlst.krlst_member_round"),
-    Component("ald-krls", ALD_KRLS, ("budget", "kernel", "counts"), (ENGINE,),
-              "recursive least squares, ALD admission", krls.ALD_CONSTANTS, krls.ALD_STATE, krls.WORK,
-              f"{_STEPS}.krls.ald_member_round"),
-    Component("window-krls", WINDOW_KRLS, ("budget", "kernel", "counts"), (ENGINE,),
-              "recursive least squares on a sliding or fixed-budget window", krls.WINDOW_CONSTANTS, krls.WINDOW_STATE,
-              krls.WORK, f"{_STEPS}.krls.window_member_round"),
-    Component("affine projection", AFFINE_PROJECTION, ("budget", "kernel", "counts"), (ENGINE,),
-              "coherence admission, affine projection of order p", kap.CONSTANTS, kap.STATE, kap.WORK,
-              f"{_STEPS}.kap.kap_member_round"),
-    Component("budgeted sgd", BUDGETED_SGD, ("budget", "kernel", "counts"), (ENGINE,),
-              "Pegasos on a budget: merge, remove or project", bsgd.CONSTANTS, bsgd.STATE, bsgd.WORK,
-              f"{_STEPS}.bsgd.bsgd_member_round"),
-    Component("projection", PROJECTION, ("budget", "kernel", "counts"), (ENGINE,),
-              "the Projectron(++): grow or project onto the span", projectron.CONSTANTS, projectron.STATE,
-              projectron.WORK, f"{_STEPS}.projectron.projectron_member_round"),
-    Component("budgeted pa", BUDGETED_PA, ("budget", "kernel", "counts"), (ENGINE,),
-              "BPA-S: a passive-aggressive step, the cheapest replacement", bpas.CONSTANTS, bpas.STATE, bpas.WORK,
-              f"{_STEPS}.bpas.bpas_member_round"),
-    Component("forgetron", FORGETRON, ("budget", "kernel", "counts"), (ENGINE,),
-              "the self-tuned Forgetron: shrink, drop the oldest", forgetron.CONSTANTS, forgetron.STATE,
-              forgetron.WORK, f"{_STEPS}.forgetron.forgetron_member_round"),
-    Component("ex-krls", EX_KRLS, ("budget", "kernel", "counts"), (ENGINE,),
-              "extended KRLS: the tracking model's Kalman step", exkrls.CONSTANTS, exkrls.STATE, exkrls.WORK,
-              f"{_STEPS}.exkrls.exkrls_member_round"),
-    Component("random budget perceptron", RANDOM_BUDGET_PERCEPTRON, ("budget", "kernel", "counts"), (ENGINE,),
-              "RBP: on a mistake add the row, past the budget remove a uniform draw", removals.RBP_CONSTANTS,
-              removals.STATE, removals.WORK, f"{_STEPS}.removals.rbp_member_round"),
-    Component("bogd", BOGD, ("budget", "kernel", "counts"), (ENGINE,),
-              "BOGD: a gradient step, past the budget remove a uniform draw and rescale", removals.BOGD_CONSTANTS,
-              removals.STATE, removals.WORK, f"{_STEPS}.removals.bogd_member_round"),
-    Component("norma", NORMA, ("budget", "kernel", "counts"), (ENGINE,),
-              "KOGD / NORMA: decay, add the row on a nonzero loss derivative", kogd.CONSTANTS, kogd.STATE, kogd.WORK,
-              f"{_STEPS}.kogd.norma_member_round"),
+    _dictionary_step("krls-t", KRLST, krlst, "krlst_member_round", "the GP posterior over the dictionary"),
+    _dictionary_step("ald-krls", ALD_KRLS, krls, "ald_member_round", "recursive least squares, ALD admission",
+                     "ALD_"),
+    _dictionary_step("window-krls", WINDOW_KRLS, krls, "window_member_round",
+                     "recursive least squares on a sliding or fixed-budget window", "WINDOW_"),
+    _dictionary_step("affine projection", AFFINE_PROJECTION, kap, "kap_member_round",
+                     "coherence admission, affine projection of order p"),
+    _dictionary_step("budgeted sgd", BUDGETED_SGD, bsgd, "bsgd_member_round",
+                     "Pegasos on a budget: merge, remove or project"),
+    _dictionary_step("projection", PROJECTION, projectron, "projectron_member_round",
+                     "the Projectron(++): grow or project onto the span"),
+    _dictionary_step("budgeted pa", BUDGETED_PA, bpas, "bpas_member_round",
+                     "BPA-S: a passive-aggressive step, the cheapest replacement"),
+    _dictionary_step("forgetron", FORGETRON, forgetron, "forgetron_member_round",
+                     "the self-tuned Forgetron: shrink, drop the oldest"),
+    _dictionary_step("ex-krls", EX_KRLS, exkrls, "exkrls_member_round",
+                     "extended KRLS: the tracking model's Kalman step"),
+    _dictionary_step("random budget perceptron", RANDOM_BUDGET_PERCEPTRON, removals, "rbp_member_round",
+                     "RBP: on a mistake add the row, past the budget remove a uniform draw", "RBP_"),
+    _dictionary_step("bogd", BOGD, removals, "bogd_member_round",
+                     "BOGD: a gradient step, past the budget remove a uniform draw and rescale", "BOGD_"),
+    _dictionary_step("norma", NORMA, kogd, "norma_member_round",
+                     "KOGD / NORMA: decay, add the row on a nonzero loss derivative"),
 )}
 #: the map of each step that keeps its own dictionary (it reads and writes that map's rows)
 DICTIONARY_MAPS = {"krls-t": "expansion", "ald-krls": "expansion", "window-krls": "expansion",

@@ -27,10 +27,9 @@ memory O(M d + M^2).
 >>> from okl.checks import friedman_regression   # Friedman #1, targets scaled to [0, 1]
 >>> X, y = friedman_regression(1000)
 >>> m = okl.make("ex-krls", loss="squared")
->>> round(m.run(X, y).mean_squared_loss, 4)   # the targets' variance: 0.024
-0.0073
->>> m.diagnostics()
-{'dictionary': 200}
+>>> mse = m.run(X, y).mean_squared_loss           # the targets' variance: 0.024
+>>> print(round(mse, 4), m.diagnostics(), m.rounds_)
+0.0073 {'dictionary': 200} 1000
 """
 
 from __future__ import annotations

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 
-from okl._compiled import copy_into, jit, kernel_value
+from okl._compiled import copy_into, jit, kernel_value, times_and_quadratic
 from okl.components.spec import BUDGET_SIZE as M, Field
 
 #: the step's declared block (:func:`exkrls_member_round` reads it in this order)
@@ -56,14 +56,7 @@ def exkrls_round(kind, a, b, c, alphaf, beta, lam, q, x, y, SV, alpha, Q, m, rho
     if m >= SV.shape[0]:
         return f, m, rho
     bi = math.pow(beta, i)
-    kz = 0.0
-    for r in range(m):
-        s = 0.0
-        for j in range(m):
-            s += Q[r, j] * kt[j]
-        z[r] = s
-        kz += kt[r] * s
-    r_ = bi * rho + kxx - kz
+    r_ = bi * rho + kxx - times_and_quadratic(Q, kt, m, z)  # (z = Q k)
     e = y - f
     for j in range(m):
         alpha[j] = alphaf * (alpha[j] - z[j] * e / r_)
