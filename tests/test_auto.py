@@ -488,18 +488,19 @@ def test_the_nogd_pair_at_one_width_computes_its_transition_map_once(data_dir, m
 
 
 def test_members_outside_the_engine_keep_every_path_consistent(data_dir):
-    """A pool with members the engine does not run (SkeGD, KOGD: their own Python path, the
+    """A pool with members the engine does not run (SkeGD, PROS-N-KONS: their own Python path, the
     engine aggregates their decisions) beside engine members: per-event decisions equal run()'s
     to 1e-9 and okl stream's blocks equal a learn_one loop exactly."""
     from okl.checks import assert_close, per_instance_decisions
     X, y = okl.load_dataset("svmguide1", data_dir)
     order = okl.data.permutation(len(y), 0)[:500]
     X, y = np.ascontiguousarray(X[order], dtype=float), np.asarray(y[order], dtype=float)
-    members = [["skegd", 1.0, {"rho": 40}], ["kogd", 1.0, {"budget": 30}], ["nogd", 0.5, {}], ["linear", None, {}]]
+    members = [["skegd", 1.0, {"rho": 40}], ["pros-n-kons", 1.0, {}], ["nogd", 0.5, {}], ["linear", None, {}]]
     kw = dict(budget=30, members=members, random_state=0)
     m = okl.make("auto", **kw)
     ref = m.run(X, y).decisions
     assert m._engine().py == [0, 1] and m.diagnostics()["members_alive"] == 4
+    assert m.diagnostics()["members_outside_engine"] == 2
     assert_close(ref, per_instance_decisions(okl.make("auto", **kw), X, y), "auto with Python members")
     loop = okl.make("auto", **kw)
     expected = np.array([loop._learn_event(X[t], y[t]) for t in range(500)])
