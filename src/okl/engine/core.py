@@ -311,8 +311,6 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
     if st == STORE:
         _window_learn(F, I, R, j, x, y)
         return NOTHING
-    if st >= FIRST_DICTIONARY_STEP:
-        return _dictionary_learn(F, I, R, j, x, y, f)
     lkind = I[j, LOSS]
     g = loss_derivative(lkind, f, y)
     if st == SUPPORT:
@@ -499,6 +497,23 @@ def predict_all_one(F, I, R, x, xi, xv, alive, d, q, pre):
 def learn_all_one(F, I, R, x, xi, xv, y, d, alive, todo, q, g):
     """:func:`_learn_all` with one output per member."""
     return _learn_all(F, I, R, x, xi, xv, y, d, alive, todo, q, g, learn_one_output)
+
+
+@jit_inline
+def learn_one_output_or_dictionary(F, I, R, j, x, xi, xv, y, out, q, nk, g):
+    """:func:`learn_one_output`, or the step of a member that keeps its own dictionary
+    (:func:`_dictionary_learn`)."""
+    if I[j, STEP] >= FIRST_DICTIONARY_STEP:
+        return _dictionary_learn(F, I, R, j, x, y, out[0])
+    return learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g)
+
+
+@jit
+def learn_all_dictionaries(F, I, R, x, xi, xv, y, d, alive, todo, q, g):
+    """:func:`_learn_all` with one output per member, some of them steps that keep their own
+    dictionary (a root of their own, :func:`okl.engine.roots.engine_dictionaries`: the default
+    pools' root does not compile those steps)."""
+    return _learn_all(F, I, R, x, xi, xv, y, d, alive, todo, q, g, learn_one_output_or_dictionary)
 
 
 def state_size(N: int, nout: int, n_agg: int = 4) -> int:

@@ -56,7 +56,8 @@ from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
 from okl.engine.aggregation import stack_learn, stack_predict
 from okl._sparse import SparseRows
 from okl.engine.columns import I_COLS, R_COLS
-from okl.engine.core import engine_event, engine_rows, engine_sparse_rows, learn_all_one, predict_all_one, state_size
+from okl.engine.core import (engine_event, engine_rows, engine_sparse_rows, learn_all_dictionaries, learn_all_one,
+                             predict_all_one, state_size)
 from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, NO_SCALE, O_CAL, O_SPR, O_XL, O_XS,
                                  PENDING, SCALE, SEEN, BAD_LABEL, BAD_ROW, _input_part, _jit, _jit_for, _own, _same_row,
                                  _scale)
@@ -264,6 +265,14 @@ def engine_one(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r
                         predict_all_one, learn_all_one)
 
 
+def engine_dictionaries(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n):
+    """The engine's root with one output per member, for pools with a member whose step keeps its
+    own dictionary (:mod:`okl.components.dispatch`): compiled on the first such pool, so that the
+    default pools' root does not compile those steps (they took its cold compile from 70 to 109 s)."""
+    return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n,
+                        predict_all_one, learn_all_dictionaries)
+
+
 def engine_k(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n):
     """The engine's root with K one-vs-rest outputs per member (labels: class indices)."""
     return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n,
@@ -284,12 +293,18 @@ _SIGNATURE = types.Tuple((types.int64, types.int64, types.float64))(
 _ROOTS: dict = {}
 
 
-def compiled_engine(k_out: bool):
+def compiled_engine(k_out: bool, dictionaries: bool = False):
     """The root for one output (``k_out`` False) or K outputs, compiled for its one signature at its
     first use in the process (loaded from Numba's cache when warm; on a cold cache, with half of
-    its largest callees compiled by a second process at the same time: :func:`prepare_engine`)."""
-    root = _ROOTS.get(k_out)
+    its largest callees compiled by a second process at the same time: :func:`prepare_engine`);
+    ``dictionaries``: one output with steps that keep their own dictionary (:func:`engine_dictionaries`,
+    compiled in this process alone)."""
+    key = (k_out, dictionaries and not k_out)
+    root = _ROOTS.get(key)
     if root is None:
+        if key[1]:
+            root = _ROOTS[key] = _jit_for([_SIGNATURE])(engine_dictionaries)
+            return root
         source = engine_k if k_out else engine_one
         if not is_cached(source):
             prepare_engine(k_out)
@@ -302,7 +317,7 @@ def compiled_engine(k_out: bool):
                     except subprocess.TimeoutExpired:
                         child.kill()
                         child.wait()
-        root = _ROOTS[k_out] = _jit_for([_SIGNATURE])(source)
+        root = _ROOTS[key] = _jit_for([_SIGNATURE])(source)
     return root
 
 
@@ -314,7 +329,7 @@ def prepare_engine(k_out: bool) -> None:
     start changes: a child that cannot start, fails or takes over a minute leaves its half to this
     process. ``OKL_COMPILE_PROCESSES=1`` turns it off. (auto calls this with its first rows: the
     child's start-up then overlaps the width window's input scale.)"""
-    if k_out in _ROOTS or k_out in _PREPARED:
+    if (k_out, False) in _ROOTS or k_out in _PREPARED:
         return
     _PREPARED.add(k_out)
     if compile_processes() <= 1 or not sys.executable or is_cached(engine_k if k_out else engine_one):
@@ -392,7 +407,7 @@ _NO_INDEX = np.zeros(0, dtype=np.int64)
 
 
 def _root(eng):
-    return compiled_engine(eng.K > 0)
+    return compiled_engine(eng.K > 0, eng.dictionaries)
 
 
 def call_rows(eng, X, Y, r0: int, classification: bool, D, out) -> tuple[int, int]:
