@@ -78,7 +78,7 @@ from okl._compiled import (distances_t_sparse, dot, jit, kernel_features_rows, k
                            ogd_step, row_norm, row_ok, rows_axpy, sparse_axpy, sub_scaled)
 from okl._jit import jit_inline
 from okl.engine.aggregation import aggregate_outputs, aggregate_outputs_round
-from okl.engine.columns import (BUDGET, CB, COUNTER, ETA, FAILED, GKIND, GSCALE, GSEED, K, KA, KB_, KC, KIND, LOSS, LR,
+from okl.engine.columns import (BUDGET, CB, COUNTER, ETA, GKIND, GSCALE, GSEED, K, KA, KB_, KC, KIND, LOSS, LR,
                                 M, MAP, MARGIN_COUNTER, MERGE, NL, NOTHING, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_NRM, O_P,
                                 O_U, O_W, O_Z, PY, RHO, RULE, SRC, STEP, TRANSITION, UNMAP, UPDATE)
 from okl.components.steps.update_rounds import update_round_due
@@ -88,14 +88,11 @@ from okl.components.maps.linear import (linear_features, linear_step_sparse, lin
 from okl.components.steps.nag import nag_step, nag_value
 from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_code_step_deferred, pending_size
 from okl.components.steps.adagrad import adagrad_step
-from okl.components.dispatch import dictionary_round
-from okl.components.spec import ROUND_IN_PYTHON
 from okl.components.maps.columns import expansion_value
 from okl.components.maps.window import window_decision, window_from_distances, window_store
 from okl.features.generated import project_generated, project_generated_cached
-from okl.components import (ADAGRAD, COLUMN_EXPANSION, EXPANSION, FIRST_DICTIONARY_STEP, FOURIER_MAP,
-                            GENERATED_FOURIER, KERNEL_MAP, LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE,
-                            SUPPORT, WINDOW)
+from okl.components import (ADAGRAD, COLUMN_EXPANSION, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, KERNEL_MAP,
+                            LINEAR_MAP, MERGE_NEAREST, NAG, OGD, ONS, STOP, STORE, SUPPORT, WINDOW)
 
 
 
@@ -358,32 +355,6 @@ def learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g):
 
 
 @jit
-def _dictionary_learn(F, I, R, j, x, y, f):
-    """A member's step that keeps its own dictionary and declares its state
-    (:mod:`okl.components.spec`) on row x with label / target y and decision f: the generated
-    dispatch over those steps (:func:`okl.components.dispatch.dictionary_round`) on the rows of its
-    map, then, for the expansion map, the stored rows' norms (a removal moves rows up; sparse rows'
-    kernel values read them). Returns NOTHING, FAILED (no usable state) or UPDATE (the learner's
-    Python takes the round: its ``_update_round``)."""
-    B, d = I[j, BUDGET], x.shape[0]
-    kind = int(R[j, KIND])
-    o = I[j, O_A]
-    rows = F[o:o + B * d].reshape((d, B) if I[j, MAP] == COLUMN_EXPANSION else (B, d))
-    m = dictionary_round(I[j, STEP], F, I[j, O_G], rows, F[I[j, O_W]:I[j, O_W] + B], I[j, M], kind, R[j, KA],
-                         R[j, KB_], R[j, KC], x, y, f, I[j, LOSS])
-    if m == ROUND_IN_PYTHON:
-        return UPDATE
-    if m < 0:
-        return FAILED
-    I[j, NSEEN] += 1
-    if I[j, MAP] == EXPANSION:
-        for i in range(m):
-            F[I[j, O_NRM] + i] = row_norm(kind, rows[i])
-    I[j, M] = m
-    return NOTHING
-
-
-@jit
 def merge_target(F, I, R, j, x, xi, xv):
     """The stored row of member j's expansion that row x merges into: the most similar (first on
     ties) when its kernel value reaches R[j, MERGE] (``merge_above``), or whatever its value when
@@ -497,23 +468,6 @@ def predict_all_one(F, I, R, x, xi, xv, alive, d, q, pre):
 def learn_all_one(F, I, R, x, xi, xv, y, d, alive, todo, q, g):
     """:func:`_learn_all` with one output per member."""
     return _learn_all(F, I, R, x, xi, xv, y, d, alive, todo, q, g, learn_one_output)
-
-
-@jit_inline
-def learn_one_output_or_dictionary(F, I, R, j, x, xi, xv, y, out, q, nk, g):
-    """:func:`learn_one_output`, or the step of a member that keeps its own dictionary
-    (:func:`_dictionary_learn`)."""
-    if I[j, STEP] >= FIRST_DICTIONARY_STEP:
-        return _dictionary_learn(F, I, R, j, x, y, out[0])
-    return learn_one_output(F, I, R, j, x, xi, xv, y, out, q, nk, g)
-
-
-@jit
-def learn_all_dictionaries(F, I, R, x, xi, xv, y, d, alive, todo, q, g):
-    """:func:`_learn_all` with one output per member, some of them steps that keep their own
-    dictionary (a root of their own, :func:`okl.engine.roots.engine_dictionaries`: the default
-    pools' root does not compile those steps)."""
-    return _learn_all(F, I, R, x, xi, xv, y, d, alive, todo, q, g, learn_one_output_or_dictionary)
 
 
 def state_size(N: int, nout: int, n_agg: int = 4) -> int:

@@ -56,8 +56,8 @@ from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
 from okl.engine.aggregation import stack_learn, stack_predict
 from okl._sparse import SparseRows
 from okl.engine.columns import I_COLS, R_COLS
-from okl.engine.core import (engine_event, engine_rows, engine_sparse_rows, learn_all_dictionaries, learn_all_one,
-                             predict_all_one, state_size)
+from okl.engine.core import engine_event, engine_rows, engine_sparse_rows, learn_all_one, predict_all_one, state_size
+from okl.engine.dictionaries import learn_all_dictionaries
 from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, NO_SCALE, O_CAL, O_SPR, O_XL, O_XS,
                                  PENDING, SCALE, SEEN, BAD_LABEL, BAD_ROW, _input_part, _jit, _jit_for, _own, _same_row,
                                  _scale)

@@ -45,7 +45,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit
 from okl._validation import MAX_ABS_FEATURE
 from okl.components import Plan
 from okl.components.maps.columns import (column_kernel_row, expansion_event_value, expansion_value,  # noqa: F401

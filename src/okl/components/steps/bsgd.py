@@ -23,7 +23,7 @@ from okl._vecmath import exp_scalar
 from okl.components.maps.columns import column_kernel_row, expansion_value_from
 from okl.components.steps.projection import PROJECTRON_MIN_RESIDUAL, bordered_inverse_grow
 from okl.components.spec import BUDGET_SIZE as M, WIDTH_SIZE as D, Field
-from okl.kernels import LAPLACIAN_KIND, RBF_KIND
+from okl.kernels import RBF_KIND
 from okl.losses import SQUARED, SQUARED_HINGE
 
 #: the step's declared block (:func:`bsgd_member_round` reads it in this order)
