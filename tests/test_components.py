@@ -76,12 +76,12 @@ def test_dictionary_steps_run_in_autos_engine_as_their_own_path_would(monkeypatc
     outside), and run() then predict_one / learn_one give the decisions and member state of the
     same pool with that member learning through its own Python path (its composition hidden), bit
     for bit, past a full dictionary."""
-    X, y = friedman_regression(700)
-    m, out, member = _auto_with(name, X, y, 500)
+    X, y = friedman_regression(400)
+    m, out, member = _auto_with(name, X, y, 250)
     assert m.diagnostics()["members_outside_engine"] == 0
-    assert member.m_ >= 30 and member.n_seen_ == 700
+    assert member.m_ >= 30 and member.n_seen_ == 400
     monkeypatch.setattr(cls, "composition", ())
-    m2, out2, member2 = _auto_with(name, X, y, 500)
+    m2, out2, member2 = _auto_with(name, X, y, 250)
     assert m2.diagnostics()["members_outside_engine"] == 1
     assert np.array_equal(out, out2)
     for attr in cls._state_attrs:
@@ -101,10 +101,10 @@ def test_classifiers_run_in_autos_engine_as_their_own_path_would(monkeypatch, na
     derivative; the Projectron's its mistakes and margin errors): the engine's member equals the
     member on its own Python path, bit for bit."""
     X, y = okl.load_dataset("german")
-    m, out, member = _auto_with(name, X[:600], y[:600], 400, loss="hinge", **params)
+    m, out, member = _auto_with(name, X[:400], y[:400], 250, loss="hinge", **params)
     assert m.diagnostics()["members_outside_engine"] == 0 and member.m_ >= 30
     monkeypatch.setattr(cls, "composition", ())
-    m2, out2, member2 = _auto_with(name, X[:600], y[:600], 400, loss="hinge", **params)
+    m2, out2, member2 = _auto_with(name, X[:400], y[:400], 250, loss="hinge", **params)
     assert m2.diagnostics()["members_outside_engine"] == 1
     assert np.array_equal(out, out2)
     for attr in cls._state_attrs:
