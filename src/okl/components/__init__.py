@@ -13,8 +13,10 @@ that one declaration and dispatches on these components, never on the learner's 
 So a learner assembled from components in this table runs per event and joins ``auto``'s pool
 with no edit in ``engine/`` or ``runtime/`` (``docs/adding-a-learner.md``). A map or step is a
 closed, compiled set: Numba compiles the dispatch over these codes into each path, so a *new*
-kind of map or step is one entry here and one branch in each path that runs it (the paths
-named in its ``paths``); a new *learner* built from them is none.
+kind of map, or a step of the earlier kinds, is one entry here and one branch in each path that
+runs it (the paths named in its ``paths``); a step that keeps its own dictionary over an expansion
+map is its module and one entry here, from which ``python -m okl.components.generate`` renders
+the engine's dispatch (:mod:`okl.components.dispatch`); a new *learner* built from them is none.
 
 Maps (``Plan.map``):
 
