@@ -50,11 +50,11 @@ from okl.components import Plan
 from okl.components.maps.columns import (column_kernel_row, expansion_event_value, expansion_value,  # noqa: F401
                                          expansion_value_from, row_decision)
 from okl.components.steps.projection import PROJECTRON_MIN_RESIDUAL, bordered_inverse_grow  # noqa: F401
+from okl.components.steps.removals import DONE, NEED_RANDOM  # noqa: F401 (the loops' return codes)
 from okl.runtime.hyperparameters import BUDGET, KERNEL, RANDOM_STATE, SCALE, accept
 from okl.runtime.base import Arr, Learner, Num, StateSpec
 
 
-DONE, NEED_RANDOM = 0, 1
 
 #: removal indices drawn from ``self._rng`` per refill of the random buffer
 RANDOM_BLOCK = 1024
