@@ -224,3 +224,16 @@ def test_forecaster_file_with_log_views_and_pending_forecasts(tmp_path):
         zf.writestr("forecaster.json", json.dumps(meta))
     with pytest.raises(ValueError, match="old.zip.*version 1"):
         Forecaster.load(tmp_path / "old.zip")
+
+
+def test_a_forecaster_file_with_an_oversized_header_is_refused(tmp_path, monkeypatch):
+    """load reads at most MAX_HEADER bytes of forecaster.json, and names the file and the size."""
+    import zipfile
+
+    from okl.timeseries import files
+    path = tmp_path / "big.zip"
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("forecaster.json", " " * 5000)
+    monkeypatch.setattr(files, "MAX_HEADER", 1000)
+    with pytest.raises(ValueError, match="forecaster.json of 5000 bytes, at most 1000"):
+        files.load_forecaster(path, object)

@@ -9,6 +9,10 @@ import numpy as np
 
 from okl.intervals import ConformalHead
 
+#: the largest forecaster.json a file may hold (the series, the members' specs and losses: an
+#: untrusted file cannot make load read more)
+MAX_HEADER = 64 << 20
+
 #: the file format's version (2: members scored on the forecasts they made, the views' log flag)
 VERSION = 2
 
@@ -71,6 +75,9 @@ def load_forecaster(path, cls):
         raise ValueError(f"{path}: not an okl forecaster file ({exc})") from None
     with zf:
         try:
+            size = zf.getinfo("forecaster.json").file_size
+            if size > MAX_HEADER:  # (zipfile stops reading at the declared size: memory is bounded)
+                raise ValueError(f"forecaster.json of {size} bytes, at most {MAX_HEADER}")
             meta = json.loads(zf.read("forecaster.json"))
         except (KeyError, ValueError) as exc:
             raise ValueError(f"{path}: no readable forecaster.json ({exc})") from None
