@@ -429,7 +429,7 @@ def test_engine_members_learn_as_alone_and_share_features(data_dir):
     m = okl.make("auto", budget=30, random_state=0)
     m.run(X[:400], y[:400])
     eng = m._engine()
-    from okl.engine.columns import SRC
+    from okl.components.columns import SRC
     shared = [j for j in range(len(m.pool_)) if eng.I[j, SRC] != j and m.pool_[j].name != "fogd"]
     assert shared and all(m.pool_[j].name == "nogd" and m.pool_[j].lr == 3.0 for j in shared)
     fogd = [j for j in range(len(m.pool_)) if m.pool_[j].name == "fogd"]  # one draw a family: 4U, 2U, U

@@ -2,6 +2,8 @@
 that read it, and a composed learner as a member of auto's engine against the same member learning
 through its own Python path (the same decisions, bit for bit, and the same state)."""
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -139,12 +141,18 @@ def test_auto_with_krlst_member_saves_and_continues(tmp_path):
 
 def test_the_dispatch_is_generated_from_the_table():
     """okl/components/dispatch.py is what okl.components.generate renders from the table: a
-    branch for every step that keeps its own dictionary, and nothing else."""
+    branch for every step that keeps its own dictionary, a call of every member function a
+    component declares (in the branch of its code), and nothing else."""
     import pathlib
 
-    from okl.components import generate
+    from okl.components import MAPS, generate
     path = pathlib.Path(generate.__file__).with_name("dispatch.py")
     assert path.read_text() == generate.render()
     text = generate.render()
     for comp in STEPS.values():
         assert (f"step == {comp.code}:  # {comp.name}" in text) == bool(comp.member_round)
+    for comp in (*MAPS.values(), *STEPS.values()):
+        for site, target in comp.member:
+            module, _, name = target.rpartition(".")
+            assert f"{name}({generate.SITES[site]})" in text, (comp.name, site)
+            assert name in vars(importlib.import_module(module)), target

@@ -208,7 +208,7 @@ def test_generated_directions_give_the_stored_matrix_decisions(kernel):
 
 
 def test_generated_directions_by_size_model_files_and_auto(tmp_path):
-    from okl.engine.columns import MAP, SRC
+    from okl.components.columns import MAP, SRC
     from okl.learners.fogd import STORED_DIRECTIONS_MAX
     from okl.components import GENERATED_FOURIER
 

@@ -12,7 +12,7 @@ import numpy as np
 import okl
 from okl._validation import MAX_ABS_FEATURE
 from okl.engine.roots import ROWS, compiled_engine
-from okl.engine.columns import RHO
+from okl.components.columns import RHO
 
 X0, y0 = okl.load_dataset("codrna")
 p = np.random.default_rng(0).permutation(len(y0))

@@ -7,8 +7,10 @@ that one declaration and dispatches on these components, never on the learner's 
 
 * the single learners' per-event plans (:mod:`okl.engine.fastpath`: ``predict_one`` /
   ``learn_one`` as one compiled call each);
-* ``auto``'s engine (:mod:`okl.engine.core`, one output, and :mod:`okl.engine.k_outputs`, K
-  one-vs-rest outputs), which lays every member's plan out in its buffers.
+* ``auto``'s engine (:mod:`okl.engine.core`, one output or K one-vs-rest outputs), which lays
+  every member's plan out in its buffers and runs each member's round through the dispatch
+  generated from this table (:mod:`okl.components.dispatch`: each component's ``member``
+  functions, in its own module).
 
 So a learner assembled from components in this table runs per event and joins ``auto``'s pool
 with no edit in ``engine/`` or ``runtime/`` (``docs/adding-a-learner.md``). A map or step is a
@@ -108,7 +110,10 @@ from typing import Any
 import numpy as np
 
 from okl.components.spec import Field, block_size
-from okl.components.steps import bpas, bsgd, exkrls, forgetron, kap, kogd, krls, krlst, projectron, removals
+from okl.components.maps import columns, expansion, fourier, kernel, linear, window
+from okl.components.steps import (adagrad, bpas, bsgd, exkrls, forgetron, kap, kogd, krls, krlst, nag, ons,
+                                  projectron, removals)
+from okl.components.steps.support import MERGE_NEAREST, REPLACE_OLDEST, STOP  # (the budget rules' codes)
 
 #: map codes (the compiled paths' dispatch)
 EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER, COLUMN_EXPANSION = range(8)
@@ -118,8 +123,6 @@ EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIE
 #: the first code of the steps that keep their own dictionary and declare their state (every code
 #: from it on: :data:`DICTIONARY_MAPS`)
 FIRST_DICTIONARY_STEP = KRLST
-#: budget rules of the support step
-STOP, REPLACE_OLDEST, MERGE_NEAREST = range(3)
 
 #: the paths that run a component: the single learners' per-event plan, auto's engine with one
 #: output, with K outputs
@@ -143,6 +146,21 @@ class Component:
     #: a step that keeps its own dictionary: its compiled round, "module.function"
     #: (:mod:`okl.components.dispatch`, generated from these entries, calls it)
     member_round: str = ""
+    #: its member functions in auto's engine, (site, "module.function") for the sites of
+    #: :data:`okl.components.generate.SITES` (the generated dispatch calls them)
+    member: tuple[tuple[str, str], ...] = ()
+    #: its layout in auto's engine (Python, :class:`okl.engine.layout.Engine`): ``layout(plan,
+    #: learner, I row, R row)`` -> a map's (parts, work size) or a step's parts; ``norms(F, I, R,
+    #: j, dim)`` its stored rows' norms; ``sync(plan, learner, I row, F)`` what a step writes back
+    layout: Any = None
+    norms: Any = None
+    sync: Any = None
+
+    @property
+    def has_features(self) -> bool:
+        """Whether this map computes features z (its decision w^T z: the engine lays out the
+        weights, the step's arrays and the features' slots after its parts)."""
+        return any(site == "features" for site, _ in self.member)
 
     def sizes(self, plan: "Plan", dim: int) -> dict:
         """The size symbols of this step's shapes for ``plan`` on inputs of width ``dim``
@@ -152,6 +170,12 @@ class Component:
     def block_size(self, sizes: dict) -> int:
         """The length of this step's declared block at ``sizes`` (0: none declared)."""
         return block_size(self.constants, self.state, self.work, sizes) if self.constants or self.state else 0
+
+
+def _member(module: str, **sites: str) -> tuple[tuple[str, str], ...]:
+    """A component's member functions in auto's engine: (site, "okl.components.{module}.function")
+    for each ``site=function`` (a site's name with spaces as underscores)."""
+    return tuple((site.replace("_", " "), f"okl.components.{module}.{name}") for site, name in sites.items())
 
 
 def _dictionary_step(name: str, code: int, module, member_round: str, doc: str, prefix: str = "") -> Component:
@@ -166,24 +190,51 @@ def _dictionary_step(name: str, code: int, module, member_round: str, doc: str, 
 
 MAPS = {c.name: c for c in (
     Component("expansion", EXPANSION, ("SV", "budget", "kernel", "counts"), (EVENT, ENGINE, K_OUTPUTS),
-              "f = sum_{i<m} alpha_i kappa(sv_i, x)"),
-    Component("kernel", KERNEL_MAP, ("LT", "P", "kernel"), (EVENT, ENGINE, K_OUTPUTS), "z = P^T kappa_L(x)"),
-    Component("fourier", FOURIER_MAP, ("UT",), (EVENT, ENGINE, K_OUTPUTS), "z = [cos Ux, sin Ux] / sqrt(D)"),
-    Component("linear", LINEAR_MAP, ("features",), (EVENT, ENGINE, K_OUTPUTS), "z = [x, 1]"),
-    Component("window", WINDOW, ("SV", "budget", "kernel"), (ENGINE, K_OUTPUTS), "the kernel smoother"),
+              "f = sum_{i<m} alpha_i kappa(sv_i, x)",
+              member=_member("maps.expansion", outputs_one="expansion_outputs_one",
+                             outputs_k="expansion_outputs_k"),
+              layout=expansion.expansion_layout, norms=expansion.expansion_norms),
+    Component("kernel", KERNEL_MAP, ("LT", "P", "kernel"), (EVENT, ENGINE, K_OUTPUTS), "z = P^T kappa_L(x)",
+              member=_member("maps.kernel", features="kernel_member_features",
+                             block_features="kernel_block_features"),
+              layout=kernel.kernel_layout, norms=kernel.kernel_norms),
+    Component("fourier", FOURIER_MAP, ("UT",), (EVENT, ENGINE, K_OUTPUTS), "z = [cos Ux, sin Ux] / sqrt(D)",
+              member=_member("maps.fourier", features="fourier_member_features"), layout=fourier.fourier_layout),
+    Component("linear", LINEAR_MAP, ("features",), (EVENT, ENGINE, K_OUTPUTS), "z = [x, 1]",
+              member=_member("maps.linear", features="linear_member_features",
+                             sparse_outputs_one="linear_sparse_outputs_one",
+                             sparse_outputs_k="linear_sparse_outputs_k", sparse_learn_one="linear_sparse_learn_one",
+                             sparse_learn_k="linear_sparse_learn_k"),
+              layout=linear.linear_layout),
+    Component("window", WINDOW, ("SV", "budget", "kernel"), (ENGINE, K_OUTPUTS), "the kernel smoother",
+              member=_member("maps.window", outputs_one="window_outputs_one", outputs_k="window_outputs_k"),
+              layout=window.window_layout, norms=window.window_norms),
     Component("warmup", WARMUP, ("SV",), (EVENT,), "the running label mean of the width window"),
     Component("generated fourier", GENERATED_FOURIER, ("generator", "features"), (ENGINE, K_OUTPUTS),
-              "z = [cos Ux, sin Ux] / sqrt(D), U's columns generated"),
+              "z = [cos Ux, sin Ux] / sqrt(D), U's columns generated",
+              member=_member("maps.fourier", features="generated_member_features"),
+              layout=fourier.generated_layout),
     Component("column expansion", COLUMN_EXPANSION, ("SV", "budget", "kernel", "counts"), (ENGINE,),
-              "f = sum_{j<m} alpha_j kappa(s_j, x), the rows as columns"),
+              "f = sum_{j<m} alpha_j kappa(s_j, x), the rows as columns",
+              member=_member("maps.columns", outputs_one="columns_outputs_one"), layout=columns.columns_layout),
 )}
 STEPS = {c.name: c for c in (
-    Component("support", SUPPORT, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "alpha_new = -eta g"),
-    Component("ogd", OGD, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "w -= eta g z"),
-    Component("adagrad", ADAGRAD, ("A", "lr"), (EVENT, ENGINE, K_OUTPUTS), "w -= lr g z / sqrt(G)"),
-    Component("ons", ONS, ("A", "eta", "C"), (EVENT, ENGINE, K_OUTPUTS), "the code's ONS on sketched features"),
-    Component("store", STORE, (), (ENGINE, K_OUTPUTS), "store the row and its label"),
-    Component("nag", NAG, ("A", "eta"), (ENGINE, K_OUTPUTS), "w_i -= eta sqrt(t / N) g z_i / (s_i sqrt(G_i))"),
+    Component("support", SUPPORT, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "alpha_new = -eta g",
+              member=_member("steps.support", learn_one="support_learn_one", learn_k="support_learn_k")),
+    Component("ogd", OGD, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "w -= eta g z",
+              member=_member("steps.ogd", learn_one="ogd_learn_one", learn_k="ogd_learn_k")),
+    Component("adagrad", ADAGRAD, ("A", "lr"), (EVENT, ENGINE, K_OUTPUTS), "w -= lr g z / sqrt(G)",
+              member=_member("steps.adagrad", learn_one="adagrad_learn_one", learn_k="adagrad_learn_k"),
+              layout=adagrad.adagrad_layout),
+    Component("ons", ONS, ("A", "eta", "C"), (EVENT, ENGINE, K_OUTPUTS), "the code's ONS on sketched features",
+              member=_member("steps.ons", learn_one="ons_learn_one", learn_k="ons_learn_k"),
+              layout=ons.ons_layout, sync=ons.ons_sync),
+    Component("store", STORE, (), (ENGINE, K_OUTPUTS), "store the row and its label",
+              member=_member("maps.window", learn_one="store_learn_one", learn_k="store_learn_k")),
+    Component("nag", NAG, ("A", "eta"), (ENGINE, K_OUTPUTS), "w_i -= eta sqrt(t / N) g z_i / (s_i sqrt(G_i))",
+              member=_member("steps.nag", outputs_one="nag_outputs_one", outputs_k="nag_outputs_k",
+                             learn_one="nag_learn_one", learn_k="nag_learn_k"),
+              layout=nag.nag_layout),
     Component("none", -1, (), (EVENT,), "nothing learned (the width window buffers the row)"),
     _dictionary_step("krls-t", KRLST, krlst, "krlst_member_round", "the GP posterior over the dictionary"),
     _dictionary_step("ald-krls", ALD_KRLS, krls, "ald_member_round", "recursive least squares, ALD admission",

@@ -1,22 +1,20 @@
 """The engine's memory (:class:`Engine`): a pool's members laid out in the compiled driver's
 buffers, ``F`` (floats), ``I`` (ints) and ``R`` (reals), one row per member (the columns of
-:mod:`okl.engine.columns`), from each member's plan (:class:`okl.components.Plan`); the
+:mod:`okl.components.columns`), from each member's plan (:class:`okl.components.Plan`); the
 aggregation's state in ``S``. The compiled rounds that read them are :mod:`okl.engine.core`'s."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import column_norms_t, row_norm
-from okl.components import (ADAGRAD, COLUMN_EXPANSION, EXPANSION, FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS,
-                            KERNEL_MAP, NAG, ONS, STEPS, WINDOW)
-from okl.components.steps.ons import apply_pending, pending_size
-from okl.engine.columns import (BUDGET, CB, COUNTER, ETA, GKIND, GSCALE, GSEED, I_COLS, K, KA, KB_, KC, KIND, LOSS, LR,
-                                M, MAP, MARGIN_COUNTER, MERGE, NL, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_NRM, O_P, O_U,
-                                O_W, O_Z, PY, RHO, RULE, R_COLS, SRC, STEP, UNMAP)
+from okl.components import FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP, MAPS, STEPS
+from okl.components.columns import (CB, COUNTER, ETA, GKIND, GSCALE, GSEED, I_COLS, K, KA, KB_, KC, KIND, LOSS,
+                                    LR, M, MAP, MERGE, NL, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_P, O_W, O_Z, PY, RULE,
+                                    R_COLS, SRC, STEP)
 from okl.engine.aggregation import AGG_HEAD
 from okl.engine.core import state_size, state_views
-from okl.features.generated import CACHE_COLUMNS
+
+
 class Engine:
     """The compiled layout of a pool: ``F`` (floats), ``I`` (ints), ``R`` (reals), one row per
     member, and ``S``: the aggregation's state L, alive, agg (given; the learner re-points its
@@ -68,8 +66,9 @@ class Engine:
                 if attr is not None:
                     setattr(pool[j], attr, F[pos:pos + n].reshape(p.shape))
             pos += n
-        for j in range(N):  # the stored rows' norms (sparse rows' kernel values: okl._compiled.row_norm)
-            _stored_norms(F, I, R, j, dim)
+        for j, plan in enumerate(self.plans):  # the stored rows' norms (sparse rows' kernel values)
+            if plan is not None and MAPS[plan.map].norms is not None:
+                MAPS[plan.map].norms(F, I, R, j, dim)
         # members with the same features read the first one's (NOGD's two steps at one width)
         for j in range(N):
             for i in range(j):
@@ -130,30 +129,14 @@ class Engine:
             if plan is None:
                 continue
             m.n_seen_ = int(I[j, NSEEN])
-            st = plan.step_code
-            if plan.counts is not None:
-                setattr(m, plan.counts, int(I[j, COUNTER if st == ONS else M]))
+            step = STEPS[plan.step]
+            if step.sync is not None:  # (its own counter, a deferred update)
+                step.sync(plan, m, I[j], self.F)
+            elif plan.counts is not None:
+                setattr(m, plan.counts, int(I[j, M]))
             for attr, role in plan.extra_counts:  # (the window's write position)
                 setattr(m, attr, int(I[j, COUNTER]))
-            if st == ONS:
-                k, o = int(I[j, K]), int(I[j, O_U])
-                apply_pending(getattr(m, plan.A), self.F[o + k:o + k + pending_size(k)])  # (a view of F)
             _write_back_counters(plan, m, self.F, int(I[j, O_G]))
-
-
-def _stored_norms(F, I, R, j, dim: int) -> None:
-    """Member j's stored rows' norms into its ``O_NRM`` block (an expansion's rows added so far, a
-    window's, a kernel map's landmarks), by the function that keeps them as rows are stored."""
-    mp, kind = I[j, MAP], int(R[j, KIND])
-    if mp == EXPANSION:
-        B = int(I[j, BUDGET])
-        SV = F[I[j, O_A]:I[j, O_A] + B * dim].reshape((B, dim))
-        for i in range(min(int(I[j, M]), B)):
-            F[I[j, O_NRM] + i] = row_norm(kind, SV[i])
-    elif mp in (WINDOW, KERNEL_MAP):
-        m = int(I[j, BUDGET] if mp == WINDOW else I[j, NL])
-        column_norms_t(kind, F[I[j, O_A]:I[j, O_A] + dim * m].reshape((dim, m)), m,
-                       F[I[j, O_NRM]:I[j, O_NRM] + m])
 
 
 def _step_block(plan, m) -> list:
@@ -198,49 +181,16 @@ def _write_back_counters(plan, m, F, at: int) -> None:
 def _lay_out(plan, m, I, R) -> list:
     """A member's plan (:class:`okl.components.Plan`) into its row of I and R; returns its
     parts of F: (column, array to copy in or size of a work space, the member's attribute that
-    becomes a view of it, or None). The map's parts, then the step's."""
+    becomes a view of it, or None). The map's parts (its ``layout``); a map with features then
+    its weights, the step's arrays (its ``layout``) and the features' slots (four rows) and work;
+    then a declared step state (:func:`_step_block`)."""
     I[MAP], I[STEP], I[RULE] = plan.map_code, plan.step_code, plan.rule_code
     R[KIND], R[KA], R[KB_], R[KC] = plan.kernel
     R[ETA], R[LR], R[CB], R[MERGE] = plan.eta, plan.lr, plan.C, plan.merge_threshold
-    mp, st = plan.map_code, plan.step_code
-    state = lambda attr: (getattr(m, attr), attr)  # noqa: E731  (an array the member shares)
-    if mp == EXPANSION:
-        I[M], I[BUDGET] = getattr(m, plan.counts), plan.budget
-        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_NRM, plan.budget, None)] + _step_block(plan, m)
-    if mp == COLUMN_EXPANSION:
-        I[M], I[BUDGET] = getattr(m, plan.counts), plan.budget
-        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_KB, plan.budget, None)] + _step_block(plan, m)
-    if mp == WINDOW:
-        I[BUDGET], I[M] = plan.budget, getattr(m, plan.counts)
-        for attr, _ in plan.extra_counts:
-            I[COUNTER] = getattr(m, attr)
-        return [(O_A, *state(plan.SV)), (O_W, *state(plan.w)), (O_KB, plan.budget, None), (O_NRM, plan.budget, None)]
-    parts = []
-    if mp == KERNEL_MAP:
-        nl, k = plan.P.shape
-        I[NL] = nl
-        parts += [(O_A, np.ascontiguousarray(plan.LT), None), (O_P, np.ascontiguousarray(plan.P), None),
-                  (O_NRM, nl, None)]
-        kb = 4 * nl
-    elif mp == FOURIER_MAP:
-        kb = plan.UT.shape[1]
-        k = 2 * kb
-        parts += [(O_A, np.ascontiguousarray(plan.UT), None)]
-    elif mp == GENERATED_FOURIER:  # (O_A: the column cache, C x D, then its C tags)
-        k = plan.features
-        kb = k // 2
-        I[GSEED], I[GKIND], R[GSCALE] = plan.generator
-        I[NL] = max(1, min(CACHE_COLUMNS, m.dim_))
-        parts += [(O_A, int(I[NL]) * (kb + 1), None)]
-    else:  # LINEAR_MAP
-        k, kb = plan.features, 0
-        I[UNMAP] = plan.unmap
-    I[K] = k
-    parts += [(O_W, *state(plan.w))]
-    if st in (ADAGRAD, ONS, NAG):
-        parts += [(O_G, *state(plan.A))]
-    parts += [(O_Z, 4 * k, None)] + ([(O_KB, kb, None)] if kb else [])
-    if st == ONS:
-        I[COUNTER], I[RHO], I[MARGIN_COUNTER] = getattr(m, plan.counts), plan.rho, plan.margin
-        parts += [(O_U, k + pending_size(k), None)]  # work space, then a deferred update
-    return parts
+    mp, st = MAPS[plan.map], STEPS[plan.step]
+    parts, kb = mp.layout(plan, m, I, R)
+    if mp.has_features:
+        k = int(I[K])
+        parts += [(O_W, getattr(m, plan.w), plan.w)] + (st.layout(plan, m, I, R) if st.layout else [])
+        parts += [(O_Z, 4 * k, None)] + ([(O_KB, kb, None)] if kb else [])
+    return parts + _step_block(plan, m)

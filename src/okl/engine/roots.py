@@ -55,14 +55,13 @@ from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
 from okl.engine.aggregation import stack_learn, stack_predict
 from okl._sparse import SparseRows
-from okl.engine.columns import I_COLS, R_COLS
-from okl.engine.core import engine_event, engine_rows, engine_sparse_rows, learn_all_one, predict_all_one, state_size
-from okl.engine.dictionaries import learn_all_dictionaries
+from okl.components.columns import I_COLS, R_COLS
+from okl.engine.core import (engine_event, engine_rows, engine_sparse_rows, learn_all_dictionaries, learn_all_k,
+                             learn_all_one, predict_all_k, predict_all_one, state_size)
 from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, NO_SCALE, O_CAL, O_SPR, O_XL, O_XS,
                                  PENDING, SCALE, SEEN, BAD_LABEL, BAD_ROW, _input_part, _jit, _jit_for, _own, _same_row,
                                  _scale)
 from okl.scaling import scaled_value
-from okl.engine.k_outputs import learn_all_k, predict_all_k
 
 _I64 = np.dtype(np.int64)
 
@@ -376,11 +375,11 @@ def _parts(k_out: bool) -> list[list[tuple]]:
     when it gets there first: only time is at stake)."""
     from okl.calibration import state_steps
     from okl.engine.aggregation import aggregate_outputs_round
-    from okl.engine.core import _block_features
+    from okl.components.dispatch import block_features
     from okl.components.maps.window import window_decision
 
     i64, f64, flag = types.int64, types.float64, types.boolean
-    return [[(_block_features, (_A1, _I, _A2, _A2, i64, i64, _A1, f64)),
+    return [[(block_features, (_A1, _I, _A2, _A2, i64, i64, _A1, f64)),
              (predict_all_k if k_out else predict_all_one, (_A1, _I, _A2, _A1, _IV, _A1, _A1, _A1, i64, flag)),
              (state_steps, (_A1, _A1, _A1, _A1, f64)),
              (_event_start, (_F, _ROW, f64, i64, flag)),

@@ -110,7 +110,7 @@ from okl.ensemble.window_phase import WindowPhase
 from okl.ensemble.hashing import COLUMN_HASH, HASH_WIDTH, WideRows
 from okl.ensemble.pool import (SPARSE_DENSITY, WIDTHS, WINDOW_WIDTH, _check_members,  # noqa: F401 (re-exported)
                                    _label, _share_directions, default_pool)
-from okl.engine.columns import FAILED, TRANSITION
+from okl.components.columns import FAILED, TRANSITION
 from okl.engine.layout import Engine
 from okl.runtime.base import Arr, Learner, Num, Opaque, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache

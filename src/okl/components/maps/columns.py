@@ -13,9 +13,10 @@ Per round O(m d).
 from __future__ import annotations
 
 from okl._compiled import jit, kernel_value, row_ok
+from okl._jit import jit_inline
 from okl._vecmath import exp_neg_scaled
+from okl.components.columns import BUDGET, KA, KB_, KC, KIND, M, O_A, O_KB, O_W
 from okl.kernels import RBF_KIND
-
 
 
 @jit
@@ -69,3 +70,21 @@ def expansion_value_from(kind, a, b, c, ST, alpha, m, x, kt, have_row):
     if have_row:
         return row_decision(alpha, kt, m)
     return expansion_value(kind, a, b, c, ST, alpha, m, x, kt)
+
+
+@jit_inline
+def columns_outputs_one(F, I, R, j, x, xi, xv, q, out):
+    """Member j's value on row x into out[0] in auto's engine (the layout of
+    :mod:`okl.components.columns`: the columns d x B at ``O_A``, alpha at ``O_W``, the kernel row
+    kept at ``O_KB``; a sparse row is taken on its dense copy x)."""
+    B, d = I[j, BUDGET], x.shape[0]
+    out[0] = expansion_value(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC],
+                             F[I[j, O_A]:I[j, O_A] + d * B].reshape((d, B)), F[I[j, O_W]:I[j, O_W] + B], I[j, M],
+                             x, F[I[j, O_KB]:I[j, O_KB] + B])
+
+
+def columns_layout(plan, m, I, R):
+    """The column expansion's parts (:func:`okl.components.maps.expansion.expansion_layout`'s form):
+    its columns and coefficients (the member's, shared) and the kernel row's work space."""
+    I[M], I[BUDGET] = getattr(m, plan.counts), plan.budget
+    return [(O_A, getattr(m, plan.SV), plan.SV), (O_W, getattr(m, plan.w), plan.w), (O_KB, plan.budget, None)], 0

@@ -3,8 +3,15 @@
 
 from __future__ import annotations
 
-from okl._compiled import jit, rows_axpy
+import math
+
+import numpy as np
+
+from okl._compiled import jit, rows_axpy, sparse_axpy
+from okl._jit import jit_inline
 from okl._vecmath import sincos_scaled_into
+from okl.components.columns import GKIND, GSCALE, GSEED, K, NL, O_A, O_KB, O_Z, SRC, feature_slot, row_is_sparse
+from okl.features.generated import CACHE_COLUMNS, project_generated, project_generated_cached
 
 
 @jit
@@ -22,3 +29,89 @@ def fourier_from_projections(p, scale, z):
     one vectorised range reduction for both, within 1 ulp of cos / sin."""
     D = p.shape[0]
     sincos_scaled_into(p, scale, z[:D], z[D:], D)
+
+
+@jit_inline
+def fourier_member_features(F, I, R, j, x, xi, xv, own, q, pre):
+    """Member j's features of row x into its slot q (auto's engine; ``UT`` at ``O_A``, the
+    projections' work at ``O_KB``): a sparse row sums the columns of its non-zeros, bit for bit
+    :func:`project_t` on the dense row. A member not ``own`` has directions twice its source's
+    (auto draws them so): the double angle of the source's features (:func:`double_angle`)."""
+    z = feature_slot(F, I, j, q)
+    k = I[j, K]
+    if own:
+        d = x.shape[0]
+        D = k // 2
+        UT = F[I[j, O_A]:I[j, O_A] + d * D].reshape((d, D))
+        p = F[I[j, O_KB]:I[j, O_KB] + D]
+        if row_is_sparse(xi):
+            sparse_axpy(UT, xi, xv, p)
+        else:
+            project_t(UT, x, p)
+        fourier_from_projections(p, 1.0 / math.sqrt(D), z)
+    else:
+        o = I[I[j, SRC], O_Z] + q * k
+        double_angle(F[o:o + k], z)
+    return z
+
+
+@jit_inline
+def generated_member_features(F, I, R, j, x, xi, xv, own, q, pre):
+    """:func:`fourier_member_features` of the ``"generated fourier"`` map: the columns of the row's
+    non-zeros generated (:mod:`okl.features.generated`; seed and kind in ``GSEED`` / ``GKIND``,
+    scale in ``GSCALE``), from the cache of C columns at ``O_A`` when it has one (``NL`` = C)."""
+    z = feature_slot(F, I, j, q)
+    k = I[j, K]
+    if own:
+        D = k // 2
+        p = F[I[j, O_KB]:I[j, O_KB] + D]
+        C = I[j, NL]
+        if row_is_sparse(xi):
+            nz, vals = xi, xv
+        else:  # (a dense row: its non-zeros found here)
+            nz = np.flatnonzero(x)
+            vals = x[nz]
+        if C > 0:
+            project_generated_cached(I[j, GSEED], I[j, GKIND], R[j, GSCALE], nz, vals, p,
+                                     F[I[j, O_A]:I[j, O_A] + C * D].reshape((C, D)),
+                                     F[I[j, O_A] + C * D:I[j, O_A] + C * (D + 1)])
+        else:
+            project_generated(I[j, GSEED], I[j, GKIND], R[j, GSCALE], nz, vals, p)
+        fourier_from_projections(p, 1.0 / math.sqrt(D), z)
+    else:
+        o = I[I[j, SRC], O_Z] + q * k
+        double_angle(F[o:o + k], z)
+    return z
+
+
+@jit
+def double_angle(zs, z):
+    """Fourier features of the directions 2U from those of U, zs = [cos p, sin p] / sqrt(D):
+    z = [cos 2p, sin 2p] / sqrt(D) with cos 2p = (cos p - sin p)(cos p + sin p) and
+    sin 2p = 2 sin p cos p (a few ulp from sin / cos of 2p, for 4 multiplications a feature
+    instead of a range reduction)."""
+    D = zs.shape[0] // 2
+    r = math.sqrt(D)
+    for i in range(D):
+        c = zs[i]
+        s = zs[D + i]
+        z[i] = ((c - s) * (c + s)) * r
+        z[D + i] = (2.0 * c * s) * r
+
+
+
+def fourier_layout(plan, m, I, R):
+    """The Fourier map's parts: its directions transposed (a copy); the projections' work (``kb``)."""
+    D = plan.UT.shape[1]
+    I[K] = 2 * D
+    return [(O_A, np.ascontiguousarray(plan.UT), None)], D
+
+
+def generated_layout(plan, m, I, R):
+    """The generated Fourier map's parts: the column cache (C x D, then its C tags); the
+    projections' work (``kb``). Seed, kind and scale from ``plan.generator``."""
+    k = plan.features
+    I[K] = k
+    I[GSEED], I[GKIND], R[GSCALE] = plan.generator
+    I[NL] = max(1, min(CACHE_COLUMNS, m.dim_))
+    return [(O_A, int(I[NL]) * (k // 2 + 1), None)], k // 2

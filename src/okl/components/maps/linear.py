@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._compiled import jit, sum_as_dot
+from okl._compiled import class_steps, jit, loss_derivative, sum_as_dot
+from okl._jit import jit_inline
+from okl.components.columns import ETA, K, LOSS, NOTHING, NSEEN, O_W, UNMAP, feature_slot
 from okl.losses import SQUARED
 from okl.scaling import affine_from_symlog
 
@@ -104,3 +106,63 @@ def linear_feature_rows(X, k, unmap, Z):
     """:func:`linear_features` of every row of X into the rows of Z."""
     for i in range(X.shape[0]):
         linear_features(X[i], k, unmap, Z[i])
+
+
+@jit_inline
+def linear_member_features(F, I, R, j, x, xi, xv, own, q, pre):
+    """Member j's features of row x into its slot q (auto's engine; ``UNMAP``: a member of the
+    affine family, whose features undo auto's symlog map). Returns them."""
+    z = feature_slot(F, I, j, q)
+    if own:
+        linear_features(x, I[j, K], I[j, UNMAP] != 0, z)
+    return z
+
+
+@jit_inline
+def linear_sparse_outputs_one(F, I, R, j, x, xi, xv, q, out):
+    """Member j's decision on a sparse row over its non-zeros and the bias (degree 1, the OGD
+    step: :func:`linear_value_sparse`, O(nnz)) into out[0]."""
+    out[0] = linear_value_sparse(F[I[j, O_W]:I[j, O_W] + I[j, K]], xi, xv, I[j, UNMAP] != 0)
+
+
+@jit_inline
+def linear_sparse_outputs_k(F, I, R, j, x, xi, xv, q, nk, out):
+    """:func:`linear_sparse_outputs_one` for K = ``nk`` outputs (weights K x k)."""
+    k = I[j, K]
+    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    for o in range(nk):
+        out[o] = linear_value_sparse(W[o], xi, xv, I[j, UNMAP] != 0)
+
+
+@jit_inline
+def linear_sparse_learn_one(F, I, R, j, x, xi, xv, y, out, q):
+    """The OGD step of member j on a sparse row over its non-zeros (:func:`linear_step_sparse`,
+    O(nnz)); returns NOTHING."""
+    lkind = I[j, LOSS]
+    g = loss_derivative(lkind, out[0], y)
+    if g != 0.0:
+        linear_step_sparse(F[I[j, O_W]:I[j, O_W] + I[j, K]], xi, xv, I[j, UNMAP] != 0, R[j, ETA] * g, lkind)
+    I[j, NSEEN] += 1
+    return NOTHING
+
+
+@jit_inline
+def linear_sparse_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
+    """:func:`linear_sparse_learn_one` for K = ``nk`` one-vs-rest outputs (y the class index, f
+    the outputs, g work)."""
+    lkind = I[j, LOSS]
+    class_steps(lkind, f, y, 1.0, g)
+    k = I[j, K]
+    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    for o in range(nk):
+        if g[o] != 0.0:
+            linear_step_sparse(W[o], xi, xv, I[j, UNMAP] != 0, R[j, ETA] * g[o], lkind)
+    I[j, NSEEN] += 1
+    return NOTHING
+
+
+
+def linear_layout(plan, m, I, R):
+    """The linear map has no parts of its own (its features are computed into the slot)."""
+    I[K], I[UNMAP] = plan.features, plan.unmap
+    return [], 0

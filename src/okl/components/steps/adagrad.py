@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl._jit import jit_vector
+from okl._compiled import class_steps, loss_derivative
+from okl._jit import jit_inline, jit_vector
+from okl.components.columns import K, LOSS, LR, NOTHING, NSEEN, O_G, O_W, feature_slot
 
 
 @jit_vector
@@ -26,3 +28,35 @@ def adagrad_step(z, g, w, G, lr):
         Gj = G[j] + gj * gj
         G[j] = Gj
         w[j] -= lr * gj / np.sqrt(Gj) if gj != 0.0 and Gj > 0.0 else 0.0
+
+
+@jit_inline
+def adagrad_learn_one(F, I, R, j, x, xi, xv, y, out, q):
+    """Member j's AdaGrad step in auto's engine (features in its slot q, G at ``O_G``)."""
+    g = loss_derivative(I[j, LOSS], out[0], y)
+    if g != 0.0:
+        k = I[j, K]
+        adagrad_step(feature_slot(F, I, j, q), g, F[I[j, O_W]:I[j, O_W] + k], F[I[j, O_G]:I[j, O_G] + k], R[j, LR])
+    I[j, NSEEN] += 1
+    return NOTHING
+
+
+@jit_inline
+def adagrad_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
+    """:func:`adagrad_learn_one` for K = ``nk`` one-vs-rest outputs (weights and sums K x k)."""
+    class_steps(I[j, LOSS], f, y, 1.0, g)
+    k = I[j, K]
+    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    z = feature_slot(F, I, j, q)
+    G = F[I[j, O_G]:I[j, O_G] + nk * k].reshape((nk, k))
+    for o in range(nk):
+        if g[o] != 0.0:
+            adagrad_step(z, g[o], W[o], G[o], R[j, LR])
+    I[j, NSEEN] += 1
+    return NOTHING
+
+
+
+def adagrad_layout(plan, m, I, R):
+    """The step's state ``A`` (the member's, shared) at ``O_G``."""
+    return [(O_G, getattr(m, plan.A), plan.A)]

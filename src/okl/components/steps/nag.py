@@ -6,7 +6,10 @@ from __future__ import annotations
 import math
 
 
-from okl._compiled import jit
+from okl._compiled import class_steps, jit, loss_derivative
+from okl._jit import jit_inline
+from okl.components.columns import ETA, K, LOSS, NOTHING, NSEEN, O_G, O_W, UNMAP, feature_slot, row_is_sparse
+from okl.components.maps.linear import linear_features, nonzero_features, sparse_features
 
 
 @jit
@@ -50,3 +53,70 @@ def nag_step(w, A, idx, u, g, eta, t):
             gi = g * u[p]
             A[i] += gi * gi
             w[i] -= rate * gi / (A[k + i] * math.sqrt(A[i]))
+
+
+# Member functions in auto's engine (the layout of :mod:`okl.components.columns`: the weights at
+# ``O_W``, the per-feature sums, scales and normaliser at ``O_G``, 2k + 1 an output).
+
+
+@jit
+def nag_features(F, I, j, x, xi, xv, q):
+    """(indices, values) of the non-zero features of member j, a linear map with the NAG step (the
+    only map that step takes): on a sparse row of degree 1 from its non-zeros (O(nnz)), else the
+    non-zeros of its features [x, (products), 1], written to its slot q of F."""
+    k = I[j, K]
+    if k == x.shape[0] + 1 and row_is_sparse(xi):
+        return sparse_features(xi, xv, k, I[j, UNMAP] != 0)
+    z = feature_slot(F, I, j, q)
+    linear_features(x, k, I[j, UNMAP] != 0, z)
+    return nonzero_features(z)
+
+
+@jit_inline
+def nag_outputs_one(F, I, R, j, x, xi, xv, q, out):
+    """Member j's decision on row x into out[0] (the weights rescaled on the fly)."""
+    idx, u = nag_features(F, I, j, x, xi, xv, q)
+    k = I[j, K]
+    out[0] = nag_value(F[I[j, O_W]:I[j, O_W] + k], F[I[j, O_G]:I[j, O_G] + 2 * k + 1], idx, u)
+
+
+@jit_inline
+def nag_outputs_k(F, I, R, j, x, xi, xv, q, nk, out):
+    """:func:`nag_outputs_one` for K = ``nk`` outputs (each its own sums and scales)."""
+    idx, u = nag_features(F, I, j, x, xi, xv, q)
+    k = I[j, K]
+    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    A = F[I[j, O_G]:I[j, O_G] + nk * (2 * k + 1)].reshape((nk, 2 * k + 1))
+    for o in range(nk):
+        out[o] = nag_value(W[o], A[o], idx, u)
+
+
+@jit_inline
+def nag_learn_one(F, I, R, j, x, xi, xv, y, out, q):
+    """Member j's NAG step on row x (its features again from the row: O(nnz), no slot kept)."""
+    g = loss_derivative(I[j, LOSS], out[0], y)
+    k = I[j, K]
+    idx, u = nag_features(F, I, j, x, xi, xv, q)
+    nag_step(F[I[j, O_W]:I[j, O_W] + k], F[I[j, O_G]:I[j, O_G] + 2 * k + 1], idx, u, g, R[j, ETA], I[j, NSEEN] + 1)
+    I[j, NSEEN] += 1
+    return NOTHING
+
+
+@jit_inline
+def nag_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
+    """:func:`nag_learn_one` for K = ``nk`` one-vs-rest outputs, each its own sums and scales."""
+    class_steps(I[j, LOSS], f, y, 1.0, g)
+    k = I[j, K]
+    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    idx, u = nag_features(F, I, j, x, xi, xv, q)
+    A = F[I[j, O_G]:I[j, O_G] + nk * (2 * k + 1)].reshape((nk, 2 * k + 1))
+    for o in range(nk):
+        nag_step(W[o], A[o], idx, u, g[o], R[j, ETA], I[j, NSEEN] + 1)
+    I[j, NSEEN] += 1
+    return NOTHING
+
+
+
+def nag_layout(plan, m, I, R):
+    """The step's state ``A`` (the member's, shared) at ``O_G``."""
+    return [(O_G, getattr(m, plan.A), plan.A)]

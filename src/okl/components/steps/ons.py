@@ -7,7 +7,11 @@ from __future__ import annotations
 import math
 
 
-from okl._compiled import dot, jit
+from okl._compiled import class_steps, dot, jit, loss_derivative
+from okl._jit import jit_inline
+from okl.components.columns import (CB, COUNTER, ETA, K, LOSS, MARGIN_COUNTER, NOTHING, NSEEN, O_G, O_U, O_W, RHO,
+                                    UPDATE, feature_slot)
+from okl.components.steps.update_rounds import update_round_due
 from okl.linalg.inverse import matvec, matvec_after_update, symmetric_rank_one_apply
 
 
@@ -128,3 +132,60 @@ def ons_shared_step(z, W, Ainv, steps, eps, C, u):
         for i in range(k):
             u[i] *= r
         symmetric_rank_one_apply(Ainv, u, 1.0 + s2 * zu)
+
+
+@jit_inline
+def ons_learn_one(F, I, R, j, x, xi, xv, y, out, q):
+    """Member j's ONS step in auto's engine (features in its slot q; A^{-1} at ``O_G``, its
+    deferred update at ``O_U``, which :meth:`okl.engine.layout.Engine.sync` applies for Python):
+    UPDATE when an update round is due (the learner's Python takes the round), else NOTHING."""
+    g = loss_derivative(I[j, LOSS], out[0], y)
+    due, counter = update_round_due(g, I[j, COUNTER], I[j, NSEEN], I[j, RHO], I[j, MARGIN_COUNTER] != 0)
+    I[j, COUNTER] = counter
+    if due:
+        return UPDATE
+    if g != 0.0:
+        k = I[j, K]
+        Ainv = F[I[j, O_G]:I[j, O_G] + k * k].reshape((k, k))
+        o = I[j, O_U]
+        ons_code_step_deferred(feature_slot(F, I, j, q), F[I[j, O_W]:I[j, O_W] + k], Ainv, -R[j, ETA] * g,
+                               CODE_PROJECTION_EPS, R[j, CB], F[o:o + k], F[o + k:o + k + pending_size(k)])
+    I[j, NSEEN] += 1
+    return NOTHING
+
+
+@jit_inline
+def ons_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
+    """:func:`ons_learn_one` for K = ``nk`` one-vs-rest outputs sharing one preconditioner
+    (:func:`ons_shared_step`); a round counts when any output has a nonzero loss derivative."""
+    any_ = class_steps(I[j, LOSS], f, y, -R[j, ETA], g)
+    due, counter = update_round_due(1.0 if any_ else 0.0, I[j, COUNTER], I[j, NSEEN], I[j, RHO],
+                                    I[j, MARGIN_COUNTER] != 0)
+    I[j, COUNTER] = counter
+    if due:
+        return UPDATE
+    if any_:
+        k = I[j, K]
+        ons_shared_step(feature_slot(F, I, j, q), F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k)),
+                        F[I[j, O_G]:I[j, O_G] + k * k].reshape((k, k)), g, CODE_PROJECTION_EPS, R[j, CB],
+                        F[I[j, O_U]:I[j, O_U] + k])
+    I[j, NSEEN] += 1
+    return NOTHING
+
+
+
+def ons_layout(plan, m, I, R):
+    """The step's A^{-1} (the member's, shared) at ``O_G``, its update-round counter, and at
+    ``O_U`` its work space (k) then a deferred update (:func:`pending_size`)."""
+    k = int(I[K])
+    I[COUNTER], I[RHO], I[MARGIN_COUNTER] = getattr(m, plan.counts), plan.rho, plan.margin
+    return [(O_G, getattr(m, plan.A), plan.A), (O_U, k + pending_size(k), None)]
+
+
+def ons_sync(plan, m, I, F):
+    """Write the member's update-round counter back and apply the deferred update of A^{-1} (a
+    view of F) before Python reads the member (``I``: its row)."""
+    if plan.counts is not None:
+        setattr(m, plan.counts, int(I[COUNTER]))
+    k, o = int(I[K]), int(I[O_U])
+    apply_pending(getattr(m, plan.A), F[o + k:o + k + pending_size(k)])

@@ -1,0 +1,69 @@
+"""The kernel map: z = P^T kappa_L(x) over m landmarks (component ``"kernel"`` of
+:mod:`okl.components`; the Nystrom and sketched maps of NOGD, SkeGD and FORKS: ``LT`` the landmarks
+transposed, d x m, ``P`` the m x k projection). Per round O(m d + m k).
+
+Its member functions in auto's engine (the layout of :mod:`okl.components.columns`):
+:func:`kernel_member_features` (one row) and :func:`kernel_block_features` (up to four rows a pass
+over the map, the same values)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from okl._compiled import column_norms_t, kernel_features_rows, kernel_row_t, kernel_row_t_sparse, row_norm, rows_axpy
+from okl._jit import jit_inline
+from okl.components.columns import K, KA, KB_, KC, KIND, NL, O_A, O_KB, O_NRM, O_P, O_Z, feature_slot, row_is_sparse
+
+
+@jit_inline
+def kernel_member_features(F, I, R, j, x, xi, xv, own, q, pre):
+    """Member j's features of row x into its slot q, when ``own`` (else they are its source's,
+    the same map: computed before) and not ``pre`` (already there: :func:`kernel_block_features`);
+    a sparse row's kernel row from the landmarks' norms (O(nnz m)). Returns them."""
+    z = feature_slot(F, I, j, q)
+    if own and not pre:
+        d = x.shape[0]
+        k, m = I[j, K], I[j, NL]
+        LT = F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m))
+        P = F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k))
+        kb = F[I[j, O_KB]:I[j, O_KB] + m]
+        kind = int(R[j, KIND])
+        if row_is_sparse(xi):
+            kernel_row_t_sparse(kind, R[j, KA], R[j, KB_], R[j, KC], LT, m, F[I[j, O_NRM]:I[j, O_NRM] + m],
+                                xi, xv, row_norm(kind, xv), kb)
+        else:
+            kernel_row_t(kind, R[j, KA], R[j, KB_], R[j, KC], LT, m, x, kb)
+        rows_axpy(P, kb, z)
+    return z
+
+
+@jit_inline
+def kernel_block_features(F, I, R, j, X, r, nb, bound):
+    """Member j's features of rows r..r+nb-1 (nb <= 4, rows already checked) into its slots
+    0..nb-1, by :func:`okl._compiled.kernel_features_rows`: four rows a pass over the map, each
+    entry summed over the landmarks in order from 0.0, bit for bit :func:`kernel_member_features`
+    on one row."""
+    d = X.shape[1]
+    k, m = I[j, K], I[j, NL]
+    kernel_features_rows(int(R[j, KIND]), R[j, KA], R[j, KB_], R[j, KC],
+                         F[I[j, O_A]:I[j, O_A] + d * m].reshape((d, m)), m,
+                         F[I[j, O_P]:I[j, O_P] + m * k].reshape((m, k)), X[r:r + nb], bound,
+                         F[I[j, O_KB]:I[j, O_KB] + 4 * m].reshape((4, m)),
+                         F[I[j, O_Z]:I[j, O_Z] + nb * k].reshape((nb, k)))
+
+
+
+def kernel_layout(plan, m, I, R):
+    """The kernel map's parts (copies: the map is fixed in a stage): its landmarks transposed, its
+    projection and the landmarks' norms; the work of four rows' kernel values (``kb``)."""
+    nl, k = plan.P.shape
+    I[NL], I[K] = nl, k
+    return [(O_A, np.ascontiguousarray(plan.LT), None), (O_P, np.ascontiguousarray(plan.P), None),
+            (O_NRM, nl, None)], 4 * nl
+
+
+def kernel_norms(F, I, R, j, dim):
+    """The landmarks' norms (sparse rows' kernel rows)."""
+    m = int(I[j, NL])
+    column_norms_t(int(R[j, KIND]), F[I[j, O_A]:I[j, O_A] + dim * m].reshape((dim, m)), m,
+                   F[I[j, O_NRM]:I[j, O_NRM] + m])
