@@ -20,7 +20,9 @@ import numba as nb
 import numpy as np
 
 import okl
-from okl.engine.fastpath import O_XS, _F, _ROW, _decide, _scale, compiled_entries
+from okl.components.dispatch import event_decision
+from okl.components.header import O_XS
+from okl.engine.fastpath import _F, _ROW, _scale, compiled_entries
 from okl.runtime.events import fast_plan_of
 
 event_predict, event_learn = compiled_entries()  # the compiled calls (the module's names are their sources)
@@ -100,7 +102,7 @@ def _decisions(F, x, reps):
     s = 0.0
     for _ in range(reps):
         _scale(F, x, False, xs)
-        s += _decide(F, xs)
+        s += event_decision(F, xs)
     return s
 
 

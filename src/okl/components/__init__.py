@@ -15,10 +15,11 @@ that one declaration and dispatches on these components, never on the learner's 
 So a learner assembled from components in this table runs per event and joins ``auto``'s pool
 with no edit in ``engine/`` or ``runtime/`` (``docs/adding-a-learner.md``). A map or step is a
 closed, compiled set: Numba compiles the dispatch over these codes into each path, so a *new*
-kind of map, or a step of the earlier kinds, is one entry here and one branch in each path that
-runs it (the paths named in its ``paths``); a step that keeps its own dictionary over an expansion
-map is its module and one entry here, from which ``python -m okl.components.generate`` renders
-the engine's dispatch (:mod:`okl.components.dispatch`); a new *learner* built from them is none.
+map or step is its module (its member functions for the sites it runs, its layout: see
+:mod:`okl.components.generate`) and one entry here, from which ``python -m
+okl.components.generate`` renders the dispatch of every compiled path
+(:mod:`okl.components.dispatch`, the one module that compares map and step codes); a new
+*learner* built from them is none.
 
 Maps (``Plan.map``):
 
@@ -110,7 +111,7 @@ from typing import Any
 import numpy as np
 
 from okl.components.spec import Field, block_size
-from okl.components.maps import columns, expansion, fourier, kernel, linear, window
+from okl.components.maps import columns, expansion, fourier, kernel, linear, warmup, window
 from okl.components.steps import (adagrad, bpas, bsgd, exkrls, forgetron, kap, kogd, krls, krlst, nag, ons,
                                   projectron, removals)
 from okl.components.steps.support import MERGE_NEAREST, REPLACE_OLDEST, STOP  # (the budget rules' codes)
@@ -155,6 +156,11 @@ class Component:
     layout: Any = None
     norms: Any = None
     sync: Any = None
+    #: in the single learners' per-event plan (Python, :mod:`okl.engine.fastpath`): a map's
+    #: ``event_layout(plan)`` -> (m, k, fixed parts by name), a step's ``event_state(k)`` -> the
+    #: shape its state ``A`` must have (None: it keeps none)
+    event_layout: Any = None
+    event_state: Any = None
 
     @property
     def has_features(self) -> bool:
@@ -192,24 +198,30 @@ MAPS = {c.name: c for c in (
     Component("expansion", EXPANSION, ("SV", "budget", "kernel", "counts"), (EVENT, ENGINE, K_OUTPUTS),
               "f = sum_{i<m} alpha_i kappa(sv_i, x)",
               member=_member("maps.expansion", outputs_one="expansion_outputs_one",
-                             outputs_k="expansion_outputs_k"),
-              layout=expansion.expansion_layout, norms=expansion.expansion_norms),
+                             outputs_k="expansion_outputs_k", event_decision="expansion_event_decision"),
+              layout=expansion.expansion_layout, norms=expansion.expansion_norms,
+              event_layout=expansion.expansion_event_layout),
     Component("kernel", KERNEL_MAP, ("LT", "P", "kernel"), (EVENT, ENGINE, K_OUTPUTS), "z = P^T kappa_L(x)",
               member=_member("maps.kernel", features="kernel_member_features",
-                             block_features="kernel_block_features"),
-              layout=kernel.kernel_layout, norms=kernel.kernel_norms),
+                             block_features="kernel_block_features", event_features="kernel_event_features"),
+              layout=kernel.kernel_layout, norms=kernel.kernel_norms, event_layout=kernel.kernel_event_layout),
     Component("fourier", FOURIER_MAP, ("UT",), (EVENT, ENGINE, K_OUTPUTS), "z = [cos Ux, sin Ux] / sqrt(D)",
-              member=_member("maps.fourier", features="fourier_member_features"), layout=fourier.fourier_layout),
+              member=_member("maps.fourier", features="fourier_member_features",
+                             event_features="fourier_event_features"),
+              layout=fourier.fourier_layout, event_layout=fourier.fourier_event_layout),
     Component("linear", LINEAR_MAP, ("features",), (EVENT, ENGINE, K_OUTPUTS), "z = [x, 1]",
               member=_member("maps.linear", features="linear_member_features",
                              sparse_outputs_one="linear_sparse_outputs_one",
                              sparse_outputs_k="linear_sparse_outputs_k", sparse_learn_one="linear_sparse_learn_one",
-                             sparse_learn_k="linear_sparse_learn_k"),
-              layout=linear.linear_layout),
+                             sparse_learn_k="linear_sparse_learn_k", event_features="linear_event_features"),
+              layout=linear.linear_layout, event_layout=linear.linear_event_layout),
     Component("window", WINDOW, ("SV", "budget", "kernel"), (ENGINE, K_OUTPUTS), "the kernel smoother",
               member=_member("maps.window", outputs_one="window_outputs_one", outputs_k="window_outputs_k"),
               layout=window.window_layout, norms=window.window_norms),
-    Component("warmup", WARMUP, ("SV",), (EVENT,), "the running label mean of the width window"),
+    Component("warmup", WARMUP, ("SV",), (EVENT,), "the running label mean of the width window",
+              member=_member("maps.warmup", event_window_decision="warmup_event_decision",
+                             event_window_learn="warmup_event_learn"),
+              event_layout=warmup.warmup_event_layout),
     Component("generated fourier", GENERATED_FOURIER, ("generator", "features"), (ENGINE, K_OUTPUTS),
               "z = [cos Ux, sin Ux] / sqrt(D), U's columns generated",
               member=_member("maps.fourier", features="generated_member_features"),
@@ -220,15 +232,19 @@ MAPS = {c.name: c for c in (
 )}
 STEPS = {c.name: c for c in (
     Component("support", SUPPORT, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "alpha_new = -eta g",
-              member=_member("steps.support", learn_one="support_learn_one", learn_k="support_learn_k")),
+              member=_member("steps.support", learn_one="support_learn_one", learn_k="support_learn_k",
+                             event_rows_step="support_event_step")),
     Component("ogd", OGD, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "w -= eta g z",
-              member=_member("steps.ogd", learn_one="ogd_learn_one", learn_k="ogd_learn_k")),
+              member=_member("steps.ogd", learn_one="ogd_learn_one", learn_k="ogd_learn_k",
+                             event_step="ogd_event_step")),
     Component("adagrad", ADAGRAD, ("A", "lr"), (EVENT, ENGINE, K_OUTPUTS), "w -= lr g z / sqrt(G)",
-              member=_member("steps.adagrad", learn_one="adagrad_learn_one", learn_k="adagrad_learn_k"),
-              layout=adagrad.adagrad_layout),
+              member=_member("steps.adagrad", learn_one="adagrad_learn_one", learn_k="adagrad_learn_k",
+                             event_step="adagrad_event_step"),
+              layout=adagrad.adagrad_layout, event_state=adagrad.adagrad_event_state),
     Component("ons", ONS, ("A", "eta", "C"), (EVENT, ENGINE, K_OUTPUTS), "the code's ONS on sketched features",
-              member=_member("steps.ons", learn_one="ons_learn_one", learn_k="ons_learn_k"),
-              layout=ons.ons_layout, sync=ons.ons_sync),
+              member=_member("steps.ons", learn_one="ons_learn_one", learn_k="ons_learn_k",
+                             event_step="ons_event_step"),
+              layout=ons.ons_layout, sync=ons.ons_sync, event_state=ons.ons_event_state),
     Component("store", STORE, (), (ENGINE, K_OUTPUTS), "store the row and its label",
               member=_member("maps.window", learn_one="store_learn_one", learn_k="store_learn_k")),
     Component("nag", NAG, ("A", "eta"), (ENGINE, K_OUTPUTS), "w_i -= eta sqrt(t / N) g z_i / (s_i sqrt(G_i))",

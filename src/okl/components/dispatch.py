@@ -5,23 +5,28 @@ member function a component declares for that site (its module), with the layout
 :mod:`okl.components.columns`. One output: :func:`member_outputs_one`, :func:`member_learn_one`;
 K one-vs-rest outputs: :func:`member_outputs_k`, :func:`member_learn_k`; the steps that keep their
 own dictionary: :func:`member_learn_dictionary` (their round: :func:`dictionary_round`, with the
-member round's one signature of :mod:`okl.components.spec`)."""
+member round's one signature of :mod:`okl.components.spec`). The single learners' per-event plan
+(:mod:`okl.engine.fastpath`, the header of :mod:`okl.components.header`): :func:`event_decision`,
+:func:`event_step` and the width window's :func:`event_window`."""
 
 from __future__ import annotations
 
 from okl._compiled import dot, dot_rows, jit, row_norm
 from okl._jit import jit_inline
+import okl.components.header as H
 from okl.components.columns import (BUDGET, FAILED, K, KA, KB_, KC, KIND, LOSS, M, MAP, NOTHING, NSEEN, O_A, O_G,
                                     O_NRM, O_W, PY, SRC, STEP, UPDATE, row_is_sparse)
 from okl.components.spec import ROUND_FAILED, ROUND_IN_PYTHON
+from okl.components.steps.update_rounds import update_round_due
 from okl.components.maps.columns import columns_outputs_one
-from okl.components.maps.expansion import expansion_outputs_k, expansion_outputs_one
-from okl.components.maps.fourier import fourier_member_features, generated_member_features
-from okl.components.maps.kernel import kernel_block_features, kernel_member_features
-from okl.components.maps.linear import (linear_member_features, linear_sparse_learn_k, linear_sparse_learn_one,
-                                        linear_sparse_outputs_k, linear_sparse_outputs_one)
+from okl.components.maps.expansion import expansion_event_decision, expansion_outputs_k, expansion_outputs_one
+from okl.components.maps.fourier import fourier_event_features, fourier_member_features, generated_member_features
+from okl.components.maps.kernel import kernel_block_features, kernel_event_features, kernel_member_features
+from okl.components.maps.linear import (linear_event_features, linear_member_features, linear_sparse_learn_k,
+                                        linear_sparse_learn_one, linear_sparse_outputs_k, linear_sparse_outputs_one)
+from okl.components.maps.warmup import warmup_event_decision, warmup_event_learn
 from okl.components.maps.window import store_learn_k, store_learn_one, window_outputs_k, window_outputs_one
-from okl.components.steps.adagrad import adagrad_learn_k, adagrad_learn_one
+from okl.components.steps.adagrad import adagrad_event_step, adagrad_learn_k, adagrad_learn_one
 from okl.components.steps.bpas import bpas_member_round
 from okl.components.steps.bsgd import bsgd_member_round
 from okl.components.steps.exkrls import exkrls_member_round
@@ -31,11 +36,11 @@ from okl.components.steps.kogd import norma_member_round
 from okl.components.steps.krls import ald_member_round, window_member_round
 from okl.components.steps.krlst import krlst_member_round
 from okl.components.steps.nag import nag_learn_k, nag_learn_one, nag_outputs_k, nag_outputs_one
-from okl.components.steps.ogd import ogd_learn_k, ogd_learn_one
-from okl.components.steps.ons import ons_learn_k, ons_learn_one
+from okl.components.steps.ogd import ogd_event_step, ogd_learn_k, ogd_learn_one
+from okl.components.steps.ons import ons_event_step, ons_learn_k, ons_learn_one
 from okl.components.steps.projectron import projectron_member_round
 from okl.components.steps.removals import bogd_member_round, rbp_member_round
-from okl.components.steps.support import support_learn_k, support_learn_one
+from okl.components.steps.support import support_event_step, support_learn_k, support_learn_one
 
 
 @jit
@@ -228,3 +233,73 @@ def member_learn_dictionary(F, I, R, j, x, xi, xv, y, out, q, nk, g):
     if I[j, STEP] >= 6:
         return dictionary_learn(F, I, R, j, x, y, out[0])
     return member_learn_one(F, I, R, j, x, xi, xv, y, out, q, nk, g)
+
+
+@jit_inline
+def event_window(F):
+    """Whether the per-event plan is the warmup map (rows buffered before the state exists)."""
+    return F[H.MAP] == 5
+
+
+@jit_inline
+def event_window_decision(F, n):
+    """The window's decision with n rows buffered."""
+    return warmup_event_decision(F, n)
+
+
+@jit_inline
+def event_window_learn(F, x, y, n):
+    """Buffer row x, label y as the window's row n: (f, code)."""
+    return warmup_event_learn(F, x, y, n)
+
+
+@jit
+def event_decision(F, xs):
+    """The per-event plan's decision on the scaled row xs: a map with its own decision, else
+    w^T z on its features (into the slot at ``O_Z``)."""
+    kind = F[H.MAP]
+    if kind == 0:  # expansion
+        return expansion_event_decision(F, xs)
+    k, oz = int(F[H.K]), int(F[H.O_Z])
+    z = F[oz:oz + k]
+    if kind == 1:  # kernel
+        kernel_event_features(F, xs, z)
+    elif kind == 2:  # fourier
+        fourier_event_features(F, xs, z)
+    elif kind == 3:  # linear
+        linear_event_features(F, xs, z)
+    ow = int(F[H.O_W])
+    return dot(F[ow:ow + k], z)
+
+
+@jit_inline
+def event_step(F, xs, g, lkind, n):
+    """The per-event plan's step in round n on the scaled row xs with loss derivative g: a step
+    over the stored rows, else (a step on features) the update rounds (``SKETCH``: UPDATE_DUE
+    when one is due, before anything is learned), the weight decay ``SHRINK`` and the step on the
+    features of the decision. Returns 0, or a code of :mod:`okl.components.header` for Python
+    (nothing learned)."""
+    st = F[H.STEP]
+    k, ow = int(F[H.K]), int(F[H.O_W])
+    w = F[ow:ow + k]
+    if st == 0:  # support
+        return support_event_step(F, xs, g)
+    if F[H.SKETCH] != 0.0:
+        due, counter = update_round_due(g, int(F[H.COUNTER]), n, int(F[H.RHO]), F[H.MARGIN] != 0.0)
+        F[H.COUNTER] = counter
+        if due:
+            return H.UPDATE_DUE
+    shrink = F[H.SHRINK]
+    if shrink != 1.0:
+        for j in range(k):
+            w[j] *= shrink
+    if g != 0.0:
+        oz = int(F[H.O_Z])
+        z = F[oz:oz + k]
+        if st == 1:  # ogd
+            ogd_event_step(F, z, w, g, lkind)
+        elif st == 2:  # adagrad
+            adagrad_event_step(F, z, w, g, lkind)
+        elif st == 3:  # ons
+            ons_event_step(F, z, w, g, lkind)
+    return 0

@@ -30,6 +30,13 @@ SITES = {
     "sparse outputs k": "F, I, R, j, x, xi, xv, q, nk, out",
     "sparse learn one": "F, I, R, j, x, xi, xv, y, out, q",
     "sparse learn k": "F, I, R, j, x, xi, xv, y, f, q, nk, g",
+    # the single learners' per-event plan (okl.engine.fastpath: its buffer F, the scaled row xs)
+    "event decision": "F, xs",
+    "event features": "F, xs, z",
+    "event window decision": "F, n",
+    "event window learn": "F, x, y, n",
+    "event rows step": "F, xs, g",
+    "event step": "F, z, w, g, lkind",
 }
 #: the step every member not dispatched before takes (its branch is the last, ``else``)
 DEFAULT_STEP = "ogd"
@@ -41,15 +48,19 @@ member function a component declares for that site (its module), with the layout
 :mod:`okl.components.columns`. One output: :func:`member_outputs_one`, :func:`member_learn_one`;
 K one-vs-rest outputs: :func:`member_outputs_k`, :func:`member_learn_k`; the steps that keep their
 own dictionary: :func:`member_learn_dictionary` (their round: :func:`dictionary_round`, with the
-member round's one signature of :mod:`okl.components.spec`)."""
+member round's one signature of :mod:`okl.components.spec`). The single learners' per-event plan
+(:mod:`okl.engine.fastpath`, the header of :mod:`okl.components.header`): :func:`event_decision`,
+:func:`event_step` and the width window's :func:`event_window`."""
 
 from __future__ import annotations
 
 from okl._compiled import dot, dot_rows, jit, row_norm
 from okl._jit import jit_inline
+import okl.components.header as H
 from okl.components.columns import (BUDGET, FAILED, K, KA, KB_, KC, KIND, LOSS, M, MAP, NOTHING, NSEEN, O_A, O_G,
                                     O_NRM, O_W, PY, SRC, STEP, UPDATE, row_is_sparse)
 from okl.components.spec import ROUND_FAILED, ROUND_IN_PYTHON
+from okl.components.steps.update_rounds import update_round_due
 '''
 
 
@@ -237,7 +248,79 @@ def member_learn_dictionary(F, I, R, j, x, xi, xv, y, out, q, nk, g):
         return dictionary_learn(F, I, R, j, x, y, out[0])
     return member_learn_one(F, I, R, j, x, xi, xv, y, out, q, nk, g)
 ''')
+    lines += _event()
     return "".join(lines)
+
+
+def _event() -> list[str]:
+    """The per-event plan's dispatch (:mod:`okl.engine.fastpath`)."""
+    (window, window_name, decision), = _sites(MAPS, "event window decision")
+    (_, _, learn), = _sites(MAPS, "event window learn")
+    lines = [f'''
+
+@jit_inline
+def event_window(F):
+    """Whether the per-event plan is the {window_name} map (rows buffered before the state exists)."""
+    return F[H.MAP] == {window}
+
+
+@jit_inline
+def event_window_decision(F, n):
+    """The window's decision with n rows buffered."""
+    return {decision}(F, n)
+
+
+@jit_inline
+def event_window_learn(F, x, y, n):
+    """Buffer row x, label y as the window's row n: (f, code)."""
+    return {learn}(F, x, y, n)
+
+
+@jit
+def event_decision(F, xs):
+    """The per-event plan's decision on the scaled row xs: a map with its own decision, else
+    w^T z on its features (into the slot at ``O_Z``)."""
+    kind = F[H.MAP]
+''']
+    lines += _branches(_sites(MAPS, "event decision"), "kind",
+                       lambda f: [f"return {f}({SITES['event decision']})"])
+    lines.append("    k, oz = int(F[H.K]), int(F[H.O_Z])\n")
+    lines.append("    z = F[oz:oz + k]\n")
+    lines += _branches(_sites(MAPS, "event features"), "kind", lambda f: [f"{f}({SITES['event features']})"])
+    lines.append("    ow = int(F[H.O_W])\n")
+    lines.append("    return dot(F[ow:ow + k], z)\n")
+    lines.append('''
+
+@jit_inline
+def event_step(F, xs, g, lkind, n):
+    """The per-event plan's step in round n on the scaled row xs with loss derivative g: a step
+    over the stored rows, else (a step on features) the update rounds (``SKETCH``: UPDATE_DUE
+    when one is due, before anything is learned), the weight decay ``SHRINK`` and the step on the
+    features of the decision. Returns 0, or a code of :mod:`okl.components.header` for Python
+    (nothing learned)."""
+    st = F[H.STEP]
+    k, ow = int(F[H.K]), int(F[H.O_W])
+    w = F[ow:ow + k]
+''')
+    lines += _branches(_sites(STEPS, "event rows step"), "st",
+                       lambda f: [f"return {f}({SITES['event rows step']})"])
+    lines.append('''    if F[H.SKETCH] != 0.0:
+        due, counter = update_round_due(g, int(F[H.COUNTER]), n, int(F[H.RHO]), F[H.MARGIN] != 0.0)
+        F[H.COUNTER] = counter
+        if due:
+            return H.UPDATE_DUE
+    shrink = F[H.SHRINK]
+    if shrink != 1.0:
+        for j in range(k):
+            w[j] *= shrink
+    if g != 0.0:
+        oz = int(F[H.O_Z])
+        z = F[oz:oz + k]
+''')
+    lines += _branches(_sites(STEPS, "event step"), "st", lambda f: [f"{f}({SITES['event step']})"],
+                       indent="        ")
+    lines.append("    return 0\n")
+    return lines
 
 
 def main(argv=None) -> int:

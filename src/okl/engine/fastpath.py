@@ -40,6 +40,11 @@ the generic hooks: the row's bytes as a cache key, a one-row scaling call in eac
 calibration's separate call: ~8 us of Python on a 22 us event (codrna, stage 2;
 docs/results/per-event-speed.md).
 
+The map's decision and the step are the components' per-event functions through the generated
+dispatch (:func:`okl.components.dispatch.event_decision`, :func:`~okl.components.dispatch.event_step`;
+the header's slots: :mod:`okl.components.header`): this module names no component, and the
+buffer's parts come from each map's ``event_layout`` and step's ``event_state``.
+
 The arithmetic is that of the learners' own compiled code, called in the same order (kernel row
 :func:`okl._compiled.kernel_row_t`, projection :func:`okl._compiled.rows_axpy`, Fourier
 :func:`okl.components.maps.fourier.project_t`, expansion :func:`okl.components.maps.expansion.expansion_decision`,
@@ -56,35 +61,24 @@ import weakref
 import numpy as np
 from numba import types
 
-from okl._compiled import dot, kernel_row_t, loss_derivative, merge_into, ogd_step, row_ok, rows_axpy, sub_scaled
+from okl._compiled import loss_derivative, row_ok
 from okl._jit import jit, jit_for
 from okl._validation import MAX_ABS_FEATURE
 from okl.calibration import GAMMA, N_STATE, state_step as calibration_step
-from okl.components.steps.update_rounds import update_round_due
-from okl.kernels import WIDTH_WINDOW
-from okl.components.maps.fourier import fourier_from_projections, project_t
-from okl.components.steps.ons import CODE_PROJECTION_EPS, ons_code_step
-from okl.components.maps.expansion import expansion_decision
-from okl.components.maps.linear import linear_features
-from okl.components.steps.adagrad import adagrad_step
-from okl.components import (ADAGRAD, EVENT, EXPANSION, FOURIER_MAP, KERNEL_MAP, LINEAR_MAP, MERGE_NEAREST,
-                                    OGD, STOP, WARMUP, Plan)
+from okl.components import EVENT, MAPS, STEPS, Plan
+from okl.components.dispatch import event_decision, event_step, event_window, event_window_decision, event_window_learn
+from okl.components.header import (BAD_LABEL, BAD_ROW, CAL, CB, CLASSIFY, COUNTER, DIM, ETA, FVAL, HEADER, K, KA, KB,
+                                   KC, KKIND, LOSS, LR, M, MAP, MARGIN, MERGE, O_A, O_CAL, O_CEN, O_G, O_KB, O_P,
+                                   O_SPR, O_SV, O_U, O_W, O_XL, O_XS, O_Z, PENDING, RHO, RULE, SCALE, SEEN, SHRINK,
+                                   SKETCH, STEP, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE)
 from okl.scaling import RULE_CODES, scale_row
 
-
-#: the codes of :func:`event_learn` for "nothing learned yet": a refused row or label (the generic
-#: path takes the event), an update round or the transition to run in Python; and "the width
-#: window is full" (its last row is buffered)
-BAD_ROW, BAD_LABEL, UPDATE_DUE, TRANSITION_DUE, WINDOW_DONE = -1, -2, -3, -4, -5
+__all__ = ["BAD_LABEL", "BAD_ROW", "TRANSITION_DUE", "UPDATE_DUE", "WINDOW_DONE", "FastPlan", "build", "event_learn",
+           "event_predict"]
 
 # input scales: none, else okl.scaling.RULE_CODES
 NO_SCALE = 0
 
-# header slots of F
-(MAP, STEP, DIM, M, K, KKIND, KA, KB, KC, SCALE, LOSS, CLASSIFY, CAL, ETA, LR, CB, SHRINK, SKETCH, RHO, MARGIN,
- SEEN, FVAL, COUNTER, PENDING, O_W, O_G, O_SV, O_SPR, O_CAL, O_A, O_P, O_CEN, O_XS, O_XL, O_KB, O_Z,
- O_U, RULE, MERGE) = range(39)
-HEADER = 39
 _MAXF = 1.7976931348623157e308
 
 _F = types.Array(types.float64, 1, "C")
@@ -125,56 +119,17 @@ def _scale(F, x, commit, xs):
 
 
 @_jit
-def _decide(F, xs):
-    """f(xs) for the scaled row: the kernel expansion's sum, or w^T z with the features z."""
-    d = xs.shape[0]
-    m, k = int(F[M]), int(F[K])
-    oa, okb, ow, oz = int(F[O_A]), int(F[O_KB]), int(F[O_W]), int(F[O_Z])
-    kind = F[MAP]
-    if kind == EXPANSION:
-        osv = int(F[O_SV])
-        return expansion_decision(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + m * d].reshape((m, d)),
-                                  F[ow:ow + m], min(int(F[COUNTER]), m), xs)
-    z = F[oz:oz + k]
-    if kind == LINEAR_MAP:  # z = [x, 1], degree 2 [x, products, 1] (okl.learners.linear)
-        linear_features(xs, k, False, z)
-    elif kind == KERNEL_MAP:
-        op = int(F[O_P])
-        kb = F[okb:okb + m]
-        kernel_row_t(int(F[KKIND]), F[KA], F[KB], F[KC], F[oa:oa + d * m].reshape((d, m)), m, xs, kb)
-        rows_axpy(F[op:op + m * k].reshape((m, k)), kb, z)
-    else:
-        project_t(F[oa:oa + d * m].reshape((d, m)), xs, F[okb:okb + m])
-        fourier_from_projections(F[okb:okb + m], 1.0 / math.sqrt(m), z)
-    return dot(F[ow:ow + k], z)
-
-
-@_jit
-def _window_decision(F, n):
-    """The width window's decision (:meth:`okl.runtime.base.Learner._warmup_decision`): the mean
-    of the n labels buffered (exact in any order: they are -1 / +1), 0 under target centring
-    (the caller adds the running mean)."""
-    if F[CLASSIFY] == 0.0 or n == 0:
-        return 0.0
-    ow = int(F[O_W])
-    s = 0.0
-    for i in range(n):
-        s += F[ow + i]
-    return s / n
-
-
-@_jit
 def _predict(F, x, n):
     """:func:`event_predict` on a row of the learner's width."""
     d = x.shape[0]
     if not row_ok(x, MAX_ABS_FEATURE):
         return np.nan
-    if F[MAP] == WARMUP:
-        return _window_decision(F, n)
+    if event_window(F):
+        return event_window_decision(F, n)
     oxs, oxl = int(F[O_XS]), int(F[O_XL])
     xs = F[oxs:oxs + d]
     _scale(F, x, False, xs)
-    f = _decide(F, xs)
+    f = event_decision(F, xs)
     for j in range(d):
         F[oxl + j] = x[j]
     F[SEEN] = n
@@ -191,15 +146,8 @@ def _learn(F, x, y, n):
             return np.nan, BAD_LABEL
     elif not abs(y) <= _MAXF:
         return np.nan, BAD_LABEL
-    if F[MAP] == WARMUP:  # Learner._advance inside the window: the row and label are buffered
-        if not row_ok(x, MAX_ABS_FEATURE) or n >= int(F[M]):
-            return np.nan, BAD_ROW
-        f = _window_decision(F, n)
-        osv = int(F[O_SV]) + n * d
-        for j in range(d):
-            F[osv + j] = x[j]
-        F[int(F[O_W]) + n] = y
-        return f, (WINDOW_DONE if n + 1 == int(F[M]) else 0)
+    if event_window(F):  # Learner._advance inside the window: the row and label are buffered
+        return event_window_learn(F, x, y, n)
     oxs, oxl = int(F[O_XS]), int(F[O_XL])
     xs = F[oxs:oxs + d]
     cached = F[SEEN] == n and _same_row(x, F[oxl:oxl + d])
@@ -210,59 +158,19 @@ def _learn(F, x, y, n):
         if pending > 0.0:
             _scale(F, x, True, xs)
             if F[PENDING] != pending:  # x fixed a spread: learn the row as run() maps it
-                f = _decide(F, xs)
+                f = event_decision(F, xs)
     else:
         if not row_ok(x, MAX_ABS_FEATURE):
             return np.nan, BAD_ROW
         _scale(F, x, True, xs)
-        f = _decide(F, xs)
+        f = event_decision(F, xs)
     lkind = int(F[LOSS])
     g = loss_derivative(lkind, f, y)
-    counter = before = int(F[COUNTER])
-    k, ow = int(F[K]), int(F[O_W])
-    w = F[ow:ow + k]
-    if F[MAP] == EXPANSION:  # the support step (okl.learners.kogd.expansion_rounds when it stops)
-        if g != 0.0:
-            B = int(F[M])
-            osv = int(F[O_SV])  # (QKLMS's quantisation, or the merge-nearest rule when full)
-            near = merge_into(int(F[KKIND]), F[KA], F[KB], F[KC], F[osv:osv + B * d].reshape((B, d)), counter, xs,
-                              F[MERGE], F[RULE] == MERGE_NEAREST)
-            if near >= 0:
-                w[near] += -F[ETA] * g
-            else:
-                slot = counter
-                if counter >= B:
-                    if F[RULE] == STOP:
-                        return f, TRANSITION_DUE
-                    slot = counter % B  # replace the oldest row
-                osv = int(F[O_SV]) + slot * d
-                for j in range(d):
-                    F[osv + j] = xs[j]
-                w[slot] = -F[ETA] * g
-                counter += 1
-                F[COUNTER] = counter
-    else:
-        if F[SKETCH] != 0.0:
-            due, counter = update_round_due(g, counter, n, int(F[RHO]), F[MARGIN] != 0.0)
-            F[COUNTER] = counter
-            if due:
-                return f, UPDATE_DUE
-        shrink = F[SHRINK]
-        if shrink != 1.0:
-            for j in range(k):
-                w[j] *= shrink
-        if g != 0.0:
-            step = F[STEP]
-            og, oz = int(F[O_G]), int(F[O_Z])
-            z = F[oz:oz + k]
-            if step == OGD:
-                sub_scaled(w, ogd_step(F[ETA] * g, z, lkind), z)
-            elif step == ADAGRAD:
-                adagrad_step(z, g, w, F[og:og + k], F[LR])
-            else:
-                ou = int(F[O_U])
-                ons_code_step(z, w, F[og:og + k * k].reshape((k, k)), -F[ETA] * g, CODE_PROJECTION_EPS, F[CB],
-                              F[ou:ou + k])
+    before = int(F[COUNTER])
+    code = event_step(F, xs, g, lkind, n)
+    if code < 0:
+        return f, code
+    counter = int(F[COUNTER])
     if F[CAL] != 0.0 and abs(f) <= _MAXF:
         oc = int(F[O_CAL])
         calibration_step(F[oc:oc + N_STATE], f, y > 0.0, GAMMA)
@@ -349,9 +257,8 @@ class FastPlan:
 
     __slots__ = ("F", "center", "counts", "d", "predict", "learn")
 
-    def __init__(self, learner, plan: Plan, moved: dict, m: int, k: int):
+    def __init__(self, learner, plan: Plan, moved: dict, m: int, k: int, fixed: dict):
         d = learner.dim_
-        kind = plan.map_code
         lay, size = {}, HEADER
 
         def put(name, n):
@@ -359,23 +266,19 @@ class FastPlan:
             lay[name] = size
             size += int(n)
 
-        A = moved["A"]
-        linear = kind in (KERNEL_MAP, FOURIER_MAP)
-        for name, n in (("W", k), ("G", 0 if A is None else A.size), ("SV", 0 if linear else m * d),
-                        ("A", d * m if linear else 0), ("P", m * k if kind == KERNEL_MAP else 0),
+        A, SV = moved["A"], moved["SV"]
+        for name, n in (("W", k), ("G", 0 if A is None else A.size), ("SV", 0 if SV is None else m * d),
+                        ("A", fixed["A"].size if "A" in fixed else 0), ("P", fixed["P"].size if "P" in fixed else 0),
                         ("CEN", d), ("SPR", d), ("CAL", N_STATE), ("XS", d), ("XL", d), ("KB", m), ("Z", k),
                         ("U", k)):
             put(name, n)
         F = np.zeros(size)
-        if kind == KERNEL_MAP:
-            F[lay["A"]:lay["A"] + d * m] = plan.LT.ravel()
-            F[lay["P"]:lay["P"] + m * k] = plan.P.ravel()
-        elif kind == FOURIER_MAP:
-            F[lay["A"]:lay["A"] + d * m] = plan.UT.ravel()
+        for name, a in fixed.items():  # (copies: the map is fixed in a stage)
+            F[lay[name]:lay[name] + a.size] = a.ravel()
         kk, ka, kb, kc = plan.kernel
         loss = learner._event_loss()
         counts = plan.counts
-        head = {MAP: kind, STEP: plan.step_code, RULE: plan.rule_code, MERGE: plan.merge_threshold, M: m, K: k,
+        head = {MAP: plan.map_code, STEP: plan.step_code, RULE: plan.rule_code, MERGE: plan.merge_threshold, M: m, K: k,
                 KKIND: kk, KA: ka, KB: kb,
                 KC: kc, LOSS: loss.kind, ETA: plan.eta, LR: plan.lr, CB: plan.C, SHRINK: plan.shrink,
                 SKETCH: plan.rho is not None, RHO: 1 if plan.rho is None else plan.rho, MARGIN: plan.margin,
@@ -419,26 +322,17 @@ def build(learner, plan: Plan | None) -> FastPlan | None:
     moved.update(scale_spread_=learner.scale_spread_, calibration_=learner.calibration_ if classify else None)
     if not all(a is None or _own(a) for a in moved.values()):
         return None
-    d, w, A, cal = learner.dim_, moved["w"], moved["A"], moved["calibration_"]
-    kind = plan.map_code
-    if kind in (EXPANSION, WARMUP):
-        m = k = plan.budget if kind == EXPANSION else WIDTH_WINDOW
-        ok = moved["SV"] is not None and moved["SV"].shape == (m, d) and w is not None and w.shape == (m,)
-    else:
-        if kind == KERNEL_MAP:
-            m, k = plan.P.shape
-        elif kind == FOURIER_MAP:
-            m, k = plan.UT.shape[1], 2 * plan.UT.shape[1]
-        else:  # LINEAR_MAP: z = [x, 1] or [x, products, 1]
-            m, k = 0, plan.features
-        step = plan.step_code
-        ok = w is not None and w.shape == (k,) and (
-            step == OGD or A is not None and A.shape == ((k,) if step == ADAGRAD else (k, k)))
+    d, w, A, SV, cal = learner.dim_, moved["w"], moved["A"], moved["SV"], moved["calibration_"]
+    m, k, fixed = MAPS[plan.map].event_layout(plan)
+    state = STEPS[plan.step].event_state
+    shape = None if state is None else state(k)
+    ok = w is not None and w.shape == (k,) and (plan.SV is None or SV is not None and SV.shape == (m, d)) and (
+        shape is None or A is not None and A.shape == shape)
     ok = ok and (cal is None or cal.shape == (1, N_STATE)) and (
         moved["scale_spread_"] is None or moved["scale_spread_"].shape == (d,))
     if not ok:
         return None
-    return FastPlan(learner, plan, moved, m, k)
+    return FastPlan(learner, plan, moved, m, k, fixed)
 
 
 _COMPILED = None

@@ -58,9 +58,9 @@ from okl._sparse import SparseRows
 from okl.components.columns import I_COLS, R_COLS
 from okl.engine.core import (engine_event, engine_rows, engine_sparse_rows, learn_all_dictionaries, learn_all_k,
                              learn_all_one, predict_all_k, predict_all_one, state_size)
-from okl.engine.fastpath import (_F, _MAXF, _ROW, CAL, CLASSIFY, DIM, HEADER, K, NO_SCALE, O_CAL, O_SPR, O_XL, O_XS,
-                                 PENDING, SCALE, SEEN, BAD_LABEL, BAD_ROW, _input_part, _jit, _jit_for, _own, _same_row,
-                                 _scale)
+from okl.components.header import (BAD_LABEL, BAD_ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_SPR, O_XL, O_XS,
+                                   PENDING, SCALE, SEEN)
+from okl.engine.fastpath import (_F, _MAXF, _ROW, NO_SCALE, _input_part, _jit, _jit_for, _own, _same_row, _scale)
 from okl.scaling import scaled_value
 
 _I64 = np.dtype(np.int64)

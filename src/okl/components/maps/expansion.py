@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from okl._compiled import jit, kernel_value, kernel_value_sparse, row_norm
 from okl._jit import jit_inline
+import okl.components.header as H
 from okl.components.columns import BUDGET, KA, KB_, KC, KIND, M, O_A, O_NRM, O_W, row_is_sparse
 
 
@@ -76,3 +77,23 @@ def expansion_norms(F, I, R, j, dim):
     SV = F[I[j, O_A]:I[j, O_A] + B * dim].reshape((B, dim))
     for i in range(min(int(I[j, M]), B)):
         F[I[j, O_NRM] + i] = row_norm(kind, SV[i])
+
+
+# The single learners' per-event plan (:mod:`okl.engine.fastpath`; the header slots of
+# :mod:`okl.components.header`, H): the scaled row xs, the plan's buffer F.
+
+
+@jit_inline
+def expansion_event_decision(F, xs):
+    """The expansion's decision on xs over the rows stored so far (B x d at ``O_SV``)."""
+    d = xs.shape[0]
+    m = int(F[H.M])
+    osv, ow = int(F[H.O_SV]), int(F[H.O_W])
+    return expansion_decision(int(F[H.KKIND]), F[H.KA], F[H.KB], F[H.KC], F[osv:osv + m * d].reshape((m, d)),
+                              F[ow:ow + m], min(int(F[H.COUNTER]), m), xs)
+
+
+def expansion_event_layout(plan):
+    """(m, k, fixed parts) of the per-event plan: the budget, the coefficients (k = B), none fixed
+    (the stored rows are the learner's, moved in)."""
+    return plan.budget, plan.budget, {}

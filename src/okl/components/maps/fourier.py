@@ -9,6 +9,7 @@ import numpy as np
 
 from okl._compiled import jit, rows_axpy, sparse_axpy
 from okl._jit import jit_inline
+import okl.components.header as H
 from okl._vecmath import sincos_scaled_into
 from okl.components.columns import GKIND, GSCALE, GSEED, K, NL, O_A, O_KB, O_Z, SRC, feature_slot, row_is_sparse
 from okl.features.generated import CACHE_COLUMNS, project_generated, project_generated_cached
@@ -115,3 +116,24 @@ def generated_layout(plan, m, I, R):
     I[GSEED], I[GKIND], R[GSCALE] = plan.generator
     I[NL] = max(1, min(CACHE_COLUMNS, m.dim_))
     return [(O_A, int(I[NL]) * (k // 2 + 1), None)], k // 2
+
+
+# The single learners' per-event plan (:mod:`okl.engine.fastpath`; the header slots of
+# :mod:`okl.components.header`, H): the scaled row xs, the plan's buffer F.
+
+
+@jit_inline
+def fourier_event_features(F, xs, z):
+    """z = [cos U xs, sin U xs] / sqrt(D) (U transposed at ``O_A``, D = ``M``; the projections'
+    work at ``O_KB``)."""
+    d = xs.shape[0]
+    m = int(F[H.M])
+    oa, okb = int(F[H.O_A]), int(F[H.O_KB])
+    project_t(F[oa:oa + d * m].reshape((d, m)), xs, F[okb:okb + m])
+    fourier_from_projections(F[okb:okb + m], 1.0 / math.sqrt(m), z)
+
+
+def fourier_event_layout(plan):
+    """(m, k, fixed parts): D directions, 2D features, the directions transposed."""
+    D = plan.UT.shape[1]
+    return D, 2 * D, {"A": plan.UT}

@@ -12,6 +12,7 @@ import numpy as np
 
 from okl._compiled import column_norms_t, kernel_features_rows, kernel_row_t, kernel_row_t_sparse, row_norm, rows_axpy
 from okl._jit import jit_inline
+import okl.components.header as H
 from okl.components.columns import K, KA, KB_, KC, KIND, NL, O_A, O_KB, O_NRM, O_P, O_Z, feature_slot, row_is_sparse
 
 
@@ -67,3 +68,25 @@ def kernel_norms(F, I, R, j, dim):
     m = int(I[j, NL])
     column_norms_t(int(R[j, KIND]), F[I[j, O_A]:I[j, O_A] + dim * m].reshape((dim, m)), m,
                    F[I[j, O_NRM]:I[j, O_NRM] + m])
+
+
+# The single learners' per-event plan (:mod:`okl.engine.fastpath`; the header slots of
+# :mod:`okl.components.header`, H): the scaled row xs, the plan's buffer F.
+
+
+@jit_inline
+def kernel_event_features(F, xs, z):
+    """z = P^T kappa_L(xs) (the landmarks transposed at ``O_A``, P at ``O_P``, the kernel row's
+    work at ``O_KB``)."""
+    d = xs.shape[0]
+    m, k = int(F[H.M]), int(F[H.K])
+    oa, okb, op = int(F[H.O_A]), int(F[H.O_KB]), int(F[H.O_P])
+    kb = F[okb:okb + m]
+    kernel_row_t(int(F[H.KKIND]), F[H.KA], F[H.KB], F[H.KC], F[oa:oa + d * m].reshape((d, m)), m, xs, kb)
+    rows_axpy(F[op:op + m * k].reshape((m, k)), kb, z)
+
+
+def kernel_event_layout(plan):
+    """(m, k, fixed parts): the landmarks and features, the landmarks transposed and P."""
+    m, k = plan.P.shape
+    return m, k, {"A": plan.LT, "P": plan.P}

@@ -8,6 +8,7 @@ import numpy as np
 
 from okl._compiled import class_steps, jit, loss_derivative, sum_as_dot
 from okl._jit import jit_inline
+import okl.components.header as H
 from okl.components.columns import ETA, K, LOSS, NOTHING, NSEEN, O_W, UNMAP, feature_slot
 from okl.losses import SQUARED
 from okl.scaling import affine_from_symlog
@@ -166,3 +167,18 @@ def linear_layout(plan, m, I, R):
     """The linear map has no parts of its own (its features are computed into the slot)."""
     I[K], I[UNMAP] = plan.features, plan.unmap
     return [], 0
+
+
+# The single learners' per-event plan (:mod:`okl.engine.fastpath`; the header slots of
+# :mod:`okl.components.header`, H): the scaled row xs, the plan's buffer F.
+
+
+@jit_inline
+def linear_event_features(F, xs, z):
+    """z = [xs, 1], degree 2 [xs, products, 1] (k = ``K``)."""
+    linear_features(xs, int(F[H.K]), False, z)
+
+
+def linear_event_layout(plan):
+    """(m, k, fixed parts): no rows, k features, nothing fixed."""
+    return 0, plan.features, {}

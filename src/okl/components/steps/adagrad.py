@@ -8,6 +8,7 @@ import numpy as np
 
 from okl._compiled import class_steps, loss_derivative
 from okl._jit import jit_inline, jit_vector
+import okl.components.header as H
 from okl.components.columns import K, LOSS, LR, NOTHING, NSEEN, O_G, O_W, feature_slot
 
 
@@ -60,3 +61,15 @@ def adagrad_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
 def adagrad_layout(plan, m, I, R):
     """The step's state ``A`` (the member's, shared) at ``O_G``."""
     return [(O_G, getattr(m, plan.A), plan.A)]
+
+
+@jit_inline
+def adagrad_event_step(F, z, w, g, lkind):
+    """The step in the single learners' per-event plan (:mod:`okl.engine.fastpath`; G at ``O_G``)."""
+    og = int(F[H.O_G])
+    adagrad_step(z, g, w, F[og:og + z.shape[0]], F[H.LR])
+
+
+def adagrad_event_state(k):
+    """The shape of the step's state in the per-event plan (the sums G)."""
+    return (k,)

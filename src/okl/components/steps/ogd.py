@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from okl._compiled import class_steps, loss_derivative, ogd_step, sub_scaled
 from okl._jit import jit_inline
+import okl.components.header as H
 from okl.components.columns import ETA, K, LOSS, NOTHING, NSEEN, O_W, feature_slot
 
 
@@ -36,3 +37,9 @@ def ogd_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
             sub_scaled(W[o], ogd_step(R[j, ETA] * g[o], z, lkind), z)
     I[j, NSEEN] += 1
     return NOTHING
+
+
+@jit_inline
+def ogd_event_step(F, z, w, g, lkind):
+    """The step in the single learners' per-event plan (:mod:`okl.engine.fastpath`)."""
+    sub_scaled(w, ogd_step(F[H.ETA] * g, z, lkind), z)

@@ -9,6 +9,7 @@ import math
 
 from okl._compiled import class_steps, dot, jit, loss_derivative
 from okl._jit import jit_inline
+import okl.components.header as H
 from okl.components.columns import (CB, COUNTER, ETA, K, LOSS, MARGIN_COUNTER, NOTHING, NSEEN, O_G, O_U, O_W, RHO,
                                     UPDATE, feature_slot)
 from okl.components.steps.update_rounds import update_round_due
@@ -189,3 +190,17 @@ def ons_sync(plan, m, I, F):
         setattr(m, plan.counts, int(I[COUNTER]))
     k, o = int(I[K]), int(I[O_U])
     apply_pending(getattr(m, plan.A), F[o + k:o + k + pending_size(k)])
+
+
+@jit_inline
+def ons_event_step(F, z, w, g, lkind):
+    """The code's ONS step in the single learners' per-event plan (:mod:`okl.engine.fastpath`;
+    A^{-1} at ``O_G``, the work space at ``O_U``), not deferred."""
+    k = z.shape[0]
+    og, ou = int(F[H.O_G]), int(F[H.O_U])
+    ons_code_step(z, w, F[og:og + k * k].reshape((k, k)), -F[H.ETA] * g, CODE_PROJECTION_EPS, F[H.CB], F[ou:ou + k])
+
+
+def ons_event_state(k):
+    """The shape of the step's state in the per-event plan (A^{-1})."""
+    return (k, k)

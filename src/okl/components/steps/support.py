@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from okl._compiled import class_steps, jit, loss_derivative, merge_into, row_norm
 from okl._jit import jit_inline
+import okl.components.header as H
 from okl.components.columns import (BUDGET, ETA, KA, KB_, KC, KIND, LOSS, M, MERGE, NOTHING, NSEEN, O_A, O_NRM, O_W,
                                     RULE, TRANSITION, row_is_sparse)
 from okl.components.maps.expansion import expansion_kernel
@@ -110,3 +111,37 @@ def support_slot(I, j):
     if I[j, RULE] == STOP:
         return -1
     return m % B
+
+
+# The single learners' per-event plan (:mod:`okl.engine.fastpath`; the header slots of
+# :mod:`okl.components.header`, H).
+
+
+@jit_inline
+def support_event_step(F, xs, g):
+    """The support step on the scaled row xs with loss derivative g (the rows B x d at ``O_SV``,
+    the coefficients at ``O_W``, the rows added in ``COUNTER``): 0, or TRANSITION_DUE (full under
+    STOP: nothing learned; the learner's Python takes the round)."""
+    if g != 0.0:
+        d = xs.shape[0]
+        counter = int(F[H.COUNTER])
+        B = int(F[H.M])
+        ow = int(F[H.O_W])
+        w = F[ow:ow + int(F[H.K])]
+        osv = int(F[H.O_SV])  # (QKLMS's quantisation, or the merge-nearest rule when full)
+        near = merge_into(int(F[H.KKIND]), F[H.KA], F[H.KB], F[H.KC], F[osv:osv + B * d].reshape((B, d)), counter,
+                          xs, F[H.MERGE], F[H.RULE] == MERGE_NEAREST)
+        if near >= 0:
+            w[near] += -F[H.ETA] * g
+        else:
+            slot = counter
+            if counter >= B:
+                if F[H.RULE] == STOP:
+                    return H.TRANSITION_DUE
+                slot = counter % B  # replace the oldest row
+            osv = int(F[H.O_SV]) + slot * d
+            for j in range(d):
+                F[osv + j] = xs[j]
+            w[slot] = -F[H.ETA] * g
+            F[H.COUNTER] = counter + 1
+    return 0
