@@ -28,6 +28,13 @@ def row_is_sparse(xi):
 
 
 @jit_inline
+def member_rows(F, I, j, col, nk, n):
+    """Member j's block at its offset ``I[j, col]`` as ``nk`` rows of n (K outputs' weights, or a
+    step's state per output)."""
+    return F[I[j, col]:I[j, col] + nk * n].reshape((nk, n))
+
+
+@jit_inline
 def feature_slot(F, I, j, q):
     """Member j's features in its slot q of F (k = ``I[j, K]`` entries at ``O_Z``)."""
     k = I[j, K]

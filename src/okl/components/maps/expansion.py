@@ -10,7 +10,7 @@ from __future__ import annotations
 from okl._compiled import jit, kernel_value, kernel_value_sparse, row_norm
 from okl._jit import jit_inline
 import okl.components.header as H
-from okl.components.columns import BUDGET, KA, KB_, KC, KIND, M, O_A, O_NRM, O_W, row_is_sparse
+from okl.components.columns import BUDGET, KA, KB_, KC, KIND, M, O_A, O_NRM, O_W, member_rows, row_is_sparse
 
 
 @jit
@@ -49,7 +49,7 @@ def expansion_outputs_k(F, I, R, j, x, xi, xv, q, nk, out):
     """Member j's K = ``nk`` kernel sums on row x into out (coefficients K x B), each kernel value
     computed once for the K outputs."""
     B = I[j, BUDGET]
-    alpha = F[I[j, O_W]:I[j, O_W] + nk * B].reshape((nk, B))
+    alpha = member_rows(F, I, j, O_W, nk, B)
     xn = row_norm(int(R[j, KIND]), xv)
     for o in range(nk):
         out[o] = 0.0

@@ -33,22 +33,17 @@ def fourier_from_projections(p, scale, z):
 
 
 @jit_inline
-def fourier_member_features(F, I, R, j, x, xi, xv, own, q, pre):
-    """Member j's features of row x into its slot q (auto's engine; ``UT`` at ``O_A``, the
-    projections' work at ``O_KB``): a sparse row sums the columns of its non-zeros, bit for bit
-    :func:`project_t` on the dense row. A member not ``own`` has directions twice its source's
-    (auto draws them so): the double angle of the source's features (:func:`double_angle`)."""
+def _member_features(F, I, R, j, x, xi, xv, own, q, project):
+    """Member j's features of row x into its slot q: ``project(F, I, R, j, x, xi, xv, p)`` writes
+    the D projections u_i^T x into p (work at ``O_KB``), then their cosines and sines; a member not
+    ``own`` has directions twice its source's (auto draws them so): the double angle of the
+    source's features (:func:`double_angle`)."""
     z = feature_slot(F, I, j, q)
     k = I[j, K]
     if own:
-        d = x.shape[0]
         D = k // 2
-        UT = F[I[j, O_A]:I[j, O_A] + d * D].reshape((d, D))
         p = F[I[j, O_KB]:I[j, O_KB] + D]
-        if row_is_sparse(xi):
-            sparse_axpy(UT, xi, xv, p)
-        else:
-            project_t(UT, x, p)
+        project(F, I, R, j, x, xi, xv, p)
         fourier_from_projections(p, 1.0 / math.sqrt(D), z)
     else:
         o = I[I[j, SRC], O_Z] + q * k
@@ -57,32 +52,48 @@ def fourier_member_features(F, I, R, j, x, xi, xv, own, q, pre):
 
 
 @jit_inline
-def generated_member_features(F, I, R, j, x, xi, xv, own, q, pre):
-    """:func:`fourier_member_features` of the ``"generated fourier"`` map: the columns of the row's
-    non-zeros generated (:mod:`okl.features.generated`; seed and kind in ``GSEED`` / ``GKIND``,
-    scale in ``GSCALE``), from the cache of C columns at ``O_A`` when it has one (``NL`` = C)."""
-    z = feature_slot(F, I, j, q)
-    k = I[j, K]
-    if own:
-        D = k // 2
-        p = F[I[j, O_KB]:I[j, O_KB] + D]
-        C = I[j, NL]
-        if row_is_sparse(xi):
-            nz, vals = xi, xv
-        else:  # (a dense row: its non-zeros found here)
-            nz = np.flatnonzero(x)
-            vals = x[nz]
-        if C > 0:
-            project_generated_cached(I[j, GSEED], I[j, GKIND], R[j, GSCALE], nz, vals, p,
-                                     F[I[j, O_A]:I[j, O_A] + C * D].reshape((C, D)),
-                                     F[I[j, O_A] + C * D:I[j, O_A] + C * (D + 1)])
-        else:
-            project_generated(I[j, GSEED], I[j, GKIND], R[j, GSCALE], nz, vals, p)
-        fourier_from_projections(p, 1.0 / math.sqrt(D), z)
+def _stored_projections(F, I, R, j, x, xi, xv, p):
+    """The projections on the stored directions (``UT`` at ``O_A``, d x D): a sparse row sums
+    the columns of its non-zeros, bit for bit :func:`project_t` on the dense row."""
+    d, D = x.shape[0], p.shape[0]
+    UT = F[I[j, O_A]:I[j, O_A] + d * D].reshape((d, D))
+    if row_is_sparse(xi):
+        sparse_axpy(UT, xi, xv, p)
     else:
-        o = I[I[j, SRC], O_Z] + q * k
-        double_angle(F[o:o + k], z)
-    return z
+        project_t(UT, x, p)
+
+
+@jit_inline
+def _generated_projections(F, I, R, j, x, xi, xv, p):
+    """The projections on the directions' columns of the row's non-zeros, generated
+    (:mod:`okl.features.generated`; seed and kind in ``GSEED`` / ``GKIND``, scale in ``GSCALE``),
+    from the cache of C columns at ``O_A`` when it has one (``NL`` = C)."""
+    D, C = p.shape[0], I[j, NL]
+    if row_is_sparse(xi):
+        nz, vals = xi, xv
+    else:  # (a dense row: its non-zeros found here)
+        nz = np.flatnonzero(x)
+        vals = x[nz]
+    if C > 0:
+        project_generated_cached(I[j, GSEED], I[j, GKIND], R[j, GSCALE], nz, vals, p,
+                                 F[I[j, O_A]:I[j, O_A] + C * D].reshape((C, D)),
+                                 F[I[j, O_A] + C * D:I[j, O_A] + C * (D + 1)])
+    else:
+        project_generated(I[j, GSEED], I[j, GKIND], R[j, GSCALE], nz, vals, p)
+
+
+@jit_inline
+def fourier_member_features(F, I, R, j, x, xi, xv, own, q, pre):
+    """The ``"fourier"`` map's features in auto's engine (:func:`_member_features` on the stored
+    directions)."""
+    return _member_features(F, I, R, j, x, xi, xv, own, q, _stored_projections)
+
+
+@jit_inline
+def generated_member_features(F, I, R, j, x, xi, xv, own, q, pre):
+    """The ``"generated fourier"`` map's features in auto's engine (:func:`_member_features` on
+    the generated directions)."""
+    return _member_features(F, I, R, j, x, xi, xv, own, q, _generated_projections)
 
 
 @jit

@@ -9,7 +9,7 @@ import numpy as np
 from okl._compiled import class_steps, jit, loss_derivative, sum_as_dot
 from okl._jit import jit_inline
 import okl.components.header as H
-from okl.components.columns import ETA, K, LOSS, NOTHING, NSEEN, O_W, UNMAP, feature_slot
+from okl.components.columns import ETA, K, LOSS, NOTHING, NSEEN, O_W, UNMAP, feature_slot, member_rows
 from okl.losses import SQUARED
 from okl.scaling import affine_from_symlog
 
@@ -129,8 +129,7 @@ def linear_sparse_outputs_one(F, I, R, j, x, xi, xv, q, out):
 @jit_inline
 def linear_sparse_outputs_k(F, I, R, j, x, xi, xv, q, nk, out):
     """:func:`linear_sparse_outputs_one` for K = ``nk`` outputs (weights K x k)."""
-    k = I[j, K]
-    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    W = member_rows(F, I, j, O_W, nk, I[j, K])
     for o in range(nk):
         out[o] = linear_value_sparse(W[o], xi, xv, I[j, UNMAP] != 0)
 
@@ -153,8 +152,7 @@ def linear_sparse_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
     the outputs, g work)."""
     lkind = I[j, LOSS]
     class_steps(lkind, f, y, 1.0, g)
-    k = I[j, K]
-    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    W = member_rows(F, I, j, O_W, nk, I[j, K])
     for o in range(nk):
         if g[o] != 0.0:
             linear_step_sparse(W[o], xi, xv, I[j, UNMAP] != 0, R[j, ETA] * g[o], lkind)

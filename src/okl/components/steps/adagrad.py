@@ -9,7 +9,7 @@ import numpy as np
 from okl._compiled import class_steps, loss_derivative
 from okl._jit import jit_inline, jit_vector
 import okl.components.header as H
-from okl.components.columns import K, LOSS, LR, NOTHING, NSEEN, O_G, O_W, feature_slot
+from okl.components.columns import K, LOSS, LR, NOTHING, NSEEN, O_G, O_W, feature_slot, member_rows
 
 
 @jit_vector
@@ -47,9 +47,8 @@ def adagrad_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
     """:func:`adagrad_learn_one` for K = ``nk`` one-vs-rest outputs (weights and sums K x k)."""
     class_steps(I[j, LOSS], f, y, 1.0, g)
     k = I[j, K]
-    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    W, G = member_rows(F, I, j, O_W, nk, k), member_rows(F, I, j, O_G, nk, k)
     z = feature_slot(F, I, j, q)
-    G = F[I[j, O_G]:I[j, O_G] + nk * k].reshape((nk, k))
     for o in range(nk):
         if g[o] != 0.0:
             adagrad_step(z, g[o], W[o], G[o], R[j, LR])

@@ -8,7 +8,8 @@ import math
 
 from okl._compiled import class_steps, jit, loss_derivative
 from okl._jit import jit_inline
-from okl.components.columns import ETA, K, LOSS, NOTHING, NSEEN, O_G, O_W, UNMAP, feature_slot, row_is_sparse
+from okl.components.columns import (ETA, K, LOSS, NOTHING, NSEEN, O_G, O_W, UNMAP, feature_slot, member_rows,
+                                    row_is_sparse)
 from okl.components.maps.linear import linear_features, nonzero_features, sparse_features
 
 
@@ -85,8 +86,7 @@ def nag_outputs_k(F, I, R, j, x, xi, xv, q, nk, out):
     """:func:`nag_outputs_one` for K = ``nk`` outputs (each its own sums and scales)."""
     idx, u = nag_features(F, I, j, x, xi, xv, q)
     k = I[j, K]
-    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
-    A = F[I[j, O_G]:I[j, O_G] + nk * (2 * k + 1)].reshape((nk, 2 * k + 1))
+    W, A = member_rows(F, I, j, O_W, nk, k), member_rows(F, I, j, O_G, nk, 2 * k + 1)
     for o in range(nk):
         out[o] = nag_value(W[o], A[o], idx, u)
 
@@ -107,9 +107,8 @@ def nag_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
     """:func:`nag_learn_one` for K = ``nk`` one-vs-rest outputs, each its own sums and scales."""
     class_steps(I[j, LOSS], f, y, 1.0, g)
     k = I[j, K]
-    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
     idx, u = nag_features(F, I, j, x, xi, xv, q)
-    A = F[I[j, O_G]:I[j, O_G] + nk * (2 * k + 1)].reshape((nk, 2 * k + 1))
+    W, A = member_rows(F, I, j, O_W, nk, k), member_rows(F, I, j, O_G, nk, 2 * k + 1)
     for o in range(nk):
         nag_step(W[o], A[o], idx, u, g[o], R[j, ETA], I[j, NSEEN] + 1)
     I[j, NSEEN] += 1

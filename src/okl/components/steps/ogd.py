@@ -9,7 +9,7 @@ from __future__ import annotations
 from okl._compiled import class_steps, loss_derivative, ogd_step, sub_scaled
 from okl._jit import jit_inline
 import okl.components.header as H
-from okl.components.columns import ETA, K, LOSS, NOTHING, NSEEN, O_W, feature_slot
+from okl.components.columns import ETA, K, LOSS, NOTHING, NSEEN, O_W, feature_slot, member_rows
 
 
 @jit_inline
@@ -29,8 +29,7 @@ def ogd_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
     """:func:`ogd_learn_one` for K = ``nk`` one-vs-rest outputs (weights K x k; y the class index)."""
     lkind = I[j, LOSS]
     class_steps(lkind, f, y, 1.0, g)
-    k = I[j, K]
-    W = F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k))
+    W = member_rows(F, I, j, O_W, nk, I[j, K])
     z = feature_slot(F, I, j, q)
     for o in range(nk):
         if g[o] != 0.0:

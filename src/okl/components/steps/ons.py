@@ -11,7 +11,7 @@ from okl._compiled import class_steps, dot, jit, loss_derivative
 from okl._jit import jit_inline
 import okl.components.header as H
 from okl.components.columns import (CB, COUNTER, ETA, K, LOSS, MARGIN_COUNTER, NOTHING, NSEEN, O_G, O_U, O_W, RHO,
-                                    UPDATE, feature_slot)
+                                    UPDATE, feature_slot, member_rows)
 from okl.components.steps.update_rounds import update_round_due
 from okl.linalg.inverse import matvec, matvec_after_update, symmetric_rank_one_apply
 
@@ -167,7 +167,7 @@ def ons_learn_k(F, I, R, j, x, xi, xv, y, f, q, nk, g):
         return UPDATE
     if any_:
         k = I[j, K]
-        ons_shared_step(feature_slot(F, I, j, q), F[I[j, O_W]:I[j, O_W] + nk * k].reshape((nk, k)),
+        ons_shared_step(feature_slot(F, I, j, q), member_rows(F, I, j, O_W, nk, k),
                         F[I[j, O_G]:I[j, O_G] + k * k].reshape((k, k)), g, CODE_PROJECTION_EPS, R[j, CB],
                         F[I[j, O_U]:I[j, O_U] + k])
     I[j, NSEEN] += 1
