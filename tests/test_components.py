@@ -156,3 +156,33 @@ def test_the_dispatch_is_generated_from_the_table():
             module, _, name = target.rpartition(".")
             assert f"{name}({generate.SITES[site]})" in text, (comp.name, site)
             assert name in vars(importlib.import_module(module)), target
+
+
+def test_map_and_step_codes_are_compared_in_the_dispatch_only():
+    """No compiled path, layout or learner names a component by its code: outside the generated
+    okl/components/dispatch.py no line compares a member's (or a per-event plan's) map or step
+    column with a code, and none compares with a code constant of the table."""
+    import pathlib
+    import re
+
+    import okl.components as components
+
+    src = pathlib.Path(components.__file__).parent.parent
+    maps = ("EXPANSION", "KERNEL_MAP", "FOURIER_MAP", "LINEAR_MAP", "WINDOW", "WARMUP", "GENERATED_FOURIER",
+            "COLUMN_EXPANSION")
+    steps = ("SUPPORT", "OGD", "ADAGRAD", "ONS", "STORE", "NAG", "KRLST", "ALD_KRLS", "WINDOW_KRLS",
+             "AFFINE_PROJECTION", "BUDGETED_SGD", "PROJECTION", "BUDGETED_PA", "FORGETRON", "EX_KRLS",
+             "RANDOM_BUDGET_PERCEPTRON", "BOGD", "NORMA")
+    assert {getattr(components, n) for n in maps} == {c.code for c in components.MAPS.values()}
+    assert {getattr(components, n) for n in steps} == {c.code for c in STEPS.values()} - {-1}
+    codes = "|".join((*maps, *steps, "FIRST_DICTIONARY_STEP"))
+    column = re.compile(r"\b(?:MAP|STEP)\]\s*(?:==|!=|>=|<=|<|>)(?!\s*I\[)")
+    constant = re.compile(r"(?:(?:==|!=|>=|<=)\s*|\bin\s*\(\s*)(?:%s)\b" % codes)
+    found = [f"{path.relative_to(src)}:{i}" for path in src.rglob("*.py") if path.name != "dispatch.py"
+             for i, line in enumerate(path.read_text().splitlines(), 1)
+             if column.search(line) or constant.search(line)]
+    assert found == [], found
+    # (the check sees a comparison: one written into a module is found)
+    assert column.search("if I[j, MAP] == 3:") and constant.search("elif st == ADAGRAD:")
+    assert constant.search("if mp in (WINDOW, KERNEL_MAP):") and not column.search("I[j, UNMAP] != 0")
+    assert not column.search("if I[i, MAP] == I[j, MAP]:")  # (two members' maps: no code named)

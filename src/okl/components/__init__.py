@@ -122,7 +122,7 @@ EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIE
 (SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS, AFFINE_PROJECTION, BUDGETED_SGD,
  PROJECTION, BUDGETED_PA, FORGETRON, EX_KRLS, RANDOM_BUDGET_PERCEPTRON, BOGD, NORMA) = range(18)
 #: the first code of the steps that keep their own dictionary and declare their state (every code
-#: from it on: :data:`DICTIONARY_MAPS`)
+#: from it on; each takes one map, ``Component.takes``)
 FIRST_DICTIONARY_STEP = KRLST
 
 #: the paths that run a component: the single learners' per-event plan, auto's engine with one
@@ -147,6 +147,10 @@ class Component:
     #: a step that keeps its own dictionary: its compiled round, "module.function"
     #: (:mod:`okl.components.dispatch`, generated from these entries, calls it)
     member_round: str = ""
+    #: a step that takes one map only (it reads and writes that map's arrays): its name
+    takes: str = ""
+    #: a step whose own update rounds the engines run (``Plan.rho``: the learner's Python takes them)
+    update_rounds: bool = False
     #: its member functions in auto's engine, (site, "module.function") for the sites of
     #: :data:`okl.components.generate.SITES` (the generated dispatch calls them)
     member: tuple[tuple[str, str], ...] = ()
@@ -161,6 +165,12 @@ class Component:
     #: shape its state ``A`` must have (None: it keeps none)
     event_layout: Any = None
     event_state: Any = None
+    #: shared work in auto's engine (Python): ``share_parameters(I, R, j)`` before the layout (from
+    #: the members' parameters; returns the columns whose parts member j no longer needs) and
+    #: ``share_arrays(F, I, R, j, dim)`` after it: member j reads (``I[j, SRC]``) or derives its
+    #: features from another member's
+    share_parameters: Any = None
+    share_arrays: Any = None
 
     @property
     def has_features(self) -> bool:
@@ -184,14 +194,15 @@ def _member(module: str, **sites: str) -> tuple[tuple[str, str], ...]:
     return tuple((site.replace("_", " "), f"okl.components.{module}.{name}") for site, name in sites.items())
 
 
-def _dictionary_step(name: str, code: int, module, member_round: str, doc: str, prefix: str = "") -> Component:
-    """A step that keeps its own dictionary: it reads the budget, kernel and counter of its map,
-    runs in auto's engine, and its spec is its module's (``{prefix}CONSTANTS``, ``{prefix}STATE`` or
-    the module's ``STATE``, ``WORK``; :mod:`okl.components.spec`), its compiled round
-    ``member_round`` there."""
+def _dictionary_step(name: str, code: int, module, member_round: str, doc: str, prefix: str = "",
+                     takes: str = "column expansion") -> Component:
+    """A step that keeps its own dictionary over the map it ``takes``: it reads the budget, kernel
+    and counter of its map, runs in auto's engine, and its spec is its module's
+    (``{prefix}CONSTANTS``, ``{prefix}STATE`` or the module's ``STATE``, ``WORK``;
+    :mod:`okl.components.spec`), its compiled round ``member_round`` there."""
     state = getattr(module, prefix + "STATE", module.STATE if hasattr(module, "STATE") else None)
     return Component(name, code, ("budget", "kernel", "counts"), (ENGINE,), doc, getattr(module, prefix + "CONSTANTS"),
-                     state, module.WORK, f"{module.__name__}.{member_round}")
+                     state, module.WORK, f"{module.__name__}.{member_round}", takes=takes)
 
 
 MAPS = {c.name: c for c in (
@@ -204,11 +215,13 @@ MAPS = {c.name: c for c in (
     Component("kernel", KERNEL_MAP, ("LT", "P", "kernel"), (EVENT, ENGINE, K_OUTPUTS), "z = P^T kappa_L(x)",
               member=_member("maps.kernel", features="kernel_member_features",
                              block_features="kernel_block_features", event_features="kernel_event_features"),
-              layout=kernel.kernel_layout, norms=kernel.kernel_norms, event_layout=kernel.kernel_event_layout),
+              layout=kernel.kernel_layout, norms=kernel.kernel_norms, event_layout=kernel.kernel_event_layout,
+              share_arrays=kernel.kernel_shares),
     Component("fourier", FOURIER_MAP, ("UT",), (EVENT, ENGINE, K_OUTPUTS), "z = [cos Ux, sin Ux] / sqrt(D)",
               member=_member("maps.fourier", features="fourier_member_features",
                              event_features="fourier_event_features"),
-              layout=fourier.fourier_layout, event_layout=fourier.fourier_event_layout),
+              layout=fourier.fourier_layout, event_layout=fourier.fourier_event_layout,
+              share_arrays=fourier.fourier_shares),
     Component("linear", LINEAR_MAP, ("features",), (EVENT, ENGINE, K_OUTPUTS), "z = [x, 1]",
               member=_member("maps.linear", features="linear_member_features",
                              sparse_outputs_one="linear_sparse_outputs_one",
@@ -225,7 +238,7 @@ MAPS = {c.name: c for c in (
     Component("generated fourier", GENERATED_FOURIER, ("generator", "features"), (ENGINE, K_OUTPUTS),
               "z = [cos Ux, sin Ux] / sqrt(D), U's columns generated",
               member=_member("maps.fourier", features="generated_member_features"),
-              layout=fourier.generated_layout),
+              layout=fourier.generated_layout, share_parameters=fourier.generated_shares),
     Component("column expansion", COLUMN_EXPANSION, ("SV", "budget", "kernel", "counts"), (ENGINE,),
               "f = sum_{j<m} alpha_j kappa(s_j, x), the rows as columns",
               member=_member("maps.columns", outputs_one="columns_outputs_one"), layout=columns.columns_layout),
@@ -244,19 +257,20 @@ STEPS = {c.name: c for c in (
     Component("ons", ONS, ("A", "eta", "C"), (EVENT, ENGINE, K_OUTPUTS), "the code's ONS on sketched features",
               member=_member("steps.ons", learn_one="ons_learn_one", learn_k="ons_learn_k",
                              event_step="ons_event_step"),
-              layout=ons.ons_layout, sync=ons.ons_sync, event_state=ons.ons_event_state),
+              layout=ons.ons_layout, sync=ons.ons_sync, event_state=ons.ons_event_state, update_rounds=True),
     Component("store", STORE, (), (ENGINE, K_OUTPUTS), "store the row and its label",
               member=_member("maps.window", learn_one="store_learn_one", learn_k="store_learn_k")),
     Component("nag", NAG, ("A", "eta"), (ENGINE, K_OUTPUTS), "w_i -= eta sqrt(t / N) g z_i / (s_i sqrt(G_i))",
-              member=_member("steps.nag", outputs_one="nag_outputs_one", outputs_k="nag_outputs_k",
+              takes="linear", member=_member("steps.nag", outputs_one="nag_outputs_one", outputs_k="nag_outputs_k",
                              learn_one="nag_learn_one", learn_k="nag_learn_k"),
               layout=nag.nag_layout),
     Component("none", -1, (), (EVENT,), "nothing learned (the width window buffers the row)"),
-    _dictionary_step("krls-t", KRLST, krlst, "krlst_member_round", "the GP posterior over the dictionary"),
+    _dictionary_step("krls-t", KRLST, krlst, "krlst_member_round", "the GP posterior over the dictionary",
+                     takes="expansion"),
     _dictionary_step("ald-krls", ALD_KRLS, krls, "ald_member_round", "recursive least squares, ALD admission",
-                     "ALD_"),
+                     "ALD_", takes="expansion"),
     _dictionary_step("window-krls", WINDOW_KRLS, krls, "window_member_round",
-                     "recursive least squares on a sliding or fixed-budget window", "WINDOW_"),
+                     "recursive least squares on a sliding or fixed-budget window", "WINDOW_", takes="expansion"),
     _dictionary_step("affine projection", AFFINE_PROJECTION, kap, "kap_member_round",
                      "coherence admission, affine projection of order p"),
     _dictionary_step("budgeted sgd", BUDGETED_SGD, bsgd, "bsgd_member_round",
@@ -268,21 +282,14 @@ STEPS = {c.name: c for c in (
     _dictionary_step("forgetron", FORGETRON, forgetron, "forgetron_member_round",
                      "the self-tuned Forgetron: shrink, drop the oldest"),
     _dictionary_step("ex-krls", EX_KRLS, exkrls, "exkrls_member_round",
-                     "extended KRLS: the tracking model's Kalman step"),
+                     "extended KRLS: the tracking model's Kalman step", takes="expansion"),
     _dictionary_step("random budget perceptron", RANDOM_BUDGET_PERCEPTRON, removals, "rbp_member_round",
                      "RBP: on a mistake add the row, past the budget remove a uniform draw", "RBP_"),
     _dictionary_step("bogd", BOGD, removals, "bogd_member_round",
                      "BOGD: a gradient step, past the budget remove a uniform draw and rescale", "BOGD_"),
     _dictionary_step("norma", NORMA, kogd, "norma_member_round",
-                     "KOGD / NORMA: decay, add the row on a nonzero loss derivative"),
+                     "KOGD / NORMA: decay, add the row on a nonzero loss derivative", takes="expansion"),
 )}
-#: the map of each step that keeps its own dictionary (it reads and writes that map's rows)
-DICTIONARY_MAPS = {"krls-t": "expansion", "ald-krls": "expansion", "window-krls": "expansion",
-                   "affine projection": "column expansion", "budgeted sgd": "column expansion",
-                   "projection": "column expansion", "budgeted pa": "column expansion",
-                   "forgetron": "column expansion", "ex-krls": "expansion",
-                   "random budget perceptron": "column expansion", "bogd": "column expansion",
-                   "norma": "expansion"}
 BUDGET_RULES = {"stop": STOP, "replace oldest": REPLACE_OLDEST, "merge nearest": MERGE_NEAREST}
 
 
@@ -336,17 +343,14 @@ class Plan:
             raise ValueError(f"Plan: budget_rule must be one of {sorted(BUDGET_RULES)}, got {self.budget_rule!r}")
         if self.merge_above is not None and not 0.0 < self.merge_above <= 1.0:
             raise ValueError(f"Plan: merge_above must be a kernel value in (0, 1], got {self.merge_above!r}")
-        if self.step == "nag" and self.map != "linear":
-            raise ValueError(f"Plan: the 'nag' step takes the 'linear' map, got {self.map!r}")
         step = STEPS[self.step]
+        if step.takes and self.map != step.takes:
+            raise ValueError(f"Plan: the {self.step!r} step takes the {step.takes!r} map, got {self.map!r}")
         if {name for name, _ in self.state} != {f.name for f in step.state} or len(self.constants) != len(
                 step.constants):
             raise ValueError(f"Plan: the {self.step!r} step declares the state {[f.name for f in step.state]} and "
                              f"the constants {list(step.constants)}, got {[n for n, _ in self.state]} and "
                              f"{len(self.constants)} constants")
-        if self.state and self.map != DICTIONARY_MAPS[self.step]:
-            raise ValueError(f"Plan: the {self.step!r} step takes the {DICTIONARY_MAPS[self.step]!r} map, got "
-                             f"{self.map!r}")
         unset = [name for name in MAPS[self.map].reads + STEPS[self.step].reads if _unset(self, name)]
         if unset:
             raise ValueError(f"Plan: the {self.map!r} map with the {self.step!r} step needs {unset}")
@@ -376,7 +380,7 @@ class Plan:
             return False
         if path == EVENT:
             return not self.unmap
-        return self.shrink == 1.0 and (self.rho is None or self.step == "ons")
+        return self.shrink == 1.0 and (self.rho is None or STEPS[self.step].update_rounds)
 
 
 def runs_everywhere(composition, path: str) -> bool:

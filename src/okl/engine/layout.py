@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from okl.components import FOURIER_MAP, GENERATED_FOURIER, K_OUTPUTS, KERNEL_MAP, MAPS, STEPS
-from okl.components.columns import (CB, COUNTER, ETA, GKIND, GSCALE, GSEED, I_COLS, K, KA, KB_, KC, KIND, LOSS,
-                                    LR, M, MAP, MERGE, NL, NOUT, NSEEN, ORDER, O_A, O_G, O_KB, O_P, O_W, O_Z, PY, RULE,
-                                    R_COLS, SRC, STEP)
+from okl.components import K_OUTPUTS, MAPS, STEPS
+from okl.components.columns import (CB, COUNTER, ETA, I_COLS, K, KA, KB_, KC, KIND, LOSS, LR, M, MAP, MERGE, NOUT,
+                                    NSEEN, ORDER, O_G, O_KB, O_W, O_Z, PY, RULE, R_COLS, SRC, STEP)
 from okl.engine.aggregation import AGG_HEAD
 from okl.engine.core import state_size, state_views
 
@@ -40,20 +39,12 @@ class Engine:
             I[j, MAP] = PY
             if plan is not None:
                 parts += [(j, col, p, attr) for col, p, attr in _lay_out(plan, m, I[j], R[j])]
-        # generated Fourier members with the seed and kind of another at half their scale: the double
-        # angle of its features (auto draws them so), and no column cache of their own
-        for j in range(N):
-            for i in range(N):
-                if i != j and I[i, MAP] == I[j, MAP] == GENERATED_FOURIER and I[i, K] == I[j, K] \
-                        and I[i, GSEED] == I[j, GSEED] and I[i, GKIND] == I[j, GKIND] \
-                        and R[j, GSCALE] != 0.0 and R[j, GSCALE] == 2.0 * R[i, GSCALE]:
-                    I[j, SRC] = i
-                    break
-        for j in range(N):
-            if I[j, MAP] == GENERATED_FOURIER and I[j, SRC] != j:
-                I[j, NL] = 0  # (should its source leave the pool, it generates its columns uncached)
-        parts = [part for part in parts if not (I[part[0], MAP] == GENERATED_FOURIER and part[1] == O_A
-                                                and I[part[0], SRC] != part[0])]
+        # shared work its map finds from the members' parameters (generated Fourier directions)
+        dropped = set()
+        for j, plan in enumerate(self.plans):
+            if plan is not None and MAPS[plan.map].share_parameters is not None:
+                dropped.update((j, col) for col in MAPS[plan.map].share_parameters(I, R, j))
+        parts = [part for part in parts if (part[0], part[1]) not in dropped]
         size = sum(p if isinstance(p, int) else p.size for _, _, p, _ in parts)
         self.F = F = np.zeros(max(size, 1))
         pos = 0
@@ -69,24 +60,12 @@ class Engine:
         for j, plan in enumerate(self.plans):  # the stored rows' norms (sparse rows' kernel values)
             if plan is not None and MAPS[plan.map].norms is not None:
                 MAPS[plan.map].norms(F, I, R, j, dim)
-        # members with the same features read the first one's (NOGD's two steps at one width)
-        for j in range(N):
-            for i in range(j):
-                if I[i, MAP] == I[j, MAP] == KERNEL_MAP and I[i, SRC] == i and I[i, K] == I[j, K] \
-                        and I[i, NL] == I[j, NL] and (R[i, :4] == R[j, :4]).all() \
-                        and np.array_equal(self._block(i, O_A, dim * I[i, NL]), self._block(j, O_A, dim * I[j, NL])) \
-                        and np.array_equal(self._block(i, O_P, I[i, NL] * I[i, K]), self._block(j, O_P, I[j, NL] * I[j, K])):
-                    I[j, SRC], I[j, O_Z] = i, I[i, O_Z]
-                    break
-        # FOGD members whose directions are twice another's (auto draws them so): the double angle
-        # of that member's features (the ratio doubles a non-zero norm: no cycle)
-        for j in range(N):
-            for i in range(N):
-                if i != j and I[i, MAP] == I[j, MAP] == FOURIER_MAP and I[i, K] == I[j, K]:
-                    Uj = self._block(j, O_A, dim * (I[j, K] // 2))
-                    if Uj.any() and np.array_equal(2.0 * self._block(i, O_A, dim * (I[i, K] // 2)), Uj):
-                        I[j, SRC] = i
-                        break
+        # shared work its map finds from the arrays: members with the same kernel map read the first
+        # one's features (NOGD's two steps at one width), Fourier members whose directions are twice
+        # another's take the double angle of its features
+        for j, plan in enumerate(self.plans):
+            if plan is not None and MAPS[plan.map].share_arrays is not None:
+                MAPS[plan.map].share_arrays(F, I, R, j, dim)
         order, placed = [], set()
         while len(order) < N:  # sources first (a member reading a source placed before it)
             for j in range(N):
@@ -94,7 +73,7 @@ class Engine:
                     order.append(j)
                     placed.add(j)
         I[:, ORDER] = order
-        self.py = [j for j in range(N) if I[j, MAP] == PY]
+        self.py = [j for j, plan in enumerate(self.plans) if plan is None]  # (PY members)
         #: whether a member's step keeps its own dictionary (the engine's root with those steps)
         self.dictionaries = any(p is not None and bool(STEPS[p.step].member_round) for p in self.plans)
         # the aggregation's state (copied in; the learner takes the views back) and work spaces
@@ -115,9 +94,6 @@ class Engine:
         #: engine, on the mixture it returns (okl.engine.aggregation.stack_predict)
         self.stack = self.agg[AGG_HEAD:] if self.agg.shape[0] > AGG_HEAD and not self.classification else None
         self.stale = False
-
-    def _block(self, j, col, n):
-        return self.F[self.I[j, col]:self.I[j, col] + n]
 
     def sync(self) -> None:
         """Write the counters the engine advanced back to the member objects (a stale layout was

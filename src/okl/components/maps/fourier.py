@@ -11,7 +11,8 @@ from okl._compiled import jit, rows_axpy, sparse_axpy
 from okl._jit import jit_inline
 import okl.components.header as H
 from okl._vecmath import sincos_scaled_into
-from okl.components.columns import GKIND, GSCALE, GSEED, K, NL, O_A, O_KB, O_Z, SRC, feature_slot, row_is_sparse
+from okl.components.columns import (GKIND, GSCALE, GSEED, K, MAP, NL, O_A, O_KB, O_Z, SRC, feature_slot,
+                                    row_is_sparse)
 from okl.features.generated import CACHE_COLUMNS, project_generated, project_generated_cached
 
 
@@ -148,3 +149,28 @@ def fourier_event_layout(plan):
     """(m, k, fixed parts): D directions, 2D features, the directions transposed."""
     D = plan.UT.shape[1]
     return D, 2 * D, {"A": plan.UT}
+
+
+def generated_shares(I, R, j) -> tuple:
+    """Before the layout: generated member j whose seed, kind and features are another member's
+    at twice its scale (auto draws them so) takes the double angle of that member's features
+    (``I[j, SRC]``), and keeps no column cache of its own (should its source leave the pool, it
+    generates its columns uncached). Returns the columns whose parts it no longer needs."""
+    for i in range(I.shape[0]):
+        if i != j and I[i, MAP] == I[j, MAP] and I[i, K] == I[j, K] and I[i, GSEED] == I[j, GSEED] \
+                and I[i, GKIND] == I[j, GKIND] and R[j, GSCALE] != 0.0 and R[j, GSCALE] == 2.0 * R[i, GSCALE]:
+            I[j, SRC], I[j, NL] = i, 0
+            return (O_A,)
+    return ()
+
+
+def fourier_shares(F, I, R, j, dim) -> None:
+    """After the layout: member j whose directions are twice another's (auto draws them so: the
+    ratio doubles a non-zero norm, no cycle) takes the double angle of that member's features."""
+    D = I[j, K] // 2
+    Uj = F[I[j, O_A]:I[j, O_A] + dim * D]
+    for i in range(I.shape[0]):
+        if i != j and I[i, MAP] == I[j, MAP] and I[i, K] == I[j, K]:
+            if Uj.any() and np.array_equal(2.0 * F[I[i, O_A]:I[i, O_A] + dim * D], Uj):
+                I[j, SRC] = i
+                return

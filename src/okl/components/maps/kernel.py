@@ -13,7 +13,8 @@ import numpy as np
 from okl._compiled import column_norms_t, kernel_features_rows, kernel_row_t, kernel_row_t_sparse, row_norm, rows_axpy
 from okl._jit import jit_inline
 import okl.components.header as H
-from okl.components.columns import K, KA, KB_, KC, KIND, NL, O_A, O_KB, O_NRM, O_P, O_Z, feature_slot, row_is_sparse
+from okl.components.columns import (K, KA, KB_, KC, KIND, MAP, NL, O_A, O_KB, O_NRM, O_P, O_Z, SRC, feature_slot,
+                                    row_is_sparse)
 
 
 @jit_inline
@@ -90,3 +91,17 @@ def kernel_event_layout(plan):
     """(m, k, fixed parts): the landmarks and features, the landmarks transposed and P."""
     m, k = plan.P.shape
     return m, k, {"A": plan.LT, "P": plan.P}
+
+
+def kernel_shares(F, I, R, j, dim) -> None:
+    """After the layout: member j whose map equals an earlier member's (the same kernel, landmarks
+    and projection: NOGD's two steps at one width in classification, whose stage 1 is the same)
+    reads that member's features (``I[j, SRC]``, its slot ``O_Z``), computed once a round for both."""
+    nl, k = I[j, NL], I[j, K]
+    for i in range(j):
+        if I[i, MAP] == I[j, MAP] and I[i, SRC] == i and I[i, K] == k and I[i, NL] == nl \
+                and (R[i, :4] == R[j, :4]).all() \
+                and np.array_equal(F[I[i, O_A]:I[i, O_A] + dim * nl], F[I[j, O_A]:I[j, O_A] + dim * nl]) \
+                and np.array_equal(F[I[i, O_P]:I[i, O_P] + nl * k], F[I[j, O_P]:I[j, O_P] + nl * k]):
+            I[j, SRC], I[j, O_Z] = i, I[i, O_Z]
+            return
