@@ -18,6 +18,7 @@ from okl.learners.forgetron import Forgetron
 from okl.learners.knlms import KAP, KNLMS
 from okl.learners.kogd import KOGD
 from okl.learners.projectron import Projectron, ProjectronPlusPlus
+from okl.learners.raker import AdaRaker, Raker
 from okl.learners.rbp import RBP
 from okl.learners.krls import FBKRLS, KRLS, SWKRLS
 from okl.learners.krlst import KRLST
@@ -169,10 +170,10 @@ def test_map_and_step_codes_are_compared_in_the_dispatch_only():
 
     src = pathlib.Path(components.__file__).parent.parent
     maps = ("EXPANSION", "KERNEL_MAP", "FOURIER_MAP", "LINEAR_MAP", "WINDOW", "WARMUP", "GENERATED_FOURIER",
-            "COLUMN_EXPANSION")
+            "COLUMN_EXPANSION", "FOURIER_KERNELS")
     steps = ("SUPPORT", "OGD", "ADAGRAD", "ONS", "STORE", "NAG", "KRLST", "ALD_KRLS", "WINDOW_KRLS",
              "AFFINE_PROJECTION", "BUDGETED_SGD", "PROJECTION", "BUDGETED_PA", "FORGETRON", "EX_KRLS",
-             "RANDOM_BUDGET_PERCEPTRON", "BOGD", "NORMA")
+             "RANDOM_BUDGET_PERCEPTRON", "BOGD", "NORMA", "EXPONENTIAL_WEIGHTS")
     assert {getattr(components, n) for n in maps} == {c.code for c in components.MAPS.values()}
     assert {getattr(components, n) for n in steps} == {c.code for c in STEPS.values()} - {-1}
     codes = "|".join((*maps, *steps, "FIRST_DICTIONARY_STEP"))
@@ -186,3 +187,24 @@ def test_map_and_step_codes_are_compared_in_the_dispatch_only():
     assert column.search("if I[j, MAP] == 3:") and constant.search("elif st == ADAGRAD:")
     assert constant.search("if mp in (WINDOW, KERNEL_MAP):") and not column.search("I[j, UNMAP] != 0")
     assert not column.search("if I[i, MAP] == I[j, MAP]:")  # (two members' maps: no code named)
+
+
+@pytest.mark.parametrize("name, cls, loss, params", [
+    ("raker", Raker, "squared", {}), ("raker", Raker, "hinge", {"reg": 1e-3}),
+    ("adaraker", AdaRaker, "squared", {}),
+    ("adaraker", AdaRaker, "hinge", {"restart_share": "interval", "step_schedule": "inverse sqrt"})])
+def test_random_feature_multikernel_runs_in_autos_engine_as_its_own_path_would(monkeypatch, name, cls, loss, params):
+    """Raker and AdaRaker (the "fourier kernels" map with the "exponential weights" step): the
+    engine's member equals the member on its own Python path, bit for bit: decisions, weights,
+    exponents and stats, AdaRaker's restarts included (instances restart every 8 x 2^k rounds)."""
+    X, y = friedman_regression(400) if loss == "squared" else okl.load_dataset("german")
+    X, y = X[:400], y[:400]
+    m, out, member = _auto_with(name, X, y, 250, loss=loss, **params)
+    assert m.diagnostics()["members_outside_engine"] == 0 and member.stats_[0] == 400
+    monkeypatch.setattr(cls, "composition", ())
+    m2, out2, member2 = _auto_with(name, X, y, 250, loss=loss, **params)
+    assert m2.diagnostics()["members_outside_engine"] == 1
+    assert np.array_equal(out, out2)
+    for attr in cls._state_attrs:
+        assert np.array_equal(getattr(member, attr), getattr(member2, attr)), attr
+    assert not np.array_equal(member.theta_, 0.0 * member.theta_)

@@ -113,16 +113,17 @@ import numpy as np
 from okl.components.spec import Field, block_size
 from okl.components.maps import columns, expansion, fourier, kernel, linear, warmup, window
 from okl.components.steps import (adagrad, bpas, bsgd, exkrls, forgetron, kap, kogd, krls, krlst, nag, ons,
-                                  projectron, removals)
+                                  projectron, raker, removals)
 from okl.components.steps.support import MERGE_NEAREST, REPLACE_OLDEST, STOP  # (the budget rules' codes)
 
 #: map codes (the compiled paths' dispatch)
-EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER, COLUMN_EXPANSION = range(8)
+(EXPANSION, KERNEL_MAP, FOURIER_MAP, LINEAR_MAP, WINDOW, WARMUP, GENERATED_FOURIER, COLUMN_EXPANSION,
+ FOURIER_KERNELS) = range(9)
 #: step codes
 (SUPPORT, OGD, ADAGRAD, ONS, STORE, NAG, KRLST, ALD_KRLS, WINDOW_KRLS, AFFINE_PROJECTION, BUDGETED_SGD,
- PROJECTION, BUDGETED_PA, FORGETRON, EX_KRLS, RANDOM_BUDGET_PERCEPTRON, BOGD, NORMA) = range(18)
+ PROJECTION, BUDGETED_PA, FORGETRON, EX_KRLS, RANDOM_BUDGET_PERCEPTRON, BOGD, NORMA, EXPONENTIAL_WEIGHTS) = range(19)
 #: the first code of the steps that keep their own dictionary and declare their state (every code
-#: from it on; each takes one map, ``Component.takes``)
+#: from it to NORMA; each takes one map, ``Component.takes``)
 FIRST_DICTIONARY_STEP = KRLST
 
 #: the paths that run a component: the single learners' per-event plan, auto's engine with one
@@ -242,6 +243,9 @@ MAPS = {c.name: c for c in (
     Component("column expansion", COLUMN_EXPANSION, ("SV", "budget", "kernel", "counts"), (ENGINE,),
               "f = sum_{j<m} alpha_j kappa(s_j, x), the rows as columns",
               member=_member("maps.columns", outputs_one="columns_outputs_one"), layout=columns.columns_layout),
+    Component("fourier kernels", FOURIER_KERNELS, ("UT",), (ENGINE,),
+              "z = [z_1(x), ..., z_P(x)], P Fourier maps of the widths s_p",
+              member=_member("maps.fourier", features="kernels_member_features"), layout=fourier.kernels_layout),
 )}
 STEPS = {c.name: c for c in (
     Component("support", SUPPORT, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "alpha_new = -eta g",
@@ -287,6 +291,10 @@ STEPS = {c.name: c for c in (
                      "RBP: on a mistake add the row, past the budget remove a uniform draw", "RBP_"),
     _dictionary_step("bogd", BOGD, removals, "bogd_member_round",
                      "BOGD: a gradient step, past the budget remove a uniform draw and rescale", "BOGD_"),
+    Component("exponential weights", EXPONENTIAL_WEIGHTS, ("eta",), (ENGINE,),
+              "theta_p -= eta l'(f_p) z_p; the kernels' (and instances') exponential weights", takes="fourier kernels",
+              member=_member("steps.raker", outputs_one="raker_outputs_one", learn_one="raker_learn_one"),
+              layout=raker.raker_layout),
     _dictionary_step("norma", NORMA, kogd, "norma_member_round",
                      "KOGD / NORMA: decay, add the row on a nonzero loss derivative", takes="expansion"),
 )}

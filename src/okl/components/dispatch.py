@@ -23,7 +23,8 @@ from okl.components.spec import ROUND_FAILED, ROUND_IN_PYTHON
 from okl.components.steps.update_rounds import update_round_due
 from okl.components.maps.columns import columns_outputs_one
 from okl.components.maps.expansion import expansion_event_decision, expansion_outputs_k, expansion_outputs_one
-from okl.components.maps.fourier import fourier_event_features, fourier_member_features, generated_member_features
+from okl.components.maps.fourier import (fourier_event_features, fourier_member_features, generated_member_features,
+                                         kernels_member_features)
 from okl.components.maps.kernel import kernel_block_features, kernel_event_features, kernel_member_features
 from okl.components.maps.linear import (linear_event_features, linear_member_features, linear_sparse_learn_k,
                                         linear_sparse_learn_one, linear_sparse_outputs_k, linear_sparse_outputs_one)
@@ -42,6 +43,7 @@ from okl.components.steps.nag import nag_learn_k, nag_learn_one, nag_outputs_k, 
 from okl.components.steps.ogd import ogd_event_step, ogd_learn_k, ogd_learn_one
 from okl.components.steps.ons import ons_event_step, ons_learn_k, ons_learn_one
 from okl.components.steps.projectron import projectron_member_round
+from okl.components.steps.raker import raker_learn_one, raker_outputs_one
 from okl.components.steps.removals import bogd_member_round, rbp_member_round
 from okl.components.steps.support import support_event_step, support_learn_k, support_learn_one
 
@@ -73,7 +75,9 @@ def member_features(F, I, R, j, x, xi, xv, own, q, pre):
         return fourier_member_features(F, I, R, j, x, xi, xv, own, q, pre)
     elif mp == 3:  # linear
         return linear_member_features(F, I, R, j, x, xi, xv, own, q, pre)
-    return generated_member_features(F, I, R, j, x, xi, xv, own, q, pre)  # generated fourier
+    elif mp == 6:  # generated fourier
+        return generated_member_features(F, I, R, j, x, xi, xv, own, q, pre)
+    return kernels_member_features(F, I, R, j, x, xi, xv, own, q, pre)  # fourier kernels
 
 
 @jit
@@ -104,6 +108,8 @@ def member_outputs_one(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
         columns_outputs_one(F, I, R, j, x, xi, xv, q, out)
     elif st == 5:  # nag
         nag_outputs_one(F, I, R, j, x, xi, xv, q, out)
+    elif st == 18:  # exponential weights
+        raker_outputs_one(F, I, R, j, x, xi, xv, q, out)
     elif sparse_linear(I, j, x, xi):
         linear_sparse_outputs_one(F, I, R, j, x, xi, xv, q, out)
     else:
@@ -127,6 +133,8 @@ def member_learn_one(F, I, R, j, x, xi, xv, y, out, q, nk, g):
         return store_learn_one(F, I, R, j, x, xi, xv, y, out, q)
     elif st == 5:  # nag
         return nag_learn_one(F, I, R, j, x, xi, xv, y, out, q)
+    elif st == 18:  # exponential weights
+        return raker_learn_one(F, I, R, j, x, xi, xv, y, out, q)
     elif sparse_linear(I, j, x, xi):
         return linear_sparse_learn_one(F, I, R, j, x, xi, xv, y, out, q)
     return ogd_learn_one(F, I, R, j, x, xi, xv, y, out, q)
@@ -231,7 +239,7 @@ def dictionary_learn(F, I, R, j, x, y, f):
 def member_learn_dictionary(F, I, R, j, x, xi, xv, y, out, q, nk, g):
     """:func:`member_learn_one`, or the step of a member that keeps its own dictionary
     (:func:`dictionary_learn`)."""
-    if I[j, STEP] >= 6:
+    if 6 <= I[j, STEP] <= 17:
         return dictionary_learn(F, I, R, j, x, y, out[0])
     return member_learn_one(F, I, R, j, x, xi, xv, y, out, q, nk, g)
 

@@ -95,6 +95,8 @@ def render() -> str:
     features = _sites(MAPS, "features")
     dictionary = sorted((c for c in STEPS.values() if c.member_round), key=lambda c: c.code)
     linear, linear_name, _ = _one(MAPS, "sparse outputs one")
+    if [c.code for c in dictionary] != list(range(dictionary[0].code, dictionary[-1].code + 1)):
+        raise ValueError("the steps that keep their own dictionary must have consecutive codes")
     window, window_name, window_decision = _one(MAPS, "event window decision")
     values = {
         "imports": _imports(),
@@ -114,6 +116,7 @@ def render() -> str:
         dictionary_rounds=_branches([(c.code, c.name, _function(c.member_round)) for c in dictionary], "step",
                                     lambda f: f"return {f}({ROUND})"),
         columns=MAPS["column expansion"].code, expansion=MAPS["expansion"].code, first_dictionary=dictionary[0].code,
+        last_dictionary=dictionary[-1].code,
         window=window, window_name=window_name, window_decision=window_decision,
         window_learn=_one(MAPS, "event window learn")[2],
         event_decisions=_site_branches(MAPS, "event decision", "kind"),

@@ -86,13 +86,13 @@ on parkinson; 1.0 was worse than 0.5 on three of the four); eta_w = 0.5 per unit
 steps; reg = 0. AdaRaker: K = 8 instances, shortest interval 8 rounds (intervals 8, 16, .., 512 and
 the whole stream), restart share 1/(t + 1).
 
-Not a map and a step of the component table (:mod:`okl.components`): the table's plan
-is one feature map and one step with one weight vector; Raker is P Fourier maps, each with its
-OGD step, plus an exponential-weights combiner, and no table entry combines maps. It would take a
-new component (a mixture of maps, with its branch in the per-event plan and in ``auto``'s
-engines); instead both learners use the per-event hooks ``_event_features`` / ``_event_learn`` with
-one compiled round function (:func:`raker_round`) that ``_process``'s loop also calls, so per-event
-decisions equal run()'s bit for bit.
+A composition (:mod:`okl.components`): the ``"fourier kernels"`` map (the P kernels' directions,
+:func:`okl.components.maps.fourier.fourier_kernels_features`) with the ``"exponential weights"``
+step (:mod:`okl.components.steps.raker`: the kernels' OGD steps and weights, AdaRaker's
+instances), which ``auto``'s engine runs with one output. A single learner's events take the
+per-event hooks ``_event_features`` / ``_event_learn``, with the one compiled round function
+(:func:`~okl.components.steps.raker.raker_round`) that ``_process``'s loop and the engine also
+call, so per-event decisions equal run()'s, and auto's, bit for bit.
 
 Cost per round: O(P D d) for the projections and O(P D) for the features (shared by AdaRaker's
 instances), O(K P D) for the decisions and steps (K = 1 for Raker). Memory O(P D d + K P D).
@@ -112,11 +112,11 @@ import math
 
 import numpy as np
 
-from okl._compiled import dot, jit, loss_derivative, loss_value, ogd_step, row_ok, sub_scaled
+from okl.components import Plan
 from okl._validation import MAX_ABS_FEATURE
 from okl.kernels import RBF, Laplacian
 from okl.learners.fogd import DEFAULT_ETA
-from okl.components.maps.fourier import fourier_from_projections, project_t
+from okl.components.steps.raker import raker_predict, raker_round, raker_rounds
 from okl.runtime.base import Arr, Learner, StateSpec, register
 from okl.runtime.events import EventWork
 from okl.runtime.hyperparameters import BUDGET, ETA, KERNEL_LEARNER, Hyper, accept
@@ -170,146 +170,6 @@ SHORTEST = Hyper("shortest", "int", "The shortest restart interval (rounds); ins
 
 
 # ---- the compiled core (shared by both learners: Raker is one instance) ----------------------
-
-
-@jit
-def raker_features(UT, x, n_kernels, p, z):
-    """Every kernel's Fourier features of x: the P D projections at once (:func:`fogd.project_t`,
-    UT = U^T with kernel k's directions in columns k D .. (k + 1) D - 1), then z[2 k D : 2 (k + 1) D] =
-    [cos, sin] / sqrt(D) of kernel k's projections (:func:`fogd.fourier_from_projections`)."""
-    project_t(UT, x, p)
-    D = p.shape[0] // n_kernels
-    scale = 1.0 / math.sqrt(D)
-    for k in range(n_kernels):
-        fourier_from_projections(p[k * D:(k + 1) * D], scale, z[2 * k * D:2 * (k + 1) * D])
-
-
-@jit
-def _mixture(expo, values):
-    """sum_k exp(-(expo_k - min expo)) values_k / sum_k exp(-(expo_k - min expo))."""
-    low = expo[0]
-    for k in range(1, expo.shape[0]):
-        low = min(low, expo[k])
-    num = 0.0
-    den = 0.0
-    for k in range(expo.shape[0]):
-        w = math.exp(low - expo[k])
-        num += w * values[k]
-        den += w
-    return num / den
-
-
-@jit
-def raker_decision(theta, expo, meta, z, fk, fi):
-    """The decision from the features z: fk[i, p] = theta[i, p] . z_p (instance i, kernel p), fi[i]
-    instance i's kernel mixture, and the instances' mixture (Raker: the one instance's)."""
-    K, P, F = theta.shape
-    for i in range(K):
-        for k in range(P):
-            fk[i, k] = dot(theta[i, k], z[k * F:(k + 1) * F])
-        fi[i] = _mixture(expo[i], fk[i])
-    if K == 1:
-        return fi[0]
-    return _mixture(meta, fi)
-
-
-@jit
-def raker_predict(UT, theta, expo, meta, x, bound, p, z, fk, fi):
-    """(ok, f(x)): x checked (:func:`okl._compiled.row_ok`), its features into z, the decision."""
-    if not row_ok(x, bound):
-        return False, 0.0
-    raker_features(UT, x, theta.shape[1], p, z)
-    return True, raker_decision(theta, expo, meta, z, fk, fi)
-
-
-@jit
-def _shift_to_zero(expo):
-    """expo -= min(expo) (the weights do not change; the exponents stay small)."""
-    low = expo[0]
-    for k in range(1, expo.shape[0]):
-        low = min(low, expo[k])
-    for k in range(expo.shape[0]):
-        expo[k] -= low
-
-
-@jit
-def _restart(theta, expo, meta, i, prior):
-    """Instance i starts afresh (theta 0, equal kernel weights) with share ``prior`` of the mixture;
-    the others keep their proportions."""
-    theta[i, :, :] = 0.0
-    expo[i, :] = 0.0
-    K = meta.shape[0]
-    low = math.inf
-    for j in range(K):
-        if j != i:
-            low = min(low, meta[j])
-    others = 0.0
-    for j in range(K):
-        if j != i:
-            others += math.exp(low - meta[j])
-    meta[i] = low - math.log(prior * others / (1.0 - prior))
-
-
-@jit
-def raker_round(UT, theta, expo, meta, periods, priors, stats, x, y, eta, eta_w, reg, lkind, decaying,
-                unit_targets, p, z, fk, fi, features_ready):
-    """One test-then-train round (the per-event hooks and ``_process``'s loop both call this):
-    the features of x (unless ``features_ready``: z holds them), the decision f, then every
-    instance's kernel steps and weights, the instances' weights, and the restarts due after the
-    round. ``stats`` = [rounds learned, sum of squared targets]; ``periods[i]`` instance i's
-    restart period (0: never), ``priors[i]`` its share on a restart (0: 1 / (t + 1) after t
-    rounds). Returns f."""
-    K, P, F = theta.shape
-    if not features_ready:
-        raker_features(UT, x, P, p, z)
-    f = raker_decision(theta, expo, meta, z, fk, fi)
-    t = stats[0] + 1.0
-    stats[1] += y * y
-    unit = stats[1] / t if unit_targets else 1.0
-    for i in range(K):
-        age = t if periods[i] == 0 else (stats[0] % periods[i]) + 1.0
-        rate = 1.0 / math.sqrt(age) if decaying else 1.0
-        step = eta * rate
-        shrink = 1.0 - 2.0 * step * reg
-        for k in range(P):
-            th = theta[i, k]
-            zk = z[k * F:(k + 1) * F]
-            loss = loss_value(lkind, fk[i, k], y)
-            if reg > 0.0:
-                loss += reg * dot(th, th)
-                for j in range(F):
-                    th[j] *= shrink
-            if unit > 0.0:
-                expo[i, k] += eta_w * rate * loss / unit
-            g = loss_derivative(lkind, fk[i, k], y)
-            if g != 0.0:
-                sub_scaled(th, ogd_step(step * g, zk, lkind), zk)
-        _shift_to_zero(expo[i])
-        if K > 1 and unit > 0.0:
-            meta[i] += eta_w * rate * loss_value(lkind, fi[i], y) / unit
-    stats[0] = t
-    if K > 1:
-        _shift_to_zero(meta)
-        for i in range(K):
-            if periods[i] > 0 and t % periods[i] == 0.0:
-                _restart(theta, expo, meta, i, priors[i] if priors[i] > 0.0 else 1.0 / (t + 1.0))
-        _shift_to_zero(meta)
-    return f
-
-
-@jit
-def raker_rounds(X, Y, UT, theta, expo, meta, periods, priors, stats, eta, eta_w, reg, lkind, decaying,
-                 unit_targets, out):
-    """:func:`raker_round` over the rows of X (out[i]: the decision before learning row i)."""
-    K, P, F = theta.shape
-    p = np.empty(UT.shape[1])
-    z = np.empty(P * F)
-    fk = np.empty((K, P))
-    fi = np.empty(K)
-    given = X.shape[0] < 0  # a run-time False: Numba compiles a callee again for a literal argument
-    for i in range(X.shape[0]):
-        out[i] = raker_round(UT, theta, expo, meta, periods, priors, stats, X[i], Y[i], eta, eta_w, reg, lkind,
-                             decaying, unit_targets, p, z, fk, fi, given)
 
 
 # ---- the learners ---------------------------------------------------------------------------
@@ -429,6 +289,19 @@ class Raker(Learner):
     def _constants(self, lkind):
         return (self.eta_, self.eta_w, self.reg, lkind, self.step_schedule == "inverse sqrt",
                 self.loss_unit == "targets")
+
+    composition = ("fourier kernels", "exponential weights")
+
+    def compiled_plan(self):
+        """The ``"fourier kernels"`` map (the P kernels' directions) with the ``"exponential
+        weights"`` step (:mod:`okl.components.steps.raker`): ``auto``'s engine runs it."""
+        if getattr(self, "U_", None) is None:
+            return None
+        eta, eta_w, reg, _, decaying, unit = self._constants(0)
+        periods = self._periods()
+        return Plan("fourier kernels", "exponential weights", w="theta_", UT=np.ascontiguousarray(self.U_.T), eta=eta,
+                    options={"kernels": len(self._layout()[0]), "periods": periods, "priors": self._priors(),
+                             "constants": (float(len(periods)), eta, eta_w, reg, float(decaying), float(unit))})
 
     def _decision(self, x):
         theta, expo = self._arrays()
@@ -591,4 +464,4 @@ class AdaRaker(Raker):
                 "whole_stream_weight": float(weights[-1])}
 
 
-__all__ = ["AdaRaker", "DEFAULT_WIDTHS", "PAPER_WIDTHS", "Raker", "raker_features", "raker_round", "raker_rounds"]
+__all__ = ["AdaRaker", "DEFAULT_WIDTHS", "PAPER_WIDTHS", "Raker", "raker_round", "raker_rounds"]

@@ -174,3 +174,36 @@ def fourier_shares(F, I, R, j, dim) -> None:
             if Uj.any() and np.array_equal(2.0 * F[I[i, O_A]:I[i, O_A] + dim * D], Uj):
                 I[j, SRC] = i
                 return
+
+
+@jit
+def fourier_kernels_features(UT, x, n_kernels, p, z):
+    """Every kernel's Fourier features of x: the P D projections at once (:func:`project_t`,
+    UT = U^T with kernel k's directions in columns k D .. (k + 1) D - 1), then z[2 k D : 2 (k + 1) D] =
+    [cos, sin] / sqrt(D) of kernel k's projections (:func:`fourier_from_projections`; the
+    ``"fourier kernels"`` map of Raker and AdaRaker)."""
+    project_t(UT, x, p)
+    D = p.shape[0] // n_kernels
+    scale = 1.0 / math.sqrt(D)
+    for k in range(n_kernels):
+        fourier_from_projections(p[k * D:(k + 1) * D], scale, z[2 * k * D:2 * (k + 1) * D])
+
+
+@jit_inline
+def kernels_member_features(F, I, R, j, x, xi, xv, own, q, pre):
+    """The ``"fourier kernels"`` map's features of row x in auto's engine: the P = ``NL`` kernels'
+    directions transposed at ``O_A`` (d x P D), their projections' work at ``O_KB``, the P 2D
+    features into the slot q (:func:`fourier_kernels_features`; a sparse row on its dense copy)."""
+    z = feature_slot(F, I, j, q)
+    d, PD = x.shape[0], I[j, K] // 2
+    fourier_kernels_features(F[I[j, O_A]:I[j, O_A] + d * PD].reshape((d, PD)), x, I[j, NL],
+                             F[I[j, O_KB]:I[j, O_KB] + PD], z)
+    return z
+
+
+def kernels_layout(plan, m, I, R):
+    """The map's parts: the P kernels' directions transposed (a copy; ``plan.options["kernels"]``
+    is P); the projections' work (``kb``)."""
+    PD = plan.UT.shape[1]
+    I[K], I[NL] = 2 * PD, plan.options["kernels"]
+    return [(O_A, np.ascontiguousarray(plan.UT), None)], PD
