@@ -152,6 +152,15 @@ class Component:
     takes: str = ""
     #: a step whose own update rounds the engines run (``Plan.rho``: the learner's Python takes them)
     update_rounds: bool = False
+    #: a step whose round auto's engine compiles in its second root, for the pools that have it
+    #: (:func:`okl.engine.roots.engine_dictionaries`: the default pools' root does not compile it);
+    #: every step with a ``member_round`` is one
+    own_root: bool = False
+
+    @property
+    def in_second_root(self) -> bool:
+        """Whether auto's engine runs this step in its second root (see :attr:`own_root`)."""
+        return self.own_root or bool(self.member_round)
     #: its member functions in auto's engine, (site, "module.function") for the sites of
     #: :data:`okl.components.generate.SITES` (the generated dispatch calls them)
     member: tuple[tuple[str, str], ...] = ()
@@ -294,7 +303,7 @@ STEPS = {c.name: c for c in (
     Component("exponential weights", EXPONENTIAL_WEIGHTS, ("eta",), (ENGINE,),
               "theta_p -= eta l'(f_p) z_p; the kernels' (and instances') exponential weights", takes="fourier kernels",
               member=_member("steps.raker", outputs_one="raker_outputs_one", learn_one="raker_learn_one"),
-              layout=raker.raker_layout),
+              layout=raker.raker_layout, own_root=True),
     _dictionary_step("norma", NORMA, kogd, "norma_member_round",
                      "KOGD / NORMA: decay, add the row on a nonzero loss derivative", takes="expansion"),
 )}

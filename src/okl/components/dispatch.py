@@ -133,8 +133,6 @@ def member_learn_one(F, I, R, j, x, xi, xv, y, out, q, nk, g):
         return store_learn_one(F, I, R, j, x, xi, xv, y, out, q)
     elif st == 5:  # nag
         return nag_learn_one(F, I, R, j, x, xi, xv, y, out, q)
-    elif st == 18:  # exponential weights
-        return raker_learn_one(F, I, R, j, x, xi, xv, y, out, q)
     elif sparse_linear(I, j, x, xi):
         return linear_sparse_learn_one(F, I, R, j, x, xi, xv, y, out, q)
     return ogd_learn_one(F, I, R, j, x, xi, xv, y, out, q)
@@ -237,10 +235,13 @@ def dictionary_learn(F, I, R, j, x, y, f):
 
 @jit_inline
 def member_learn_dictionary(F, I, R, j, x, xi, xv, y, out, q, nk, g):
-    """:func:`member_learn_one`, or the step of a member that keeps its own dictionary
-    (:func:`dictionary_learn`)."""
-    if 6 <= I[j, STEP] <= 17:
+    """:func:`member_learn_one`, or the step of a member that the engine's second root runs: one
+    that keeps its own dictionary (:func:`dictionary_learn`), or another of its own root."""
+    st = I[j, STEP]
+    if 6 <= st <= 17:
         return dictionary_learn(F, I, R, j, x, y, out[0])
+    if st == 18:  # exponential weights
+        return raker_learn_one(F, I, R, j, x, xi, xv, y, out, q)
     return member_learn_one(F, I, R, j, x, xi, xv, y, out, q, nk, g)
 
 

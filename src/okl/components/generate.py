@@ -105,11 +105,12 @@ def render() -> str:
         "last_features": f"{features[-1][2]}({SITES['features']})  # {features[-1][1]}",
         "block": _site_branches(MAPS, "block features", "mp", ret=False, indent=8),
     }
+    second = [c.name for c in STEPS.values() if c.own_root]  # (their round: member_learn_dictionary only)
     for k in ("one", "k"):
         values[f"outputs_{k}"] = "\n".join((_site_branches(MAPS, f"outputs {k}", "mp", ret=False),
                                             _site_branches(STEPS, f"outputs {k}", "st", ret=False, first="elif")))
         values[f"sparse_outputs_{k}"] = _one(MAPS, f"sparse outputs {k}")[2]
-        values[f"learn_{k}"] = _site_branches(STEPS, f"learn {k}", "st", skip=(DEFAULT_STEP,))
+        values[f"learn_{k}"] = _site_branches(STEPS, f"learn {k}", "st", skip=(DEFAULT_STEP, *second))
         values[f"sparse_learn_{k}"] = _one(MAPS, f"sparse learn {k}")[2]
         values[f"default_learn_{k}"] = [f for _, n, f in _sites(STEPS, f"learn {k}") if n == DEFAULT_STEP][0]
     values.update(
@@ -117,6 +118,8 @@ def render() -> str:
                                     lambda f: f"return {f}({ROUND})"),
         columns=MAPS["column expansion"].code, expansion=MAPS["expansion"].code, first_dictionary=dictionary[0].code,
         last_dictionary=dictionary[-1].code,
+        own_root_learns=_branches([row for row in _sites(STEPS, "learn one") if row[1] in second], "st",
+                                  lambda f: f"return {f}({SITES['learn one']})"),
         window=window, window_name=window_name, window_decision=window_decision,
         window_learn=_one(MAPS, "event window learn")[2],
         event_decisions=_site_branches(MAPS, "event decision", "kind"),

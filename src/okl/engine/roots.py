@@ -266,8 +266,9 @@ def engine_one(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r
 
 def engine_dictionaries(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n):
     """The engine's root with one output per member, for pools with a member whose step keeps its
-    own dictionary (:mod:`okl.components.dispatch`): compiled on the first such pool, so that the
-    default pools' root does not compile those steps (they took its cold compile from 70 to 109 s)."""
+    own dictionary or asks for this root (``Component.in_second_root``: Raker's): compiled on the
+    first such pool, so that the default pools' root does not compile those steps (they took its
+    cold compile from 70 to 109 s)."""
     return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n,
                         predict_all_one, learn_all_dictionaries)
 
