@@ -12,6 +12,7 @@ import pytest
 import okl
 from okl.cli import main
 from okl.river import OKLRiverClassifier, OKLRiverRegressor
+from okl.runtime.modelfile import StateIO
 from okl.sklearn import OKLClassifier, OKLRegressor
 
 
@@ -127,11 +128,12 @@ def test_multiclass_save_interrupted_keeps_the_previous_file(tmp_path, monkeypat
     good = path.read_bytes()
     m.learn_one(X[0], "d")
 
-    def interrupted(self, fh):
-        fh.write(b"PK\x03\x04 half a head")
-        raise KeyboardInterrupt
+    class Interrupted(StateIO):
+        def write(self, learner, fh):
+            fh.write(b"PK\x03\x04 half a head")
+            raise KeyboardInterrupt
 
-    monkeypatch.setattr(type(m.heads_[2]), "_write_model", interrupted)
+    monkeypatch.setattr(type(m.heads_[2]), "files", Interrupted())
     with pytest.raises(KeyboardInterrupt):
         m.save(path)
     assert path.read_bytes() == good and os.listdir(tmp_path) == ["m.zip"]

@@ -114,6 +114,7 @@ from okl.engine.columns import FAILED, TRANSITION
 from okl.engine.layout import Engine
 from okl.runtime.base import Arr, Learner, Num, Opaque, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
+from okl.runtime.modelfile import StateIO, load_from
 from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
                                          accept)
 from okl.runtime.state import MAX_CLASSES
@@ -125,6 +126,21 @@ from okl.runtime.state import MAX_CLASSES
 #: 83,886 columns, the window beyond 83,886 (hashed text of 2^20 columns: the FOGD members, their
 #: directions generated, and the linear ones learn it)
 MEMBER_INPUT_FLOATS = 1 << 24
+
+
+class PoolFiles(StateIO):
+    """``auto``'s state I/O: its model file holds every member's model file, packed into
+    ``members_blob_`` while it is written (:meth:`Auto._pack`)."""
+
+    def write(self, learner, fh):
+        if learner.dim_ is not None and learner.started_:
+            learner._pack()
+            try:
+                super().write(learner, fh)
+            finally:
+                learner.members_blob_ = learner.member_sizes_ = None
+        else:
+            super().write(learner, fh)
 
 
 @register("auto")
@@ -181,6 +197,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     _state_added = {"sparse_pool_": False, "input_width_": None, "column_hash_": None}
     _divergence_hint = "pass members with smaller steps (every member diverged)"
 
+    files = PoolFiles()  # (its members' files inside its own)
     hyperparameters = (BUDGET, LOSS, KERNEL, Hyper("members", "any", "The pool as (name, width multiplier, params).",
                                                   optional=True, none_means="the default pool", custom=_check_members),
                        HORIZON, CENTER_TARGETS, SCALE, RANDOM_STATE)
@@ -530,7 +547,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
         blobs = []
         for member in self.pool_:  # (each member's model file, in memory)
             buffer = io.BytesIO()
-            member._write_model(buffer)
+            member.files.write(member, buffer)
             blobs.append(buffer.getvalue())
         self.member_sizes_ = np.array([len(b) for b in blobs], dtype=np.int64)
         # the member files, concatenated and packed into little-endian int64 words (the last one
@@ -547,7 +564,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
         specs = self.member_specs()
         pool, pos = [], 0
         for j, size in enumerate(sizes):  # (each member's model file read from memory, in place)
-            member = Learner._load_from(io.BytesIO(memoryview(data)[pos:pos + int(size)]), f"member {j}")
+            member = load_from(io.BytesIO(memoryview(data)[pos:pos + int(size)]), f"member {j}")
             pos += int(size)
             spec = specs[self.member_index_[j]]
             if member.name != spec[0] or member.dim_ != self.dim_:
@@ -558,13 +575,3 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
         self._pool = pool
         self.members_blob_ = self.member_sizes_ = None
         return True
-
-    def _write_model(self, fh):
-        if self.dim_ is not None and self.started_:
-            self._pack()
-            try:
-                super()._write_model(fh)
-            finally:
-                self.members_blob_ = self.member_sizes_ = None
-        else:
-            super()._write_model(fh)

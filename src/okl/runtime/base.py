@@ -100,7 +100,7 @@ from okl.runtime.categorical import new_learner, takes_categorical
 from okl.runtime.params import SHARED_PARAMETER_DOCS, with_categorical, with_shared_parameters  # noqa: F401
 from okl.runtime.heads import Heads
 from okl.runtime.events import FLOAT_TYPES, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
-from okl.runtime.modelfile import _LAYOUT_CHECKED, ModelFiles, _available_memory, _writable  # noqa: F401
+from okl.runtime.modelfile import _LAYOUT_CHECKED, STATE_IO, ModelFiles, StateIO, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
                                   learner_kind, learners, make, register, select_params)
 from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,  # noqa: F401
@@ -136,6 +136,8 @@ class Learner(EventPath, Heads, ModelFiles):
     _state_attrs: ClassVar[tuple[str, ...]] = ()  # the state model files save besides them
     #: rows per block in ``run`` (bounds the memory of chunked feature maps)
     chunk_size: ClassVar[int] = 4096
+    #: the state I/O: model files and the state's declaration and checks (:class:`StateIO`)
+    files: ClassVar[StateIO] = STATE_IO
 
     dim_: int | None = None
     n_seen_: int = 0

@@ -104,6 +104,7 @@ from okl.runtime._multiclass_files import FORMAT, VERSION, is_multiclass_file  #
 from okl.runtime._multiclass_files import read_multiclass_model, write_multiclass_model
 from okl.runtime._multiclass_temperature import TEMPERATURE_START, softmax, temperature_update
 from okl.runtime.base import Learner, learner_class, make
+from okl.runtime.modelfile import load_from
 from okl.runtime.trace import Trace
 
 
@@ -131,8 +132,8 @@ def _copy(learner: Learner) -> Learner:
     """An exact, independent copy of a learner, through its model file (the path every state
     takes), in memory."""
     buffer = io.BytesIO()
-    learner._write_model(buffer)
-    return Learner._load_from(buffer, f"a copy of the {learner.name} learner")
+    learner.files.write(learner, buffer)
+    return load_from(buffer, f"a copy of the {learner.name} learner")
 
 
 class MultiClass:
