@@ -317,7 +317,7 @@ def test_auto_fast_plan_runs_the_engine_and_holds_its_state_in_views(rows):
     fast, slow, batch = (okl.make("auto", **_params("auto")) for _ in range(3))
     for a in (fast, slow, batch):
         a.run(X[:60], y[:60])
-        a._set_outputs([1.0, -1.0])
+        a.heads.set_outputs(a, [1.0, -1.0])
     got = np.array([(fast.predict_one(X[t]), fast._learn_round(X[t], k[t]))[1] for t in range(60, 400)])
     assert isinstance(_plan(fast), AutoPlan) and _plan(fast).K == 2 and got.shape == (340, 2)
     gen = np.array([(slow.predict_one(list(X[t])), slow._learn_round(list(X[t]), int(k[t])))[1] for t in range(60, 400)])

@@ -267,7 +267,7 @@ def test_river_dataframe_with_duplicate_column_names_is_refused():
 def test_a_constant_target_is_predicted_from_the_first_row(learner):
     """One row of target 5 predicts 5 within 1e-9, 50 rows within 1 % (before: 10 for auto, 7 for
     nogd and linear; 6.1-6.3 after 50 rows): the model learns the residual from the running mean
-    including the current target (base.Learner._centers_targets)."""
+    including the current target (okl.runtime.heads.Heads.centers_targets)."""
     X = np.random.default_rng(3).random((60, 4))
     p1 = OKLRegressor(learner=learner, random_state=0).fit(X[:1], [5.0]).predict(X[:1])[0]
     assert abs(p1 - 5.0) <= 1e-9

@@ -392,7 +392,7 @@ class FastPlan:
                 _move(learner, getattr(plan, key), moved[key], F, lay[slot])
         self.F, self.d = F, d
         self.predict, self.learn = compiled_entries()
-        self.center = learner._centers_targets()
+        self.center = learner.heads.centers_targets(learner)
         self.counts = counts
 
     @property

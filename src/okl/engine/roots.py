@@ -502,7 +502,7 @@ class AutoPlan:
             T[LAST_N], T[O_LAST_I], T[O_LAST_V] = -1.0, lay["LAST_I"], lay["LAST_V"]
         T[K] = self.K = eng.K
         self.T, self.eng, self.sparse = T, eng, sparse
-        self.center = learner._centers_targets()
+        self.center = learner.heads.centers_targets(learner)
         self.d = d
         root = _root(eng)
         if sparse:  # (called with the work row, the row's pointers, indices and values, label and round)

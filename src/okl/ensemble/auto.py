@@ -114,6 +114,7 @@ from okl.engine.columns import FAILED, TRANSITION
 from okl.engine.layout import Engine
 from okl.runtime.base import Arr, Learner, Num, Opaque, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
+from okl.runtime.heads import Heads
 from okl.runtime.modelfile import StateIO, load_from
 from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
                                          accept)
@@ -126,6 +127,20 @@ from okl.runtime.state import MAX_CLASSES
 #: 83,886 columns, the window beyond 83,886 (hashed text of 2^20 columns: the FOGD members, their
 #: directions generated, and the linear ones learn it)
 MEMBER_INPUT_FLOATS = 1 << 24
+
+
+class PoolHeads(Heads):
+    """``auto``'s K outputs: every member's (:meth:`Auto._set_outputs`, :meth:`Auto._grow_outputs`,
+    :meth:`Auto._drop_last_output`)."""
+
+    def set_outputs(self, learner, signs):
+        learner._set_outputs(signs)
+
+    def grow_outputs(self, learner, K):
+        learner._grow_outputs(K)
+
+    def drop_last_output(self, learner):
+        learner._drop_last_output()
 
 
 class PoolFiles(StateIO):
@@ -185,7 +200,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     #: give the member's outputs rather than the mixture's, which clips them to [-1, 1] (several
     #: outputs at the clip would tie for the argmax); set by MultiClass, never saved
     _raw_member: bool = False
-    #: (K, members) the last _grow_outputs retired (undone by _drop_last_output); never saved
+    #: (K, members) the last grow_outputs retired (undone by drop_last_output); never saved
     _retired_at: tuple | None = None
 
     _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_", "sparse_pool_",
@@ -198,6 +213,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     _divergence_hint = "pass members with smaller steps (every member diverged)"
 
     files = PoolFiles()  # (its members' files inside its own)
+    heads = PoolHeads()  # (its members' K outputs)
     hyperparameters = (BUDGET, LOSS, KERNEL, Hyper("members", "any", "The pool as (name, width multiplier, params).",
                                                   optional=True, none_means="the default pool", custom=_check_members),
                        HORIZON, CENTER_TARGETS, SCALE, RANDOM_STATE)
@@ -315,7 +331,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
         _share_directions(pool)
         if self.n_outputs_:
             for member in pool:
-                member._set_outputs([1.0] * self.n_outputs_)
+                member.heads.set_outputs(member, [1.0] * self.n_outputs_)
         self._pool = pool
         n = len(pool)
         self.member_index_ = keep
@@ -346,7 +362,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     # ---- K outputs (okl.runtime.multiclass.MultiClass) -------------------------------------
 
     def _set_outputs(self, signs) -> None:
-        """K one-vs-rest outputs (see :meth:`Learner._set_outputs`): every member's model becomes
+        """K one-vs-rest outputs (see :meth:`okl.runtime.heads.Heads.set_outputs`): every member's model becomes
         K rows (``signs``: copies or mirrors of what it learned, for a binary learner turned
         multi-class), and the aggregation pays each member the mean of its K clipped hinge
         losses, which for two mirrored outputs is the binary loss it paid so far: the weights
@@ -358,7 +374,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
             raise ValueError("K outputs need a classification loss")
         if self.started_:
             for member in self.pool_:
-                member._set_outputs(signs)
+                member.heads.set_outputs(member, signs)
             if len(signs) >= 3:
                 self._retire_windows()
             self._stale()
@@ -372,7 +388,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     def _grow_outputs(self, K: int) -> None:
         if self.started_:
             for member in self.pool_:
-                member._grow_outputs(K)
+                member.heads.grow_outputs(member, K)
             # the third class retires the window; undone with the output (_drop_last_output)
             self._retired_at = (int(K), self._retire_windows()) if K >= 3 else None
             self._stale()
@@ -381,7 +397,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     def _drop_last_output(self) -> None:
         if self.started_:
             for member in self.pool_:
-                member._drop_last_output()
+                member.heads.drop_last_output(member)
             if self._retired_at is not None and self._retired_at[0] == self.n_outputs_:
                 for j in self._retired_at[1]:
                     self.alive_[j] = 1.0

@@ -63,7 +63,7 @@ class EnginePaths:
         if plan.K:
             return self._outputs(plan.eng)
         f = stacked(plan.eng, f)
-        return f + self._target_mean() if plan.center else f
+        return f + self.heads.target_mean(self) if plan.center else f
 
     def _sparse_call(self, plan, x, y, learn: bool):
         """The sparse plan's call on a 1-row CSR matrix x: its arrays as the root takes them (int64
@@ -110,7 +110,7 @@ class EnginePaths:
         if type(y) not in FLOAT_TYPES or not -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
             return None
         n = self.n_seen_
-        if plan.center:  # (self._residual(y), inline: the per-event path)
+        if plan.center:  # (self.heads.residual(self, y), inline: the per-event path)
             mu, r = (self.target_sum_ / n if n else 0.0), y - (self.target_sum_ + y) / (n + 1)
         else:
             mu, r = 0.0, y

@@ -277,7 +277,7 @@ class FOGD(Learner):
         D = self.n_components_
         return StateSpec(fields={"U_": Arr((D, "dim"), optional=True),
                                  "direction_seed_": Num(int, 0, 2 ** 62, optional=True),
-                                 "w_": Arr(self._out_shape(2 * D)), "n_outputs_": Num(int, 0, MAX_CLASSES)},
+                                 "w_": Arr(self.heads.out_shape(self, 2 * D)), "n_outputs_": Num(int, 0, MAX_CLASSES)},
                          rules=((lambda m: (m.U_ is None) != (m.direction_seed_ is None), "U_",
                                  "and direction_seed_: exactly one must be given"),))
 

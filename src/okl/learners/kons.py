@@ -381,7 +381,7 @@ _COMMON_DOC = """
         Cut-off for numerically null embedding directions (None = j * machine epsilon).
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
-        (``Learner._centers_targets``); False: the paper's model alone (PNK Table 1 passes it).
+        (``Heads.centers_targets``); False: the paper's model alone (PNK Table 1 passes it).
     scale : {"auto", "symlog", "range", "affine"} or None, default "auto"
         The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
         "symlog" unless a kernel is given, "symlog" / "range" / "affine" always, None uses the

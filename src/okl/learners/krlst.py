@@ -257,7 +257,7 @@ class KRLST(Learner):
         residuals r_i = y_i - S_i / i, S_i the sum of the first i targets: y_i = r_i + S_i / i,
         recovered from the last sum backwards)."""
         n = self.n_seen_ if getattr(self, "warmup_y_", None) is not None else 0
-        if not n or not self._centers_targets():
+        if not n or not self.heads.centers_targets(self):
             return self.warmup_y_[:n] if n else np.empty(0)
         targets, total = np.empty(n), self.target_sum_
         for i in range(n - 1, -1, -1):

@@ -192,9 +192,9 @@ class NOGD(Learner):
         B, last = self.budget, self.n_seen_ - 1
         stage2 = ("M_", "w_", "G_", "transition_round_")
         return StateSpec(sizes={"k": (0, self.k_)}, groups=(stage2,), fields={
-            "SV_": Arr((B, "dim")), "alpha_": Arr(self._out_shape(B)), "m_": Num(int, 0, (B, "n_seen")),
-            "M_": Arr(("k", B), optional=True), "w_": Arr(self._out_shape("k"), optional=True),
-            "G_": Arr(self._out_shape("k"), low=0.0, optional=True),
+            "SV_": Arr((B, "dim")), "alpha_": Arr(self.heads.out_shape(self, B)), "m_": Num(int, 0, (B, "n_seen")),
+            "M_": Arr(("k", B), optional=True), "w_": Arr(self.heads.out_shape(self, "k"), optional=True),
+            "G_": Arr(self.heads.out_shape(self, "k"), low=0.0, optional=True),
             "transition_round_": Num(int, 0, last, optional=True), "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
     _rows_per_budget = 2  # (the support vectors, then the landmarks' copy in auto's engine)

@@ -57,7 +57,7 @@ def _k_output_core(learner: Learner, random_state) -> Learner:
 
 def _core_from_binary(learner: Learner, signs: list[float], random_state) -> Learner | None:
     """The K-output learner continuing a binary single learner (``signs``: its outputs' signs, see
-    :meth:`Learner._set_outputs`): the learner becomes the one member of a pool that takes over its
+    :meth:`okl.runtime.heads.Heads.set_outputs`): the learner becomes the one member of a pool that takes over its
     input scale and kernel, nothing learned lost; still inside its window, a fresh pool holding its
     buffered rows. None when it cannot (no kernel: the linear learner keeps heads)."""
     core = _k_output_core(learner, random_state)
@@ -67,7 +67,7 @@ def _core_from_binary(learner: Learner, signs: list[float], random_state) -> Lea
         core._ensure_started(learner.dim_)
         n = learner.n_seen_
         core.warmup_X_[:n], core.warmup_y_[:n], core.n_seen_ = learner.warmup_X_[:n], learner.warmup_y_[:n], n
-        core._set_outputs(signs)
+        core.heads.set_outputs(core, signs)
         return core
     if getattr(learner, "kernel_", None) is None:
         return None
@@ -80,7 +80,7 @@ def _core_from_binary(learner: Learner, signs: list[float], random_state) -> Lea
     core.members_blob_ = core.member_sizes_ = None
     # the member as auto builds it: the input scaled once, by the pool
     learner.scale, learner.scale_center_, learner.scale_spread_ = None, None, None
-    core._set_outputs(signs)
+    core.heads.set_outputs(core, signs)
     return core
 
 

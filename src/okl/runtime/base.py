@@ -98,7 +98,7 @@ from okl.scaling import RULE_CODES, scale_rows, scale_rule, scale_sparse_rows, w
 
 from okl.runtime.categorical import new_learner, takes_categorical
 from okl.runtime.params import SHARED_PARAMETER_DOCS, with_categorical, with_shared_parameters  # noqa: F401
-from okl.runtime.heads import Heads
+from okl.runtime.heads import HEADS, Heads, Probabilities
 from okl.runtime.events import FLOAT_TYPES, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
 from okl.runtime.modelfile import _LAYOUT_CHECKED, STATE_IO, ModelFiles, StateIO, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
@@ -109,7 +109,7 @@ from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODE
 from okl.runtime.trace import NonFiniteError, Trace, divergence_message, mistakes_of  # noqa: F401
 
 
-class Learner(EventPath, Heads, ModelFiles):
+class Learner(EventPath, Probabilities, ModelFiles):
     """Base class of every online learner (see the module docstring for the protocol)."""
 
     #: the per-event cache, work space and fast plan (:class:`okl.runtime.events._EventState`,
@@ -138,11 +138,13 @@ class Learner(EventPath, Heads, ModelFiles):
     chunk_size: ClassVar[int] = 4096
     #: the state I/O: model files and the state's declaration and checks (:class:`StateIO`)
     files: ClassVar[StateIO] = STATE_IO
+    #: the heads: one output or K, target centring, calibration (:class:`okl.runtime.heads.Heads`)
+    heads: ClassVar[Heads] = HEADS
 
     dim_: int | None = None
     n_seen_: int = 0
     started_: bool = False
-    #: sum of the targets learned so far (see :meth:`_centers_targets`)
+    #: sum of the targets learned so far (see :meth:`okl.runtime.heads.Heads.centers_targets`)
     target_sum_: float = 0.0
     #: the input scale fixed in the window (:mod:`okl.scaling`; None: features as given)
     scale_center_: np.ndarray | None = None
@@ -151,7 +153,7 @@ class Learner(EventPath, Heads, ModelFiles):
     calibration_: np.ndarray | None = None
     #: outputs: 0 = one (labels -1/+1 or targets); K >= 1 = K one-vs-rest outputs over class
     #: indices, learned inside ``auto``'s engine (:mod:`okl.engine.core`; set by
-    #: :class:`okl.runtime.multiclass.MultiClass` through :meth:`_set_outputs`)
+    #: :class:`okl.runtime.multiclass.MultiClass` through :meth:`Heads.set_outputs`)
     n_outputs_: int = 0
     #: the state arrays that carry one row per output when ``n_outputs_`` >= 1, with the sign a
     #: mirrored output takes (-1: a weight, the opposite class's is -w; +1: a per-coordinate
@@ -203,45 +205,6 @@ class Learner(EventPath, Heads, ModelFiles):
                 self.warmup_X_ = self.warmup_y_ = None
                 self._start(int(dim))
             self.dim_ = int(dim)
-
-    def _out_shape(self, *shape):
-        """A per-output state array's declared shape: ``shape``, with a leading K in K-output mode."""
-        return (self.n_outputs_, *shape) if self.n_outputs_ else shape
-
-    def _set_outputs(self, signs) -> None:
-        """Turn a started one-output learner into len(signs) outputs: output o is the learned
-        model times ``signs[o]`` (+1: a copy, -1: its mirror, the one-vs-rest model of the other
-        label; an unstarted model's weights are 0, so any signs give a fresh K-output model).
-        Only learners with ``_output_attrs`` take it, and only in ``auto``'s engine."""
-        if not self._output_attrs:
-            raise ValueError(f"{self.name or type(self).__name__} has no K-output form")
-        if self.n_outputs_:
-            raise ValueError("the learner has K outputs already")
-        for attr, mirror in self._output_attrs.items():
-            a = getattr(self, attr, None)
-            if a is not None:
-                setattr(self, attr, np.stack([a * s if mirror < 0 else a.copy() for s in signs]))
-        self.n_outputs_ = len(signs)
-        self.calibration_ = None  # the K outputs' probabilities are the multi-class model's
-        drop_event_cache(self)
-
-    def _grow_outputs(self, K: int) -> None:
-        """Add outputs up to K, each with zero weights (a class seen for the first time)."""
-        for attr in self._output_attrs:
-            a = getattr(self, attr, None)
-            if a is not None:
-                setattr(self, attr, np.concatenate([a, np.zeros((K - a.shape[0],) + a.shape[1:])]))
-        self.n_outputs_ = int(K)
-        drop_event_cache(self)
-
-    def _drop_last_output(self) -> None:
-        """Undo :meth:`_grow_outputs` by one output (a new class whose first event was refused)."""
-        for attr in self._output_attrs:
-            a = getattr(self, attr, None)
-            if a is not None:
-                setattr(self, attr, np.ascontiguousarray(a[:-1]))
-        self.n_outputs_ -= 1
-        drop_event_cache(self)
 
     def _chooses_width(self) -> bool:
         """True when the learner takes a kernel and none was given: it then fixes a Gaussian width
@@ -308,13 +271,13 @@ class Learner(EventPath, Heads, ModelFiles):
         seen so far (the majority vote for labels -1/+1; 0, i.e. +1, before any label)."""
         estimate = None if x is None else self._window_estimate(x)
         if estimate is not None:
-            return estimate + self._target_mean() if self._centers_targets() else estimate
+            return estimate + self.heads.target_mean(self) if self.heads.centers_targets(self) else estimate
         n = self.n_seen_
         if self.n_outputs_:  # K outputs: each class's running mean of its -1/+1 targets
             counts = np.bincount(self.warmup_y_[:n].astype(np.int64), minlength=self.n_outputs_)[:self.n_outputs_]
             return (2.0 * counts - n) / n if n else np.zeros(self.n_outputs_)
-        if self._centers_targets():
-            return self._target_mean()  # the buffer holds residuals from that mean
+        if self.heads.centers_targets(self):
+            return self.heads.target_mean(self)  # the buffer holds residuals from that mean
         return float(self.warmup_y_[:n].sum() / n) if n else 0.0
 
     def _finish_warmup(self) -> None:
@@ -357,10 +320,10 @@ class Learner(EventPath, Heads, ModelFiles):
         """Test-then-train over validated rows (shared by ``learn_one`` and ``run``)."""
         drop_event_cache(self)
         n = X.shape[0]
-        out = self._new_decisions(n)
+        out = self.heads.new_decisions(self, n)
         mu = None
-        if self._centers_targets() and n:
-            mu, y, sums = self._running_target_means(y)
+        if self.heads.centers_targets(self) and n:
+            mu, y, sums = self.heads.running_target_means(self, y)
         i = 0
         if not self.started_:
             if n and self.n_seen_ == 0:  # (the kind of rows the window comes as fixes its input map)
@@ -380,7 +343,7 @@ class Learner(EventPath, Heads, ModelFiles):
                 try:
                     if mu is None:
                         out[i] = self._warmup_decision(x)
-                    else:  # (mu[i]: the running target mean, the same float as _target_mean())
+                    else:  # (mu[i]: the running target mean, the same float as heads.target_mean())
                         estimate = self._window_estimate(x)
                         out[i] = mu[i] if estimate is None else mu[i] + estimate
                 finally:
@@ -415,14 +378,10 @@ class Learner(EventPath, Heads, ModelFiles):
         continues from the state it leaves)."""
         if not isinstance(X, SparseRows) or self.accepts_csr:
             return self._process(X, y)
-        out = self._new_decisions(X.shape[0])
+        out = self.heads.new_decisions(self, X.shape[0])
         for s, block in X.dense_chunks():
             out[s:s + block.shape[0]] = self._process(block, y[s:s + block.shape[0]])
         return out
-
-    def _new_decisions(self, n: int) -> np.ndarray:
-        """An empty array for the decisions of n rounds: (n,), or (n, K) with K outputs."""
-        return np.empty((n, self.n_outputs_) if self.n_outputs_ else n)
 
     def _check_finite(self, out: np.ndarray, first: int) -> None:
         """Raise :meth:`_non_finite` for the first round (``first`` + row) of ``out`` whose
@@ -475,7 +434,7 @@ class Learner(EventPath, Heads, ModelFiles):
         t0 = time.perf_counter()
         with one_blas_thread():
             decisions = self._advance(X, y) if X.shape[0] else np.empty(0)
-        self._calibrate(decisions, y, start_round, was_started)
+        self.heads.calibrate(self, decisions, y, start_round, was_started)
         seconds = time.perf_counter() - t0
         first = self._first_counted_round() if self.started_ else None
         counted_from = None if first is None else max(0, first - start_round)
@@ -491,7 +450,7 @@ class Learner(EventPath, Heads, ModelFiles):
             X = check_matrix(X, self.dim_, sparse=True)
         start_round, was_started = self.n_seen_, self.started_
         out = self._learn_events(X, y)
-        self._calibrate(out, y, start_round, was_started)
+        self.heads.calibrate(self, out, y, start_round, was_started)
         return out
 
     def learn_many(self, X, y) -> np.ndarray:
@@ -499,7 +458,7 @@ class Learner(EventPath, Heads, ModelFiles):
         :meth:`EventPath.learn_many`); returns the decisions before learning each row."""
         start_round, was_started = self.n_seen_, self.started_
         out = super().learn_many(X, y)
-        self._calibrate(out, y, start_round, was_started)
+        self.heads.calibrate(self, out, y, start_round, was_started)
         return out
 
     def chosen_width(self) -> dict[str, Any]:

@@ -221,13 +221,13 @@ class EventPath:
         stream prints exactly the uninterrupted predictions)."""
         self._check_usable()
         n = X.shape[0]
-        out = self._new_decisions(n)
+        out = self.heads.new_decisions(self, n)
         drop_event_cache(self)
         # the running means of the whole block at once: row i's is the same whichever path learns
         # it (learn_one adds the same targets in the same order)
         mu = None
-        if self._centers_targets():
-            mu, residual, sums = self._running_target_means(y)
+        if self.heads.centers_targets(self):
+            mu, residual, sums = self.heads.running_target_means(self, y)
         i = 0
         while i < n:
             if self.started_:
@@ -276,7 +276,7 @@ class EventPath:
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 f = math.nan
             if f - f == 0.0:
-                return f + self._target_mean() if fp.center else f
+                return f + self.heads.target_mean(self) if fp.center else f
         return self._predict_event(x)
 
     def _predict_event(self, x) -> float:
@@ -296,7 +296,7 @@ class EventPath:
             r = self._event_features(xs, ev)
             if r is not None:
                 ev.cache = (x.tobytes(), self.n_seen_, r[1])
-                return r[0] + self._target_mean() if self._centers_targets(ev) else r[0]
+                return r[0] + self.heads.target_mean(self) if self.heads.centers_targets(self, ev) else r[0]
         if not checked:
             self._check_values(x)
         if not self.started_:
@@ -305,7 +305,7 @@ class EventPath:
         if self.n_outputs_:
             return f
         f = float(f)
-        return f + self._target_mean() if self._centers_targets() else f
+        return f + self.heads.target_mean(self) if self.heads.centers_targets(self) else f
 
     # ---- the fast plan (okl.engine.fastpath) ---------------------------------------------
 
@@ -359,7 +359,7 @@ class EventPath:
                 ev.plan = _NEVER  # (a map or step this path does not have, in every state)
                 return _NEVER
         elif not self.n_outputs_ and self.dim_ is not None and getattr(self, "warmup_X_", None) is not None and (
-                self._event_loss().task == "classification" or self._centers_targets()):
+                self._event_loss().task == "classification" or self.heads.centers_targets(self)):
             # the width window: rows and labels buffered, predicted by their running mean (exact
             # here: labels -1 / +1, or the targets' running mean added by the caller)
             spec = Plan("warmup", "none", SV="warmup_X_", w="warmup_y_")
@@ -397,9 +397,9 @@ class EventPath:
         if fp and type(x) is NDARRAY and type(y) in FLOAT_TYPES and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
             n = self.n_seen_
             center = fp.center
-            if center:  # the model learns the residual from the running mean (_centers_targets)
+            if center:  # the model learns the residual from the running mean (Heads.centers_targets)
                 mu = self.target_sum_ / n if n else 0.0
-                r = y - (self.target_sum_ + y) / (n + 1)  # self._residual(y), inline: the per-event path
+                r = y - (self.target_sum_ + y) / (n + 1)  # self.heads.residual(self, y), inline: the per-event path
             else:
                 mu, r = 0.0, y
             try:
@@ -492,9 +492,9 @@ class EventPath:
             if pending and not np.array_equal(before, spread):
                 z = None  # x fixed a spread: its features are computed again, as run() maps it
             # (_event_learn checks the values of x when it computes its features)
-            if self._centers_targets(ev):
-                mu = self._target_mean()
-                f = self._event_learn(xs, self._residual(y), z, ev)
+            if self.heads.centers_targets(self, ev):
+                mu = self.heads.target_mean(self)
+                f = self._event_learn(xs, self.heads.residual(self, y), z, ev)
                 if f is not None:
                     f += mu
                     self.target_sum_ += y
@@ -540,14 +540,14 @@ class EventPath:
         if not self.started_:
             return np.array([self._warmup_decision(x) for x in X], dtype=float).reshape(
                 (X.shape[0], self.n_outputs_) if self.n_outputs_ else X.shape[0])
-        out = self._new_decisions(X.shape[0])
+        out = self.heads.new_decisions(self, X.shape[0])
         ev = event_state(self)
         ev.cache = None  # the features below may reuse the cached features' work space
         for i, x in enumerate(self._scaled_rows(X, commit=False)):
             r = self._event_features(x, ev)
             out[i] = r[0] if r is not None else self._decision(x)
-        if self._centers_targets():
-            out += self._target_mean()
+        if self.heads.centers_targets(self):
+            out += self.heads.target_mean(self)
         return out
 
     def learn_many(self, X, y) -> np.ndarray:

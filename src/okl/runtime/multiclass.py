@@ -202,9 +202,9 @@ class MultiClass:
         self.classes_.append(label)
         if self.core_ is not None:
             if self.core_.n_outputs_ == 0:
-                self.core_._set_outputs([1.0])
+                self.core_.heads.set_outputs(self.core_, [1.0])
             elif self.core_.n_outputs_ < len(self.classes_):
-                self.core_._grow_outputs(len(self.classes_))
+                self.core_.heads.grow_outputs(self.core_, len(self.classes_))
             return
         self.heads_.append(head if head is not None else self._new_head(len(self.heads_)))
         self.signs_.append(sign)
@@ -233,7 +233,7 @@ class MultiClass:
         if out.core_ is not None and learner.name != "auto" and learner.dim_ is not None:
             out.core_ = _core_from_binary(learner, [s for _, s in labels], random_state)
         elif out.core_ is not None:
-            learner._set_outputs([s for _, s in labels])
+            learner.heads.set_outputs(learner, [s for _, s in labels])
             out.core_ = learner
         if out.core_ is not None:  # K outputs: the learner's model and its mirror become outputs
             for label, _ in labels:
@@ -327,7 +327,7 @@ class MultiClass:
         label = self.classes_.pop()
         del self._index[label]
         if self.core_ is not None:
-            self.core_._drop_last_output()
+            self.core_.heads.drop_last_output(self.core_)
             return
         self.heads_.pop()
         self.signs_.pop()
