@@ -290,7 +290,7 @@ def test_k_output_member_decisions_are_the_map_times_k_weight_rows():
     model.run(X, labels)
     nogd, fogd = model.core_.pool_
     x = X[5]
-    xs = model.core_._scaled_row(x, commit=False)
+    xs = model.core_.inputs.scaled_row(model.core_, x, commit=False)
     z_nogd = nogd.kernel_(xs[None, :], nogd.SV_)[0] @ nogd.M_.T
     proj = fogd.U_ @ xs
     z_fogd = np.concatenate([np.cos(proj), np.sin(proj)]) / math.sqrt(proj.shape[0])
@@ -412,7 +412,7 @@ def test_single_learners_learn_k_outputs_as_a_one_member_pool(tmp_path, name, pa
     trace = model.run(X[:300], labels[:300])
     m = model.core_.pool_[0]
     assert m.n_outputs_ == 3 and all(getattr(m, k) == v for k, v in params.items())
-    xs = model.core_._scaled_row(X[301], commit=False)
+    xs = model.core_.inputs.scaled_row(model.core_, X[301], commit=False)
     if name == "linear":
         z = np.append(xs, 1.0)
     elif name == "fogd":

@@ -134,7 +134,7 @@ def test_affine_keeps_a_linear_concept_linear():
     got = m.run(X, y).decisions
     c, s = m.scale_center_, m.scale_spread_
     ref = okl.make("linear", scale=None, loss="logistic", eta=0.05)  # the window predicts the label mean
-    ref._ensure_started(4)
+    ref.inputs.ensure_started(ref, 4)
     mapped = AFFINE_SLOPE * np.clip((X - c) / s, -2.0, 2.0)
     ref.run(mapped[:50], y[:50])  # the window's rows replayed, mapped
     np.testing.assert_allclose(got[50:], ref.run(mapped[50:], y[50:]).decisions, rtol=0, atol=1e-12)

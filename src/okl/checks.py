@@ -320,7 +320,7 @@ def check_affine_input_map_keeps_decisions(name: str, params: dict, X, y) -> Non
     a = 10.0 ** rng.uniform(-3.0, 4.0, X.shape[1])
     b = a * rng.uniform(-50.0, 50.0, X.shape[1])
     m = make(name, **params)
-    assert m._scales_input(), f"{name}: does not learn its input scale with {params}"
+    assert m.inputs.scales_input(m), f"{name}: does not learn its input scale with {params}"
     plain = m.run(X, y).decisions
     mapped = make(name, **params).run(np.ascontiguousarray(X * a + b), y).decisions
     assert_close(plain, mapped, f"{name}: decisions after x_j -> a_j x_j + b_j", tol=1e-7)
@@ -437,7 +437,8 @@ def plan(name: str) -> list[tuple[Callable[..., None], Case, tuple]]:
                 out += [(check, case, (cut,)) for cut in CUTS]
             elif check is check_affine_input_map_keeps_decisions:
                 # the cases whose learner learns its input scale (no kernel given, or none taken)
-                if make(name, **case.params(10))._scales_input():
+                probe = make(name, **case.params(10))
+                if probe.inputs.scales_input(probe):
                     out.append((check, case, ()))
             else:
                 out.append((check, case, ()))

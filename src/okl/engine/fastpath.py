@@ -151,7 +151,7 @@ def _decide(F, xs):
 
 @_jit
 def _window_decision(F, n):
-    """The width window's decision (:meth:`okl.runtime.base.Learner._warmup_decision`): the mean
+    """The width window's decision (:meth:`okl.runtime.inputs.InputMap.warmup_decision`): the mean
     of the n labels buffered (exact in any order: they are -1 / +1), 0 under target centring
     (the caller adds the running mean)."""
     if F[CLASSIFY] == 0.0 or n == 0:
@@ -319,7 +319,7 @@ def _input_part(learner, F: np.ndarray, lay: dict, spread, cal, classify: bool) 
     learner's spreads and calibration state move in (views of F); F is registered as a plan's
     buffer."""
     d = learner.dim_
-    rule = learner._scale_rule() if spread is not None else None
+    rule = learner.inputs.scale_rule(learner) if spread is not None else None
     if spread is not None:
         if lay["CEN"] is not None:  # (None: the sparse plan, whose map has centre 0)
             F[lay["CEN"]:lay["CEN"] + d] = learner.scale_center_

@@ -548,7 +548,7 @@ def build_auto(learner, eng, sparse: bool = False) -> AutoPlan | None:
     """``auto``'s :class:`AutoPlan` on its engine ``eng`` (``sparse``: the plan for sparse rows,
     under a map that keeps zeros zero), or None: members outside the engine (the generic path's
     work), or state arrays that cannot move into a buffer."""
-    if eng.py or learner.dim_ is None or (sparse and not learner._zero_centre()):
+    if eng.py or learner.dim_ is None or (sparse and not learner.inputs.zero_centre(learner)):
         return None
     spread = learner.scale_spread_
     cal = learner.calibration_ if eng.classification else None

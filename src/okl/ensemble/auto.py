@@ -115,6 +115,7 @@ from okl.engine.layout import Engine
 from okl.runtime.base import Arr, Learner, Num, Opaque, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
 from okl.runtime.heads import Heads
+from okl.runtime.inputs import InputMap
 from okl.runtime.modelfile import StateIO, load_from
 from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
                                          accept)
@@ -141,6 +142,19 @@ class PoolHeads(Heads):
 
     def drop_last_output(self, learner):
         learner._drop_last_output()
+
+
+class PoolInputs(InputMap):
+    """``auto``'s input side: rows wider than :data:`HASH_WIDTH` fix the hashed width at the first
+    example (:meth:`WideRows._fix_input_width`), and the engine's compile starts with the first rows."""
+
+    def ensure_started(self, learner, dim):
+        learner._fix_input_width(dim)
+        super().ensure_started(learner, dim)
+
+    def advance(self, learner, X, y):
+        prepare_engine(learner.n_outputs_ > 0)  # (a cold cache: its compile starts with the first rows)
+        return super().advance(learner, X, y)
 
 
 class PoolFiles(StateIO):
@@ -214,6 +228,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
 
     files = PoolFiles()  # (its members' files inside its own)
     heads = PoolHeads()  # (its members' K outputs)
+    inputs = PoolInputs()  # (wide rows hashed; the engine's compile started early)
     hyperparameters = (BUDGET, LOSS, KERNEL, Hyper("members", "any", "The pool as (name, width multiplier, params).",
                                                   optional=True, none_means="the default pool", custom=_check_members),
                        HORIZON, CENTER_TARGETS, SCALE, RANDOM_STATE)
@@ -258,10 +273,10 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
         if affine:
             if name != "linear":
                 raise ValueError(f"members: scale='affine' is a linear member's input, not {name}'s")
-            if self._scale_rule() not in ("symlog", "affine"):
+            if self.inputs.scale_rule(self) not in ("symlog", "affine"):
                 if self.members is not None:
                     raise ValueError("members: an affine member needs auto's input map symlog or affine "
-                                     f"(scale={self.scale!r} gives {self._scale_rule()!r})")
+                                     f"(scale={self.scale!r} gives {self.inputs.scale_rule(self)!r})")
                 return None  # a kernel given or scale=None: the features as given, no affine member
             if self.members is None and kw.get("degree") == 2 and dim * (dim + 1) // 2 > 8 * self.budget:
                 kw["degree"] = 1  # the products cost at most one FOGD member's 2D = 8B features
@@ -306,11 +321,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     def _unmaps(self, params) -> bool:
         """Whether a member with ``params`` undoes auto's symlog map (a member of the affine family
         under auto's default map; :func:`okl.learners.linear.linear_features`)."""
-        return params.get("scale") == "affine" and self._scale_rule() == "symlog"
-
-    def _advance(self, X, y):
-        prepare_engine(self.n_outputs_ > 0)  # (a cold cache: its compile starts with the first rows)
-        return super()._advance(X, y)
+        return params.get("scale") == "affine" and self.inputs.scale_rule(self) == "symlog"
 
     def _start(self, dim):
         X = getattr(self, "warmup_X_", None)  # the window's rows as the members see them
@@ -323,7 +334,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
             seed = int(self._rng.integers(2 ** 31 - 1))
             member = self._build_member(name, width, params, seed, dim)
             if member is not None:
-                member._ensure_started(dim)
+                member.inputs.ensure_started(member, dim)
                 pool.append(member)
                 keep.append(i)
         if not pool:

@@ -126,13 +126,14 @@ class WideRows:
             self._arriving = (width, HASH_WIDTH)
         return hash_input(x, wide, what)
 
-    def _ensure_started(self, dim):
+    def _fix_input_width(self, dim):
+        """At the first example (before the input map starts): the width given, when the rows
+        arriving were wider than HASH_WIDTH and hashed into ``dim`` columns."""
         if self.dim_ is None:
             wide = self._arriving is not None and self._arriving[1] == dim
             self.input_width_ = self._arriving[0] if wide else None
             self.column_hash_ = COLUMN_HASH if wide else None
             self._arriving = None
-        super()._ensure_started(dim)
 
     def run(self, X, y):
         return super().run(self._input(X), y)

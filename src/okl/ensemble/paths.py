@@ -139,7 +139,7 @@ class EnginePaths:
 
     def _scaled_dense(self, x) -> np.ndarray:
         """The sparse row x as the members saw it, dense (for their Python steps: rare rounds)."""
-        return self._scaled_rows(check_matrix(x, self.dim_, sparse=True), commit=False).toarray()[0]
+        return self.inputs.scaled_rows(self, check_matrix(x, self.dim_, sparse=True), commit=False).toarray()[0]
 
     def _event_features(self, x, ev):
         eng = self._engine(ev)
@@ -175,7 +175,7 @@ class EnginePaths:
         """One member's test-then-train decisions over a block (NaN once it fails)."""
         try:
             with np.errstate(all="ignore"):
-                out = np.asarray(member._process_rows(X, y), dtype=float)
+                out = np.asarray(member.inputs.process_rows(member, X, y), dtype=float)
         except (ValueError, FloatingPointError, ArithmeticError, np.linalg.LinAlgError):
             out = np.full(X.shape[0], np.nan)
         member.n_seen_ += X.shape[0]

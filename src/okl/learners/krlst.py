@@ -247,7 +247,7 @@ class KRLST(Learner):
         if self.dim_ is None or not self.started_ or not self.m_:
             learned = self._window_targets()
             return float(mean), float(np.var(learned, ddof=1)) if len(learned) > 1 else math.inf
-        xs = self._scaled_row(x, commit=False)
+        xs = self.inputs.scaled_row(self, x, commit=False)
         f, var = krlst_mean_variance(*self.kernel_.spec(), self._noise(), self.jitter, self.SV_, self.Q_, self.Sigma_,
                                      self.alpha_, self.s02_, self.m_, xs)
         return float(mean), float(var)

@@ -64,14 +64,14 @@ def _core_from_binary(learner: Learner, signs: list[float], random_state) -> Lea
     if learner.dim_ is None:
         return None
     if not learner.started_:
-        core._ensure_started(learner.dim_)
+        core.inputs.ensure_started(core, learner.dim_)
         n = learner.n_seen_
         core.warmup_X_[:n], core.warmup_y_[:n], core.n_seen_ = learner.warmup_X_[:n], learner.warmup_y_[:n], n
         core.heads.set_outputs(core, signs)
         return core
     if getattr(learner, "kernel_", None) is None:
         return None
-    core._ensure_started(learner.dim_)  # (its generator and base state; the window is replaced below)
+    core.inputs.ensure_started(core, learner.dim_)  # (its generator and base state; the window is replaced below)
     core.started_, core.warmup_X_, core.warmup_y_ = True, None, None
     core.kernel_, core.n_seen_ = learner.kernel_, learner.n_seen_
     core.scale_center_, core.scale_spread_ = learner.scale_center_, learner.scale_spread_

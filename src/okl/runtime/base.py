@@ -44,7 +44,7 @@ the bytes of x and ``n_seen_``, dropped by every change of state; ``ev``, the le
 and cache, is kept outside the learner: never saved, pickled or copied), ``_event_learn(x, y, z, ev)
 -> f | None`` learns the row from them (or computes them), ``_event_block(X, y, out) -> rows done``
 runs the same per-row arithmetic over a block (``okl stream``); NOGD, SkeGD, FORKS (code ONS) and
-FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``). Those four,
+FOGD have them, every other learner takes the generic path (``_decision`` / ``inputs.advance``). Those four,
 the linear learner, the window and KLMS also declare ``compiled_plan()`` (a map and a step of
 :mod:`okl.components`), and ``auto`` has its own plan on its engine: then predict_one and
 learn_one are one compiled call each
@@ -99,6 +99,7 @@ from okl.scaling import RULE_CODES, scale_rows, scale_rule, scale_sparse_rows, w
 from okl.runtime.categorical import new_learner, takes_categorical
 from okl.runtime.params import SHARED_PARAMETER_DOCS, with_categorical, with_shared_parameters  # noqa: F401
 from okl.runtime.heads import HEADS, Heads, Probabilities
+from okl.runtime.inputs import INPUT_MAP, InputMap
 from okl.runtime.events import FLOAT_TYPES, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
 from okl.runtime.modelfile import _LAYOUT_CHECKED, STATE_IO, ModelFiles, StateIO, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
@@ -140,6 +141,8 @@ class Learner(EventPath, Probabilities, ModelFiles):
     files: ClassVar[StateIO] = STATE_IO
     #: the heads: one output or K, target centring, calibration (:class:`okl.runtime.heads.Heads`)
     heads: ClassVar[Heads] = HEADS
+    #: the input map: width window, input scale, categorical columns (:class:`okl.runtime.inputs.InputMap`)
+    inputs: ClassVar[InputMap] = INPUT_MAP
 
     dim_: int | None = None
     n_seen_: int = 0
@@ -187,124 +190,11 @@ class Learner(EventPath, Probabilities, ModelFiles):
 
     # ---- protocol ---------------------------------------------------------------------------
 
-    def _ensure_started(self, dim: int) -> None:
-        if self.dim_ is None:
-            self._rng = np.random.default_rng(check_random_state(getattr(self, "random_state", None)))
-            self.n_seen_ = 0
-            self.target_sum_ = 0.0
-            self.scale_center_ = self.scale_spread_ = None
-            self.calibration_ = calibration.new_state(1) if self.task == "classification" and not self.n_outputs_ \
-                else None
-            self.kernel_ = None if self._chooses_width() else getattr(self, "kernel", None)
-            if self._uses_window():
-                self.started_ = False
-                self.warmup_X_ = window_buffer(WIDTH_WINDOW, int(dim))  # (wide: written pages only)
-                self.warmup_y_ = np.zeros(WIDTH_WINDOW)
-            else:
-                self.started_ = True
-                self.warmup_X_ = self.warmup_y_ = None
-                self._start(int(dim))
-            self.dim_ = int(dim)
-
-    def _chooses_width(self) -> bool:
-        """True when the learner takes a kernel and none was given: it then fixes a Gaussian width
-        from its first :data:`~okl.kernels.WIDTH_WINDOW` rows (see :meth:`_finish_warmup`)."""
-        return "kernel" in self._param_names() and getattr(self, "kernel", None) is None
-
-    def _scale_rule(self) -> str | None:
-        """The statistic of the per-feature input scale this learner fixes in its first rows
-        (``"symlog"``, ``"range"`` or ``"affine"``), or None: the ``scale`` hyperparameter resolved by
-        :func:`okl.scaling.scale_rule` (``"auto"``: scaled unless a kernel was given)."""
-        return scale_rule(getattr(self, "scale", None), getattr(self, "kernel", None) is not None)
-
-    def _scales_input(self) -> bool:
-        """True when the learner fixes a per-feature input scale in its first rows."""
-        return self._scale_rule() is not None
-
-    def _uses_window(self) -> bool:
-        """Whether the first :data:`~okl.kernels.WIDTH_WINDOW` rows are buffered (predicted by the
-        running label mean) to fix the width and/or the input scale before the model starts."""
-        return self._chooses_width() or self._scales_input()
-
-    # ---- the input scale (okl.scaling): one transform on every path ------------------------
-
-    def _scaled_rows(self, X, commit: bool, spread: np.ndarray | None = None):
-        """The rows of a validated block as the model sees them (X itself without a scale);
-        ``commit`` stores the spreads that these rows fix in ``spread`` (default: the learner's),
-        otherwise nothing changes. Sparse rows (:class:`okl._sparse.SparseRows`) stay sparse under
-        a map that keeps zeros zero (centre 0: a window of sparse rows gives it), else become
-        dense."""
-        if self.scale_spread_ is None:
-            return X
-        spread = self.scale_spread_ if spread is None else spread
-        if isinstance(X, SparseRows):
-            if not self._zero_centre():  # (a map fixed on dense rows centres: the rows enter dense)
-                return self._scaled_rows(X.toarray(), commit, spread)
-            values = np.empty_like(X.data)
-            done = scale_sparse_rows(X.indptr, X.indices, X.data, spread, commit, MAX_ABS_FEATURE,
-                                     RULE_CODES[self._scale_rule()], values)
-            if done < X.shape[0]:
-                check_vector(X[done], self.dim_)
-            return X.with_data(values)
-        out = np.empty_like(X)
-        done = scale_rows(X, self.scale_center_, spread, commit, MAX_ABS_FEATURE,
-                          RULE_CODES[self._scale_rule()], out)
-        if done < X.shape[0]:
-            check_vector(X[done], self.dim_)  # raises the message naming the value
-        return out
-
-    def _scaled_row(self, x: np.ndarray, commit: bool) -> np.ndarray:
-        """One row as the model sees it (values checked; see :meth:`_scaled_rows`)."""
-        if self.scale_spread_ is None:
-            return x
-        return self._scaled_rows(x[None, :], commit)[0]
-
     def _window_estimate(self, x: np.ndarray):
         """A learner's own decision on x from the rows buffered in the width window (labels, or
         residuals under target centring), or None: then the running mean decides (the default;
         :class:`okl.ensemble.auto.Auto` smooths the buffered rows)."""
         return None
-
-    def _warmup_decision(self, x: np.ndarray | None = None) -> float:
-        """Decision during the width window on row x: :meth:`_window_estimate` when it gives one
-        (plus the running target mean under centring), else the running mean of the labels/targets
-        seen so far (the majority vote for labels -1/+1; 0, i.e. +1, before any label)."""
-        estimate = None if x is None else self._window_estimate(x)
-        if estimate is not None:
-            return estimate + self.heads.target_mean(self) if self.heads.centers_targets(self) else estimate
-        n = self.n_seen_
-        if self.n_outputs_:  # K outputs: each class's running mean of its -1/+1 targets
-            counts = np.bincount(self.warmup_y_[:n].astype(np.int64), minlength=self.n_outputs_)[:self.n_outputs_]
-            return (2.0 * counts - n) / n if n else np.zeros(self.n_outputs_)
-        if self.heads.centers_targets(self):
-            return self.heads.target_mean(self)  # the buffer holds residuals from that mean
-        return float(self.warmup_y_[:n].sum() / n) if n else 0.0
-
-    def _finish_warmup(self) -> None:
-        """Fix the input scale (:func:`okl.scaling.window_scale`) and the width
-        (:func:`okl.kernels.scale_sigma`, on the scaled rows) from the buffered rows, labels
-        unused; create the state, and learn the buffered rows in order (their decisions were
-        already given by the running mean, so nothing is predicted with a label it has seen)."""
-        rows = self.warmup_X_
-        if self._sparse_window:  # (learned as sparse rows; the width from the columns they use)
-            known = self._window_nonzero
-            rows = SparseRows.from_columns(rows, known) if known is not None and len(known) == len(rows) \
-                and all(c is not None for c in known) else SparseRows.from_dense(rows)  # (O(nnz) when known)
-        if self._scales_input():
-            self.scale_center_, self.scale_spread_ = window_scale(rows if self._sparse_window else self.warmup_X_,
-                                                                  self._scale_rule(), sparse=self._sparse_window)
-            if self._sparse_window:  # (centre 0 by construction: no scan of d zeros to find it out)
-                self._zero_centre_of = (self.scale_center_, True)
-            rows = self._scaled_rows(rows, commit=True)
-        self.warmup_X_ = rows.compact() if self._sparse_window else rows  # (what the width rules read)
-        if self._chooses_width():
-            self.kernel_ = RBF(sigma=scale_sigma(self.warmup_X_) * self._width_factor)
-        self._start(self.dim_)
-        self.started_ = True
-        seen, self.n_seen_ = self.n_seen_, 0
-        self._process_rows(rows, self.warmup_y_)
-        self.n_seen_ = seen
-        self.warmup_X_ = self.warmup_y_ = None
 
     def end_width_window(self) -> "Learner":
         """Fix the width now from the rows buffered so far, when a finite batch (a scikit-learn
@@ -313,75 +203,8 @@ class Learner(EventPath, Probabilities, ModelFiles):
             drop_event_cache(self)
             self.warmup_X_ = self.warmup_X_[: self.n_seen_]
             self.warmup_y_ = self.warmup_y_[: self.n_seen_]
-            self._finish_warmup()
+            self.inputs.finish_warmup(self)
         return self
-
-    def _advance(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Test-then-train over validated rows (shared by ``learn_one`` and ``run``)."""
-        drop_event_cache(self)
-        n = X.shape[0]
-        out = self.heads.new_decisions(self, n)
-        mu = None
-        if self.heads.centers_targets(self) and n:
-            mu, y, sums = self.heads.running_target_means(self, y)
-        i = 0
-        if not self.started_:
-            if n and self.n_seen_ == 0:  # (the kind of rows the window comes as fixes its input map)
-                self._sparse_window = isinstance(X, SparseRows) or self._nonzero is not None
-                self._window_nonzero = []
-            while i < n and self.n_seen_ < WIDTH_WINDOW:
-                outer = self._nonzero
-                if isinstance(X, SparseRows):  # (written in place: no dense copy of a wide row)
-                    self._nonzero, values = X.row(i)
-                    self.warmup_X_[self.n_seen_, self._nonzero] = values
-                    x = self.warmup_X_[self.n_seen_]  # (the estimate reads the rows before it only)
-                else:
-                    x = X[i]
-                if self._window_nonzero is not None and len(self._window_nonzero) == self.n_seen_:
-                    self._window_nonzero.append(self._nonzero)  # (None: not known)
-                sparse_row = isinstance(X, SparseRows)
-                try:
-                    if mu is None:
-                        out[i] = self._warmup_decision(x)
-                    else:  # (mu[i]: the running target mean, the same float as heads.target_mean())
-                        estimate = self._window_estimate(x)
-                        out[i] = mu[i] if estimate is None else mu[i] + estimate
-                finally:
-                    self._nonzero = outer
-                if outer is not None and not sparse_row:  # (a sparse row given per event, made dense:
-                    self.warmup_X_[self.n_seen_, outer] = x[outer]  # its non-zeros, the buffer's row is 0)
-                elif not sparse_row:  # (a sparse row is in place already: no pass over its d columns)
-                    self.warmup_X_[self.n_seen_] = x
-                self.warmup_y_[self.n_seen_] = y[i]
-                self.n_seen_ += 1
-                if mu is not None:
-                    self.target_sum_ = float(sums[i + 1])
-                i += 1
-            if self.n_seen_ == WIDTH_WINDOW:
-                self._finish_warmup()
-        if i < n:
-            try:
-                out[i:] = self._process_rows(self._scaled_rows(X[i:], commit=True), y[i:])
-            except ZeroDivisionError:  # (a compiled update that divided by zero: a numerical failure)
-                self._non_finite(None)
-            if mu is not None:
-                out[i:] += mu[i:]
-                self.target_sum_ = float(sums[-1])
-            first = self.n_seen_
-            self.n_seen_ += n - i
-            self._check_finite(out[i:], first)
-        return out
-
-    def _process_rows(self, X, y: np.ndarray) -> np.ndarray:
-        """:meth:`_process` of mapped rows; sparse rows go to a learner without a sparse path
-        (:attr:`accepts_csr`) as dense blocks of bounded size, one after the other (every path
-        continues from the state it leaves)."""
-        if not isinstance(X, SparseRows) or self.accepts_csr:
-            return self._process(X, y)
-        out = self.heads.new_decisions(self, X.shape[0])
-        for s, block in X.dense_chunks():
-            out[s:s + block.shape[0]] = self._process(block, y[s:s + block.shape[0]])
-        return out
 
     def _check_finite(self, out: np.ndarray, first: int) -> None:
         """Raise :meth:`_non_finite` for the first round (``first`` + row) of ``out`` whose
@@ -406,7 +229,7 @@ class Learner(EventPath, Probabilities, ModelFiles):
     #: whether this learner takes CSR rows and blocks in its own sparse arithmetic (its
     #: :meth:`_process` takes :class:`okl._sparse.SparseRows`: ``auto``'s engine), so a reader hands
     #: them over as they are; every learner takes them, the others as dense rows and blocks of
-    #: bounded size (:meth:`_process_rows`)
+    #: bounded size (:meth:`InputMap.process_rows`)
     accepts_csr: ClassVar[bool] = False
     #: whether the width window's rows came as sparse rows (then the input map keeps zeros zero:
     #: :func:`okl.scaling.window_scale`); set by the window's first row
@@ -429,11 +252,11 @@ class Learner(EventPath, Probabilities, ModelFiles):
         self._check_usable()
         X = check_matrix(X, self.dim_, sparse=True)
         y = check_targets(y, self.task, X.shape[0])
-        self._ensure_started(X.shape[1])
+        self.inputs.ensure_started(self, X.shape[1])
         start_round, was_started = self.n_seen_, self.started_
         t0 = time.perf_counter()
         with one_blas_thread():
-            decisions = self._advance(X, y) if X.shape[0] else np.empty(0)
+            decisions = self.inputs.advance(self, X, y) if X.shape[0] else np.empty(0)
         self.heads.calibrate(self, decisions, y, start_round, was_started)
         seconds = time.perf_counter() - t0
         first = self._first_counted_round() if self.started_ else None
@@ -478,11 +301,11 @@ class Learner(EventPath, Probabilities, ModelFiles):
         ``"symlog (first 50 rows)"``, ``"pending"`` (inside the window) or ``"off"`` (``scale=None``,
         or ``"auto"`` with a kernel given), plus, once fixed, ``scale_pending``: the number of features
         that have kept their window value so far (their spread is fixed by their first change)."""
-        if not self._scales_input():
+        if not self.inputs.scales_input(self):
             return {"input_scale": "off"}
         if self.scale_spread_ is None:
             return {"input_scale": "pending"}
-        return {"input_scale": f"{self._scale_rule()} (first {WIDTH_WINDOW} rows)",
+        return {"input_scale": f"{self.inputs.scale_rule(self)} (first {WIDTH_WINDOW} rows)",
                 "scale_pending": int(self.scale_spread_.size - np.count_nonzero(self.scale_spread_))}
 
     def all_diagnostics(self) -> dict[str, Any]:

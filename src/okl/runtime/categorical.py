@@ -115,9 +115,6 @@ class CategoricalInputs:
     def __reduce_ex__(self, protocol):
         return _rebuild, (self.plain_class,), self.__getstate__()
 
-    def _uses_window(self) -> bool:
-        return True  # (the window's rows fix the levels)
-
     # ---- rows ---------------------------------------------------------------------------------
 
     def _raw_width(self) -> int | None:
@@ -150,11 +147,6 @@ class CategoricalInputs:
         rows[:, :self.dim_] = self.warmup_X_
         self.warmup_X_, self.dim_ = rows, width
         drop_event_cache(self)
-
-    def _finish_warmup(self) -> None:
-        self.categorical_map_.fix()
-        self._widen(self.categorical_map_.width)
-        super()._finish_warmup()
 
     def _open_rows(self, n: int) -> int:
         """How many of the next n rows to learn one at a time (the window's: each may widen it)."""

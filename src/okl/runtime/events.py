@@ -156,28 +156,11 @@ class EventPath:
         rows = check_matrix(x, self.dim_, sparse=True)
         if rows.shape[0] != 1:
             raise ValueError(f"x must be one example: a sparse matrix of shape (1, features), got shape {rows.shape}")
-        self._nonzero = self._kept_nonzero(rows.indices)
+        self._nonzero = self.inputs.kept_nonzero(self, rows.indices)
         try:
             return self._learn_generic(rows[0], y) if learn else self._predict_event(rows[0])
         finally:
             self._nonzero = None
-
-    def _kept_nonzero(self, columns: np.ndarray) -> np.ndarray | None:
-        """A sparse row's non-zero columns, when the input map keeps its zeros zero (no map yet, or
-        centre 0 in every column: ``okl.scaling.window_scale``), else None (it maps them to other
-        values: the row is dense to the model)."""
-        return columns if self._zero_centre() else None
-
-    def _zero_centre(self) -> bool:
-        """Whether the input map keeps zeros zero (no map, or centre 0 everywhere), remembered for the
-        centre array it was found for (a scan of d values: 2^20 for hashed text)."""
-        center = getattr(self, "scale_center_", None)
-        if center is None:
-            return True
-        seen = getattr(self, "_zero_centre_of", None)
-        if seen is None or seen[0] is not center:
-            seen = self._zero_centre_of = (center, not center.any())
-        return seen[1]
 
     def _event_row(self, x) -> tuple[np.ndarray, bool]:
         """(x, values_checked): the common case is only shape-checked here (its values are checked
@@ -235,11 +218,11 @@ class EventPath:
                 # the rows as the model will see them when it learns them in order; a spread that
                 # a row fixes is stored only once that row is learned (below), so a checkpoint
                 # never holds a spread fixed by a row it has not learned
-                Xs = self._scaled_rows(X[i:], commit=pending,
+                Xs = self.inputs.scaled_rows(self, X[i:], commit=pending,
                                        spread=self.scale_spread_.copy() if pending else None)
                 k = self._event_block(Xs, y[i:] if mu is None else residual[i:], out[i:])
                 if k and pending:
-                    self._scaled_rows(X[i:i + k], commit=True)
+                    self.inputs.scaled_rows(self, X[i:i + k], commit=True)
                 if k and mu is not None:
                     out[i:i + k] += mu[i:i + k]
                     self.target_sum_ = float(sums[i + k])
@@ -250,7 +233,7 @@ class EventPath:
                     i += k
                     continue
             if isinstance(X, SparseRows):  # (a sparse row: its window maps it as run() maps sparse rows)
-                self._nonzero = self._kept_nonzero(X.row(i)[0])
+                self._nonzero = self.inputs.kept_nonzero(self, X.row(i)[0])
             try:
                 out[i] = self._learn_event(X[i], y[i])
             finally:
@@ -292,7 +275,7 @@ class EventPath:
             return np.zeros(self.n_outputs_) if self.n_outputs_ else 0.0
         if self.started_:
             ev = event_state(self)
-            xs = self._scaled_row(x, commit=False)
+            xs = self.inputs.scaled_row(self, x, commit=False)
             r = self._event_features(xs, ev)
             if r is not None:
                 ev.cache = (x.tobytes(), self.n_seen_, r[1])
@@ -300,7 +283,7 @@ class EventPath:
         if not checked:
             self._check_values(x)
         if not self.started_:
-            return self._warmup_decision(x)
+            return self.inputs.warmup_decision(self, x)
         f = self._decision(xs)
         if self.n_outputs_:
             return f
@@ -435,14 +418,14 @@ class EventPath:
         the row's scaled form is in the plan; ``r`` the label or residual it learns), or a
         decision that is not finite (raises)."""
         n = self.n_seen_
-        if c == WINDOW_DONE:  # Learner._advance: the buffered rows fix the scale and the width
+        if c == WINDOW_DONE:  # InputMap.advance: the buffered rows fix the scale and the width
             self.n_seen_ = n + 1
             if fp.center:
                 self.target_sum_ += y
                 f += mu
             drop_event_cache(self)
             with one_blas_thread():
-                self._finish_warmup()
+                self.inputs.finish_warmup(self)
             return f
         python_step = c == UPDATE_DUE or c == TRANSITION_DUE
         if python_step:
@@ -488,7 +471,7 @@ class EventPath:
             spread = self.scale_spread_
             pending = z is not None and spread is not None and not spread.all()
             before = spread.copy() if pending else None
-            xs = self._scaled_row(x, commit=True)
+            xs = self.inputs.scaled_row(self, x, commit=True)
             if pending and not np.array_equal(before, spread):
                 z = None  # x fixed a spread: its features are computed again, as run() maps it
             # (_event_learn checks the values of x when it computes its features)
@@ -507,13 +490,13 @@ class EventPath:
                 return f
         if not checked:
             self._check_values(x)
-        self._ensure_started(x.shape[0])
+        self.inputs.ensure_started(self, x.shape[0])
         drop_event_cache(self)
         if (self._event_heavy() if self.started_ else self.n_seen_ >= WIDTH_WINDOW - 1):
             with one_blas_thread():
-                f = self._advance(x[None, :], np.array([y]))[0]
+                f = self.inputs.advance(self, x[None, :], np.array([y]))[0]
         else:
-            f = self._advance(x[None, :], np.array([y]))[0]
+            f = self.inputs.advance(self, x[None, :], np.array([y]))[0]
         return f if self.n_outputs_ else float(f)
 
     def _class_index(self, y) -> float:
@@ -538,12 +521,12 @@ class EventPath:
         if self.dim_ is None:
             return np.zeros(X.shape[0])
         if not self.started_:
-            return np.array([self._warmup_decision(x) for x in X], dtype=float).reshape(
+            return np.array([self.inputs.warmup_decision(self, x) for x in X], dtype=float).reshape(
                 (X.shape[0], self.n_outputs_) if self.n_outputs_ else X.shape[0])
         out = self.heads.new_decisions(self, X.shape[0])
         ev = event_state(self)
         ev.cache = None  # the features below may reuse the cached features' work space
-        for i, x in enumerate(self._scaled_rows(X, commit=False)):
+        for i, x in enumerate(self.inputs.scaled_rows(self, X, commit=False)):
             r = self._event_features(x, ev)
             out[i] = r[0] if r is not None else self._decision(x)
         if self.heads.centers_targets(self):
@@ -559,7 +542,7 @@ class EventPath:
         y = check_targets(y, self.task, X.shape[0])
         if X.shape[0] == 0:
             return np.empty(0)
-        self._ensure_started(X.shape[1])
+        self.inputs.ensure_started(self, X.shape[1])
         drop_event_cache(self)
         with one_blas_thread():
-            return np.asarray(self._advance(X, y), dtype=float)
+            return np.asarray(self.inputs.advance(self, X, y), dtype=float)

@@ -74,7 +74,7 @@ class Heads:
         ``learn_one``, ``learn_many``, ``okl stream``'s :meth:`_learn_round` / :meth:`_learn_rounds`)."""
         if learner.calibration_ is None or not len(decisions):
             return
-        skip = 0 if was_started else (max(0, WIDTH_WINDOW - start_round) if learner._uses_window() else 1)
+        skip = 0 if was_started else (max(0, WIDTH_WINDOW - start_round) if learner.inputs.uses_window(learner) else 1)
         if skip < len(decisions):
             labels = np.asarray(y, dtype=np.float64).reshape(-1)[skip:]
             calibration.update(learner.calibration_, decisions[skip:], labels)

@@ -362,9 +362,9 @@ class StateIO:
             if kernel is None and "kernel" in learner._param_names():
                 raise StateError("kernel_", "is missing although the learner has started")
         else:
-            if not learner._uses_window():
+            if not learner.inputs.uses_window(learner):
                 raise StateError("started_", "is False but the learner chooses neither its width nor its input scale")
-            if kernel is not None and learner._chooses_width():
+            if kernel is not None and learner.inputs.chooses_width(learner):
                 raise StateError("kernel_", "is set inside the width window")
             if not 0 <= learner.n_seen_ < WIDTH_WINDOW:
                 raise StateError("n_seen", f"= {learner.n_seen_} inside the width window of {WIDTH_WINDOW} rows")

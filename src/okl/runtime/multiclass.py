@@ -274,7 +274,7 @@ class MultiClass:
         return dims[0] if dims else None
 
     def _uses_window(self) -> bool:
-        return self._template._uses_window()
+        return self._template.inputs.uses_window(self._template)
 
     # ---- learning ---------------------------------------------------------------------------
 
@@ -398,12 +398,12 @@ class MultiClass:
         core = self.core_
         for c, e in enumerate(cuts):
             if e > s:
-                core._ensure_started(X.shape[1])
+                core.inputs.ensure_started(core, X.shape[1])
                 if exact:
                     out = core._learn_events(X[s:e], y[s:e])
                 else:
                     with one_blas_thread():
-                        out = core._advance(X[s:e], y[s:e])
+                        out = core.inputs.advance(core, X[s:e], y[s:e])
                 D[s:e, :out.shape[1]] = out
                 s = e
             if c < len(new_labels):

@@ -164,10 +164,10 @@ def _base_spec(learner: "Learner") -> StateSpec:
                                  "scale_spread_": Arr(("dim",), optional=True)},
                          sizes={"_outputs": (1, 1)}, rules=calib)
     # the input scale (okl.scaling): fixed in the window when the learner scales its input
-    optional = not learner._scales_input()
+    optional = not learner.inputs.scales_input(learner)
     scale = {"scale_center_": Arr(("dim",), optional=optional),
              "scale_spread_": Arr(("dim",), low=0.0, optional=optional)}
-    # started: None, or (inside _finish_warmup) the rows being learned
+    # started: None, or (inside inputs.finish_warmup) the rows being learned
     return StateSpec(sizes={"_warmup": (0, WIDTH_WINDOW), "_outputs": (1, 1)}, fields={
         "warmup_X_": Arr(("_warmup", "dim"), optional=True), "warmup_y_": Arr(("_warmup",), optional=True),
         **total, **scale}, groups=(("scale_center_", "scale_spread_"),), rules=calib)
