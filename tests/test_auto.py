@@ -503,9 +503,9 @@ def test_members_outside_the_engine_keep_every_path_consistent(data_dir):
     assert m.diagnostics()["members_outside_engine"] == 2
     assert_close(ref, per_instance_decisions(okl.make("auto", **kw), X, y), "auto with Python members")
     loop = okl.make("auto", **kw)
-    expected = np.array([loop._learn_event(X[t], y[t]) for t in range(500)])
+    expected = np.array([loop.events.learn_event(loop, X[t], y[t]) for t in range(500)])
     blocks = okl.make("auto", **kw)
-    got = np.concatenate([blocks._learn_events(X[a:b], y[a:b]) for a, b in ((0, 60), (60, 61), (61, 500))])
+    got = np.concatenate([blocks.events.learn_events(blocks, X[a:b], y[a:b]) for a, b in ((0, 60), (60, 61), (61, 500))])
     np.testing.assert_array_equal(got, expected)
 
 

@@ -208,7 +208,7 @@ def test_regression_learns_the_residual_from_the_running_mean(name, cpusmall, tm
     np.testing.assert_allclose(per_instance_decisions(okl.make(name, **kw), X, y), centred, rtol=0, atol=1e-9)
     blocks = okl.make(name, **kw)
     blocks.inputs.ensure_started(blocks, X.shape[1])
-    np.testing.assert_allclose(blocks._learn_events(X, y), centred, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(blocks.events.learn_events(blocks, X, y), centred, rtol=0, atol=1e-9)
     first = okl.make(name, **kw)
     first.run(X[:333], y[:333])
     first.save(tmp_path / "m.npz")

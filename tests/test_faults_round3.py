@@ -274,7 +274,7 @@ def test_a_constant_target_is_predicted_from_the_first_row(learner):
     p50 = OKLRegressor(learner=learner, random_state=0).fit(X[:50], np.full(50, 5.0)).predict(X[50:60])
     assert np.max(np.abs(p50 - 5.0)) <= 0.05
     m = okl.make(learner, loss="squared", random_state=0)
-    f = [m._learn_round(x, 5.0) for x in X[:55]]
+    f = [m.events.learn_round(m, x, 5.0) for x in X[:55]]
     np.testing.assert_allclose(f[1:], 5.0, rtol=0, atol=1e-9)  # every round after the first
 
 

@@ -275,7 +275,7 @@ def test_auto_learns_k_classes_as_k_outputs_of_one_learner_on_every_path():
         rows.append(np.concatenate([m, np.full(4 - len(m), -np.inf)]))
     np.testing.assert_array_equal(np.array(rows), trace.decisions)
     cut = _native()
-    parts = [cut._learn_rounds(X[s:e], labels[s:e]) for s, e in ((0, 37), (37, 300), (300, 301), (301, 700))]
+    parts = [cut.events.learn_rounds(cut, X[s:e], labels[s:e]) for s, e in ((0, 37), (37, 300), (300, 301), (301, 700))]
     D = np.vstack([np.pad(p, ((0, 0), (0, 4 - p.shape[1])), constant_values=-np.inf) for p in parts])
     np.testing.assert_array_equal(D, trace.decisions)
     assert np.isneginf(trace.decisions[300, 3]) and np.isneginf(trace.decisions[:300, 3]).all()

@@ -154,7 +154,7 @@ def test_late_features_run_equals_event_loop_blocks_and_resume(name, tmp_path):
     np.testing.assert_allclose(dec, trace.decisions, rtol=0, atol=1e-9)
     # okl stream's blocks (a block cut inside the rows that fix the pending spreads)
     blocks = okl.make(name, **params)
-    got = np.concatenate([blocks._learn_events(X[a:b], y[a:b]) for a, b in ((0, 70), (70, 125), (125, len(y)))])
+    got = np.concatenate([blocks.events.learn_events(blocks, X[a:b], y[a:b]) for a, b in ((0, 70), (70, 125), (125, len(y)))])
     np.testing.assert_allclose(got, trace.decisions, rtol=0, atol=1e-9)
     # the late column entered as 1 (its first change), the dropped one as -1, both fixed once
     m = okl.make(name, **params)

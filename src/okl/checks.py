@@ -53,6 +53,7 @@ import numpy as np
 from okl.data.registry import load_dataset, permutation
 from okl.kernels import RBF
 from okl.runtime.base import Learner, StateError, accepts, learner_class, learner_kind, learners, make
+from okl.runtime.hyperparameters import param_names
 
 #: rows of the classification (german) and regression (cpusmall) prefixes
 N_CLASSIFICATION = 400
@@ -370,7 +371,7 @@ def check_invalid_hyperparameters(name: str) -> None:
     cls = learner_class(name)
     declared = {h.name: h for h in cls.hyperparameters}
     if declared:  # every declared hyperparameter (okl.runtime.hyperparameters), and no undeclared one
-        missing = set(cls._param_names()) - set(declared)
+        missing = set(param_names(cls)) - set(declared)
         assert not missing, (f"{name}: hyperparameters {sorted(missing)} are not declared in "
                              f"{cls.__name__}.hyperparameters")
         bad = {h.name: h.invalid() for h in declared.values() if h.invalid() is not None}
@@ -379,7 +380,7 @@ def check_invalid_hyperparameters(name: str) -> None:
     for param, value in bad.items():
         _raises(ValueError, param if param not in ("loss", "kernel") else "must be|unknown", make, name,
                 **{param: value})
-    assert bad or not cls._param_names(), f"{name}: no hyperparameter checked"
+    assert bad or not param_names(cls), f"{name}: no hyperparameter checked"
 
 
 # ---- feature-evolvable learners --------------------------------------------------------------

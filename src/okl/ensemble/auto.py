@@ -104,7 +104,7 @@ from okl._threads import one_blas_thread
 from okl.kernels import RBF, Laplacian, scale_sigma, scale_sigma_l1  # noqa: F401 (RBF: re-exported)
 from okl.engine.aggregation import (  # noqa: F401 (aggregate_predict, aggregate_rounds, mixture_weights: re-exported)
     AGG_HEAD, HI, LO, STACK_HEAD, mixture_weights, agg_size, aggregate_predict, aggregate_rounds, new_agg, stack_share)
-from okl.engine.roots import prepare_engine
+from okl.ensemble.parts import PoolEvents, PoolFiles, PoolHeads, PoolInputs
 from okl.ensemble.paths import EnginePaths
 from okl.ensemble.window_phase import WindowPhase
 from okl.ensemble.hashing import COLUMN_HASH, HASH_WIDTH, WideRows
@@ -114,9 +114,7 @@ from okl.engine.columns import FAILED, TRANSITION
 from okl.engine.layout import Engine
 from okl.runtime.base import Arr, Learner, Num, Opaque, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
-from okl.runtime.heads import Heads
-from okl.runtime.inputs import InputMap
-from okl.runtime.modelfile import StateIO, load_from
+from okl.runtime.modelfile import load_from
 from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
                                          accept)
 from okl.runtime.state import MAX_CLASSES
@@ -128,48 +126,6 @@ from okl.runtime.state import MAX_CLASSES
 #: 83,886 columns, the window beyond 83,886 (hashed text of 2^20 columns: the FOGD members, their
 #: directions generated, and the linear ones learn it)
 MEMBER_INPUT_FLOATS = 1 << 24
-
-
-class PoolHeads(Heads):
-    """``auto``'s K outputs: every member's (:meth:`Auto._set_outputs`, :meth:`Auto._grow_outputs`,
-    :meth:`Auto._drop_last_output`)."""
-
-    def set_outputs(self, learner, signs):
-        learner._set_outputs(signs)
-
-    def grow_outputs(self, learner, K):
-        learner._grow_outputs(K)
-
-    def drop_last_output(self, learner):
-        learner._drop_last_output()
-
-
-class PoolInputs(InputMap):
-    """``auto``'s input side: rows wider than :data:`HASH_WIDTH` fix the hashed width at the first
-    example (:meth:`WideRows._fix_input_width`), and the engine's compile starts with the first rows."""
-
-    def ensure_started(self, learner, dim):
-        learner._fix_input_width(dim)
-        super().ensure_started(learner, dim)
-
-    def advance(self, learner, X, y):
-        prepare_engine(learner.n_outputs_ > 0)  # (a cold cache: its compile starts with the first rows)
-        return super().advance(learner, X, y)
-
-
-class PoolFiles(StateIO):
-    """``auto``'s state I/O: its model file holds every member's model file, packed into
-    ``members_blob_`` while it is written (:meth:`Auto._pack`)."""
-
-    def write(self, learner, fh):
-        if learner.dim_ is not None and learner.started_:
-            learner._pack()
-            try:
-                super().write(learner, fh)
-            finally:
-                learner.members_blob_ = learner.member_sizes_ = None
-        else:
-            super().write(learner, fh)
 
 
 @register("auto")
@@ -229,6 +185,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     files = PoolFiles()  # (its members' files inside its own)
     heads = PoolHeads()  # (its members' K outputs)
     inputs = PoolInputs()  # (wide rows hashed; the engine's compile started early)
+    events = PoolEvents()  # (the engine's per-event plans)
     hyperparameters = (BUDGET, LOSS, KERNEL, Hyper("members", "any", "The pool as (name, width multiplier, params).",
                                                   optional=True, none_means="the default pool", custom=_check_members),
                        HORIZON, CENTER_TARGETS, SCALE, RANDOM_STATE)

@@ -30,6 +30,7 @@ import numpy as np
 
 from okl._sparse import SparseRows, is_sparse_matrix
 from okl._validation import check_matrix
+from okl.runtime.events import EventPath
 
 #: the widest rows auto takes as given; wider rows are hashed into this many columns (2^20, VW's
 #: default is 2^18): auto's d-long arrays are then 8 MiB each
@@ -145,7 +146,7 @@ class WideRows:
         return super().predict_many(self._input(X))
 
     def _learn_rounds(self, X, y):
-        return super()._learn_rounds(self._input(X), y)
+        return EventPath.learn_rounds(self.events, self, self._input(X), y)
 
     def predict_one(self, x):
         if self.input_width_ is not None or self.dim_ is None:  # (one test a row on the common path)

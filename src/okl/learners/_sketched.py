@@ -250,7 +250,7 @@ class SketchedLearner(Learner):
         ok, f = kernel_features(kind, a, b, c, w.LT, w.Qc.shape[0], w.Qc, self.w_, x, MAX_ABS_FEATURE, w.kb,
                                 w.Z[0])
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f, w.Z
 
     def _event_learn(self, x, y, Z, ev):

@@ -223,7 +223,7 @@ class KRLST(Learner):
         w = self._event_work(ev)
         ok, f = krlst_event_features(*w.spec, self.SV_, self.alpha_, self.m_, x, MAX_ABS_FEATURE, w.kt)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f, w.kt
 
     def _event_learn(self, x, y, z, ev):
@@ -231,7 +231,7 @@ class KRLST(Learner):
         ok, f, m = krlst_event_round(*w.constants, x, y, w.kt if z is None else z, z is not None, *w.state, self.m_,
                                      w.work, MAX_ABS_FEATURE)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         self.m_ = int(m)
         return f
 

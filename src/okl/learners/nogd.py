@@ -225,7 +225,7 @@ class NOGD(Learner):
         if w is None or w.M is not self.M_ or w.SV is not self.SV_ or w.weights is not self.w_ \
                 or w.G is not self.G_ or w.kernel is not self.kernel_ or w.loss is not self.loss \
                 or w.stage2 is not self.stage2:
-            lo = self._event_loss(ev)
+            lo = self.events.loss(self, ev)
             w = ev.buf = EventWork(
                 M=self.M_, SV=self.SV_, weights=self.w_, G=self.G_, kernel=self.kernel_, loss=self.loss,
                 stage2=self.stage2, MT=np.ascontiguousarray(self.M_.T), SVT=np.ascontiguousarray(self.SV_.T),
@@ -244,7 +244,7 @@ class NOGD(Learner):
         kind, a, b, c = w.spec
         ok, f = kernel_features(kind, a, b, c, w.SVT, self.budget, w.MT, self.w_, x, MAX_ABS_FEATURE, w.kb, w.z)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f, w.z
 
     def _event_learn(self, x, y, z, ev):
@@ -257,7 +257,7 @@ class NOGD(Learner):
         ok, f = nogd_event_round(kind, a, b, c, w.SVT, w.MT, self.w_, self.G_, self.lr, self.eta, w.ogd, w.lkind,
                                  x, MAX_ABS_FEATURE, y, w.kb, np.empty(w.z.shape[0]))
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f
 
     @classmethod

@@ -9,6 +9,7 @@ import numpy as np
 
 from okl.components import K_OUTPUTS, runs_everywhere
 from okl.runtime.base import Learner, learner_class, make
+from okl.runtime.hyperparameters import param_names
 
 
 def _engine_member(name: str, params: dict) -> bool:
@@ -45,7 +46,7 @@ def _k_output_core(learner: Learner, random_state) -> Learner:
         return make("auto", **params, random_state=random_state)
     own = {k: params.pop(k) for k in _AUTO_OWN if k in params}
     params.pop("center_targets", None)
-    width = learner._width_factor if "kernel" in learner._param_names() else None
+    width = learner._width_factor if "kernel" in param_names(learner) else None
     if width is None:
         own.pop("kernel", None)
     if "budget" in own:
@@ -92,5 +93,5 @@ def _learner_params(core: Learner, name: str) -> dict:
     (member, _, own), = core.member_specs()
     if member != name:
         raise ValueError(f"the core's member is {member!r}, not {name!r}")
-    accepted = learner_class(name)._param_names()
+    accepted = param_names(learner_class(name))
     return {**{k: params[k] for k in _AUTO_OWN if k in accepted}, **own}

@@ -3,9 +3,21 @@
 This module holds :class:`Learner` and re-exports every name of the protocol, which lives in one
 module per concern: :mod:`okl.runtime.trace` (:class:`Trace`, :func:`mistakes_of`),
 :mod:`okl.runtime.state` (the state declarations and their checker),
-:mod:`okl.runtime.modelfile` (save / load / check_state, the :class:`ModelFiles` mixin),
-:mod:`okl.runtime.events` (the per-event path, the :class:`EventPath` mixin) and
+:mod:`okl.runtime.modelfile` (save / load / check_state), :mod:`okl.runtime.events` (the per-event
+path), :mod:`okl.runtime.inputs` (the input map), :mod:`okl.runtime.heads` (the heads) and
 :mod:`okl.runtime.registry` (``register``, ``make``, ``learners``, ``select_params``).
+
+A learner is composed of four objects besides its model, each a class attribute holding no state
+of its own (the state stays the learner's attributes, so model files are unchanged) and declaring
+its part of the state: its input map ``inputs`` (:class:`okl.runtime.inputs.InputMap`: the width
+window, the input scale, the chosen width, categorical columns), its heads ``heads``
+(:class:`okl.runtime.heads.Heads`: one output or K, target centring, calibration), its per-event
+path ``events`` (:class:`okl.runtime.events.EventPath`: the fast plan, the generic hooks, numerical
+failures) and its state I/O ``files`` (:class:`okl.runtime.modelfile.StateIO`: model files, the
+state's declaration and checks). The model is the learner's own hooks below (or a compiled plan,
+``compiled_plan()``). A learner that needs another behaviour gives a subclass of one of them
+(``auto``: :class:`okl.ensemble.auto.PoolInputs`, ``PoolHeads``, ``PoolEvents``, ``PoolFiles``;
+the window: its ``WindowHeads``); :class:`Learner` itself keeps the public protocol and the hooks.
 
 Every learner (DESIGN.md, "The learner protocol"):
 
@@ -82,25 +94,23 @@ Declaring the state (model files are untrusted input)
 
 from __future__ import annotations
 
-import inspect
+import math
 import time
 from typing import Any, ClassVar
 
 import numpy as np
 
-import okl.calibration as calibration
 from okl._threads import one_blas_thread
-from okl._sparse import SparseRows, is_sparse_matrix, window_buffer
-from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
-from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
+from okl._validation import check_matrix, check_targets
+from okl.kernels import WIDTH_WINDOW
 from okl.losses import Loss, get_loss
-from okl.scaling import RULE_CODES, scale_rows, scale_rule, scale_sparse_rows, window_scale
 
 from okl.runtime.categorical import new_learner, takes_categorical
 from okl.runtime.params import SHARED_PARAMETER_DOCS, with_categorical, with_shared_parameters  # noqa: F401
 from okl.runtime.heads import HEADS, Heads, Probabilities
 from okl.runtime.inputs import INPUT_MAP, InputMap
-from okl.runtime.events import FLOAT_TYPES, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
+from okl.components import ENGINE, Plan, runs_everywhere
+from okl.runtime.events import EVENTS, FLOAT_TYPES, NDARRAY, NO_EVENT, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
 from okl.runtime.modelfile import _LAYOUT_CHECKED, STATE_IO, ModelFiles, StateIO, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
                                   learner_kind, learners, make, register, select_params)
@@ -108,9 +118,10 @@ from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODE
                                _BASE_STATE, Arr, ModelFileError, Num, Opaque, Seq, StateError, StateSpec,
                                _base_spec, _decode_param, encode_param, _Header, _SpecChecker)
 from okl.runtime.trace import NonFiniteError, Trace, divergence_message, mistakes_of  # noqa: F401
+from okl.runtime.hyperparameters import param_names
 
 
-class Learner(EventPath, Probabilities, ModelFiles):
+class Learner(Probabilities, ModelFiles):
     """Base class of every online learner (see the module docstring for the protocol)."""
 
     #: the per-event cache, work space and fast plan (:class:`okl.runtime.events._EventState`,
@@ -143,6 +154,8 @@ class Learner(EventPath, Probabilities, ModelFiles):
     heads: ClassVar[Heads] = HEADS
     #: the input map: width window, input scale, categorical columns (:class:`okl.runtime.inputs.InputMap`)
     inputs: ClassVar[InputMap] = INPUT_MAP
+    #: the per-event path: fast plan, generic hooks, failures (:class:`okl.runtime.events.EventPath`)
+    events: ClassVar[EventPath] = EVENTS
 
     dim_: int | None = None
     n_seen_: int = 0
@@ -165,15 +178,9 @@ class Learner(EventPath, Probabilities, ModelFiles):
 
     # ---- hyperparameters -------------------------------------------------------------------
 
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        return [p for p, spec in sig.parameters.items() if p != "self" and spec.kind in kinds]
-
     def get_params(self) -> dict[str, Any]:
         """The hyperparameters given to ``__init__`` (scikit-learn style)."""
-        return {p: getattr(self, p) for p in self._param_names()}
+        return {p: getattr(self, p) for p in param_names(self)}
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -190,12 +197,6 @@ class Learner(EventPath, Probabilities, ModelFiles):
 
     # ---- protocol ---------------------------------------------------------------------------
 
-    def _window_estimate(self, x: np.ndarray):
-        """A learner's own decision on x from the rows buffered in the width window (labels, or
-        residuals under target centring), or None: then the running mean decides (the default;
-        :class:`okl.ensemble.auto.Auto` smooths the buffered rows)."""
-        return None
-
     def end_width_window(self) -> "Learner":
         """Fix the width now from the rows buffered so far, when a finite batch (a scikit-learn
         ``fit``) ended inside the width window; nothing happens otherwise."""
@@ -205,14 +206,6 @@ class Learner(EventPath, Probabilities, ModelFiles):
             self.warmup_y_ = self.warmup_y_[: self.n_seen_]
             self.inputs.finish_warmup(self)
         return self
-
-    def _check_finite(self, out: np.ndarray, first: int) -> None:
-        """Raise :meth:`_non_finite` for the first round (``first`` + row) of ``out`` whose
-        decision (any output) is not finite."""
-        ok = np.isfinite(out)
-        if not ok.all():
-            bad = ~ok.reshape(len(out), -1).all(axis=1)
-            self._non_finite(first + int(np.flatnonzero(bad)[0]))
 
     #: the remedy a :class:`NonFiniteError` names: the hyperparameter to change and the direction
     _divergence_hint: ClassVar[str] = "lower eta (the step size)"
@@ -238,18 +231,12 @@ class Learner(EventPath, Probabilities, ModelFiles):
     #: the window fills (not saved: ``auto``'s window estimate scans a row it lacks)
     _window_nonzero: list | None = None
 
-    def _non_finite(self, round_index: int | None) -> None:
-        """Raise the :class:`NonFiniteError` of round ``round_index`` (None: of the block just
-        learned), the learner marked unusable until :meth:`reset_state`."""
-        raise self._fail(divergence_message(self.name or type(self).__name__, round_index,
-                                            self._divergence_hint, "kernel" in self._param_names()))
-
     def run(self, X, y) -> Trace:
         """Test-then-train over the rows of ``X``; returns the :class:`Trace` (decisions before learning).
 
         Continues from the current state, so ``run`` on two halves equals ``run`` on the whole.
         """
-        self._check_usable()
+        self.events.check_usable(self)
         X = check_matrix(X, self.dim_, sparse=True)
         y = check_targets(y, self.task, X.shape[0])
         self.inputs.ensure_started(self, X.shape[1])
@@ -266,29 +253,150 @@ class Learner(EventPath, Probabilities, ModelFiles):
 
     # ---- probabilities (okl.calibration): learned from every learning path's decisions --------
 
-    def _learn_rounds(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """:meth:`_learn_events` (a learn_one loop over a validated block, in compiled loops) with
-        the calibration; ``okl stream`` uses it (a CSR block: to a learner that :attr:`accepts_csr`)."""
-        if is_sparse_matrix(X):
-            X = check_matrix(X, self.dim_, sparse=True)
-        start_round, was_started = self.n_seen_, self.started_
-        out = self._learn_events(X, y)
-        self.heads.calibrate(self, out, y, start_round, was_started)
+    def learn_many(self, X, y) -> np.ndarray:
+        """River's mini-batch learning, test-then-train over the rows of a mini-batch: row i is
+        predicted with the model that learned rows < i (as :meth:`run`, through the same compiled
+        loop); returns the decisions before learning each row. A SciPy sparse matrix stays sparse
+        (:mod:`okl._sparse`)."""
+        self.events.check_usable(self)
+        start_round, was_started, labels = self.n_seen_, self.started_, y
+        X = check_matrix(X, self.dim_, sparse=True)
+        y = check_targets(y, self.task, X.shape[0])
+        if X.shape[0] == 0:
+            return np.empty(0)
+        self.inputs.ensure_started(self, X.shape[1])
+        drop_event_cache(self)
+        with one_blas_thread():
+            out = np.asarray(self.inputs.advance(self, X, y), dtype=float)
+        self.heads.calibrate(self, out, labels, start_round, was_started)
         return out
 
-    def learn_many(self, X, y) -> np.ndarray:
-        """River's mini-batch learning: test-then-train over the rows (see
-        :meth:`EventPath.learn_many`); returns the decisions before learning each row."""
-        start_round, was_started = self.n_seen_, self.started_
-        out = super().learn_many(X, y)
-        self.heads.calibrate(self, out, y, start_round, was_started)
+    # ---- per event (okl.runtime.events: the fast plan or the generic hooks) -----------------
+
+    #: the columns where the row of the event running now can be non-zero, when it came as a sparse
+    #: row whose non-zeros the input map keeps (:meth:`EventPath.sparse_event`), else None
+    _nonzero: np.ndarray | None = None
+    #: the message of the :class:`NonFiniteError` that left the state unusable (None: usable)
+    _failure: str | None = None
+
+    def reset_state(self):
+        """Forget everything learned: the learner as :meth:`clone` makes it, in place (the way back
+        after a :class:`NonFiniteError`); returns it."""
+        fresh = self.clone()
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        self._event = _EventState()
+        return self
+
+    def _event_features(self, x: np.ndarray, ev: _EventState):
+        """(f(x), features of x) with the values of x checked, or None when this learner (in its
+        current stage) has no per-event features; see :meth:`_event_learn`. ``ev`` is this
+        learner's :class:`_EventState`: its ``buf`` holds the learner's work space, and the
+        features returned may live in it (predict_one caches them for the next learn_one;
+        predict_many drops that cache first)."""
+        return None
+
+    def _event_learn(self, x: np.ndarray, y: float, z, ev: _EventState):
+        """One round on the started learner with features ``z`` from :meth:`_event_features` in
+        this same state (or None: compute them), the same arithmetic as ``_process(x[None], [y])``;
+        returns the decision f, or None (no per-event path now: nothing was changed)."""
+        return None
+
+    def _event_block(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> int:
+        """Learn the first rows of a block of validated rows with the per-event arithmetic (each
+        row's decision equals what :meth:`learn_one` would give; it does not depend on how the
+        stream was cut into blocks), in compiled loops; returns the number of rows learned (0:
+        none, the caller goes one event at a time). Only called on a started learner."""
+        return 0
+
+    def predict_one(self, x) -> float:
+        """Decision value f(x) of the current model (0 before the first example): the fast plan's
+        one compiled call when it takes the row, else :meth:`EventPath.predict_event`."""
+        fp = getattr(self, "_event", NO_EVENT).plan
+        if fp and type(x) is NDARRAY:
+            try:
+                f = fp.predict(fp.F, x, self.n_seen_)
+            except TypeError:  # not a float64, C-contiguous, 1-D array
+                f = math.nan
+            if f - f == 0.0:
+                return f + self.heads.target_mean(self) if fp.center else f
+        return self.events.predict_event(self, x)
+
+    # ---- the fast plan (okl.engine.fastpath) ---------------------------------------------
+
+    def compiled_plan(self) -> Plan | None:
+        """This learner's compiled state in its current stage as a map and a step of the component
+        table (:class:`okl.components.Plan`), or None: the generic hooks only. The
+        per-event plan (:class:`okl.engine.fastpath.FastPlan`) and ``auto``'s engine
+        (:mod:`okl.engine.core`) run it when they have its map and step (``Plan.runs_on``): they
+        copy the fixed arrays it gives and move the arrays it names into their buffers (the
+        learner's attributes become views of them)."""
+        return None
+
+    compiled_plan.declares_none = True  # (the per-event path: no plan to try)
+
+    #: the maps and steps of the component table (:mod:`okl.components`) that this learner's
+    #: plans are made of in every stage: its composition (empty: none declared)
+    composition: tuple[str, ...] = ()
+
+    @classmethod
+    def runs_in_engine(cls, params: dict) -> bool:
+        """Whether ``auto``'s engine runs this learner with hyperparameters ``params`` from its
+        :meth:`compiled_plan` in every stage; False: it learns through its own Python path as a
+        member. The default: whether every component of its :attr:`composition` runs there. (K
+        outputs in the engine also need each declared component on that path:
+        :func:`okl.components.runs_everywhere`.)"""
+        return bool(cls.composition) and runs_everywhere(cls.composition, ENGINE)
+
+    def transition_work(self):
+        """Work this learner's transition can share with other members of ``auto``'s pool: (key,
+        compute), members of one class with equal keys get ``compute()``'s result once, as
+        ``_transition(..., work=...)``; None (the default): nothing shared."""
+        return None
+
+    def engine_plan(self) -> Plan | None:
+        """The plan ``auto``'s engine lays this member out from, or None (a Python member)."""
+        if not type(self).runs_in_engine(self.get_params()):
+            return None
+        plan = self.compiled_plan()
+        return plan if plan is not None and plan.runs_on(ENGINE) else None
+
+    def learn_one(self, x, y) -> "Learner":
+        """One online round with example ``x`` and label/target ``y`` (:meth:`EventPath.learn_round`)."""
+        self.events.learn_round(self, x, y)
+        return self
+
+    def _event_heavy(self) -> bool:
+        """Whether the next round may run matrix factorisations (then BLAS is held to one thread
+        as in :meth:`run`; entering that costs ~10 us, so not on every round)."""
+        return False
+
+    # ---- mini-batches (River's predict_many / learn_many) -----------------------------------
+
+    def predict_many(self, X) -> np.ndarray:
+        """Decisions f(x) of the current model for every row of ``X`` (no learning)."""
+        self.events.check_usable(self)
+        X = check_matrix(X, self.dim_)
+        if self.dim_ is None:
+            return np.zeros(X.shape[0])
+        if not self.started_:
+            return np.array([self.inputs.warmup_decision(self, x) for x in X], dtype=float).reshape(
+                (X.shape[0], self.n_outputs_) if self.n_outputs_ else X.shape[0])
+        out = self.heads.new_decisions(self, X.shape[0])
+        ev = event_state(self)
+        ev.cache = None  # the features below may reuse the cached features' work space
+        for i, x in enumerate(self.inputs.scaled_rows(self, X, commit=False)):
+            r = self._event_features(x, ev)
+            out[i] = r[0] if r is not None else self._decision(x)
+        if self.heads.centers_targets(self):
+            out += self.heads.target_mean(self)
         return out
 
     def chosen_width(self) -> dict[str, Any]:
         """The kernel in use and how it was chosen: ``{"sigma": ..., "width_rule": ...}`` where the
         rule is ``"scale"`` (chosen from the first rows, :func:`okl.kernels.scale_sigma`),
         ``"given"`` or ``"pending"`` (still inside the width window); ``{}`` without a kernel."""
-        if "kernel" not in self._param_names():
+        if "kernel" not in param_names(self):
             return {}
         kernel = getattr(self, "kernel_", None) if self.dim_ is not None else getattr(self, "kernel", None)
         rule = "given" if getattr(self, "kernel", None) is not None else (
@@ -320,7 +428,7 @@ class Learner(EventPath, Probabilities, ModelFiles):
         the paper-table experiments pass these explicitly, ``okl.make(name)`` does not. Every
         learner's includes ``scale=None``: the tables read files scaled as the papers did
         (subclasses extend this dictionary)."""
-        return {"scale": None} if "scale" in cls._param_names() else {}
+        return {"scale": None} if "scale" in param_names(cls) else {}
 
     def diagnostics(self) -> dict[str, Any]:
         """Learner-specific counts (support vectors, update rounds, resets, ...)."""

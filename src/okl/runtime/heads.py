@@ -2,7 +2,7 @@
 one output or K (one-vs-rest, inside ``auto``'s engine), target centring for regression (an online
 intercept: the model learns the residual from the running target mean) and the online calibration of
 a classifier's decisions to probabilities (:mod:`okl.calibration`). Their state is the learner's
-``target_sum_``, ``calibration_`` and ``n_outputs_`` (declared by :func:`okl.runtime.state._base_spec`)."""
+``target_sum_``, ``calibration_`` and ``n_outputs_`` (declared by :meth:`Heads.spec`)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ import numpy as np
 import okl.calibration as calibration
 from okl.kernels import WIDTH_WINDOW
 from okl.runtime.events import drop_event_cache
+from okl.runtime.state import Arr, Num, StateSpec
 
 
 class Heads:
@@ -18,6 +19,21 @@ class Heads:
     learner's): what turns the model's decision into the prediction (plus the running target mean)
     and into a probability (the calibration), and the K-output form. A learner whose K outputs
     need more than its ``_output_attrs`` stacked (the window, ``auto``) gives a subclass."""
+
+    def spec(self, learner) -> StateSpec:
+        """The declaration of the heads' state: the sum of the targets learned so far (regression
+        with ``center_targets``; 0 otherwise) and the online calibration of a classifier's decisions
+        (:mod:`okl.calibration`: one row, None with K outputs or for regression); with K outputs the
+        window's labels are class indices."""
+        return StateSpec(fields={"target_sum_": Num(float),
+                                 "calibration_": Arr(("_outputs", calibration.N_STATE), optional=True)},
+                         sizes={"_outputs": (1, 1)}, rules=(
+            (lambda m: (m.calibration_ is None) == (m.task != "classification" or bool(m.n_outputs_))
+             and (m.calibration_ is None or calibration.state_ok(m.calibration_)), "calibration_",
+             "must be a valid calibration state (okl.calibration) for a one-output classifier, None otherwise"),
+            (lambda m: not m.n_outputs_ or m.warmup_y_ is None or bool(
+                ((m.warmup_y_ >= 0) & (m.warmup_y_ < m.n_outputs_) & (m.warmup_y_ == np.round(m.warmup_y_))).all()),
+             "warmup_y_", "must hold class indices 0..K-1 in a learner with K outputs")))
 
     # ---- regression: the kernel model learns the residual from the running mean ----------------
 
@@ -44,7 +60,7 @@ class Heads:
         from mu_t rather than mu_{t-1}: docs/results/target-centring.md.
         Classification labels are not centred (a margin loss needs labels -1/+1). ``ev``: the
         learner's event state, when the caller has it (the loss is looked up once there)."""
-        return getattr(learner, "center_targets", False) is True and learner._event_loss(ev).task == "regression"
+        return getattr(learner, "center_targets", False) is True and learner.events.loss(learner, ev).task == "regression"
 
     def target_mean(self, learner) -> float:
         """mu: the mean of the targets learned so far (0 before the first)."""
@@ -71,7 +87,7 @@ class Heads:
         """Feed the calibration (:mod:`okl.calibration`) the rounds just learned: their
         decisions before learning and labels, except the rounds whose decision was the width
         window's running label mean. Every path that learns calls this once (``run``,
-        ``learn_one``, ``learn_many``, ``okl stream``'s :meth:`_learn_round` / :meth:`_learn_rounds`)."""
+        ``learn_one``, ``learn_many``, ``okl stream``'s :meth:`EventPath.learn_round` / :meth:`EventPath.learn_rounds`)."""
         if learner.calibration_ is None or not len(decisions):
             return
         skip = 0 if was_started else (max(0, WIDTH_WINDOW - start_round) if learner.inputs.uses_window(learner) else 1)

@@ -1,11 +1,11 @@
 """The input map of a :class:`okl.runtime.base.Learner` (:class:`InputMap`, its ``inputs`` object):
 the width window (the first :data:`~okl.kernels.WIDTH_WINDOW` rows buffered, predicted by the running
-label mean or the learner's ``_window_estimate``, then learned in order once they fixed the map), the
+label mean or the input map's :meth:`InputMap.window_estimate`, then learned in order once they fixed the map), the
 per-feature input scale (:mod:`okl.scaling`: one transform on every path), the Gaussian width chosen
 from the window's rows (:func:`okl.kernels.scale_sigma`) and the levels of categorical columns
 (:mod:`okl.runtime.categorical`). Its state is the learner's ``started_``, ``warmup_X_``,
 ``warmup_y_``, ``scale_center_``, ``scale_spread_`` and ``kernel_`` (declared by
-:func:`okl.runtime.state._base_spec`); the object holds nothing."""
+:meth:`InputMap.spec`); the object holds nothing."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from okl._sparse import SparseRows, window_buffer
 from okl._validation import MAX_ABS_FEATURE, check_random_state, check_vector
 from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
 from okl.runtime.events import drop_event_cache
+from okl.runtime.state import Arr, StateSpec
 from okl.scaling import RULE_CODES, scale_rows, scale_rule, scale_sparse_rows, window_scale
+from okl.runtime.hyperparameters import param_names
 
 
 class InputMap:
@@ -25,6 +27,20 @@ class InputMap:
     learner whose input side does more (``auto``: rows wider than its hashing width, the engine's
     compile at its first rows) gives a subclass. Per-round cost: O(d) a row for the scale; the
     window's rows once, at its end."""
+
+    def spec(self, learner) -> StateSpec:
+        """The declaration of the input map's state: in the window, the buffered rows and labels
+        (the scale not fixed yet); started, the scale (optional when the learner does not scale its
+        input) and the buffer (None, or inside :meth:`finish_warmup` the rows being learned)."""
+        if not learner.started_:
+            return StateSpec(fields={"warmup_X_": Arr((WIDTH_WINDOW, "dim")), "warmup_y_": Arr((WIDTH_WINDOW,)),
+                                     "scale_center_": Arr(("dim",), optional=True),
+                                     "scale_spread_": Arr(("dim",), optional=True)})
+        optional = not self.scales_input(learner)
+        return StateSpec(sizes={"_warmup": (0, WIDTH_WINDOW)}, fields={
+            "warmup_X_": Arr(("_warmup", "dim"), optional=True), "warmup_y_": Arr(("_warmup",), optional=True),
+            "scale_center_": Arr(("dim",), optional=optional),
+            "scale_spread_": Arr(("dim",), low=0.0, optional=optional)}, groups=(("scale_center_", "scale_spread_"),))
 
     def ensure_started(self, learner, dim: int) -> None:
         if learner.dim_ is None:
@@ -47,8 +63,8 @@ class InputMap:
 
     def chooses_width(self, learner) -> bool:
         """True when the learner takes a kernel and none was given: it then fixes a Gaussian width
-        from its first :data:`~okl.kernels.WIDTH_WINDOW` rows (see :meth:`_finish_warmup`)."""
-        return "kernel" in learner._param_names() and getattr(learner, "kernel", None) is None
+        from its first :data:`~okl.kernels.WIDTH_WINDOW` rows (see :meth:`finish_warmup`)."""
+        return "kernel" in param_names(learner) and getattr(learner, "kernel", None) is None
 
     def scale_rule(self, learner) -> str | None:
         """The statistic of the per-feature input scale this learner fixes in its first rows
@@ -93,16 +109,22 @@ class InputMap:
         return out
 
     def scaled_row(self, learner, x: np.ndarray, commit: bool) -> np.ndarray:
-        """One row as the model sees it (values checked; see :meth:`_scaled_rows`)."""
+        """One row as the model sees it (values checked; see :meth:`scaled_rows`)."""
         if learner.scale_spread_ is None:
             return x
         return self.scaled_rows(learner, x[None, :], commit)[0]
 
+    def window_estimate(self, learner, x: np.ndarray):
+        """A learner's own decision on x from the rows buffered in the width window (labels, or
+        residuals under target centring), or None: then the running mean decides (the default;
+        ``auto``'s input map smooths the buffered rows, :class:`okl.ensemble.window_phase.WindowPhase`)."""
+        return None
+
     def warmup_decision(self, learner, x: np.ndarray | None = None) -> float:
-        """Decision during the width window on row x: :meth:`_window_estimate` when it gives one
+        """Decision during the width window on row x: :meth:`window_estimate` when it gives one
         (plus the running target mean under centring), else the running mean of the labels/targets
         seen so far (the majority vote for labels -1/+1; 0, i.e. +1, before any label)."""
-        estimate = None if x is None else learner._window_estimate(x)
+        estimate = None if x is None else self.window_estimate(learner, x)
         if estimate is not None:
             return estimate + learner.heads.target_mean(learner) if learner.heads.centers_targets(learner) else estimate
         n = learner.n_seen_
@@ -171,7 +193,7 @@ class InputMap:
                     if mu is None:
                         out[i] = self.warmup_decision(learner, x)
                     else:  # (mu[i]: the running target mean, the same float as heads.target_mean())
-                        estimate = learner._window_estimate(x)
+                        estimate = self.window_estimate(learner, x)
                         out[i] = mu[i] if estimate is None else mu[i] + estimate
                 finally:
                     learner._nonzero = outer
@@ -190,13 +212,13 @@ class InputMap:
             try:
                 out[i:] = self.process_rows(learner, self.scaled_rows(learner, X[i:], commit=True), y[i:])
             except ZeroDivisionError:  # (a compiled update that divided by zero: a numerical failure)
-                learner._non_finite(None)
+                learner.events.non_finite(learner, None)
             if mu is not None:
                 out[i:] += mu[i:]
                 learner.target_sum_ = float(sums[-1])
             first = learner.n_seen_
             learner.n_seen_ += n - i
-            learner._check_finite(out[i:], first)
+            learner.events.check_finite(learner, out[i:], first)
         return out
 
     def process_rows(self, learner, X, y: np.ndarray) -> np.ndarray:

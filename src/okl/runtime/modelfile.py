@@ -23,6 +23,7 @@ from okl.runtime.registry import lookup
 from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
                                _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
                                _base_spec, _decode_param, encode_param)
+from okl.runtime.hyperparameters import param_names
 
 
 def _writable(value: np.ndarray, dtype=None) -> np.ndarray:
@@ -294,7 +295,7 @@ class StateIO:
         entries)."""
         from okl._version import __version__
 
-        learner._check_usable()  # (a state a numerical failure left is not written)
+        learner.events.check_usable(learner)  # (a state a numerical failure left is not written)
         self.check_declared(learner)
         meta: dict[str, Any] = {
             "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "okl_version": __version__,
@@ -359,7 +360,7 @@ class StateIO:
         if kernel is not None and not isinstance(kernel, Kernel):
             raise StateError("kernel_", f"must be a kernel, got {type(kernel).__name__}")
         if learner.started_:
-            if kernel is None and "kernel" in learner._param_names():
+            if kernel is None and "kernel" in param_names(learner):
                 raise StateError("kernel_", "is missing although the learner has started")
         else:
             if not learner.inputs.uses_window(learner):

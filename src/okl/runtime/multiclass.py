@@ -106,6 +106,7 @@ from okl.runtime._multiclass_temperature import TEMPERATURE_START, softmax, temp
 from okl.runtime.base import Learner, learner_class, make
 from okl.runtime.modelfile import load_from
 from okl.runtime.trace import Trace
+from okl.runtime.hyperparameters import param_names
 
 
 def _plain_label(label):
@@ -136,6 +137,17 @@ def _copy(learner: Learner) -> Learner:
     return load_from(buffer, f"a copy of the {learner.name} learner")
 
 
+class _StreamRounds:
+    """``okl stream``'s per-event interface of a :class:`MultiClass` (what a learner's
+    :class:`okl.runtime.events.EventPath` gives it): its own rounds."""
+
+    def learn_round(self, model, x, label):
+        return model._learn_round(x, label)
+
+    def learn_rounds(self, model, X, labels):
+        return model._learn_rounds(X, labels)
+
+
 class MultiClass:
     """K classes as K outputs of one learner, or one binary head per class (module docstring).
 
@@ -152,6 +164,8 @@ class MultiClass:
     """
 
     task = "classification"
+    #: ``okl stream``'s rounds, as a learner's ``events`` gives them
+    events = _StreamRounds()
 
     def __init__(self, learner: str = "auto", params: dict[str, Any] | None = None, classes=None,
                  random_state: int | None = None):
@@ -247,7 +261,7 @@ class MultiClass:
         out.n_seen_ = learner.n_seen_
         return out
 
-    # ---- okl stream's interface (Learner._learn_round / _learn_rounds) --------------------------
+    # ---- okl stream's interface (EventPath.learn_round / learn_rounds) --------------------------
 
     def _learn_round(self, x, label) -> np.ndarray:
         """learn_one returning the K margins before learning (-inf: a class new at this event)."""
@@ -297,7 +311,7 @@ class MultiClass:
         if self.core_ is not None:
             before = self.core_.n_seen_
             try:
-                margins = np.array(self.core_._learn_round(x, float(k)), dtype=float)
+                margins = np.array(self.core_.events.learn_round(self.core_, x, float(k)), dtype=float)
             except Exception:
                 if added and self.core_.n_seen_ == before:
                     self._remove_last()  # x was refused before anything was learned
@@ -311,7 +325,7 @@ class MultiClass:
         margins = np.full(len(self.heads_), -np.inf)
         try:
             for j, (head, sign) in enumerate(zip(self.heads_, self.signs_)):
-                f = head._learn_round(x, sign if j == k else -sign)  # learn_one, returning f before learning
+                f = head.events.learn_round(head, x, sign if j == k else -sign)  # learn_one, returning f before learning
                 if not (added and j == k):
                     margins[j] = sign * f
                 learned += 1
@@ -343,7 +357,7 @@ class MultiClass:
 
     def _learn_block(self, X, labels, trace: bool, exact: bool = False):
         """Every head over its rows (from its class's first row), by ``run`` or, ``exact``, by
-        its per-event arithmetic in compiled loops (``Learner._learn_rounds``: decisions that do
+        its per-event arithmetic in compiled loops (``EventPath.learn_rounds``: decisions that do
         not depend on how a stream is cut into blocks, as okl stream's resume needs)."""
         X = check_matrix(X, self.dim_)
         labels = list(labels)
@@ -374,7 +388,7 @@ class MultiClass:
                 continue
             targets = np.where(y[start:] == k, sign, -sign)
             t0 = time.perf_counter()
-            decisions = head._learn_rounds(X[start:], targets) if exact else head.run(X[start:], targets).decisions
+            decisions = head.events.learn_rounds(head, X[start:], targets) if exact else head.run(X[start:], targets).decisions
             seconds += time.perf_counter() - t0
             D[start:, k] = sign * decisions
         for k in range(n_old, len(starts)):
@@ -400,7 +414,7 @@ class MultiClass:
             if e > s:
                 core.inputs.ensure_started(core, X.shape[1])
                 if exact:
-                    out = core._learn_events(X[s:e], y[s:e])
+                    out = core.events.learn_events(core, X[s:e], y[s:e])
                 else:
                     with one_blas_thread():
                         out = core.inputs.advance(core, X[s:e], y[s:e])
@@ -483,7 +497,7 @@ class MultiClass:
                 first = {k: v for k, v in first.items()
                          if not k.startswith("weight[") and k not in ("carried_by", "members", "members_alive",
                                                                         "members_outside_engine", "aggregation_rate")}
-                if "kernel" not in learner_class(self.learner)._param_names():
+                if "kernel" not in param_names(learner_class(self.learner)):
                     first.pop("sigma", None)
                     first.pop("width_rule", None)
                 if self.core_.started_:
