@@ -217,7 +217,7 @@ def test_l1_members_take_the_window_mean_l1_distance(german):
     X, y = german
     m = okl.make("auto", random_state=0)
     m.run(X[:60], y[:60])
-    W = m._scaled_rows(np.ascontiguousarray(X[:50], dtype=float), commit=False)
+    W = m.inputs.scaled_rows(m, np.ascontiguousarray(X[:50], dtype=float), commit=False)
     mean_l1 = np.abs(W[:, None, :] - W[None, :, :]).sum(-1).mean()
     lap = [mb for mb in m.pool_ if type(mb.kernel_).__name__ == "Laplacian"]
     assert [mb.kernel_.sigma for mb in lap] == pytest.approx([mean_l1 / 2 * w for w in WIDTHS], rel=1e-12)
@@ -441,11 +441,11 @@ def test_engine_members_learn_as_alone_and_share_features(data_dir):
     for t in range(400, 900):
         m.predict_one(X[t])
         m.learn_one(X[t], y[t])
-    Xs = m._scaled_rows(X, commit=False)
+    Xs = m.inputs.scaled_rows(m, X, commit=False)
     for j in (shared[0], shared[-1], *fogd):  # FOGD: the double angle is within a few ulp
         member = m.pool_[j]
         alone = okl.make(member.name, **member.get_params())
-        alone._ensure_started(X.shape[1])
+        alone.inputs.ensure_started(alone, X.shape[1])
         if member.name == "fogd":
             alone.U_ = member.U_.copy()
         for t in range(900):
@@ -503,9 +503,9 @@ def test_members_outside_the_engine_keep_every_path_consistent(data_dir):
     assert m.diagnostics()["members_outside_engine"] == 2
     assert_close(ref, per_instance_decisions(okl.make("auto", **kw), X, y), "auto with Python members")
     loop = okl.make("auto", **kw)
-    expected = np.array([loop._learn_event(X[t], y[t]) for t in range(500)])
+    expected = np.array([loop.events.learn_event(loop, X[t], y[t]) for t in range(500)])
     blocks = okl.make("auto", **kw)
-    got = np.concatenate([blocks._learn_events(X[a:b], y[a:b]) for a, b in ((0, 60), (60, 61), (61, 500))])
+    got = np.concatenate([blocks.events.learn_events(blocks, X[a:b], y[a:b]) for a, b in ((0, 60), (60, 61), (61, 500))])
     np.testing.assert_array_equal(got, expected)
 
 
@@ -577,9 +577,9 @@ def test_inside_the_width_window_auto_smooths_the_rows_buffered_so_far(data_dir,
         m = 1 << (t.bit_length() - 1)
         center, spread = window_scale(X[:m], "symlog")
         lin = okl.make("linear", scale="symlog")  # the symlog map with this centre and spread
-        lin._ensure_started(X.shape[1])
+        lin.inputs.ensure_started(lin, X.shape[1])
         lin.scale_center_, lin.scale_spread_ = center, spread.copy()
-        rows, row = lin._scaled_rows(X[:t], commit=False), lin._scaled_rows(X[t:t + 1], commit=False)[0]
+        rows, row = lin.inputs.scaled_rows(lin, X[:t], commit=False), lin.inputs.scaled_rows(lin, X[t:t + 1], commit=False)[0]
         sigma = scale_sigma(rows[:m]) / 4.0
         d2 = ((rows - row) ** 2).sum(axis=1)
         w = np.exp(-(d2 - d2.min()) / (2.0 * sigma * sigma))

@@ -62,7 +62,7 @@ def test_every_path_learns_the_same_calibration(name, tmp_path):
         c.learn_many(X[s:s + 37], y[s:s + 37])
     np.testing.assert_allclose(b.calibration_, a.calibration_, rtol=0, atol=1e-9)
     np.testing.assert_allclose(c.calibration_, a.calibration_, rtol=0, atol=1e-9)
-    skipped = 50 if a._uses_window() else 1
+    skipped = 50 if a.inputs.uses_window(a) else 1
     assert a.calibration_[0, 4:].sum() == 400 - skipped
     p = a.predict_proba_many(X[:50])
     assert ((p >= 0.5) == (a.predict_many(X[:50]) >= 0)).all()

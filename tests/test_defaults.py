@@ -197,7 +197,7 @@ def test_regression_learns_the_residual_from_the_running_mean(name, cpusmall, tm
     if name == "auto":
         replay = okl.make(name, **kw)
         for t in range(start):
-            replay._ensure_started(X.shape[1])
+            replay.inputs.ensure_started(replay, X.shape[1])
             offset[t] = replay._window_estimate(X[t]) or 0.0
             replay.learn_one(X[t], y[t])
         assert np.abs(offset[2:]).min() > 0.0
@@ -207,8 +207,8 @@ def test_regression_learns_the_residual_from_the_running_mean(name, cpusmall, tm
     from okl.checks import per_instance_decisions
     np.testing.assert_allclose(per_instance_decisions(okl.make(name, **kw), X, y), centred, rtol=0, atol=1e-9)
     blocks = okl.make(name, **kw)
-    blocks._ensure_started(X.shape[1])
-    np.testing.assert_allclose(blocks._learn_events(X, y), centred, rtol=0, atol=1e-9)
+    blocks.inputs.ensure_started(blocks, X.shape[1])
+    np.testing.assert_allclose(blocks.events.learn_events(blocks, X, y), centred, rtol=0, atol=1e-9)
     first = okl.make(name, **kw)
     first.run(X[:333], y[:333])
     first.save(tmp_path / "m.npz")

@@ -1,6 +1,6 @@
 """The per-event path (issue 17): predict_one + learn_one do a round's arithmetic once, agree with
 run(), never save or pickle their cache, check their input; predict_many / learn_many; the block
-path of ``okl stream`` (``Learner._learn_events``) equals a learn_one loop bit for bit."""
+path of ``okl stream`` (``EventPath.learn_events``) equals a learn_one loop bit for bit."""
 
 from __future__ import annotations
 
@@ -57,12 +57,12 @@ def test_block_path_equals_learn_one_loop_bit_for_bit(name, rows):
     X, y = rows
     params = _params(name) if name in FAST else {"random_state": 0}
     m = okl.make(name, **params)
-    loop = np.array([m._learn_event(X[t], y[t]) for t in range(N)])  # learn_one without predict_one
+    loop = np.array([m.events.learn_event(m, X[t], y[t]) for t in range(N)])  # learn_one without predict_one
     if name in FAST:  # and predict_one then learn_one: the same arithmetic (cached features)
         np.testing.assert_array_equal(per_instance_decisions(okl.make(name, **params), X, y), loop)
     for cuts in ((0, 1, 2, 50, 51, 300, N), (0, 7, 333, 334, N), (0, N)):
         m = okl.make(name, **params)
-        got = np.concatenate([m._learn_events(X[a:b], y[a:b]) for a, b in zip(cuts, cuts[1:])])
+        got = np.concatenate([m.events.learn_events(m, X[a:b], y[a:b]) for a, b in zip(cuts, cuts[1:])])
         np.testing.assert_array_equal(got, loop, err_msg=f"{name} {cuts}")
 
 
@@ -147,7 +147,7 @@ def test_width_window_per_event(rows):
     m = okl.make("nogd", budget=30, random_state=0)
     assert_close(ref, per_instance_decisions(m, X, y), "nogd width window: per-event vs run")
     m2 = okl.make("nogd", budget=30, random_state=0)
-    np.testing.assert_array_equal(m2._learn_events(X, y), per_instance_decisions(okl.make("nogd", budget=30, random_state=0), X, y))
+    np.testing.assert_array_equal(m2.events.learn_events(m2, X, y), per_instance_decisions(okl.make("nogd", budget=30, random_state=0), X, y))
     np.testing.assert_array_equal(m2.learn_one(X[0], y[0]).n_seen_, N + 1)
 
 
@@ -234,7 +234,7 @@ def test_fast_plan_fixes_pending_spreads_as_run():
         # the generic path learns the same model, bit for bit (predict_one maps the fixing rows
         # 150 and 300 to exactly +-1, run() and learn_one to their stored spread: ~1 ulp apart)
         alone = okl.make(name, **kw)
-        gen = np.array([alone._learn_event(X[t], y[t]) for t in range(len(y))])
+        gen = np.array([alone.events.learn_event(alone, X[t], y[t]) for t in range(len(y))])
         np.testing.assert_array_equal(got[keep], gen[keep])
         np.testing.assert_array_equal(m.predict_many(X[:50]), alone.predict_many(X[:50]))
 
@@ -317,12 +317,12 @@ def test_auto_fast_plan_runs_the_engine_and_holds_its_state_in_views(rows):
     fast, slow, batch = (okl.make("auto", **_params("auto")) for _ in range(3))
     for a in (fast, slow, batch):
         a.run(X[:60], y[:60])
-        a._set_outputs([1.0, -1.0])
-    got = np.array([(fast.predict_one(X[t]), fast._learn_round(X[t], k[t]))[1] for t in range(60, 400)])
+        a.heads.set_outputs(a, [1.0, -1.0])
+    got = np.array([(fast.predict_one(X[t]), fast.events.learn_round(fast, X[t], k[t]))[1] for t in range(60, 400)])
     assert isinstance(_plan(fast), AutoPlan) and _plan(fast).K == 2 and got.shape == (340, 2)
-    gen = np.array([(slow.predict_one(list(X[t])), slow._learn_round(list(X[t]), int(k[t])))[1] for t in range(60, 400)])
+    gen = np.array([(slow.predict_one(list(X[t])), slow.events.learn_round(slow, list(X[t]), int(k[t])))[1] for t in range(60, 400)])
     np.testing.assert_array_equal(got, gen)
-    np.testing.assert_array_equal(got, batch._learn_events(X[60:400], k[60:400]))  # (MultiClass's block path)
+    np.testing.assert_array_equal(got, batch.events.learn_events(batch, X[60:400], k[60:400]))  # (MultiClass's block path)
     np.testing.assert_array_equal(fast.predict_one(X[400]), fast.predict_many(X[400:401])[0])
     with pytest.raises(ValueError, match="class indices"):
         fast.learn_one(X[400], 2.0)
@@ -375,10 +375,10 @@ def test_random_operations_keep_the_fast_plan_and_the_generic_path_equal(name, s
             a = fast.predict_one(X[t])
             b = slow.predict_one(list(X[t]))
             assert a == b, (t, op)
-            assert fast._learn_round(X[t], float(y[t])) == slow._learn_round(list(X[t]), float(y[t]))
+            assert fast.events.learn_round(fast, X[t], float(y[t])) == slow.events.learn_round(slow, list(X[t]), float(y[t]))
             t += 1
         elif op == 5:  # learn without predicting
-            assert fast._learn_round(X[t], float(y[t])) == slow._learn_round(list(X[t]), float(y[t]))
+            assert fast.events.learn_round(fast, X[t], float(y[t])) == slow.events.learn_round(slow, list(X[t]), float(y[t]))
             t += 1
         elif op == 6:  # predict one row, change the array in place, learn the next row with it
             if t + 1 >= n:
@@ -386,7 +386,7 @@ def test_random_operations_keep_the_fast_plan_and_the_generic_path_equal(name, s
             x = X[t].copy()
             fast.predict_one(x)
             x[:] = X[t + 1]
-            assert fast._learn_round(x, float(y[t + 1])) == slow._learn_round(list(X[t + 1]), float(y[t + 1]))
+            assert fast.events.learn_round(fast, x, float(y[t + 1])) == slow.events.learn_round(slow, list(X[t + 1]), float(y[t + 1]))
             t += 2
         elif op == 7:  # a block through run() / learn_many on both
             e = min(n, t + int(rng.integers(1, 40)))

@@ -13,6 +13,7 @@ import pytest
 
 import okl
 from okl.runtime.base import NonFiniteError
+from okl.runtime.hyperparameters import param_names
 
 
 def _repeated_rows():
@@ -86,9 +87,10 @@ def test_every_hint_names_a_direction_and_a_parameter_of_the_learner(name):
     verb, param = hint.split()[:2]
     assert verb in ("lower", "raise", "scale")
     if verb != "scale":
-        assert param in cls._param_names(), (name, hint)
-    msg = str(pytest.raises(NonFiniteError, okl.make(name)._non_finite, 3).value)
-    assert ("kernel width" in msg) == ("kernel" in cls._param_names())
+        assert param in param_names(cls), (name, hint)
+    learner = okl.make(name)
+    msg = str(pytest.raises(NonFiniteError, learner.events.non_finite, learner, 3).value)
+    assert ("kernel width" in msg) == ("kernel" in param_names(cls))
 
 
 # ---- 2: a quantization the per-event plan cannot hold is refused at construction ----------------

@@ -12,6 +12,7 @@ import pytest
 import okl
 from okl.cli import main
 from okl.river import OKLRiverClassifier, OKLRiverRegressor
+from okl.runtime.modelfile import StateIO
 from okl.sklearn import OKLClassifier, OKLRegressor
 
 
@@ -127,11 +128,12 @@ def test_multiclass_save_interrupted_keeps_the_previous_file(tmp_path, monkeypat
     good = path.read_bytes()
     m.learn_one(X[0], "d")
 
-    def interrupted(self, fh):
-        fh.write(b"PK\x03\x04 half a head")
-        raise KeyboardInterrupt
+    class Interrupted(StateIO):
+        def write(self, learner, fh):
+            fh.write(b"PK\x03\x04 half a head")
+            raise KeyboardInterrupt
 
-    monkeypatch.setattr(type(m.heads_[2]), "_write_model", interrupted)
+    monkeypatch.setattr(type(m.heads_[2]), "files", Interrupted())
     with pytest.raises(KeyboardInterrupt):
         m.save(path)
     assert path.read_bytes() == good and os.listdir(tmp_path) == ["m.zip"]
@@ -265,14 +267,14 @@ def test_river_dataframe_with_duplicate_column_names_is_refused():
 def test_a_constant_target_is_predicted_from_the_first_row(learner):
     """One row of target 5 predicts 5 within 1e-9, 50 rows within 1 % (before: 10 for auto, 7 for
     nogd and linear; 6.1-6.3 after 50 rows): the model learns the residual from the running mean
-    including the current target (base.Learner._centers_targets)."""
+    including the current target (okl.runtime.heads.Heads.centers_targets)."""
     X = np.random.default_rng(3).random((60, 4))
     p1 = OKLRegressor(learner=learner, random_state=0).fit(X[:1], [5.0]).predict(X[:1])[0]
     assert abs(p1 - 5.0) <= 1e-9
     p50 = OKLRegressor(learner=learner, random_state=0).fit(X[:50], np.full(50, 5.0)).predict(X[50:60])
     assert np.max(np.abs(p50 - 5.0)) <= 0.05
     m = okl.make(learner, loss="squared", random_state=0)
-    f = [m._learn_round(x, 5.0) for x in X[:55]]
+    f = [m.events.learn_round(m, x, 5.0) for x in X[:55]]
     np.testing.assert_allclose(f[1:], 5.0, rtol=0, atol=1e-9)  # every round after the first
 
 

@@ -10,13 +10,14 @@ import pytest
 import okl
 from okl.runtime.hyperparameters import BUDGET, ETA, Hyper, describe
 from okl.runtime.registry import learner_class, select_params
+from okl.runtime.hyperparameters import param_names
 
 
 @pytest.mark.parametrize("name", okl.learners(kind="streaming"))
 def test_every_parameter_is_declared_and_documented(name):
     cls = learner_class(name)
     declared = [h.name for h in cls.hyperparameters]
-    assert sorted(declared) == sorted(cls._param_names()), name
+    assert sorted(declared) == sorted(param_names(cls)), name
     assert len(set(declared)) == len(declared), name
     for h in cls.hyperparameters:
         assert re.search(rf"\b{re.escape(h.name)}\b", cls.__doc__ or ""), f"{name}: {h.name} not in its docstring"

@@ -90,7 +90,7 @@ def test_per_event_equals_run_bit_for_bit():
         assert np.array_equal(np.array(d), ref.decisions), name
         # learn_one without predict_one computes the row itself: the same numbers
         m2 = okl.make(name, budget=30)
-        d2 = [m2._learn_round(X[i], float(y[i])) for i in range(len(y))]
+        d2 = [m2.events.learn_round(m2, X[i], float(y[i])) for i in range(len(y))]
         assert np.array_equal(np.array(d2), ref.decisions), name
 
 

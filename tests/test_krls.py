@@ -144,7 +144,7 @@ def test_per_event_equals_run_bit_for_bit_and_matrices_stay_symmetric(name, cpus
             d.append(m.predict_one(X[i]))
             m.learn_one(X[i], float(y[i]))
         else:
-            d.append(m._learn_round(X[i], float(y[i])))
+            d.append(m.events.learn_round(m, X[i], float(y[i])))
     assert np.array_equal(np.array(d), d_run)
     for attr in ("Kinv_", "P_", "Ainv_"):
         A = getattr(m, attr, None)

@@ -122,10 +122,10 @@ def test_per_event_equals_run_and_model_files_continue(tmp_path):
 def test_blocks_of_okl_stream_equal_the_learn_one_loop():
     X, y = _lorenz_like(400, seed=2)
     loop = okl.make("krls-t", loss="squared", budget=15)
-    expected = np.array([loop._learn_round(X[t], float(y[t])) for t in range(len(y))])
+    expected = np.array([loop.events.learn_round(loop, X[t], float(y[t])) for t in range(len(y))])
     for cuts in ((0, 1, 49, 50, 51, 200, 400), (0, 400)):
         m = okl.make("krls-t", loss="squared", budget=15)
-        got = np.concatenate([m._learn_rounds(X[a:b], y[a:b]) for a, b in zip(cuts, cuts[1:])])
+        got = np.concatenate([m.events.learn_rounds(m, X[a:b], y[a:b]) for a, b in zip(cuts, cuts[1:])])
         np.testing.assert_array_equal(got, expected, err_msg=str(cuts))
 
 

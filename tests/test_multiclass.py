@@ -275,7 +275,7 @@ def test_auto_learns_k_classes_as_k_outputs_of_one_learner_on_every_path():
         rows.append(np.concatenate([m, np.full(4 - len(m), -np.inf)]))
     np.testing.assert_array_equal(np.array(rows), trace.decisions)
     cut = _native()
-    parts = [cut._learn_rounds(X[s:e], labels[s:e]) for s, e in ((0, 37), (37, 300), (300, 301), (301, 700))]
+    parts = [cut.events.learn_rounds(cut, X[s:e], labels[s:e]) for s, e in ((0, 37), (37, 300), (300, 301), (301, 700))]
     D = np.vstack([np.pad(p, ((0, 0), (0, 4 - p.shape[1])), constant_values=-np.inf) for p in parts])
     np.testing.assert_array_equal(D, trace.decisions)
     assert np.isneginf(trace.decisions[300, 3]) and np.isneginf(trace.decisions[:300, 3]).all()
@@ -290,7 +290,7 @@ def test_k_output_member_decisions_are_the_map_times_k_weight_rows():
     model.run(X, labels)
     nogd, fogd = model.core_.pool_
     x = X[5]
-    xs = model.core_._scaled_row(x, commit=False)
+    xs = model.core_.inputs.scaled_row(model.core_, x, commit=False)
     z_nogd = nogd.kernel_(xs[None, :], nogd.SV_)[0] @ nogd.M_.T
     proj = fogd.U_ @ xs
     z_fogd = np.concatenate([np.cos(proj), np.sin(proj)]) / math.sqrt(proj.shape[0])
@@ -412,7 +412,7 @@ def test_single_learners_learn_k_outputs_as_a_one_member_pool(tmp_path, name, pa
     trace = model.run(X[:300], labels[:300])
     m = model.core_.pool_[0]
     assert m.n_outputs_ == 3 and all(getattr(m, k) == v for k, v in params.items())
-    xs = model.core_._scaled_row(X[301], commit=False)
+    xs = model.core_.inputs.scaled_row(model.core_, X[301], commit=False)
     if name == "linear":
         z = np.append(xs, 1.0)
     elif name == "fogd":

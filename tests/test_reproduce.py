@@ -13,6 +13,7 @@ from okl.cli import main as cli_main
 from okl.eval.store import ResultStore
 from okl.experiments import ExperimentContext, experiments
 from okl.experiments.tables import FORKS_T2, SKEGD_ADV
+from okl.runtime.hyperparameters import param_names
 
 PNG = b"\x89PNG\r\n\x1a\n"
 
@@ -123,7 +124,7 @@ def test_published_skegd_table3_streams_raw_features_at_the_toolboxs_width(tmp_p
     for name in ("bpa-s", "bogd"):
         extra = {k: v for k, v in learner_class(name).paper_params(100).items()}
         direct = okl.make(name, budget=100, kernel=okl.RBF(sigma=8.0), random_state=1, horizon=300, **extra) \
-            if "horizon" in learner_class(name)._param_names() else \
+            if "horizon" in param_names(learner_class(name)) else \
             okl.make(name, budget=100, kernel=okl.RBF(sigma=8.0), random_state=1, **extra)
         stored = [r["metric"] for r in rows if r["learner"] == name and r["seed"] == 1]
         assert stored == [pytest.approx(direct.run(X[order], y[order]).metric, abs=1e-12)]
@@ -166,7 +167,7 @@ def test_published_pnk_table2_reads_ijcnn1_unscaled(tmp_path, data_dir):
     rows = list(csv.DictReader((out / "pnk-table2-published.csv").open()))
     X, y = load_dataset("ijcnn1:raw", data_dir)
     order = permutation(len(y), 0)[:400]
-    extra = {"scale": None} if "scale" in okl.learner_class("fogd")._param_names() else {}
+    extra = {"scale": None} if "scale" in param_names(okl.learner_class("fogd")) else {}
     direct = okl.make("fogd", budget=100, loss="hinge", kernel=okl.RBF(sigma=8.0), center_targets=False,
                       random_state=0, **extra).run(X[order], y[order])
     assert float(rows[0]["error_rate"]) == pytest.approx(direct.metric, abs=1e-12)
@@ -189,7 +190,7 @@ def test_table_cells_keep_the_papers_features_without_an_input_scale(tmp_path, d
     with ResultStore(out / "skegd-table3-published.sqlite") as store:
         rows = list(store.rows())
     params = json.loads(rows[0]["params"])
-    if "scale" not in okl.learner_class("linear")._param_names():
+    if "scale" not in param_names(okl.learner_class("linear")):
         return  # before the input scale existed there was nothing to turn off
     assert params["scale"] is None and _build_learner("linear", 300, 0, params).scale is None
     X, y = load_dataset("german:raw", data_dir)

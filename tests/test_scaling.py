@@ -134,7 +134,7 @@ def test_affine_keeps_a_linear_concept_linear():
     got = m.run(X, y).decisions
     c, s = m.scale_center_, m.scale_spread_
     ref = okl.make("linear", scale=None, loss="logistic", eta=0.05)  # the window predicts the label mean
-    ref._ensure_started(4)
+    ref.inputs.ensure_started(ref, 4)
     mapped = AFFINE_SLOPE * np.clip((X - c) / s, -2.0, 2.0)
     ref.run(mapped[:50], y[:50])  # the window's rows replayed, mapped
     np.testing.assert_allclose(got[50:], ref.run(mapped[50:], y[50:]).decisions, rtol=0, atol=1e-12)
@@ -154,7 +154,7 @@ def test_late_features_run_equals_event_loop_blocks_and_resume(name, tmp_path):
     np.testing.assert_allclose(dec, trace.decisions, rtol=0, atol=1e-9)
     # okl stream's blocks (a block cut inside the rows that fix the pending spreads)
     blocks = okl.make(name, **params)
-    got = np.concatenate([blocks._learn_events(X[a:b], y[a:b]) for a, b in ((0, 70), (70, 125), (125, len(y)))])
+    got = np.concatenate([blocks.events.learn_events(blocks, X[a:b], y[a:b]) for a, b in ((0, 70), (70, 125), (125, len(y)))])
     np.testing.assert_allclose(got, trace.decisions, rtol=0, atol=1e-9)
     # the late column entered as 1 (its first change), the dropped one as -1, both fixed once
     m = okl.make(name, **params)

@@ -194,7 +194,7 @@ def test_generated_directions_give_the_stored_matrix_decisions(kernel):
     seed, kind, scale = gen.generator_
     for rows in (X, X.toarray()):
         stored = okl.make("fogd", budget=20, directions="stored", kernel=kernel, random_state=0)
-        stored._ensure_started(50)
+        stored.inputs.ensure_started(stored, 50)
         stored.U_ = np.ascontiguousarray(generated_directions(seed, kind, scale, 50, 80).T)
         np.testing.assert_array_equal(stored.run(rows, y).decisions, f)
     m = okl.make("fogd", budget=20, directions="generated", kernel=kernel, random_state=0)
@@ -213,10 +213,10 @@ def test_generated_directions_by_size_model_files_and_auto(tmp_path):
     from okl.components import GENERATED_FOURIER
 
     wide = okl.make("fogd", budget=100, random_state=0, kernel=RBF(sigma=1.0))
-    wide._ensure_started(STORED_DIRECTIONS_MAX // 400 + 1)  # D x d just beyond the stored limit
+    wide.inputs.ensure_started(wide, STORED_DIRECTIONS_MAX // 400 + 1)  # D x d just beyond the stored limit
     assert wide.U_ is None
     narrow = okl.make("fogd", budget=100, random_state=0, kernel=RBF(sigma=1.0))
-    narrow._ensure_started(STORED_DIRECTIONS_MAX // 400)
+    narrow.inputs.ensure_started(narrow, STORED_DIRECTIONS_MAX // 400)
     assert narrow.U_ is not None and narrow.direction_seed_ is None
     X, y = _generated_case()
     m = okl.make("fogd", budget=20, directions="generated", kernel=RBF(sigma=1.5), random_state=0)

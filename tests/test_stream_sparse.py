@@ -50,22 +50,22 @@ def _recording(monkeypatch, seen: list, dense_row_limit: int | None = None):
 
     def wrapped(*args, **kwargs):
         learner = build(*args, **kwargs)
-        cls = type(learner)
+        cls, inner = type(learner), learner.events
 
         def rounds(X, y):
             seen.append(("block", X))
             assert sp.isspmatrix_csr(X) and X.has_sorted_indices
             if dense_row_limit is not None:  # (a wide block: one dense row at a time)
-                return np.array([cls._learn_round(learner, X[i].toarray()[0], float(y[i]))
+                return np.array([inner.learn_round(learner, X[i].toarray()[0], float(y[i]))
                                  for i in range(X.shape[0])])
-            return cls._learn_rounds(learner, np.ascontiguousarray(X.toarray()), y)
+            return inner.learn_rounds(learner, np.ascontiguousarray(X.toarray()), y)
 
         def one(x, y):
             if sp.issparse(x):
                 seen.append(("row", x))
                 assert sp.isspmatrix_csr(x) and x.shape[0] == 1
                 x = x.toarray()[0]
-            return cls._learn_round(learner, x, y)
+            return inner.learn_round(learner, x, y)
 
         def predict(x):
             if sp.issparse(x):  # (the learner calls predict_one itself with dense rows)
@@ -75,7 +75,17 @@ def _recording(monkeypatch, seen: list, dense_row_limit: int | None = None):
             return cls.predict_one(learner, x)
 
         learner.accepts_csr = True
-        learner._learn_rounds, learner._learn_round, learner.predict_one = rounds, one, predict
+        class Recording:  # (the learner's per-event path, its rounds recorded)
+            def __getattr__(self, name):
+                return getattr(inner, name)
+
+            def learn_rounds(self, _, X, y):
+                return rounds(X, y)
+
+            def learn_round(self, _, x, y):
+                return one(x, y)
+
+        learner.events, learner.predict_one = Recording(), predict
         return learner
 
     monkeypatch.setattr(stream_main, "build_learner", wrapped)

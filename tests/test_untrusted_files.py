@@ -545,7 +545,7 @@ def _named(name: str, like: zipfile.ZipInfo | None = None) -> zipfile.ZipInfo:
 
 def _model_bytes(learner) -> bytes:
     buffer = io.BytesIO()
-    learner._write_model(buffer)
+    learner.files.write(learner, buffer)
     return buffer.getvalue()
 
 

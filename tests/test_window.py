@@ -108,9 +108,9 @@ def test_the_window_leaves_autos_pool_at_the_third_class_and_comes_back_if_it_is
     core = multi.core_
     j = next(i for i, m in enumerate(core.pool_) if m.name == "window")
     assert core.alive_[j] == 1.0  # two mirrored outputs: the binary loss, the window stays
-    core._grow_outputs(3)
+    core.heads.grow_outputs(core, 3)
     assert core.alive_[j] == 0.0
-    core._drop_last_output()  # a refused first event of the new class: as it was
+    core.heads.drop_last_output(core)  # a refused first event of the new class: as it was
     assert core.alive_[j] == 1.0 and core.n_outputs_ == 2
     multi.learn_many(X[120:130], [-1.0, 1.0, 2.0, -1.0, 1.0, 2.0, 1.0, 1.0, -1.0, 2.0])
     assert core.n_outputs_ == 3 and core.alive_[j] == 0.0

@@ -350,7 +350,8 @@ class _OKLRiverEstimator:
         if fresh:
             model = self._build()
         # this event fixes the width when the learner starts with it
-        fixes = (not model._uses_window()) if fresh else (model.n_seen_ >= WIDTH_WINDOW - 1)
+        window = model._uses_window() if isinstance(model, MultiClass) else model.inputs.uses_window(model)
+        fixes = (not window) if fresh else (model.n_seen_ >= WIDTH_WINDOW - 1)
         saved = (self._grew, self._dedicated, self._hashed)
         dim = len(columns)
         if fixes:

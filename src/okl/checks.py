@@ -53,6 +53,7 @@ import numpy as np
 from okl.data.registry import load_dataset, permutation
 from okl.kernels import RBF
 from okl.runtime.base import Learner, StateError, accepts, learner_class, learner_kind, learners, make
+from okl.runtime.hyperparameters import param_names
 
 #: rows of the classification (german) and regression (cpusmall) prefixes
 N_CLASSIFICATION = 400
@@ -320,7 +321,7 @@ def check_affine_input_map_keeps_decisions(name: str, params: dict, X, y) -> Non
     a = 10.0 ** rng.uniform(-3.0, 4.0, X.shape[1])
     b = a * rng.uniform(-50.0, 50.0, X.shape[1])
     m = make(name, **params)
-    assert m._scales_input(), f"{name}: does not learn its input scale with {params}"
+    assert m.inputs.scales_input(m), f"{name}: does not learn its input scale with {params}"
     plain = m.run(X, y).decisions
     mapped = make(name, **params).run(np.ascontiguousarray(X * a + b), y).decisions
     assert_close(plain, mapped, f"{name}: decisions after x_j -> a_j x_j + b_j", tol=1e-7)
@@ -370,7 +371,7 @@ def check_invalid_hyperparameters(name: str) -> None:
     cls = learner_class(name)
     declared = {h.name: h for h in cls.hyperparameters}
     if declared:  # every declared hyperparameter (okl.runtime.hyperparameters), and no undeclared one
-        missing = set(cls._param_names()) - set(declared)
+        missing = set(param_names(cls)) - set(declared)
         assert not missing, (f"{name}: hyperparameters {sorted(missing)} are not declared in "
                              f"{cls.__name__}.hyperparameters")
         bad = {h.name: h.invalid() for h in declared.values() if h.invalid() is not None}
@@ -379,7 +380,7 @@ def check_invalid_hyperparameters(name: str) -> None:
     for param, value in bad.items():
         _raises(ValueError, param if param not in ("loss", "kernel") else "must be|unknown", make, name,
                 **{param: value})
-    assert bad or not cls._param_names(), f"{name}: no hyperparameter checked"
+    assert bad or not param_names(cls), f"{name}: no hyperparameter checked"
 
 
 # ---- feature-evolvable learners --------------------------------------------------------------
@@ -437,7 +438,8 @@ def plan(name: str) -> list[tuple[Callable[..., None], Case, tuple]]:
                 out += [(check, case, (cut,)) for cut in CUTS]
             elif check is check_affine_input_map_keeps_decisions:
                 # the cases whose learner learns its input scale (no kernel given, or none taken)
-                if make(name, **case.params(10))._scales_input():
+                probe = make(name, **case.params(10))
+                if probe.inputs.scales_input(probe):
                     out.append((check, case, ()))
             else:
                 out.append((check, case, ()))

@@ -94,6 +94,7 @@ from okl._adapters import build_core
 from okl._tabular import category_dtype_columns, categorical_columns, is_missing, levels, not_a_number, zero_missing
 from okl.runtime.base import Learner, learner_class, learner_kind, make
 from okl.runtime.multiclass import MultiClass
+from okl.runtime.hyperparameters import param_names
 
 #: rows densified and run at a time
 BLOCK_ROWS = 4096
@@ -145,7 +146,7 @@ def _refuse_classification_only(learner) -> None:
     except ValueError:
         return
     reason = None
-    if "loss" not in cls._param_names():
+    if "loss" not in param_names(cls):
         reason = "it takes no loss"
     else:
         try:
@@ -206,7 +207,7 @@ class _OKLEstimator(BaseEstimator):
     def _learner_hyperparameters(self) -> set[str] | None:
         """The hyperparameters of the chosen learner settable flat (None: an unknown learner)."""
         try:
-            names = set(learner_class(self.learner)._param_names())
+            names = set(param_names(learner_class(self.learner)))
         except (ValueError, TypeError):
             return None
         return names - set(self._get_param_names())

@@ -20,7 +20,7 @@ X, y = np.ascontiguousarray(np.asarray(X0, float)[p]), np.asarray(y0, float)[p]
 m = okl.make("auto", random_state=0)
 m.run(X[:6000], y[:6000])
 eng = m._engine()
-Xs, Y = m._scaled_rows(X[6000:36000], commit=False), y[6000:36000]
+Xs, Y = m.inputs.scaled_rows(m, X[6000:36000], commit=False), y[6000:36000]
 names = [member.name for member in m.pool_]
 
 

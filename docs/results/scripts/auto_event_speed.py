@@ -41,7 +41,7 @@ def per_event():
 
 def engine_calls():
     m = warm()
-    XS = m._scaled_rows(X[W:W + N], commit=False)
+    XS = m.inputs.scaled_rows(m, X[W:W + N], commit=False)
     ev = event_state(m)
     t0 = time.perf_counter()
     for i in range(N):

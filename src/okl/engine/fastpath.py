@@ -4,7 +4,7 @@ compiled call per method.
 Why (issue 24): a single learner's round in ``run()`` costs 1.2-2.7 us on codrna; ``predict_one``
 + ``learn_one`` through the generic hooks cost 9-12 us, almost all of it Python (the row's bytes
 as a cache key, a one-row scaling call, dictionary lookups, work-space checks, a separate
-calibration call, and the whole generic ``_advance`` in stage 1 and the width window). Here
+calibration call, and the whole generic ``inputs.advance`` in stage 1 and the width window). Here
 everything these learners do with one row is one compiled call per method, from the second row
 on (the width window's rows too: buffered, predicted by the running label mean):
 
@@ -19,7 +19,7 @@ on (the width window's rows too: buffered, predicted by the running label mean):
   round (the learner's counter: ``m_`` in stage 1, ``counter_`` of the sketched learners); a
   negative code means nothing was learned yet: a refused row or label (the generic path takes
   the event and raises its message), or a transition / update round, which the learner's Python
-  runs (:meth:`okl.runtime.events.EventPath._learn_round`).
+  runs (:meth:`okl.runtime.events.EventPath.learn_round`).
 
 Each call takes two arrays (a Numba dispatch costs ~45 ns per array argument): the row and one
 float buffer ``F`` holding a header of sizes, constants and offsets (the slots below), copies of
@@ -146,7 +146,7 @@ def _learn(F, x, y, n):
             return np.nan, BAD_LABEL
     elif not abs(y) <= _MAXF:
         return np.nan, BAD_LABEL
-    if event_window(F):  # Learner._advance inside the window: the row and label are buffered
+    if event_window(F):  # InputMap.advance inside the window: the row and label are buffered
         return event_window_learn(F, x, y, n)
     oxs, oxl = int(F[O_XS]), int(F[O_XL])
     xs = F[oxs:oxs + d]
@@ -227,7 +227,7 @@ def _input_part(learner, F: np.ndarray, lay: dict, spread, cal, classify: bool) 
     learner's spreads and calibration state move in (views of F); F is registered as a plan's
     buffer."""
     d = learner.dim_
-    rule = learner._scale_rule() if spread is not None else None
+    rule = learner.inputs.scale_rule(learner) if spread is not None else None
     if spread is not None:
         if lay["CEN"] is not None:  # (None: the sparse plan, whose map has centre 0)
             F[lay["CEN"]:lay["CEN"] + d] = learner.scale_center_
@@ -276,7 +276,7 @@ class FastPlan:
         for name, a in fixed.items():  # (copies: the map is fixed in a stage)
             F[lay[name]:lay[name] + a.size] = a.ravel()
         kk, ka, kb, kc = plan.kernel
-        loss = learner._event_loss()
+        loss = learner.events.loss(learner)
         counts = plan.counts
         head = {MAP: plan.map_code, STEP: plan.step_code, RULE: plan.rule_code, MERGE: plan.merge_threshold, M: m, K: k,
                 KKIND: kk, KA: ka, KB: kb,
@@ -295,7 +295,7 @@ class FastPlan:
                 _move(learner, getattr(plan, key), moved[key], F, lay[slot])
         self.F, self.d = F, d
         self.predict, self.learn = compiled_entries()
-        self.center = learner._centers_targets()
+        self.center = learner.heads.centers_targets(learner)
         self.counts = counts
 
     @property
@@ -317,7 +317,7 @@ def build(learner, plan: Plan | None) -> FastPlan | None:
     :func:`_own`; the learner keeps the generic path)."""
     if plan is None or not plan.runs_on(EVENT):
         return None
-    classify = learner._event_loss().task == "classification"
+    classify = learner.events.loss(learner).task == "classification"
     moved = {key: getattr(learner, getattr(plan, key)) if getattr(plan, key) else None for key in ("w", "A", "SV")}
     moved.update(scale_spread_=learner.scale_spread_, calibration_=learner.calibration_ if classify else None)
     if not all(a is None or _own(a) for a in moved.values()):

@@ -502,7 +502,7 @@ class AutoPlan:
             T[LAST_N], T[O_LAST_I], T[O_LAST_V] = -1.0, lay["LAST_I"], lay["LAST_V"]
         T[K] = self.K = eng.K
         self.T, self.eng, self.sparse = T, eng, sparse
-        self.center = learner._centers_targets()
+        self.center = learner.heads.centers_targets(learner)
         self.d = d
         root = _root(eng)
         if sparse:  # (called with the work row, the row's pointers, indices and values, label and round)
@@ -548,7 +548,7 @@ def build_auto(learner, eng, sparse: bool = False) -> AutoPlan | None:
     """``auto``'s :class:`AutoPlan` on its engine ``eng`` (``sparse``: the plan for sparse rows,
     under a map that keeps zeros zero), or None: members outside the engine (the generic path's
     work), or state arrays that cannot move into a buffer."""
-    if eng.py or learner.dim_ is None or (sparse and not learner._zero_centre()):
+    if eng.py or learner.dim_ is None or (sparse and not learner.inputs.zero_centre(learner)):
         return None
     spread = learner.scale_spread_
     cal = learner.calibration_ if eng.classification else None

@@ -104,7 +104,7 @@ from okl._threads import one_blas_thread
 from okl.kernels import RBF, Laplacian, scale_sigma, scale_sigma_l1  # noqa: F401 (RBF: re-exported)
 from okl.engine.aggregation import (  # noqa: F401 (aggregate_predict, aggregate_rounds, mixture_weights: re-exported)
     AGG_HEAD, HI, LO, STACK_HEAD, mixture_weights, agg_size, aggregate_predict, aggregate_rounds, new_agg, stack_share)
-from okl.engine.roots import prepare_engine
+from okl.ensemble.parts import PoolEvents, PoolFiles, PoolHeads, PoolInputs
 from okl.ensemble.paths import EnginePaths
 from okl.ensemble.window_phase import WindowPhase
 from okl.ensemble.hashing import COLUMN_HASH, HASH_WIDTH, WideRows
@@ -114,6 +114,7 @@ from okl.components.columns import FAILED, TRANSITION
 from okl.engine.layout import Engine
 from okl.runtime.base import Arr, Learner, Num, Opaque, Seq, StateSpec, event_state, learner_class, make, register
 from okl.runtime.events import drop_event_cache
+from okl.runtime.modelfile import load_from
 from okl.runtime.hyperparameters import (BUDGET, CENTER_TARGETS, HORIZON, KERNEL, LOSS, RANDOM_STATE, SCALE, Hyper,
                                          accept)
 from okl.runtime.state import MAX_CLASSES
@@ -169,7 +170,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     #: give the member's outputs rather than the mixture's, which clips them to [-1, 1] (several
     #: outputs at the clip would tie for the argmax); set by MultiClass, never saved
     _raw_member: bool = False
-    #: (K, members) the last _grow_outputs retired (undone by _drop_last_output); never saved
+    #: (K, members) the last grow_outputs retired (undone by drop_last_output); never saved
     _retired_at: tuple | None = None
 
     _state_attrs = ("member_index_", "L_", "alive_", "agg_", "members_blob_", "member_sizes_", "sparse_pool_",
@@ -181,6 +182,10 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     _state_added = {"sparse_pool_": False, "input_width_": None, "column_hash_": None}
     _divergence_hint = "pass members with smaller steps (every member diverged)"
 
+    files = PoolFiles()  # (its members' files inside its own)
+    heads = PoolHeads()  # (its members' K outputs)
+    inputs = PoolInputs()  # (wide rows hashed; the engine's compile started early)
+    events = PoolEvents()  # (the engine's per-event plans)
     hyperparameters = (BUDGET, LOSS, KERNEL, Hyper("members", "any", "The pool as (name, width multiplier, params).",
                                                   optional=True, none_means="the default pool", custom=_check_members),
                        HORIZON, CENTER_TARGETS, SCALE, RANDOM_STATE)
@@ -225,10 +230,10 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
         if affine:
             if name != "linear":
                 raise ValueError(f"members: scale='affine' is a linear member's input, not {name}'s")
-            if self._scale_rule() not in ("symlog", "affine"):
+            if self.inputs.scale_rule(self) not in ("symlog", "affine"):
                 if self.members is not None:
                     raise ValueError("members: an affine member needs auto's input map symlog or affine "
-                                     f"(scale={self.scale!r} gives {self._scale_rule()!r})")
+                                     f"(scale={self.scale!r} gives {self.inputs.scale_rule(self)!r})")
                 return None  # a kernel given or scale=None: the features as given, no affine member
             if self.members is None and kw.get("degree") == 2 and dim * (dim + 1) // 2 > 8 * self.budget:
                 kw["degree"] = 1  # the products cost at most one FOGD member's 2D = 8B features
@@ -273,11 +278,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     def _unmaps(self, params) -> bool:
         """Whether a member with ``params`` undoes auto's symlog map (a member of the affine family
         under auto's default map; :func:`okl.learners.linear.linear_features`)."""
-        return params.get("scale") == "affine" and self._scale_rule() == "symlog"
-
-    def _advance(self, X, y):
-        prepare_engine(self.n_outputs_ > 0)  # (a cold cache: its compile starts with the first rows)
-        return super()._advance(X, y)
+        return params.get("scale") == "affine" and self.inputs.scale_rule(self) == "symlog"
 
     def _start(self, dim):
         X = getattr(self, "warmup_X_", None)  # the window's rows as the members see them
@@ -290,7 +291,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
             seed = int(self._rng.integers(2 ** 31 - 1))
             member = self._build_member(name, width, params, seed, dim)
             if member is not None:
-                member._ensure_started(dim)
+                member.inputs.ensure_started(member, dim)
                 pool.append(member)
                 keep.append(i)
         if not pool:
@@ -298,7 +299,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
         _share_directions(pool)
         if self.n_outputs_:
             for member in pool:
-                member._set_outputs([1.0] * self.n_outputs_)
+                member.heads.set_outputs(member, [1.0] * self.n_outputs_)
         self._pool = pool
         n = len(pool)
         self.member_index_ = keep
@@ -329,7 +330,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     # ---- K outputs (okl.runtime.multiclass.MultiClass) -------------------------------------
 
     def _set_outputs(self, signs) -> None:
-        """K one-vs-rest outputs (see :meth:`Learner._set_outputs`): every member's model becomes
+        """K one-vs-rest outputs (see :meth:`okl.runtime.heads.Heads.set_outputs`): every member's model becomes
         K rows (``signs``: copies or mirrors of what it learned, for a binary learner turned
         multi-class), and the aggregation pays each member the mean of its K clipped hinge
         losses, which for two mirrored outputs is the binary loss it paid so far: the weights
@@ -341,7 +342,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
             raise ValueError("K outputs need a classification loss")
         if self.started_:
             for member in self.pool_:
-                member._set_outputs(signs)
+                member.heads.set_outputs(member, signs)
             if len(signs) >= 3:
                 self._retire_windows()
             self._stale()
@@ -355,7 +356,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     def _grow_outputs(self, K: int) -> None:
         if self.started_:
             for member in self.pool_:
-                member._grow_outputs(K)
+                member.heads.grow_outputs(member, K)
             # the third class retires the window; undone with the output (_drop_last_output)
             self._retired_at = (int(K), self._retire_windows()) if K >= 3 else None
             self._stale()
@@ -364,7 +365,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
     def _drop_last_output(self) -> None:
         if self.started_:
             for member in self.pool_:
-                member._drop_last_output()
+                member.heads.drop_last_output(member)
             if self._retired_at is not None and self._retired_at[0] == self.n_outputs_:
                 for j in self._retired_at[1]:
                     self.alive_[j] = 1.0
@@ -530,7 +531,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
         blobs = []
         for member in self.pool_:  # (each member's model file, in memory)
             buffer = io.BytesIO()
-            member._write_model(buffer)
+            member.files.write(member, buffer)
             blobs.append(buffer.getvalue())
         self.member_sizes_ = np.array([len(b) for b in blobs], dtype=np.int64)
         # the member files, concatenated and packed into little-endian int64 words (the last one
@@ -547,7 +548,7 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
         specs = self.member_specs()
         pool, pos = [], 0
         for j, size in enumerate(sizes):  # (each member's model file read from memory, in place)
-            member = Learner._load_from(io.BytesIO(memoryview(data)[pos:pos + int(size)]), f"member {j}")
+            member = load_from(io.BytesIO(memoryview(data)[pos:pos + int(size)]), f"member {j}")
             pos += int(size)
             spec = specs[self.member_index_[j]]
             if member.name != spec[0] or member.dim_ != self.dim_:
@@ -558,13 +559,3 @@ class Auto(WideRows, EnginePaths, WindowPhase, Learner):
         self._pool = pool
         self.members_blob_ = self.member_sizes_ = None
         return True
-
-    def _write_model(self, fh):
-        if self.dim_ is not None and self.started_:
-            self._pack()
-            try:
-                super()._write_model(fh)
-            finally:
-                self.members_blob_ = self.member_sizes_ = None
-        else:
-            super()._write_model(fh)

@@ -30,6 +30,7 @@ import numpy as np
 
 from okl._sparse import SparseRows, is_sparse_matrix
 from okl._validation import check_matrix
+from okl.runtime.events import EventPath
 
 #: the widest rows auto takes as given; wider rows are hashed into this many columns (2^20, VW's
 #: default is 2^18): auto's d-long arrays are then 8 MiB each
@@ -126,13 +127,14 @@ class WideRows:
             self._arriving = (width, HASH_WIDTH)
         return hash_input(x, wide, what)
 
-    def _ensure_started(self, dim):
+    def _fix_input_width(self, dim):
+        """At the first example (before the input map starts): the width given, when the rows
+        arriving were wider than HASH_WIDTH and hashed into ``dim`` columns."""
         if self.dim_ is None:
             wide = self._arriving is not None and self._arriving[1] == dim
             self.input_width_ = self._arriving[0] if wide else None
             self.column_hash_ = COLUMN_HASH if wide else None
             self._arriving = None
-        super()._ensure_started(dim)
 
     def run(self, X, y):
         return super().run(self._input(X), y)
@@ -144,7 +146,7 @@ class WideRows:
         return super().predict_many(self._input(X))
 
     def _learn_rounds(self, X, y):
-        return super()._learn_rounds(self._input(X), y)
+        return EventPath.learn_rounds(self.events, self, self._input(X), y)
 
     def predict_one(self, x):
         if self.input_width_ is not None or self.dim_ is None:  # (one test a row on the common path)

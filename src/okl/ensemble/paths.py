@@ -14,7 +14,7 @@ from okl.engine.aggregation import stack_rows
 from okl.engine.fastpath import BAD_ROW
 from okl.engine.roots import CSR_TYPES, build_auto, call_learn, call_predict, call_rows, is_csr, stacked, stacked_round
 from okl.runtime.base import Learner, event_state
-from okl.runtime.events import FLOAT_TYPES, NDARRAY, NO_EVENT
+from okl.runtime.events import FLOAT_TYPES, NDARRAY, NO_EVENT, EventPath
 
 _I64 = np.dtype(np.int64)
 
@@ -49,7 +49,7 @@ class EnginePaths:
             f = self._plan_predict(plan, x)
             if f is not None:
                 return f
-        return self._predict_event(x)
+        return self.events.predict_event(self, x)
 
     def _plan_predict(self, plan, x):
         """predict_one through the plan (dense or sparse), or None when it refused the row (the
@@ -63,7 +63,7 @@ class EnginePaths:
         if plan.K:
             return self._outputs(plan.eng)
         f = stacked(plan.eng, f)
-        return f + self._target_mean() if plan.center else f
+        return f + self.heads.target_mean(self) if plan.center else f
 
     def _sparse_call(self, plan, x, y, learn: bool):
         """The sparse plan's call on a 1-row CSR matrix x: its arrays as the root takes them (int64
@@ -77,7 +77,7 @@ class EnginePaths:
         return (plan.learn if learn else plan.predict)(indptr, indices, x.data, y, self.n_seen_)
 
     def _sparse_event(self, x, y, learn: bool):
-        """A sparse row (see :meth:`EventPath._sparse_event`) once the pool runs in the engine under a
+        """A sparse row (see :meth:`EventPath.sparse_event`) once the pool runs in the engine under a
         map that keeps zeros zero: the sparse plan (:class:`AutoPlan` with ``sparse``), one
         compiled call each for predict_one and learn_one on the row's non-zeros (its checks, input
         map and every member's O(nnz) input side; a 2^20-column row is never made dense), with the
@@ -91,7 +91,7 @@ class EnginePaths:
             f = self._plan_learn(plan, x, y) if learn else self._plan_predict(plan, x)
             if f is not None:
                 return f
-        return super()._sparse_event(x, y, learn)
+        return EventPath.sparse_event(self.events, self, x, y, learn)
 
     def _learn_round(self, x, y):
         plan = getattr(self, "_event", NO_EVENT).plan
@@ -101,7 +101,7 @@ class EnginePaths:
             f = self._plan_learn(plan, x, y)
             if f is not None:
                 return f
-        return self._learn_generic(x, y)  # (not the single learners' plan path: this plan is auto's)
+        return self.events.learn_generic(self, x, y)  # (not the single learners' plan path: this plan is auto's)
 
     def _plan_learn(self, plan, x, y):
         """learn_one through the plan (dense or sparse), or None when it refused the event (nothing
@@ -110,7 +110,7 @@ class EnginePaths:
         if type(y) not in FLOAT_TYPES or not -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
             return None
         n = self.n_seen_
-        if plan.center:  # (self._residual(y), inline: the per-event path)
+        if plan.center:  # (self.heads.residual(self, y), inline: the per-event path)
             mu, r = (self.target_sum_ / n if n else 0.0), y - (self.target_sum_ + y) / (n + 1)
         else:
             mu, r = 0.0, y
@@ -134,31 +134,31 @@ class EnginePaths:
             f += mu
         self.n_seen_ = n + 1
         if not (np.isfinite(f).all() if plan.K else f - f == 0.0):
-            self._non_finite(n)
+            self.events.non_finite(self, n)
         return f
 
     def _scaled_dense(self, x) -> np.ndarray:
         """The sparse row x as the members saw it, dense (for their Python steps: rare rounds)."""
-        return self._scaled_rows(check_matrix(x, self.dim_, sparse=True), commit=False).toarray()[0]
+        return self.inputs.scaled_rows(self, check_matrix(x, self.dim_, sparse=True), commit=False).toarray()[0]
 
     def _event_features(self, x, ev):
         eng = self._engine(ev)
         if eng.py:
-            self._check_values(x)
+            self.events.check_values(self, x)
             self._python_decisions(eng, x)
         ok, f = call_predict(eng, x, self._nonzero)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return (stacked(eng, f) if not eng.K else self._outputs(eng)), eng
 
     def _event_learn(self, x, y, z, ev):
         eng = self._engine(ev)
         if eng.py:
-            self._check_values(x)
+            self.events.check_values(self, x)
             self._python_decisions(eng, x, y)
         ok, f, n = call_learn(eng, x, y, z is eng, self._nonzero)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         if eng.K:
             f = self._outputs(eng)
         f = stacked_round(eng, y, f)
@@ -175,7 +175,7 @@ class EnginePaths:
         """One member's test-then-train decisions over a block (NaN once it fails)."""
         try:
             with np.errstate(all="ignore"):
-                out = np.asarray(member._process_rows(X, y), dtype=float)
+                out = np.asarray(member.inputs.process_rows(member, X, y), dtype=float)
         except (ValueError, FloatingPointError, ArithmeticError, np.linalg.LinAlgError):
             out = np.full(X.shape[0], np.nan)
         member.n_seen_ += X.shape[0]

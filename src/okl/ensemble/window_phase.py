@@ -30,7 +30,7 @@ class WindowPhase:
         None with a kernel given (no width to choose), fewer than two rows, or for a one-member
         pool standing in for a single learner (``_raw_member``: that learner's running mean)."""
         n = self.n_seen_
-        if n < 2 or not self._chooses_width() or self._raw_member:
+        if n < 2 or not self.inputs.chooses_width(self) or self._raw_member:
             return None
         x = np.asarray(x, dtype=float)
         ev = event_state(self)
@@ -44,7 +44,7 @@ class WindowPhase:
             ev.window["key"], ev.window["value"] = key, value
             return value.copy() if self.n_outputs_ else value
         if cache is None or cache["m"] != m:  # the map and width of the first m rows
-            rule = self._scale_rule()
+            rule = self.inputs.scale_rule(self)
             center, spread = (window_scale(self.warmup_X_[:m], rule, sparse=self._sparse_window) if rule is not None
                               else (None, None))
             cache = ev.window = {"rows": self.warmup_X_, "m": m, "rule": rule, "center": center, "spread": spread,
@@ -84,7 +84,7 @@ class WindowPhase:
             cols = known[len(raw)] if len(raw) < len(known) and known[len(raw)] is not None else np.flatnonzero(row)
             raw.append((cols, row[cols]))
         if cache["m"] != m:  # the map and width of the first m rows
-            rule = self._scale_rule()
+            rule = self.inputs.scale_rule(self)
             spread = None
             if rule is not None:  # (window_scale(sparse=True) of the first m rows: max |x_j|)
                 spread = np.zeros(x.shape[0])

@@ -36,6 +36,7 @@ import numpy as np
 from okl.data.adversarial import stream_label
 from okl.eval.store import ResultStore
 from okl.eval.tables import markdown_table, mean_std, write_csv
+from okl.runtime.hyperparameters import param_names
 
 
 @dataclass
@@ -142,8 +143,8 @@ def _shown_value(learner: str, key: str, params: dict[str, Any]) -> str:
     except ValueError:
         return "?"
     if key == "sigma":
-        return "from stream (default)" if "kernel" in cls._param_names() else "n/a"
-    if key not in cls._param_names():
+        return "from stream (default)" if "kernel" in param_names(cls) else "n/a"
+    if key not in param_names(cls):
         return "n/a"
     import inspect
 

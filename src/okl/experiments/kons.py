@@ -47,6 +47,7 @@ from okl.eval import Progress, markdown_table, write_csv
 from okl.experiments import ExperimentContext, ExperimentResult, experiment
 from okl.kernels import RBF
 from okl.runtime.base import make
+from okl.runtime.hyperparameters import param_names
 
 SIGMA = 8.0
 
@@ -95,7 +96,7 @@ def _no_input_scaling(name: str, params: dict) -> dict:
     the table loads (both protocols)."""
     from okl.runtime.base import learner_class
 
-    return {**params, "scale": None} if "scale" in learner_class(name)._param_names() else params
+    return {**params, "scale": None} if "scale" in param_names(learner_class(name)) else params
 
 
 def _kons_params(label: str, ctx: ExperimentContext, alpha: float, loss: str) -> dict:

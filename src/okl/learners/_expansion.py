@@ -136,12 +136,12 @@ class _RowEvents:
         ok, f = expansion_event_value(*self.kernel_.spec(), self.SVT_, self.alpha_, self.m_, x, MAX_ABS_FEATURE,
                                       w.kt)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f, w.kt
 
     def _event_learn(self, x, y, z, ev):
         if z is None:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return self._learn_row(x, y, self._work(ev), z is not None)
 
 

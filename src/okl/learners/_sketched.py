@@ -145,8 +145,8 @@ class SketchedLearner(Learner):
             sizes={"k": (0, k_high), "nu": (1, B + self.n_seen_ + 1)},
             groups=(stage2,),
             fields={
-                "SV_": Arr((B, "dim")), "alpha_": Arr(self._out_shape(B)), "m_": Num(int, 0, (B, "n_seen")),
-                "Q_": Arr((sm, "k"), optional=True), "w_": Arr(self._out_shape("k"), optional=True),
+                "SV_": Arr((B, "dim")), "alpha_": Arr(self.heads.out_shape(self, B)), "m_": Num(int, 0, (B, "n_seen")),
+                "Q_": Arr((sm, "k"), optional=True), "w_": Arr(self.heads.out_shape(self, "k"), optional=True),
                 "landmarks_": Arr((sm, "dim"), optional=True),
                 "transition_round_": Num(int, 0, last, optional=True),
                 "counter_": Num(int, 0, "n_seen"), "update_rounds_": Num(int, 0, "n_seen"),
@@ -250,7 +250,7 @@ class SketchedLearner(Learner):
         ok, f = kernel_features(kind, a, b, c, w.LT, w.Qc.shape[0], w.Qc, self.w_, x, MAX_ABS_FEATURE, w.kb,
                                 w.Z[0])
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f, w.Z
 
     def _event_learn(self, x, y, Z, ev):

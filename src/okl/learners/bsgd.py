@@ -193,7 +193,7 @@ class BSGD(_RowEvents, _BudgetedExpansion):
 
     def _learn_row(self, x, y, w, have_row):
         """learn_one's compiled call (:class:`okl.learners._expansion._RowEvents`)."""
-        f, m, maintained = bsgd_event_learn(*self.kernel_.spec(), self._event_loss().kind, self.regularization,
+        f, m, maintained = bsgd_event_learn(*self.kernel_.spec(), self.events.loss(self).kind, self.regularization,
                                             self.rule_, self.SVT_, self.alpha_, self.m_, self.Kinv_, x, y, w.kt,
                                             have_row, self.t_, w.xm, w.km, w.d, w.W, self.last_maintenance_)
         self.m_, self.t_ = int(m), self.t_ + 1

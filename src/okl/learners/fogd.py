@@ -277,7 +277,7 @@ class FOGD(Learner):
         D = self.n_components_
         return StateSpec(fields={"U_": Arr((D, "dim"), optional=True),
                                  "direction_seed_": Num(int, 0, 2 ** 62, optional=True),
-                                 "w_": Arr(self._out_shape(2 * D)), "n_outputs_": Num(int, 0, MAX_CLASSES)},
+                                 "w_": Arr(self.heads.out_shape(self, 2 * D)), "n_outputs_": Num(int, 0, MAX_CLASSES)},
                          rules=((lambda m: (m.U_ is None) != (m.direction_seed_ is None), "U_",
                                  "and direction_seed_: exactly one must be given"),))
 
@@ -313,7 +313,7 @@ class FOGD(Learner):
             UT = np.ascontiguousarray(self.U_.T) if self.U_ is not None else None
             cache, tags = column_cache(D, self.dim_) if self.U_ is None else (None, None)
             w = ev.buf = EventWork(U=self.U_, seed=self.direction_seed_, loss=self.loss, UT=UT, p=np.empty(D),
-                                   z=np.empty(2 * D), lkind=self._event_loss(ev).kind, cache=cache, tags=tags)
+                                   z=np.empty(2 * D), lkind=self.events.loss(self, ev).kind, cache=cache, tags=tags)
         return w
 
     def _event_features(self, x, ev):
@@ -323,7 +323,7 @@ class FOGD(Learner):
         else:
             ok, f = fogd_event_features(w.UT, self.w_, x, MAX_ABS_FEATURE, w.p, w.z)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f, w.z
 
     def _event_learn(self, x, y, z, ev):
@@ -361,7 +361,7 @@ class FOGD(Learner):
 
     def _event_block(self, X, y, out):
         # the rounds compute each row's features alone: the per-event arithmetic already
-        self._rounds(X, y, self._event_loss().kind, out)
+        self._rounds(X, y, self.events.loss(self).kind, out)
         return X.shape[0]
 
     def _process(self, X, y):

@@ -430,7 +430,7 @@ class FORKS(SketchedLearner):
         self.update_rounds_ += 1
 
     def _sketched_rounds(self, Z, Y, out, round0):
-        return forks_rounds(Z, Y, self.w_, self.Ainv_, self.eta, self.C, self._event_loss().kind, self.ons == "paper",
+        return forks_rounds(Z, Y, self.w_, self.Ainv_, self.eta, self.C, self.events.loss(self).kind, self.ons == "paper",
                             out, round0, self.counter_, self.rho_, self.update_counter == "margin_errors",
                             np.empty(self.Q_.shape[1]))
 

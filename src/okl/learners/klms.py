@@ -100,12 +100,12 @@ class KLMS(Learner):
         accept(self, locals())
 
     def _state_spec(self):
-        return StateSpec(fields={"SV_": Arr((self.budget, "dim")), "alpha_": Arr(self._out_shape(self.budget)),
+        return StateSpec(fields={"SV_": Arr((self.budget, "dim")), "alpha_": Arr(self.heads.out_shape(self, self.budget)),
                                  "added_": Num(int, 0, "n_seen"), "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
     def _start(self, dim):
         self.SV_ = np.zeros((self.budget, dim))
-        self.alpha_ = np.zeros(self._out_shape(self.budget))
+        self.alpha_ = np.zeros(self.heads.out_shape(self, self.budget))
         self.added_ = 0
 
     def _step(self) -> float:

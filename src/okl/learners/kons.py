@@ -132,6 +132,7 @@ from okl.features.kors import bordered_gram, bordered_inverse, leverage_estimate
 from okl.learners._kons_steps import cholesky_embedding_append, kons_rounds, nystrom_embedding
 from okl.runtime.base import Arr, Learner, Num, Seq, StateSpec, register
 from okl.linalg.svd import one_blas_thread
+from okl.runtime.hyperparameters import param_names
 
 MIN_BLOCK, MAX_BLOCK = 32, 4096
 
@@ -224,7 +225,7 @@ class _KonsBase(Learner):
     @classmethod
     def paper_params(cls, budget):
         """PNK Sec. 5: alpha = 1 and, for PROS-N-KONS and B-KONS, Alg. 1's zero reset."""
-        return {**super().paper_params(budget), "alpha": 1.0, **({"reset": "zero"} if "reset" in cls._param_names() else {})}
+        return {**super().paper_params(budget), "alpha": 1.0, **({"reset": "zero"} if "reset" in param_names(cls) else {})}
 
     @property
     def dictionary_size_(self) -> int:
@@ -381,7 +382,7 @@ _COMMON_DOC = """
         Cut-off for numerically null embedding directions (None = j * machine epsilon).
     center_targets : bool, default True
         Regression: predict the targets' running mean plus this model of the residual
-        (``Learner._centers_targets``); False: the paper's model alone (PNK Table 1 passes it).
+        (``Heads.centers_targets``); False: the paper's model alone (PNK Table 1 passes it).
     scale : {"auto", "symlog", "range", "affine"} or None, default "auto"
         The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
         "symlog" unless a kernel is given, "symlog" / "range" / "affine" always, None uses the

@@ -149,7 +149,7 @@ class _KRLSFamily(Learner):
         w = self._event_work(ev)
         ok, f = event_features(*self.kernel_.spec(), self.SV_, self.alpha_, self.m_, x, MAX_ABS_FEATURE, w.k)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f, w.k
 
     def _event_learn(self, x, y, z, ev):

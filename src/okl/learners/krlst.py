@@ -223,7 +223,7 @@ class KRLST(Learner):
         w = self._event_work(ev)
         ok, f = krlst_event_features(*w.spec, self.SV_, self.alpha_, self.m_, x, MAX_ABS_FEATURE, w.kt)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f, w.kt
 
     def _event_learn(self, x, y, z, ev):
@@ -231,7 +231,7 @@ class KRLST(Learner):
         ok, f, m = krlst_event_round(*w.constants, x, y, w.kt if z is None else z, z is not None, *w.state, self.m_,
                                      w.work, MAX_ABS_FEATURE)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         self.m_ = int(m)
         return f
 
@@ -247,7 +247,7 @@ class KRLST(Learner):
         if self.dim_ is None or not self.started_ or not self.m_:
             learned = self._window_targets()
             return float(mean), float(np.var(learned, ddof=1)) if len(learned) > 1 else math.inf
-        xs = self._scaled_row(x, commit=False)
+        xs = self.inputs.scaled_row(self, x, commit=False)
         f, var = krlst_mean_variance(*self.kernel_.spec(), self._noise(), self.jitter, self.SV_, self.Q_, self.Sigma_,
                                      self.alpha_, self.s02_, self.m_, xs)
         return float(mean), float(var)
@@ -257,7 +257,7 @@ class KRLST(Learner):
         residuals r_i = y_i - S_i / i, S_i the sum of the first i targets: y_i = r_i + S_i / i,
         recovered from the last sum backwards)."""
         n = self.n_seen_ if getattr(self, "warmup_y_", None) is not None else 0
-        if not n or not self._centers_targets():
+        if not n or not self.heads.centers_targets(self):
             return self.warmup_y_[:n] if n else np.empty(0)
         targets, total = np.empty(n), self.target_sum_
         for i in range(n - 1, -1, -1):

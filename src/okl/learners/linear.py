@@ -118,8 +118,8 @@ class LinearOGD(Learner):
 
     def _state_spec(self):
         k = self._n_features()
-        return StateSpec(fields={"w_": Arr(self._out_shape(k)),
-                                 "nag_": Arr(self._out_shape(2 * k + 1), low=0.0, optional=self.step != "nag"),
+        return StateSpec(fields={"w_": Arr(self.heads.out_shape(self, k)),
+                                 "nag_": Arr(self.heads.out_shape(self, 2 * k + 1), low=0.0, optional=self.step != "nag"),
                                  "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
     #: model files written before ``step`` existed hold no NAG state (their step is "ogd")

@@ -192,9 +192,9 @@ class NOGD(Learner):
         B, last = self.budget, self.n_seen_ - 1
         stage2 = ("M_", "w_", "G_", "transition_round_")
         return StateSpec(sizes={"k": (0, self.k_)}, groups=(stage2,), fields={
-            "SV_": Arr((B, "dim")), "alpha_": Arr(self._out_shape(B)), "m_": Num(int, 0, (B, "n_seen")),
-            "M_": Arr(("k", B), optional=True), "w_": Arr(self._out_shape("k"), optional=True),
-            "G_": Arr(self._out_shape("k"), low=0.0, optional=True),
+            "SV_": Arr((B, "dim")), "alpha_": Arr(self.heads.out_shape(self, B)), "m_": Num(int, 0, (B, "n_seen")),
+            "M_": Arr(("k", B), optional=True), "w_": Arr(self.heads.out_shape(self, "k"), optional=True),
+            "G_": Arr(self.heads.out_shape(self, "k"), low=0.0, optional=True),
             "transition_round_": Num(int, 0, last, optional=True), "n_outputs_": Num(int, 0, MAX_CLASSES)})
 
     _rows_per_budget = 2  # (the support vectors, then the landmarks' copy in auto's engine)
@@ -225,7 +225,7 @@ class NOGD(Learner):
         if w is None or w.M is not self.M_ or w.SV is not self.SV_ or w.weights is not self.w_ \
                 or w.G is not self.G_ or w.kernel is not self.kernel_ or w.loss is not self.loss \
                 or w.stage2 is not self.stage2:
-            lo = self._event_loss(ev)
+            lo = self.events.loss(self, ev)
             w = ev.buf = EventWork(
                 M=self.M_, SV=self.SV_, weights=self.w_, G=self.G_, kernel=self.kernel_, loss=self.loss,
                 stage2=self.stage2, MT=np.ascontiguousarray(self.M_.T), SVT=np.ascontiguousarray(self.SV_.T),
@@ -244,7 +244,7 @@ class NOGD(Learner):
         kind, a, b, c = w.spec
         ok, f = kernel_features(kind, a, b, c, w.SVT, self.budget, w.MT, self.w_, x, MAX_ABS_FEATURE, w.kb, w.z)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f, w.z
 
     def _event_learn(self, x, y, z, ev):
@@ -257,7 +257,7 @@ class NOGD(Learner):
         ok, f = nogd_event_round(kind, a, b, c, w.SVT, w.MT, self.w_, self.G_, self.lr, self.eta, w.ogd, w.lkind,
                                  x, MAX_ABS_FEATURE, y, w.kb, np.empty(w.z.shape[0]))
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f
 
     @classmethod

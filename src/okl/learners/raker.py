@@ -309,7 +309,7 @@ class Raker(Learner):
         ok, f = raker_predict(np.ascontiguousarray(self.U_.T), theta, expo, self.meta_, x, MAX_ABS_FEATURE,
                               np.empty(self.U_.shape[0]), np.empty(P * F), np.empty((K, P)), np.empty(K))
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f
 
     def _rounds(self, X, y, lkind):
@@ -323,7 +323,7 @@ class Raker(Learner):
         return self._rounds(X, y, self.loss_.kind)
 
     def _event_block(self, X, y, out):
-        out[:] = self._rounds(X, y, self._event_loss().kind)
+        out[:] = self._rounds(X, y, self.events.loss(self).kind)
         return X.shape[0]
 
     # ---- the per-event hooks (one compiled call each) ----
@@ -337,14 +337,14 @@ class Raker(Learner):
             w = ev.buf = EventWork(U=self.U_, theta=self.theta_, loss=self.loss, UT=np.ascontiguousarray(self.U_.T),
                                    theta3=theta, expo2=expo, periods=self._periods(), priors=self._priors(),
                                    p=np.empty(self.U_.shape[0]), z=np.empty(P * F), fk=np.empty((K, P)),
-                                   fi=np.empty(K), lkind=self._event_loss(ev).kind)
+                                   fi=np.empty(K), lkind=self.events.loss(self, ev).kind)
         return w
 
     def _event_features(self, x, ev):
         w = self._event_plan(ev)
         ok, f = raker_predict(w.UT, w.theta3, w.expo2, self.meta_, x, MAX_ABS_FEATURE, w.p, w.z, w.fk, w.fi)
         if not ok:
-            self._check_values(x)
+            self.events.check_values(self, x)
         return f, w.z
 
     def _event_learn(self, x, y, z, ev):

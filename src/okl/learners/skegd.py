@@ -321,7 +321,7 @@ class SkeGD(SketchedLearner):
     def _sketched_rounds(self, Z, Y, out, round0):
         if self.stage2_ == "adagrad":
             return sketched_adagrad_rounds(Z, Y, self.w_, self.G_, self.lr, 1.0 - self.eta * self.lam,
-                                           self._event_loss().kind, out, round0, self.counter_, self.rho_,
+                                           self.events.loss(self).kind, out, round0, self.counter_, self.rho_,
                                            self.update_counter == "margin_errors")
-        return sketched_ogd_rounds(Z, Y, self.w_, self.eta, self.lam, self._event_loss().kind, out, round0,
+        return sketched_ogd_rounds(Z, Y, self.w_, self.eta, self.lam, self.events.loss(self).kind, out, round0,
                                    self.counter_, self.rho_, self.update_counter == "margin_errors")

@@ -30,7 +30,7 @@ Per-round cost O(B d) (one kernel row over the window, vectorised over the rows)
 store the row; memory O(B d). ``loss`` only says the task (a classification loss: labels;
 "squared" etc.: regression) -- nothing is minimised. Regression with ``center_targets``
 (default) smooths the residuals from the running target mean
-(:meth:`okl.runtime.base.Learner._centers_targets`).
+(:meth:`okl.runtime.heads.Heads.centers_targets`).
 
 In ``auto``'s pool (:mod:`okl.ensemble.auto`) the window is one member, computed in its compiled
 engine (:mod:`okl.engine.core`, by :func:`window_decision` and :func:`window_store`, the
@@ -47,6 +47,7 @@ from okl.runtime.base import Arr, Learner, Num, StateSpec, register
 from okl.components import Plan
 from okl.runtime.hyperparameters import BUDGET, KERNEL_LEARNER, accept
 from okl.runtime.events import drop_event_cache
+from okl.runtime.heads import Heads
 from okl.runtime.state import MAX_CLASSES
 from okl.components.maps.window import window_decision, window_store
 
@@ -67,6 +68,30 @@ def window_rounds(kind, a, LT, Y, m, pos, X, y, nk, s, out):
             window_decision(kind, a, LT, Y, m, X[r], s, nk, out[r])
         m, pos = window_store(LT, Y, m, pos, X[r], y[r])
     return m, pos
+
+
+class WindowHeads(Heads):
+    """The window's K outputs (only in auto's engine): the stored labels become class indices. A new
+    class needs no arrays (it has no stored rows: its output is -1 until it has), so the base
+    heads' grow_outputs / drop_last_output, which only count outputs here, apply."""
+
+    def set_outputs(self, learner, signs) -> None:
+        """Labels -1/+1 become the indices of the outputs with those signs (a binary window turned
+        into the K-output form: output o is the stored vote times ``signs[o]``)."""
+        if learner.n_outputs_:
+            raise ValueError("the learner has K outputs already")
+        signs = [float(s) for s in signs]
+        if getattr(learner, "Y_", None) is not None and learner.m_:  # (unstarted: no labels to convert)
+            index = {}
+            for sign in (-1.0, 1.0):
+                if sign not in signs:
+                    raise ValueError(f"window: no output of sign {sign:+g} among {signs}: the stored labels "
+                                     "have no class")
+                index[sign] = float(signs.index(sign))
+            learner.Y_[: learner.m_] = np.where(learner.Y_[: learner.m_] > 0.0, index[1.0], index[-1.0])
+        learner.n_outputs_ = len(signs)
+        learner.calibration_ = None
+        drop_event_cache(learner)
 
 
 @register("window")
@@ -96,6 +121,7 @@ class KernelWindow(Learner):
     """
 
     _state_attrs = ("LT_", "Y_", "m_", "pos_", "n_outputs_")
+    heads = WindowHeads()
     _width_factor = WIDTH_FACTOR
     _budget_scale = BUDGET_SCALE
     _divergence_hint = "check the targets (the smoother averages them; it has no step to lower)"
@@ -152,29 +178,6 @@ class KernelWindow(Learner):
         self.m_, self.pos_ = window_rounds(kind, a, self.LT_, self.Y_, self.m_, self.pos_, X,
                                            np.asarray(y, dtype=np.float64), self.n_outputs_, np.empty(self.budget), out)
         return out if self.n_outputs_ else out[:, 0]
-
-    # ---- K outputs: the stored labels become class indices (only in auto's engine) ----------
-
-    def _set_outputs(self, signs) -> None:
-        """Labels -1/+1 become the indices of the outputs with those signs (a binary window turned
-        into the K-output form: output o is the stored vote times ``signs[o]``)."""
-        if self.n_outputs_:
-            raise ValueError("the learner has K outputs already")
-        signs = [float(s) for s in signs]
-        if getattr(self, "Y_", None) is not None and self.m_:  # (unstarted: no labels to convert)
-            index = {}
-            for sign in (-1.0, 1.0):
-                if sign not in signs:
-                    raise ValueError(f"window: no output of sign {sign:+g} among {signs}: the stored labels "
-                                     "have no class")
-                index[sign] = float(signs.index(sign))
-            self.Y_[: self.m_] = np.where(self.Y_[: self.m_] > 0.0, index[1.0], index[-1.0])
-        self.n_outputs_ = len(signs)
-        self.calibration_ = None
-        drop_event_cache(self)
-
-    # a new class needs no arrays (it has no stored rows: its output is -1 until it has), so the
-    # base class's _grow_outputs / _drop_last_output, which only count outputs here, apply
 
 
 __all__ = ["KernelWindow", "window_decision", "window_store", "window_rounds", "WIDTH_FACTOR", "BUDGET_SCALE"]

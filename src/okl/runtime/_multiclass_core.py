@@ -9,6 +9,7 @@ import numpy as np
 
 from okl.components import K_OUTPUTS, runs_everywhere
 from okl.runtime.base import Learner, learner_class, make
+from okl.runtime.hyperparameters import param_names
 
 
 def _engine_member(name: str, params: dict) -> bool:
@@ -45,7 +46,7 @@ def _k_output_core(learner: Learner, random_state) -> Learner:
         return make("auto", **params, random_state=random_state)
     own = {k: params.pop(k) for k in _AUTO_OWN if k in params}
     params.pop("center_targets", None)
-    width = learner._width_factor if "kernel" in learner._param_names() else None
+    width = learner._width_factor if "kernel" in param_names(learner) else None
     if width is None:
         own.pop("kernel", None)
     if "budget" in own:
@@ -57,21 +58,21 @@ def _k_output_core(learner: Learner, random_state) -> Learner:
 
 def _core_from_binary(learner: Learner, signs: list[float], random_state) -> Learner | None:
     """The K-output learner continuing a binary single learner (``signs``: its outputs' signs, see
-    :meth:`Learner._set_outputs`): the learner becomes the one member of a pool that takes over its
+    :meth:`okl.runtime.heads.Heads.set_outputs`): the learner becomes the one member of a pool that takes over its
     input scale and kernel, nothing learned lost; still inside its window, a fresh pool holding its
     buffered rows. None when it cannot (no kernel: the linear learner keeps heads)."""
     core = _k_output_core(learner, random_state)
     if learner.dim_ is None:
         return None
     if not learner.started_:
-        core._ensure_started(learner.dim_)
+        core.inputs.ensure_started(core, learner.dim_)
         n = learner.n_seen_
         core.warmup_X_[:n], core.warmup_y_[:n], core.n_seen_ = learner.warmup_X_[:n], learner.warmup_y_[:n], n
-        core._set_outputs(signs)
+        core.heads.set_outputs(core, signs)
         return core
     if getattr(learner, "kernel_", None) is None:
         return None
-    core._ensure_started(learner.dim_)  # (its generator and base state; the window is replaced below)
+    core.inputs.ensure_started(core, learner.dim_)  # (its generator and base state; the window is replaced below)
     core.started_, core.warmup_X_, core.warmup_y_ = True, None, None
     core.kernel_, core.n_seen_ = learner.kernel_, learner.n_seen_
     core.scale_center_, core.scale_spread_ = learner.scale_center_, learner.scale_spread_
@@ -80,7 +81,7 @@ def _core_from_binary(learner: Learner, signs: list[float], random_state) -> Lea
     core.members_blob_ = core.member_sizes_ = None
     # the member as auto builds it: the input scaled once, by the pool
     learner.scale, learner.scale_center_, learner.scale_spread_ = None, None, None
-    core._set_outputs(signs)
+    core.heads.set_outputs(core, signs)
     return core
 
 
@@ -92,5 +93,5 @@ def _learner_params(core: Learner, name: str) -> dict:
     (member, _, own), = core.member_specs()
     if member != name:
         raise ValueError(f"the core's member is {member!r}, not {name!r}")
-    accepted = learner_class(name)._param_names()
+    accepted = param_names(learner_class(name))
     return {**{k: params[k] for k in _AUTO_OWN if k in accepted}, **own}

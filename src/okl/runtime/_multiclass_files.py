@@ -15,7 +15,7 @@ import numpy as np
 from okl.runtime._multiclass_core import _has_k_outputs, _learner_params
 from okl.runtime._multiclass_temperature import A_MAX, A_MIN
 from okl.runtime.base import Learner, ModelFileError
-from okl.runtime.modelfile import open_model_zip, zip_entry
+from okl.runtime.modelfile import load_from, open_model_zip, zip_entry
 from okl.runtime.state import MAX_CLASSES, MAX_ROUNDS
 
 #: the format name and version written in ``multiclass.json``
@@ -54,7 +54,7 @@ def write_multiclass_model(multiclass, fh) -> None:
         zf.writestr(zipfile.ZipInfo("multiclass.json", _EPOCH), json.dumps(meta))
         for name, model in models:
             buffer = io.BytesIO()
-            model._write_model(buffer)
+            model.files.write(model, buffer)
             zf.writestr(zipfile.ZipInfo(f"{name}.npz", _EPOCH), buffer.getvalue())
 
 
@@ -94,7 +94,7 @@ def read_multiclass_model(cls, source, path: str):
         for name in names:
             entry = entries[f"{name}.npz"]
             try:
-                heads.append(Learner._load_from(zip_entry(zf, entry, path), f"{path}: {name}.npz"))
+                heads.append(load_from(zip_entry(zf, entry, path), f"{path}: {name}.npz"))
             except (OSError, EOFError) as exc:
                 raise bad(f"{name}.npz cannot be read ({exc})") from None
     return _assemble(cls, meta, heads, native, n_seen, bad)

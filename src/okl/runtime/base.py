@@ -3,9 +3,21 @@
 This module holds :class:`Learner` and re-exports every name of the protocol, which lives in one
 module per concern: :mod:`okl.runtime.trace` (:class:`Trace`, :func:`mistakes_of`),
 :mod:`okl.runtime.state` (the state declarations and their checker),
-:mod:`okl.runtime.modelfile` (save / load / check_state, the :class:`ModelFiles` mixin),
-:mod:`okl.runtime.events` (the per-event path, the :class:`EventPath` mixin) and
+:mod:`okl.runtime.modelfile` (save / load / check_state), :mod:`okl.runtime.events` (the per-event
+path), :mod:`okl.runtime.inputs` (the input map), :mod:`okl.runtime.heads` (the heads) and
 :mod:`okl.runtime.registry` (``register``, ``make``, ``learners``, ``select_params``).
+
+A learner is composed of four objects besides its model, each a class attribute holding no state
+of its own (the state stays the learner's attributes, so model files are unchanged) and declaring
+its part of the state: its input map ``inputs`` (:class:`okl.runtime.inputs.InputMap`: the width
+window, the input scale, the chosen width, categorical columns), its heads ``heads``
+(:class:`okl.runtime.heads.Heads`: one output or K, target centring, calibration), its per-event
+path ``events`` (:class:`okl.runtime.events.EventPath`: the fast plan, the generic hooks, numerical
+failures) and its state I/O ``files`` (:class:`okl.runtime.modelfile.StateIO`: model files, the
+state's declaration and checks). The model is the learner's own hooks below (or a compiled plan,
+``compiled_plan()``). A learner that needs another behaviour gives a subclass of one of them
+(``auto``: :class:`okl.ensemble.auto.PoolInputs`, ``PoolHeads``, ``PoolEvents``, ``PoolFiles``;
+the window: its ``WindowHeads``); :class:`Learner` itself keeps the public protocol and the hooks.
 
 Every learner (DESIGN.md, "The learner protocol"):
 
@@ -44,7 +56,7 @@ the bytes of x and ``n_seen_``, dropped by every change of state; ``ev``, the le
 and cache, is kept outside the learner: never saved, pickled or copied), ``_event_learn(x, y, z, ev)
 -> f | None`` learns the row from them (or computes them), ``_event_block(X, y, out) -> rows done``
 runs the same per-row arithmetic over a block (``okl stream``); NOGD, SkeGD, FORKS (code ONS) and
-FOGD have them, every other learner takes the generic path (``_decision`` / ``_advance``). Those four,
+FOGD have them, every other learner takes the generic path (``_decision`` / ``inputs.advance``). Those four,
 the linear learner, the window and KLMS also declare ``compiled_plan()`` (a map and a step of
 :mod:`okl.components`), and ``auto`` has its own plan on its engine: then predict_one and
 learn_one are one compiled call each
@@ -82,34 +94,34 @@ Declaring the state (model files are untrusted input)
 
 from __future__ import annotations
 
-import inspect
+import math
 import time
 from typing import Any, ClassVar
 
 import numpy as np
 
-import okl.calibration as calibration
 from okl._threads import one_blas_thread
-from okl._sparse import SparseRows, is_sparse_matrix, window_buffer
-from okl._validation import MAX_ABS_FEATURE, check_matrix, check_random_state, check_targets, check_vector
-from okl.kernels import RBF, WIDTH_WINDOW, scale_sigma
+from okl._validation import check_matrix, check_targets
+from okl.kernels import WIDTH_WINDOW
 from okl.losses import Loss, get_loss
-from okl.scaling import RULE_CODES, scale_rows, scale_rule, scale_sparse_rows, window_scale
 
 from okl.runtime.categorical import new_learner, takes_categorical
 from okl.runtime.params import SHARED_PARAMETER_DOCS, with_categorical, with_shared_parameters  # noqa: F401
-from okl.runtime.heads import Heads
-from okl.runtime.events import FLOAT_TYPES, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
-from okl.runtime.modelfile import _LAYOUT_CHECKED, ModelFiles, _available_memory, _writable  # noqa: F401
+from okl.runtime.heads import HEADS, Heads, Probabilities
+from okl.runtime.inputs import INPUT_MAP, InputMap
+from okl.components import ENGINE, Plan, runs_everywhere
+from okl.runtime.events import EVENTS, FLOAT_TYPES, NDARRAY, NO_EVENT, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
+from okl.runtime.modelfile import _LAYOUT_CHECKED, STATE_IO, ModelFiles, StateIO, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
                                   learner_kind, learners, make, register, select_params)
 from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,  # noqa: F401
                                _BASE_STATE, Arr, ModelFileError, Num, Opaque, Seq, StateError, StateSpec,
                                _base_spec, _decode_param, encode_param, _Header, _SpecChecker)
 from okl.runtime.trace import NonFiniteError, Trace, divergence_message, mistakes_of  # noqa: F401
+from okl.runtime.hyperparameters import param_names
 
 
-class Learner(EventPath, Heads, ModelFiles):
+class Learner(Probabilities, ModelFiles):
     """Base class of every online learner (see the module docstring for the protocol)."""
 
     #: the per-event cache, work space and fast plan (:class:`okl.runtime.events._EventState`,
@@ -136,11 +148,19 @@ class Learner(EventPath, Heads, ModelFiles):
     _state_attrs: ClassVar[tuple[str, ...]] = ()  # the state model files save besides them
     #: rows per block in ``run`` (bounds the memory of chunked feature maps)
     chunk_size: ClassVar[int] = 4096
+    #: the state I/O: model files and the state's declaration and checks (:class:`StateIO`)
+    files: ClassVar[StateIO] = STATE_IO
+    #: the heads: one output or K, target centring, calibration (:class:`okl.runtime.heads.Heads`)
+    heads: ClassVar[Heads] = HEADS
+    #: the input map: width window, input scale, categorical columns (:class:`okl.runtime.inputs.InputMap`)
+    inputs: ClassVar[InputMap] = INPUT_MAP
+    #: the per-event path: fast plan, generic hooks, failures (:class:`okl.runtime.events.EventPath`)
+    events: ClassVar[EventPath] = EVENTS
 
     dim_: int | None = None
     n_seen_: int = 0
     started_: bool = False
-    #: sum of the targets learned so far (see :meth:`_centers_targets`)
+    #: sum of the targets learned so far (see :meth:`okl.runtime.heads.Heads.centers_targets`)
     target_sum_: float = 0.0
     #: the input scale fixed in the window (:mod:`okl.scaling`; None: features as given)
     scale_center_: np.ndarray | None = None
@@ -149,7 +169,7 @@ class Learner(EventPath, Heads, ModelFiles):
     calibration_: np.ndarray | None = None
     #: outputs: 0 = one (labels -1/+1 or targets); K >= 1 = K one-vs-rest outputs over class
     #: indices, learned inside ``auto``'s engine (:mod:`okl.engine.core`; set by
-    #: :class:`okl.runtime.multiclass.MultiClass` through :meth:`_set_outputs`)
+    #: :class:`okl.runtime.multiclass.MultiClass` through :meth:`Heads.set_outputs`)
     n_outputs_: int = 0
     #: the state arrays that carry one row per output when ``n_outputs_`` >= 1, with the sign a
     #: mirrored output takes (-1: a weight, the opposite class's is -w; +1: a per-coordinate
@@ -158,15 +178,9 @@ class Learner(EventPath, Heads, ModelFiles):
 
     # ---- hyperparameters -------------------------------------------------------------------
 
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        sig = inspect.signature(cls.__init__)
-        kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        return [p for p, spec in sig.parameters.items() if p != "self" and spec.kind in kinds]
-
     def get_params(self) -> dict[str, Any]:
         """The hyperparameters given to ``__init__`` (scikit-learn style)."""
-        return {p: getattr(self, p) for p in self._param_names()}
+        return {p: getattr(self, p) for p in param_names(self)}
 
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
@@ -183,164 +197,6 @@ class Learner(EventPath, Heads, ModelFiles):
 
     # ---- protocol ---------------------------------------------------------------------------
 
-    def _ensure_started(self, dim: int) -> None:
-        if self.dim_ is None:
-            self._rng = np.random.default_rng(check_random_state(getattr(self, "random_state", None)))
-            self.n_seen_ = 0
-            self.target_sum_ = 0.0
-            self.scale_center_ = self.scale_spread_ = None
-            self.calibration_ = calibration.new_state(1) if self.task == "classification" and not self.n_outputs_ \
-                else None
-            self.kernel_ = None if self._chooses_width() else getattr(self, "kernel", None)
-            if self._uses_window():
-                self.started_ = False
-                self.warmup_X_ = window_buffer(WIDTH_WINDOW, int(dim))  # (wide: written pages only)
-                self.warmup_y_ = np.zeros(WIDTH_WINDOW)
-            else:
-                self.started_ = True
-                self.warmup_X_ = self.warmup_y_ = None
-                self._start(int(dim))
-            self.dim_ = int(dim)
-
-    def _out_shape(self, *shape):
-        """A per-output state array's declared shape: ``shape``, with a leading K in K-output mode."""
-        return (self.n_outputs_, *shape) if self.n_outputs_ else shape
-
-    def _set_outputs(self, signs) -> None:
-        """Turn a started one-output learner into len(signs) outputs: output o is the learned
-        model times ``signs[o]`` (+1: a copy, -1: its mirror, the one-vs-rest model of the other
-        label; an unstarted model's weights are 0, so any signs give a fresh K-output model).
-        Only learners with ``_output_attrs`` take it, and only in ``auto``'s engine."""
-        if not self._output_attrs:
-            raise ValueError(f"{self.name or type(self).__name__} has no K-output form")
-        if self.n_outputs_:
-            raise ValueError("the learner has K outputs already")
-        for attr, mirror in self._output_attrs.items():
-            a = getattr(self, attr, None)
-            if a is not None:
-                setattr(self, attr, np.stack([a * s if mirror < 0 else a.copy() for s in signs]))
-        self.n_outputs_ = len(signs)
-        self.calibration_ = None  # the K outputs' probabilities are the multi-class model's
-        drop_event_cache(self)
-
-    def _grow_outputs(self, K: int) -> None:
-        """Add outputs up to K, each with zero weights (a class seen for the first time)."""
-        for attr in self._output_attrs:
-            a = getattr(self, attr, None)
-            if a is not None:
-                setattr(self, attr, np.concatenate([a, np.zeros((K - a.shape[0],) + a.shape[1:])]))
-        self.n_outputs_ = int(K)
-        drop_event_cache(self)
-
-    def _drop_last_output(self) -> None:
-        """Undo :meth:`_grow_outputs` by one output (a new class whose first event was refused)."""
-        for attr in self._output_attrs:
-            a = getattr(self, attr, None)
-            if a is not None:
-                setattr(self, attr, np.ascontiguousarray(a[:-1]))
-        self.n_outputs_ -= 1
-        drop_event_cache(self)
-
-    def _chooses_width(self) -> bool:
-        """True when the learner takes a kernel and none was given: it then fixes a Gaussian width
-        from its first :data:`~okl.kernels.WIDTH_WINDOW` rows (see :meth:`_finish_warmup`)."""
-        return "kernel" in self._param_names() and getattr(self, "kernel", None) is None
-
-    def _scale_rule(self) -> str | None:
-        """The statistic of the per-feature input scale this learner fixes in its first rows
-        (``"symlog"``, ``"range"`` or ``"affine"``), or None: the ``scale`` hyperparameter resolved by
-        :func:`okl.scaling.scale_rule` (``"auto"``: scaled unless a kernel was given)."""
-        return scale_rule(getattr(self, "scale", None), getattr(self, "kernel", None) is not None)
-
-    def _scales_input(self) -> bool:
-        """True when the learner fixes a per-feature input scale in its first rows."""
-        return self._scale_rule() is not None
-
-    def _uses_window(self) -> bool:
-        """Whether the first :data:`~okl.kernels.WIDTH_WINDOW` rows are buffered (predicted by the
-        running label mean) to fix the width and/or the input scale before the model starts."""
-        return self._chooses_width() or self._scales_input()
-
-    # ---- the input scale (okl.scaling): one transform on every path ------------------------
-
-    def _scaled_rows(self, X, commit: bool, spread: np.ndarray | None = None):
-        """The rows of a validated block as the model sees them (X itself without a scale);
-        ``commit`` stores the spreads that these rows fix in ``spread`` (default: the learner's),
-        otherwise nothing changes. Sparse rows (:class:`okl._sparse.SparseRows`) stay sparse under
-        a map that keeps zeros zero (centre 0: a window of sparse rows gives it), else become
-        dense."""
-        if self.scale_spread_ is None:
-            return X
-        spread = self.scale_spread_ if spread is None else spread
-        if isinstance(X, SparseRows):
-            if not self._zero_centre():  # (a map fixed on dense rows centres: the rows enter dense)
-                return self._scaled_rows(X.toarray(), commit, spread)
-            values = np.empty_like(X.data)
-            done = scale_sparse_rows(X.indptr, X.indices, X.data, spread, commit, MAX_ABS_FEATURE,
-                                     RULE_CODES[self._scale_rule()], values)
-            if done < X.shape[0]:
-                check_vector(X[done], self.dim_)
-            return X.with_data(values)
-        out = np.empty_like(X)
-        done = scale_rows(X, self.scale_center_, spread, commit, MAX_ABS_FEATURE,
-                          RULE_CODES[self._scale_rule()], out)
-        if done < X.shape[0]:
-            check_vector(X[done], self.dim_)  # raises the message naming the value
-        return out
-
-    def _scaled_row(self, x: np.ndarray, commit: bool) -> np.ndarray:
-        """One row as the model sees it (values checked; see :meth:`_scaled_rows`)."""
-        if self.scale_spread_ is None:
-            return x
-        return self._scaled_rows(x[None, :], commit)[0]
-
-    def _window_estimate(self, x: np.ndarray):
-        """A learner's own decision on x from the rows buffered in the width window (labels, or
-        residuals under target centring), or None: then the running mean decides (the default;
-        :class:`okl.ensemble.auto.Auto` smooths the buffered rows)."""
-        return None
-
-    def _warmup_decision(self, x: np.ndarray | None = None) -> float:
-        """Decision during the width window on row x: :meth:`_window_estimate` when it gives one
-        (plus the running target mean under centring), else the running mean of the labels/targets
-        seen so far (the majority vote for labels -1/+1; 0, i.e. +1, before any label)."""
-        estimate = None if x is None else self._window_estimate(x)
-        if estimate is not None:
-            return estimate + self._target_mean() if self._centers_targets() else estimate
-        n = self.n_seen_
-        if self.n_outputs_:  # K outputs: each class's running mean of its -1/+1 targets
-            counts = np.bincount(self.warmup_y_[:n].astype(np.int64), minlength=self.n_outputs_)[:self.n_outputs_]
-            return (2.0 * counts - n) / n if n else np.zeros(self.n_outputs_)
-        if self._centers_targets():
-            return self._target_mean()  # the buffer holds residuals from that mean
-        return float(self.warmup_y_[:n].sum() / n) if n else 0.0
-
-    def _finish_warmup(self) -> None:
-        """Fix the input scale (:func:`okl.scaling.window_scale`) and the width
-        (:func:`okl.kernels.scale_sigma`, on the scaled rows) from the buffered rows, labels
-        unused; create the state, and learn the buffered rows in order (their decisions were
-        already given by the running mean, so nothing is predicted with a label it has seen)."""
-        rows = self.warmup_X_
-        if self._sparse_window:  # (learned as sparse rows; the width from the columns they use)
-            known = self._window_nonzero
-            rows = SparseRows.from_columns(rows, known) if known is not None and len(known) == len(rows) \
-                and all(c is not None for c in known) else SparseRows.from_dense(rows)  # (O(nnz) when known)
-        if self._scales_input():
-            self.scale_center_, self.scale_spread_ = window_scale(rows if self._sparse_window else self.warmup_X_,
-                                                                  self._scale_rule(), sparse=self._sparse_window)
-            if self._sparse_window:  # (centre 0 by construction: no scan of d zeros to find it out)
-                self._zero_centre_of = (self.scale_center_, True)
-            rows = self._scaled_rows(rows, commit=True)
-        self.warmup_X_ = rows.compact() if self._sparse_window else rows  # (what the width rules read)
-        if self._chooses_width():
-            self.kernel_ = RBF(sigma=scale_sigma(self.warmup_X_) * self._width_factor)
-        self._start(self.dim_)
-        self.started_ = True
-        seen, self.n_seen_ = self.n_seen_, 0
-        self._process_rows(rows, self.warmup_y_)
-        self.n_seen_ = seen
-        self.warmup_X_ = self.warmup_y_ = None
-
     def end_width_window(self) -> "Learner":
         """Fix the width now from the rows buffered so far, when a finite batch (a scikit-learn
         ``fit``) ended inside the width window; nothing happens otherwise."""
@@ -348,87 +204,8 @@ class Learner(EventPath, Heads, ModelFiles):
             drop_event_cache(self)
             self.warmup_X_ = self.warmup_X_[: self.n_seen_]
             self.warmup_y_ = self.warmup_y_[: self.n_seen_]
-            self._finish_warmup()
+            self.inputs.finish_warmup(self)
         return self
-
-    def _advance(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Test-then-train over validated rows (shared by ``learn_one`` and ``run``)."""
-        drop_event_cache(self)
-        n = X.shape[0]
-        out = self._new_decisions(n)
-        mu = None
-        if self._centers_targets() and n:
-            mu, y, sums = self._running_target_means(y)
-        i = 0
-        if not self.started_:
-            if n and self.n_seen_ == 0:  # (the kind of rows the window comes as fixes its input map)
-                self._sparse_window = isinstance(X, SparseRows) or self._nonzero is not None
-                self._window_nonzero = []
-            while i < n and self.n_seen_ < WIDTH_WINDOW:
-                outer = self._nonzero
-                if isinstance(X, SparseRows):  # (written in place: no dense copy of a wide row)
-                    self._nonzero, values = X.row(i)
-                    self.warmup_X_[self.n_seen_, self._nonzero] = values
-                    x = self.warmup_X_[self.n_seen_]  # (the estimate reads the rows before it only)
-                else:
-                    x = X[i]
-                if self._window_nonzero is not None and len(self._window_nonzero) == self.n_seen_:
-                    self._window_nonzero.append(self._nonzero)  # (None: not known)
-                sparse_row = isinstance(X, SparseRows)
-                try:
-                    if mu is None:
-                        out[i] = self._warmup_decision(x)
-                    else:  # (mu[i]: the running target mean, the same float as _target_mean())
-                        estimate = self._window_estimate(x)
-                        out[i] = mu[i] if estimate is None else mu[i] + estimate
-                finally:
-                    self._nonzero = outer
-                if outer is not None and not sparse_row:  # (a sparse row given per event, made dense:
-                    self.warmup_X_[self.n_seen_, outer] = x[outer]  # its non-zeros, the buffer's row is 0)
-                elif not sparse_row:  # (a sparse row is in place already: no pass over its d columns)
-                    self.warmup_X_[self.n_seen_] = x
-                self.warmup_y_[self.n_seen_] = y[i]
-                self.n_seen_ += 1
-                if mu is not None:
-                    self.target_sum_ = float(sums[i + 1])
-                i += 1
-            if self.n_seen_ == WIDTH_WINDOW:
-                self._finish_warmup()
-        if i < n:
-            try:
-                out[i:] = self._process_rows(self._scaled_rows(X[i:], commit=True), y[i:])
-            except ZeroDivisionError:  # (a compiled update that divided by zero: a numerical failure)
-                self._non_finite(None)
-            if mu is not None:
-                out[i:] += mu[i:]
-                self.target_sum_ = float(sums[-1])
-            first = self.n_seen_
-            self.n_seen_ += n - i
-            self._check_finite(out[i:], first)
-        return out
-
-    def _process_rows(self, X, y: np.ndarray) -> np.ndarray:
-        """:meth:`_process` of mapped rows; sparse rows go to a learner without a sparse path
-        (:attr:`accepts_csr`) as dense blocks of bounded size, one after the other (every path
-        continues from the state it leaves)."""
-        if not isinstance(X, SparseRows) or self.accepts_csr:
-            return self._process(X, y)
-        out = self._new_decisions(X.shape[0])
-        for s, block in X.dense_chunks():
-            out[s:s + block.shape[0]] = self._process(block, y[s:s + block.shape[0]])
-        return out
-
-    def _new_decisions(self, n: int) -> np.ndarray:
-        """An empty array for the decisions of n rounds: (n,), or (n, K) with K outputs."""
-        return np.empty((n, self.n_outputs_) if self.n_outputs_ else n)
-
-    def _check_finite(self, out: np.ndarray, first: int) -> None:
-        """Raise :meth:`_non_finite` for the first round (``first`` + row) of ``out`` whose
-        decision (any output) is not finite."""
-        ok = np.isfinite(out)
-        if not ok.all():
-            bad = ~ok.reshape(len(out), -1).all(axis=1)
-            self._non_finite(first + int(np.flatnonzero(bad)[0]))
 
     #: the remedy a :class:`NonFiniteError` names: the hyperparameter to change and the direction
     _divergence_hint: ClassVar[str] = "lower eta (the step size)"
@@ -445,7 +222,7 @@ class Learner(EventPath, Heads, ModelFiles):
     #: whether this learner takes CSR rows and blocks in its own sparse arithmetic (its
     #: :meth:`_process` takes :class:`okl._sparse.SparseRows`: ``auto``'s engine), so a reader hands
     #: them over as they are; every learner takes them, the others as dense rows and blocks of
-    #: bounded size (:meth:`_process_rows`)
+    #: bounded size (:meth:`InputMap.process_rows`)
     accepts_csr: ClassVar[bool] = False
     #: whether the width window's rows came as sparse rows (then the input map keeps zeros zero:
     #: :func:`okl.scaling.window_scale`); set by the window's first row
@@ -454,26 +231,20 @@ class Learner(EventPath, Heads, ModelFiles):
     #: the window fills (not saved: ``auto``'s window estimate scans a row it lacks)
     _window_nonzero: list | None = None
 
-    def _non_finite(self, round_index: int | None) -> None:
-        """Raise the :class:`NonFiniteError` of round ``round_index`` (None: of the block just
-        learned), the learner marked unusable until :meth:`reset_state`."""
-        raise self._fail(divergence_message(self.name or type(self).__name__, round_index,
-                                            self._divergence_hint, "kernel" in self._param_names()))
-
     def run(self, X, y) -> Trace:
         """Test-then-train over the rows of ``X``; returns the :class:`Trace` (decisions before learning).
 
         Continues from the current state, so ``run`` on two halves equals ``run`` on the whole.
         """
-        self._check_usable()
+        self.events.check_usable(self)
         X = check_matrix(X, self.dim_, sparse=True)
         y = check_targets(y, self.task, X.shape[0])
-        self._ensure_started(X.shape[1])
+        self.inputs.ensure_started(self, X.shape[1])
         start_round, was_started = self.n_seen_, self.started_
         t0 = time.perf_counter()
         with one_blas_thread():
-            decisions = self._advance(X, y) if X.shape[0] else np.empty(0)
-        self._calibrate(decisions, y, start_round, was_started)
+            decisions = self.inputs.advance(self, X, y) if X.shape[0] else np.empty(0)
+        self.heads.calibrate(self, decisions, y, start_round, was_started)
         seconds = time.perf_counter() - t0
         first = self._first_counted_round() if self.started_ else None
         counted_from = None if first is None else max(0, first - start_round)
@@ -482,29 +253,150 @@ class Learner(EventPath, Heads, ModelFiles):
 
     # ---- probabilities (okl.calibration): learned from every learning path's decisions --------
 
-    def _learn_rounds(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """:meth:`_learn_events` (a learn_one loop over a validated block, in compiled loops) with
-        the calibration; ``okl stream`` uses it (a CSR block: to a learner that :attr:`accepts_csr`)."""
-        if is_sparse_matrix(X):
-            X = check_matrix(X, self.dim_, sparse=True)
-        start_round, was_started = self.n_seen_, self.started_
-        out = self._learn_events(X, y)
-        self._calibrate(out, y, start_round, was_started)
+    def learn_many(self, X, y) -> np.ndarray:
+        """River's mini-batch learning, test-then-train over the rows of a mini-batch: row i is
+        predicted with the model that learned rows < i (as :meth:`run`, through the same compiled
+        loop); returns the decisions before learning each row. A SciPy sparse matrix stays sparse
+        (:mod:`okl._sparse`)."""
+        self.events.check_usable(self)
+        start_round, was_started, labels = self.n_seen_, self.started_, y
+        X = check_matrix(X, self.dim_, sparse=True)
+        y = check_targets(y, self.task, X.shape[0])
+        if X.shape[0] == 0:
+            return np.empty(0)
+        self.inputs.ensure_started(self, X.shape[1])
+        drop_event_cache(self)
+        with one_blas_thread():
+            out = np.asarray(self.inputs.advance(self, X, y), dtype=float)
+        self.heads.calibrate(self, out, labels, start_round, was_started)
         return out
 
-    def learn_many(self, X, y) -> np.ndarray:
-        """River's mini-batch learning: test-then-train over the rows (see
-        :meth:`EventPath.learn_many`); returns the decisions before learning each row."""
-        start_round, was_started = self.n_seen_, self.started_
-        out = super().learn_many(X, y)
-        self._calibrate(out, y, start_round, was_started)
+    # ---- per event (okl.runtime.events: the fast plan or the generic hooks) -----------------
+
+    #: the columns where the row of the event running now can be non-zero, when it came as a sparse
+    #: row whose non-zeros the input map keeps (:meth:`EventPath.sparse_event`), else None
+    _nonzero: np.ndarray | None = None
+    #: the message of the :class:`NonFiniteError` that left the state unusable (None: usable)
+    _failure: str | None = None
+
+    def reset_state(self):
+        """Forget everything learned: the learner as :meth:`clone` makes it, in place (the way back
+        after a :class:`NonFiniteError`); returns it."""
+        fresh = self.clone()
+        self.__dict__.clear()
+        self.__dict__.update(fresh.__dict__)
+        self._event = _EventState()
+        return self
+
+    def _event_features(self, x: np.ndarray, ev: _EventState):
+        """(f(x), features of x) with the values of x checked, or None when this learner (in its
+        current stage) has no per-event features; see :meth:`_event_learn`. ``ev`` is this
+        learner's :class:`_EventState`: its ``buf`` holds the learner's work space, and the
+        features returned may live in it (predict_one caches them for the next learn_one;
+        predict_many drops that cache first)."""
+        return None
+
+    def _event_learn(self, x: np.ndarray, y: float, z, ev: _EventState):
+        """One round on the started learner with features ``z`` from :meth:`_event_features` in
+        this same state (or None: compute them), the same arithmetic as ``_process(x[None], [y])``;
+        returns the decision f, or None (no per-event path now: nothing was changed)."""
+        return None
+
+    def _event_block(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> int:
+        """Learn the first rows of a block of validated rows with the per-event arithmetic (each
+        row's decision equals what :meth:`learn_one` would give; it does not depend on how the
+        stream was cut into blocks), in compiled loops; returns the number of rows learned (0:
+        none, the caller goes one event at a time). Only called on a started learner."""
+        return 0
+
+    def predict_one(self, x) -> float:
+        """Decision value f(x) of the current model (0 before the first example): the fast plan's
+        one compiled call when it takes the row, else :meth:`EventPath.predict_event`."""
+        fp = getattr(self, "_event", NO_EVENT).plan
+        if fp and type(x) is NDARRAY:
+            try:
+                f = fp.predict(fp.F, x, self.n_seen_)
+            except TypeError:  # not a float64, C-contiguous, 1-D array
+                f = math.nan
+            if f - f == 0.0:
+                return f + self.heads.target_mean(self) if fp.center else f
+        return self.events.predict_event(self, x)
+
+    # ---- the fast plan (okl.engine.fastpath) ---------------------------------------------
+
+    def compiled_plan(self) -> Plan | None:
+        """This learner's compiled state in its current stage as a map and a step of the component
+        table (:class:`okl.components.Plan`), or None: the generic hooks only. The
+        per-event plan (:class:`okl.engine.fastpath.FastPlan`) and ``auto``'s engine
+        (:mod:`okl.engine.core`) run it when they have its map and step (``Plan.runs_on``): they
+        copy the fixed arrays it gives and move the arrays it names into their buffers (the
+        learner's attributes become views of them)."""
+        return None
+
+    compiled_plan.declares_none = True  # (the per-event path: no plan to try)
+
+    #: the maps and steps of the component table (:mod:`okl.components`) that this learner's
+    #: plans are made of in every stage: its composition (empty: none declared)
+    composition: tuple[str, ...] = ()
+
+    @classmethod
+    def runs_in_engine(cls, params: dict) -> bool:
+        """Whether ``auto``'s engine runs this learner with hyperparameters ``params`` from its
+        :meth:`compiled_plan` in every stage; False: it learns through its own Python path as a
+        member. The default: whether every component of its :attr:`composition` runs there. (K
+        outputs in the engine also need each declared component on that path:
+        :func:`okl.components.runs_everywhere`.)"""
+        return bool(cls.composition) and runs_everywhere(cls.composition, ENGINE)
+
+    def transition_work(self):
+        """Work this learner's transition can share with other members of ``auto``'s pool: (key,
+        compute), members of one class with equal keys get ``compute()``'s result once, as
+        ``_transition(..., work=...)``; None (the default): nothing shared."""
+        return None
+
+    def engine_plan(self) -> Plan | None:
+        """The plan ``auto``'s engine lays this member out from, or None (a Python member)."""
+        if not type(self).runs_in_engine(self.get_params()):
+            return None
+        plan = self.compiled_plan()
+        return plan if plan is not None and plan.runs_on(ENGINE) else None
+
+    def learn_one(self, x, y) -> "Learner":
+        """One online round with example ``x`` and label/target ``y`` (:meth:`EventPath.learn_round`)."""
+        self.events.learn_round(self, x, y)
+        return self
+
+    def _event_heavy(self) -> bool:
+        """Whether the next round may run matrix factorisations (then BLAS is held to one thread
+        as in :meth:`run`; entering that costs ~10 us, so not on every round)."""
+        return False
+
+    # ---- mini-batches (River's predict_many / learn_many) -----------------------------------
+
+    def predict_many(self, X) -> np.ndarray:
+        """Decisions f(x) of the current model for every row of ``X`` (no learning)."""
+        self.events.check_usable(self)
+        X = check_matrix(X, self.dim_)
+        if self.dim_ is None:
+            return np.zeros(X.shape[0])
+        if not self.started_:
+            return np.array([self.inputs.warmup_decision(self, x) for x in X], dtype=float).reshape(
+                (X.shape[0], self.n_outputs_) if self.n_outputs_ else X.shape[0])
+        out = self.heads.new_decisions(self, X.shape[0])
+        ev = event_state(self)
+        ev.cache = None  # the features below may reuse the cached features' work space
+        for i, x in enumerate(self.inputs.scaled_rows(self, X, commit=False)):
+            r = self._event_features(x, ev)
+            out[i] = r[0] if r is not None else self._decision(x)
+        if self.heads.centers_targets(self):
+            out += self.heads.target_mean(self)
         return out
 
     def chosen_width(self) -> dict[str, Any]:
         """The kernel in use and how it was chosen: ``{"sigma": ..., "width_rule": ...}`` where the
         rule is ``"scale"`` (chosen from the first rows, :func:`okl.kernels.scale_sigma`),
         ``"given"`` or ``"pending"`` (still inside the width window); ``{}`` without a kernel."""
-        if "kernel" not in self._param_names():
+        if "kernel" not in param_names(self):
             return {}
         kernel = getattr(self, "kernel_", None) if self.dim_ is not None else getattr(self, "kernel", None)
         rule = "given" if getattr(self, "kernel", None) is not None else (
@@ -517,11 +409,11 @@ class Learner(EventPath, Heads, ModelFiles):
         ``"symlog (first 50 rows)"``, ``"pending"`` (inside the window) or ``"off"`` (``scale=None``,
         or ``"auto"`` with a kernel given), plus, once fixed, ``scale_pending``: the number of features
         that have kept their window value so far (their spread is fixed by their first change)."""
-        if not self._scales_input():
+        if not self.inputs.scales_input(self):
             return {"input_scale": "off"}
         if self.scale_spread_ is None:
             return {"input_scale": "pending"}
-        return {"input_scale": f"{self._scale_rule()} (first {WIDTH_WINDOW} rows)",
+        return {"input_scale": f"{self.inputs.scale_rule(self)} (first {WIDTH_WINDOW} rows)",
                 "scale_pending": int(self.scale_spread_.size - np.count_nonzero(self.scale_spread_))}
 
     def all_diagnostics(self) -> dict[str, Any]:
@@ -536,7 +428,7 @@ class Learner(EventPath, Heads, ModelFiles):
         the paper-table experiments pass these explicitly, ``okl.make(name)`` does not. Every
         learner's includes ``scale=None``: the tables read files scaled as the papers did
         (subclasses extend this dictionary)."""
-        return {"scale": None} if "scale" in cls._param_names() else {}
+        return {"scale": None} if "scale" in param_names(cls) else {}
 
     def diagnostics(self) -> dict[str, Any]:
         """Learner-specific counts (support vectors, update rounds, resets, ...)."""

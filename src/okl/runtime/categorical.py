@@ -82,7 +82,7 @@ def categorical_class(cls: type) -> type:
     if form is None:
         form = type(cls.__name__, (CategoricalInputs, cls), {
             "__module__": cls.__module__, "__qualname__": cls.__qualname__, "__doc__": cls.__doc__,
-            "__slots__": (), "plain_class": cls})
+            "__slots__": (), "plain_class": cls, "events": CategoricalEvents(cls.events)})
         _FORMS[cls] = form
     return form
 
@@ -104,6 +104,34 @@ def input_width(learner) -> int | None:
     return m.n_inputs if m is not None else getattr(learner, "dim_", None)
 
 
+class CategoricalEvents:
+    """The per-event path of a learner with categorical columns: its class's (``inner``) on the
+    mapped rows. Every other method is the inner path's."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def predict_event(self, learner, x):
+        # (x is mapped here: the class's predict_one calls this; its plan is built first, so the
+        # class's path does not call predict_one again with the mapped row)
+        if fast_plan_of(learner) is None and type(x) is np.ndarray:
+            self.inner.fast_plan(learner)
+        return self.inner.predict_event(learner, x)
+
+    def learn_round(self, learner, x, y):
+        x = check_vector(x, learner._raw_width(), levels=learner.categorical)
+        if not learner.n_outputs_:
+            y = check_target(y, learner.task)
+        return self.inner.learn_round(learner, learner._learned_rows(x[None, :])[0], y)
+
+    def learn_rounds(self, learner, X, y):
+        X = check_matrix(X, learner._raw_width(), levels=learner.categorical)
+        return np.concatenate(learner._blocks(lambda X, y: self.inner.learn_rounds(learner, X, y), X, y))
+
+
 class CategoricalInputs:
     """The entry points of a learner with categorical columns (see the module docstring); mixed in
     first by :func:`categorical_class`."""
@@ -114,9 +142,6 @@ class CategoricalInputs:
 
     def __reduce_ex__(self, protocol):
         return _rebuild, (self.plain_class,), self.__getstate__()
-
-    def _uses_window(self) -> bool:
-        return True  # (the window's rows fix the levels)
 
     # ---- rows ---------------------------------------------------------------------------------
 
@@ -151,11 +176,6 @@ class CategoricalInputs:
         self.warmup_X_, self.dim_ = rows, width
         drop_event_cache(self)
 
-    def _finish_warmup(self) -> None:
-        self.categorical_map_.fix()
-        self._widen(self.categorical_map_.width)
-        super()._finish_warmup()
-
     def _open_rows(self, n: int) -> int:
         """How many of the next n rows to learn one at a time (the window's: each may widen it)."""
         m = self.categorical_map_
@@ -178,23 +198,10 @@ class CategoricalInputs:
         m = self.categorical_map_
         return super().predict_one(x if m is None else m.rows(x[None, :])[0])
 
-    def _predict_event(self, x):
-        # (x is mapped here: the class's predict_one calls this; its plan is built first, so the
-        # class's path does not call predict_one again with the mapped row)
-        if fast_plan_of(self) is None and type(x) is np.ndarray:
-            self._fast_plan()
-        return super()._predict_event(x)
-
     def predict_many(self, X):
         X = check_matrix(X, self._raw_width(), levels=self.categorical)
         m = self.categorical_map_
         return super().predict_many(X if m is None else m.rows(X))
-
-    def _learn_round(self, x, y):
-        x = check_vector(x, self._raw_width(), levels=self.categorical)
-        if not self.n_outputs_:
-            y = check_target(y, self.task)
-        return super()._learn_round(self._learned_rows(x[None, :])[0], y)
 
     def learn_many(self, X, y):
         X = check_matrix(X, self._raw_width(), levels=self.categorical)
@@ -202,10 +209,6 @@ class CategoricalInputs:
         if X.shape[0] == 0:
             return np.empty(0)
         return np.concatenate(self._blocks(super().learn_many, X, y))
-
-    def _learn_rounds(self, X, y):
-        X = check_matrix(X, self._raw_width(), levels=self.categorical)
-        return np.concatenate(self._blocks(super()._learn_rounds, X, y))
 
     def run(self, X, y) -> Trace:
         X = check_matrix(X, self._raw_width(), levels=self.categorical)

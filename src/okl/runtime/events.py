@@ -11,13 +11,14 @@ import okl.calibration as calibration
 from okl._compiled import row_ok as _row_ok
 from okl._threads import one_blas_thread
 from okl._sparse import SparseRows, is_sparse_matrix
-from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
+from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_vector
 from okl.kernels import WIDTH_WINDOW
-from okl.components import ENGINE, EVENT, MAPS, STEPS, Plan, runs_everywhere
+from okl.components import EVENT, MAPS, STEPS, Plan
 from okl.engine.fastpath import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, build as build_fast_plan
 from okl.runtime.state import _F64
-from okl.runtime.trace import NonFiniteError
+from okl.runtime.trace import NonFiniteError, divergence_message
 from okl.losses import Loss, get_loss
+from okl.runtime.hyperparameters import param_names
 
 
 class _EventState:
@@ -89,317 +90,209 @@ NDARRAY = np.ndarray
 
 
 class EventPath:
-    """The per-event methods of :class:`okl.runtime.base.Learner`."""
+    """A learner's per-event path (``Learner.events``, one object per class, holding nothing: the
+    learner's event state is in its ``_event`` slot): predict_one and learn_one through the fast
+    plan or the generic hooks, River's and ``okl stream``'s blocks of events, sparse rows, and the
+    numerical failure that leaves the learner unusable until ``reset_state``. A learner whose events
+    take another route (``auto``'s engine) gives a subclass.
 
-    # ---- per-event path ------------------------------------------------------------------
-    #
-    # The fast plan (issue 24, :mod:`okl.engine.fastpath`): a learner with ``compiled_plan()``
-    # (NOGD, FOGD, SkeGD, FORKS with the code's ONS, the linear learner; in the width window and
-    # both stages; ``auto`` has its own, :class:`okl.engine.roots.AutoPlan`) gets a plan
-    # kept in its event state (:func:`fast_plan_of`): predict_one is then one compiled call (row check, input scale,
-    # features, decision) and learn_one one more (the step and the calibration on predict_one's
-    # features when x and n_seen_ are those of the last prediction), on the common input: a
-    # float64, 1-D, C-contiguous ndarray of the learner's width and a float label (anything else,
-    # a refused value, target centring's bookkeeping and the learner's Python transitions and
-    # update rounds go through the code below). Every path that changes the state otherwise drops
-    # the plan with the event cache.
-    #
-    # The generic hooks: ``_event_features(x, ev) -> (f, z) | None`` and ``_event_learn(x, y, z,
-    # ev) -> f | None`` compute the features z of x in predict_one (one compiled call), and the
-    # learn_one that follows for the same x (same bytes) in the same state (same n_seen_, nothing
-    # learned in between) learns from them without computing them again. The cache lives outside
-    # the learner (:class:`_EventState`: never saved, pickled or copied); every learning round,
-    # load, clone and check_state drops it. The common input is checked for finiteness and
-    # magnitude inside the compiled call; anything else goes through
-    # :func:`okl._validation.check_vector`.
+    The fast plan (issue 24, :mod:`okl.engine.fastpath`): a learner with ``compiled_plan()``
+    (NOGD, FOGD, SkeGD, FORKS with the code's ONS, the linear learner; in the width window and
+    both stages; ``auto`` has its own, :class:`okl.engine.roots.AutoPlan`) gets a plan kept in its
+    event state (:func:`fast_plan_of`): predict_one is then one compiled call (row check, input
+    scale, features, decision) and learn_one one more (the step and the calibration on
+    predict_one's features when x and n_seen_ are those of the last prediction), on the common
+    input: a float64, 1-D, C-contiguous ndarray of the learner's width and a float label (anything
+    else, a refused value, target centring's bookkeeping and the learner's Python transitions and
+    update rounds go through the code below). Every path that changes the state otherwise drops
+    the plan with the event cache.
 
-    #: the columns where the row of the event running now can be non-zero, when it came as a sparse
-    #: row whose non-zeros the input map keeps (:meth:`_sparse_event`), else None
-    _nonzero: np.ndarray | None = None
-    #: the message of the :class:`NonFiniteError` that left the state unusable (None: usable)
-    _failure: str | None = None
+    The generic hooks: ``_event_features(x, ev) -> (f, z) | None`` and ``_event_learn(x, y, z,
+    ev) -> f | None`` compute the features z of x in predict_one (one compiled call), and the
+    learn_one that follows for the same x (same bytes) in the same state (same n_seen_, nothing
+    learned in between) learns from them without computing them again. The cache lives outside
+    the learner (:class:`_EventState`: never saved, pickled or copied); every learning round,
+    load, clone and check_state drops it. The common input is checked for finiteness and
+    magnitude inside the compiled call; anything else goes through
+    :func:`okl._validation.check_vector`."""
 
-    # ---- a numerical failure: the learner refuses every entry point until reset() ------------
-
-    def _fail(self, message: str) -> NonFiniteError:
+    def fail(self, learner, message: str) -> NonFiniteError:
         """Mark the learner unusable (``message``: the error's text) and return the error to raise;
         its fast plan is off for good (kept across state changes), so every entry point takes the
-        generic path, which calls :meth:`_check_usable`."""
-        self._failure = message
-        ev = event_state(self)
+        generic path, which calls :meth:`check_usable`."""
+        learner._failure = message
+        ev = event_state(learner)
         ev.cache, ev.plan = None, _NEVER
         return NonFiniteError(message)
 
-    def _check_usable(self) -> None:
+    def check_usable(self, learner) -> None:
         """Raise a :class:`NonFiniteError` (the failure's message) when a numerical failure left the
         state unusable: predicting, learning and saving are refused until :meth:`reset_state`."""
-        if self._failure is not None:
+        if learner._failure is not None:
             raise NonFiniteError(f"refused: an earlier numerical failure left this learner unusable; call reset_state() "
-                                 f"(it forgets everything learned) or make a new learner. {self._failure}")
+                                 f"(it forgets everything learned) or make a new learner. {learner._failure}")
 
-    def reset_state(self):
-        """Forget everything learned: the learner as :meth:`clone` makes it, in place (the way back
-        after a :class:`NonFiniteError`); returns it."""
-        fresh = self.clone()
-        self.__dict__.clear()
-        self.__dict__.update(fresh.__dict__)
-        self._event = _EventState()
-        return self
-
-    def _sparse_event(self, x, y, learn: bool):
+    def sparse_event(self, learner, x, y, learn: bool):
         """predict_one (``learn`` False) / learn_one on a sparse row (a SciPy sparse matrix of one
         row) through the generic hooks on its dense copy, with its non-zero columns in
         :attr:`_nonzero` while it runs: a width window that starts with it maps the input as sparse
         rows' windows do (zeros stay zero: :func:`okl.scaling.window_scale`), so the decisions are
         those of ``run()`` on the CSR rows; ``auto``'s engine members take its non-zeros (O(nnz)
         each). The row check and input map cost O(d)."""
-        rows = check_matrix(x, self.dim_, sparse=True)
+        rows = check_matrix(x, learner.dim_, sparse=True)
         if rows.shape[0] != 1:
             raise ValueError(f"x must be one example: a sparse matrix of shape (1, features), got shape {rows.shape}")
-        self._nonzero = self._kept_nonzero(rows.indices)
+        learner._nonzero = learner.inputs.kept_nonzero(learner, rows.indices)
         try:
-            return self._learn_generic(rows[0], y) if learn else self._predict_event(rows[0])
+            return self.learn_generic(learner, rows[0], y) if learn else self.predict_event(learner, rows[0])
         finally:
-            self._nonzero = None
+            learner._nonzero = None
 
-    def _kept_nonzero(self, columns: np.ndarray) -> np.ndarray | None:
-        """A sparse row's non-zero columns, when the input map keeps its zeros zero (no map yet, or
-        centre 0 in every column: ``okl.scaling.window_scale``), else None (it maps them to other
-        values: the row is dense to the model)."""
-        return columns if self._zero_centre() else None
-
-    def _zero_centre(self) -> bool:
-        """Whether the input map keeps zeros zero (no map, or centre 0 everywhere), remembered for the
-        centre array it was found for (a scan of d values: 2^20 for hashed text)."""
-        center = getattr(self, "scale_center_", None)
-        if center is None:
-            return True
-        seen = getattr(self, "_zero_centre_of", None)
-        if seen is None or seen[0] is not center:
-            seen = self._zero_centre_of = (center, not center.any())
-        return seen[1]
-
-    def _event_row(self, x) -> tuple[np.ndarray, bool]:
+    def event_row(self, learner, x) -> tuple[np.ndarray, bool]:
         """(x, values_checked): the common case is only shape-checked here (its values are checked
         in the compiled call that reads them); anything else gets the full check."""
-        if type(x) is np.ndarray and x.dtype is _F64 and x.ndim == 1 and self.dim_ is not None \
-                and x.shape[0] == self.dim_ and x.flags.c_contiguous:
+        if type(x) is np.ndarray and x.dtype is _F64 and x.ndim == 1 and learner.dim_ is not None \
+                and x.shape[0] == learner.dim_ and x.flags.c_contiguous:
             return x, False
-        return check_vector(x, self.dim_), True
+        return check_vector(x, learner.dim_), True
 
-    def _check_values(self, x: np.ndarray) -> None:
+    def check_values(self, learner, x: np.ndarray) -> None:
         """Finite entries of magnitude at most MAX_ABS_FEATURE (one compiled call); raises the
         message of :func:`~okl._validation.check_vector` otherwise."""
         if not _row_ok(x, MAX_ABS_FEATURE):
-            check_vector(x, self.dim_)
+            check_vector(x, learner.dim_)
 
-    def _event_features(self, x: np.ndarray, ev: _EventState):
-        """(f(x), features of x) with the values of x checked, or None when this learner (in its
-        current stage) has no per-event features; see :meth:`_event_learn`. ``ev`` is this
-        learner's :class:`_EventState`: its ``buf`` holds the learner's work space, and the
-        features returned may live in it (predict_one caches them for the next learn_one;
-        predict_many drops that cache first)."""
-        return None
-
-    def _event_learn(self, x: np.ndarray, y: float, z, ev: _EventState):
-        """One round on the started learner with features ``z`` from :meth:`_event_features` in
-        this same state (or None: compute them), the same arithmetic as ``_process(x[None], [y])``;
-        returns the decision f, or None (no per-event path now: nothing was changed)."""
-        return None
-
-    def _event_block(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> int:
-        """Learn the first rows of a block of validated rows with the per-event arithmetic (each
-        row's decision equals what :meth:`learn_one` would give; it does not depend on how the
-        stream was cut into blocks), in compiled loops; returns the number of rows learned (0:
-        none, the caller goes one event at a time). Only called on a started learner."""
-        return 0
-
-    def _learn_events(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def learn_events(self, learner, X: np.ndarray, y: np.ndarray) -> np.ndarray:
         """learn_one over the rows of a validated block (float64, C-contiguous, the learner's
         width; labels/targets checked), through :meth:`_event_block` where the learner has it:
         decisions equal to a learn_one loop, bit for bit (what ``okl stream`` uses, so a resumed
         stream prints exactly the uninterrupted predictions)."""
-        self._check_usable()
+        self.check_usable(learner)
         n = X.shape[0]
-        out = self._new_decisions(n)
-        drop_event_cache(self)
+        out = learner.heads.new_decisions(learner, n)
+        drop_event_cache(learner)
         # the running means of the whole block at once: row i's is the same whichever path learns
         # it (learn_one adds the same targets in the same order)
         mu = None
-        if self._centers_targets():
-            mu, residual, sums = self._running_target_means(y)
+        if learner.heads.centers_targets(learner):
+            mu, residual, sums = learner.heads.running_target_means(learner, y)
         i = 0
         while i < n:
-            if self.started_:
-                pending = self.scale_spread_ is not None and not self.scale_spread_.all()
+            if learner.started_:
+                pending = learner.scale_spread_ is not None and not learner.scale_spread_.all()
                 # the rows as the model will see them when it learns them in order; a spread that
                 # a row fixes is stored only once that row is learned (below), so a checkpoint
                 # never holds a spread fixed by a row it has not learned
-                Xs = self._scaled_rows(X[i:], commit=pending,
-                                       spread=self.scale_spread_.copy() if pending else None)
-                k = self._event_block(Xs, y[i:] if mu is None else residual[i:], out[i:])
+                Xs = learner.inputs.scaled_rows(learner, X[i:], commit=pending,
+                                       spread=learner.scale_spread_.copy() if pending else None)
+                k = learner._event_block(Xs, y[i:] if mu is None else residual[i:], out[i:])
                 if k and pending:
-                    self._scaled_rows(X[i:i + k], commit=True)
+                    learner.inputs.scaled_rows(learner, X[i:i + k], commit=True)
                 if k and mu is not None:
                     out[i:i + k] += mu[i:i + k]
-                    self.target_sum_ = float(sums[i + k])
+                    learner.target_sum_ = float(sums[i + k])
                 if k:
-                    first = self.n_seen_
-                    self.n_seen_ += k
-                    self._check_finite(out[i:i + k], first)
+                    first = learner.n_seen_
+                    learner.n_seen_ += k
+                    self.check_finite(learner, out[i:i + k], first)
                     i += k
                     continue
             if isinstance(X, SparseRows):  # (a sparse row: its window maps it as run() maps sparse rows)
-                self._nonzero = self._kept_nonzero(X.row(i)[0])
+                learner._nonzero = learner.inputs.kept_nonzero(learner, X.row(i)[0])
             try:
-                out[i] = self._learn_event(X[i], y[i])
+                out[i] = self.learn_event(learner, X[i], y[i])
             finally:
-                self._nonzero = None
+                learner._nonzero = None
             i += 1
         return out
 
-    def _event_loss(self, ev: _EventState | None = None) -> Loss:
+    def loss(self, learner, ev: _EventState | None = None) -> Loss:
         """:attr:`loss_`, looked up once per loss name (not saved)."""
-        ev = ev or event_state(self)
-        name = getattr(self, "loss", "hinge")
+        ev = ev or event_state(learner)
+        name = getattr(learner, "loss", "hinge")
         if ev.loss is None or ev.loss[0] is not name:
             ev.loss = (name, get_loss(name))
         return ev.loss[1]
 
-    def predict_one(self, x) -> float:
-        """Decision value f(x) of the current model (0 before the first example): the fast plan's
-        one compiled call when it takes the row, else :meth:`_predict_event`."""
-        fp = getattr(self, "_event", NO_EVENT).plan
-        if fp and type(x) is NDARRAY:
-            try:
-                f = fp.predict(fp.F, x, self.n_seen_)
-            except TypeError:  # not a float64, C-contiguous, 1-D array
-                f = math.nan
-            if f - f == 0.0:
-                return f + self._target_mean() if fp.center else f
-        return self._predict_event(x)
-
-    def _predict_event(self, x) -> float:
+    def predict_event(self, learner, x) -> float:
         """predict_one through the generic hooks (any input, any state; a fast plan is built
         first when none was tried in this state)."""
-        self._check_usable()
+        self.check_usable(learner)
         if is_sparse_matrix(x):
-            return self._sparse_event(x, None, False)
-        if fast_plan_of(self) is None and type(x) is NDARRAY and self._nonzero is None and self._fast_plan():
-            return self.predict_one(x)
-        x, checked = self._event_row(x)
-        if self.dim_ is None:
-            return np.zeros(self.n_outputs_) if self.n_outputs_ else 0.0
-        if self.started_:
-            ev = event_state(self)
-            xs = self._scaled_row(x, commit=False)
-            r = self._event_features(xs, ev)
+            return self.sparse_event(learner, x, None, False)
+        if fast_plan_of(learner) is None and type(x) is NDARRAY and learner._nonzero is None and self.fast_plan(learner):
+            return learner.predict_one(x)
+        x, checked = self.event_row(learner, x)
+        if learner.dim_ is None:
+            return np.zeros(learner.n_outputs_) if learner.n_outputs_ else 0.0
+        if learner.started_:
+            ev = event_state(learner)
+            xs = learner.inputs.scaled_row(learner, x, commit=False)
+            r = learner._event_features(xs, ev)
             if r is not None:
-                ev.cache = (x.tobytes(), self.n_seen_, r[1])
-                return r[0] + self._target_mean() if self._centers_targets(ev) else r[0]
+                ev.cache = (x.tobytes(), learner.n_seen_, r[1])
+                return r[0] + learner.heads.target_mean(learner) if learner.heads.centers_targets(learner, ev) else r[0]
         if not checked:
-            self._check_values(x)
-        if not self.started_:
-            return self._warmup_decision(x)
-        f = self._decision(xs)
-        if self.n_outputs_:
+            self.check_values(learner, x)
+        if not learner.started_:
+            return learner.inputs.warmup_decision(learner, x)
+        f = learner._decision(xs)
+        if learner.n_outputs_:
             return f
         f = float(f)
-        return f + self._target_mean() if self._centers_targets() else f
+        return f + learner.heads.target_mean(learner) if learner.heads.centers_targets(learner) else f
 
-    # ---- the fast plan (okl.engine.fastpath) ---------------------------------------------
-
-    def compiled_plan(self) -> Plan | None:
-        """This learner's compiled state in its current stage as a map and a step of the component
-        table (:class:`okl.components.Plan`), or None: the generic hooks only. The
-        per-event plan (:class:`okl.engine.fastpath.FastPlan`) and ``auto``'s engine
-        (:mod:`okl.engine.core`) run it when they have its map and step (``Plan.runs_on``): they
-        copy the fixed arrays it gives and move the arrays it names into their buffers (the
-        learner's attributes become views of them)."""
-        return None
-
-    #: the maps and steps of the component table (:mod:`okl.components`) that this learner's
-    #: plans are made of in every stage: its composition (empty: none declared)
-    composition: tuple[str, ...] = ()
-
-    @classmethod
-    def runs_in_engine(cls, params: dict) -> bool:
-        """Whether ``auto``'s engine runs this learner with hyperparameters ``params`` from its
-        :meth:`compiled_plan` in every stage; False: it learns through its own Python path as a
-        member. The default: whether every component of its :attr:`composition` runs there. (K
-        outputs in the engine also need each declared component on that path:
-        :func:`okl.components.runs_everywhere`.)"""
-        return bool(cls.composition) and runs_everywhere(cls.composition, ENGINE)
-
-    def transition_work(self):
-        """Work this learner's transition can share with other members of ``auto``'s pool: (key,
-        compute), members of one class with equal keys get ``compute()``'s result once, as
-        ``_transition(..., work=...)``; None (the default): nothing shared."""
-        return None
-
-    def engine_plan(self) -> Plan | None:
-        """The plan ``auto``'s engine lays this member out from, or None (a Python member)."""
-        if not type(self).runs_in_engine(self.get_params()):
-            return None
-        plan = self.compiled_plan()
-        return plan if plan is not None and plan.runs_on(ENGINE) else None
-
-    def _fast_plan(self):
+    def fast_plan(self, learner):
         """Build this learner's fast plan for its current state and keep it in its event state
         (False: none now; dropped with the event cache)."""
-        ev = event_state(self)
-        if type(self).compiled_plan is EventPath.compiled_plan:
+        ev = event_state(learner)
+        if getattr(type(learner).compiled_plan, "declares_none", False):  # (the base class's: no plan)
             ev.plan = _NEVER
             return _NEVER
         spec = plan = None
         # (a single learner's K outputs run in auto's engine: okl.runtime.multiclass)
-        if self.started_ and not self.n_outputs_:
-            spec = self.compiled_plan()
+        if learner.started_ and not learner.n_outputs_:
+            spec = learner.compiled_plan()
             if spec is not None and not (EVENT in MAPS[spec.map].paths and EVENT in STEPS[spec.step].paths):
                 ev.plan = _NEVER  # (a map or step this path does not have, in every state)
                 return _NEVER
-        elif not self.n_outputs_ and self.dim_ is not None and getattr(self, "warmup_X_", None) is not None and (
-                self._event_loss().task == "classification" or self._centers_targets()):
+        elif not learner.n_outputs_ and learner.dim_ is not None and getattr(learner, "warmup_X_", None) is not None and (
+                self.loss(learner).task == "classification" or learner.heads.centers_targets(learner)):
             # the width window: rows and labels buffered, predicted by their running mean (exact
             # here: labels -1 / +1, or the targets' running mean added by the caller)
             spec = Plan("warmup", "none", SV="warmup_X_", w="warmup_y_")
         if spec is not None:
-            self._check_plan_names(spec)
-            plan = build_fast_plan(self, spec)
+            self.check_plan_names(learner, spec)
+            plan = build_fast_plan(learner, spec)
         ev.plan = plan = plan or False
         return plan
 
-    def _check_plan_names(self, spec: Plan) -> None:
+    def check_plan_names(self, learner, spec: Plan) -> None:
         """ValueError naming the :class:`~okl.components.Plan` field whose attribute name the
         learner does not have (a contributed learner's ``compiled_plan()``), before any is moved."""
         names = [(key, getattr(spec, key)) for key in ("w", "A", "SV", "counts")]
         names += [(f"extra_counts[{i}]", entry[0]) for i, entry in enumerate(spec.extra_counts)]
         for key, attr in names:
-            if attr is not None and not hasattr(self, attr):
-                raise ValueError(f"{self.name or type(self).__name__}.compiled_plan(): Plan field {key}={attr!r} "
+            if attr is not None and not hasattr(learner, attr):
+                raise ValueError(f"{learner.name or type(learner).__name__}.compiled_plan(): Plan field {key}={attr!r} "
                                  f"names no attribute of the learner; name one of its state attributes "
-                                 f"({', '.join(getattr(self, '_state_attrs', ())) or 'none declared'})")
+                                 f"({', '.join(getattr(learner, '_state_attrs', ())) or 'none declared'})")
 
-    def learn_one(self, x, y) -> "Learner":
-        """One online round with example ``x`` and label/target ``y`` (:meth:`_learn_round`)."""
-        self._learn_round(x, y)
-        return self
-
-    def _learn_round(self, x, y) -> float:
+    def learn_round(self, learner, x, y) -> float:
         """learn_one returning the round's decision (before learning); a classifier's calibration
         learns it. The fast plan's one compiled call when it takes the event, else
-        :meth:`_learn_event`; ``okl stream`` uses it."""
-        fp = getattr(self, "_event", NO_EVENT).plan
+        :meth:`learn_event`; ``okl stream`` uses it."""
+        fp = getattr(learner, "_event", NO_EVENT).plan
         if fp is None and type(x) is NDARRAY:  # (the plan takes only such rows: a sparse row builds none)
-            self._check_usable()  # (a copy of a failed learner has no event state)
-            fp = self._fast_plan()
+            self.check_usable(learner)  # (a copy of a failed learner has no event state)
+            fp = self.fast_plan(learner)
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
         if fp and type(x) is NDARRAY and type(y) in FLOAT_TYPES and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
-            n = self.n_seen_
+            n = learner.n_seen_
             center = fp.center
-            if center:  # the model learns the residual from the running mean (_centers_targets)
-                mu = self.target_sum_ / n if n else 0.0
-                r = y - (self.target_sum_ + y) / (n + 1)  # self._residual(y), inline: the per-event path
+            if center:  # the model learns the residual from the running mean (Heads.centers_targets)
+                mu = learner.target_sum_ / n if n else 0.0
+                r = y - (learner.target_sum_ + y) / (n + 1)  # heads.residual(learner, y), inline: the per-event path
             else:
                 mu, r = 0.0, y
             try:
@@ -407,159 +300,147 @@ class EventPath:
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 c = BAD_ROW
             if c >= 0 and f - f == 0.0:
-                self.n_seen_ = n + 1
+                learner.n_seen_ = n + 1
                 if c:  # the learner's counter changed (okl.engine.fastpath.event_learn)
-                    setattr(self, fp.counts, c - 1)
+                    setattr(learner, fp.counts, c - 1)
                 if center:
-                    self.target_sum_ += y
+                    learner.target_sum_ += y
                     return f + mu
                 return f
             if c != BAD_ROW and c != BAD_LABEL:
-                return self._fast_round_end(fp, y, r, mu, f, c)
-        return self._learn_generic(x, y)
+                return self.fast_round_end(learner, fp, y, r, mu, f, c)
+        return self.learn_generic(learner, x, y)
 
-    def _learn_generic(self, x, y) -> float:
-        """learn_one through the generic hooks (:meth:`_learn_event`), then the calibration's step:
+    def learn_generic(self, learner, x, y) -> float:
+        """learn_one through the generic hooks (:meth:`learn_event`), then the calibration's step:
         the event no fast plan took (``auto``'s plan falls back here too)."""
-        self._check_usable()
+        self.check_usable(learner)
         if is_sparse_matrix(x):
-            return self._sparse_event(x, y, True)
-        was_started = self.started_
-        f = self._learn_event(x, y)
-        if was_started and self.calibration_ is not None:
-            calibration.update_one(self.calibration_, f, float(y))
+            return self.sparse_event(learner, x, y, True)
+        was_started = learner.started_
+        f = self.learn_event(learner, x, y)
+        if was_started and learner.calibration_ is not None:
+            calibration.update_one(learner.calibration_, f, float(y))
         return f
 
-    def _fast_round_end(self, fp, y, r, mu, f, c) -> float:
+    def fast_round_end(self, learner, fp, y, r, mu, f, c) -> float:
         """The rest of a fast round that needs Python: the transition or an update round (``c``;
         the row's scaled form is in the plan; ``r`` the label or residual it learns), or a
         decision that is not finite (raises)."""
-        n = self.n_seen_
-        if c == WINDOW_DONE:  # Learner._advance: the buffered rows fix the scale and the width
-            self.n_seen_ = n + 1
+        n = learner.n_seen_
+        if c == WINDOW_DONE:  # InputMap.advance: the buffered rows fix the scale and the width
+            learner.n_seen_ = n + 1
             if fp.center:
-                self.target_sum_ += y
+                learner.target_sum_ += y
                 f += mu
-            drop_event_cache(self)
+            drop_event_cache(learner)
             with one_blas_thread():
-                self._finish_warmup()
+                learner.inputs.finish_warmup(learner)
             return f
         python_step = c == UPDATE_DUE or c == TRANSITION_DUE
         if python_step:
             if fp.counts is not None:
-                setattr(self, fp.counts, fp.counter)
-            drop_event_cache(self)  # the map and the weights are replaced
+                setattr(learner, fp.counts, fp.counter)
+            drop_event_cache(learner)  # the map and the weights are replaced
             with one_blas_thread():
                 if c == UPDATE_DUE:
-                    self._update_round(fp.xs.copy(), r, f)
+                    learner._update_round(fp.xs.copy(), r, f)
                 else:
-                    self._transition(fp.xs.copy(), r, f, n)
+                    learner._transition(fp.xs.copy(), r, f, n)
         elif c:
-            setattr(self, fp.counts, c - 1)
-        self.n_seen_ = n + 1
+            setattr(learner, fp.counts, c - 1)
+        learner.n_seen_ = n + 1
         if fp.center:
-            self.target_sum_ += y
+            learner.target_sum_ += y
             f += mu
         if not math.isfinite(f):
-            self._non_finite(n)
-        if python_step and self.calibration_ is not None:
-            calibration.update_one(self.calibration_, f, float(y))
+            self.non_finite(learner, n)
+        if python_step and learner.calibration_ is not None:
+            calibration.update_one(learner.calibration_, f, float(y))
         return f
 
-    def _learn_event(self, x, y) -> float:
+    def learn_event(self, learner, x, y) -> float:
         """learn_one returning the decision made before learning (the round's prediction)."""
-        x, checked = self._event_row(x)
-        if self.n_outputs_:
-            y = self._class_index(y)
+        x, checked = self.event_row(learner, x)
+        if learner.n_outputs_:
+            y = self.class_index(learner, y)
         elif type(y) not in FLOAT_TYPES or not (y == 1.0 or y == -1.0 or (
-                self._event_loss().task != "classification" and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE)):
-            y = check_target(y, self.task)
+                self.loss(learner).task != "classification" and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE)):
+            y = check_target(y, learner.task)
         else:
             y = float(y)
-        if self.started_:
-            ev = event_state(self)
+        if learner.started_:
+            ev = event_state(learner)
             cache, z = ev.cache, None
             if cache is not None:
                 ev.cache = None
-                if cache[1] == self.n_seen_ and cache[0] == x.tobytes():
+                if cache[1] == learner.n_seen_ and cache[0] == x.tobytes():
                     z = cache[2]
             # the row as the model sees it (its values checked; a spread it fixes is stored: the
             # generic path below scales it again to the same values)
-            spread = self.scale_spread_
+            spread = learner.scale_spread_
             pending = z is not None and spread is not None and not spread.all()
             before = spread.copy() if pending else None
-            xs = self._scaled_row(x, commit=True)
+            xs = learner.inputs.scaled_row(learner, x, commit=True)
             if pending and not np.array_equal(before, spread):
                 z = None  # x fixed a spread: its features are computed again, as run() maps it
             # (_event_learn checks the values of x when it computes its features)
-            if self._centers_targets(ev):
-                mu = self._target_mean()
-                f = self._event_learn(xs, self._residual(y), z, ev)
+            if learner.heads.centers_targets(learner, ev):
+                mu = learner.heads.target_mean(learner)
+                f = learner._event_learn(xs, learner.heads.residual(learner, y), z, ev)
                 if f is not None:
                     f += mu
-                    self.target_sum_ += y
+                    learner.target_sum_ += y
             else:
-                f = self._event_learn(xs, y, z, ev)
+                f = learner._event_learn(xs, y, z, ev)
             if f is not None:
-                self.n_seen_ += 1
+                learner.n_seen_ += 1
                 if not np.isfinite(f).all():
-                    self._non_finite(self.n_seen_ - 1)
+                    self.non_finite(learner, learner.n_seen_ - 1)
                 return f
         if not checked:
-            self._check_values(x)
-        self._ensure_started(x.shape[0])
-        drop_event_cache(self)
-        if (self._event_heavy() if self.started_ else self.n_seen_ >= WIDTH_WINDOW - 1):
+            self.check_values(learner, x)
+        learner.inputs.ensure_started(learner, x.shape[0])
+        drop_event_cache(learner)
+        if (learner._event_heavy() if learner.started_ else learner.n_seen_ >= WIDTH_WINDOW - 1):
             with one_blas_thread():
-                f = self._advance(x[None, :], np.array([y]))[0]
+                f = learner.inputs.advance(learner, x[None, :], np.array([y]))[0]
         else:
-            f = self._advance(x[None, :], np.array([y]))[0]
-        return f if self.n_outputs_ else float(f)
+            f = learner.inputs.advance(learner, x[None, :], np.array([y]))[0]
+        return f if learner.n_outputs_ else float(f)
 
-    def _class_index(self, y) -> float:
+    def class_index(self, learner, y) -> float:
         """A K-output learner's label: the class index 0..K-1 (as a float)."""
         if isinstance(y, (bool, np.bool_)) or not isinstance(y, (int, float, np.integer, np.floating)) \
-                or not float(y).is_integer() or not 0 <= y < self.n_outputs_:
-            raise ValueError(f"label {y!r}: a learner with {self.n_outputs_} outputs takes class indices "
-                             f"0..{self.n_outputs_ - 1}")
+                or not float(y).is_integer() or not 0 <= y < learner.n_outputs_:
+            raise ValueError(f"label {y!r}: a learner with {learner.n_outputs_} outputs takes class indices "
+                             f"0..{learner.n_outputs_ - 1}")
         return float(y)
 
-    def _event_heavy(self) -> bool:
-        """Whether the next round may run matrix factorisations (then BLAS is held to one thread
-        as in :meth:`run`; entering that costs ~10 us, so not on every round)."""
-        return False
+    def check_finite(self, learner, out: np.ndarray, first: int) -> None:
+        """Raise :meth:`non_finite` for the first round (``first`` + row) of ``out`` whose
+        decision (any output) is not finite."""
+        ok = np.isfinite(out)
+        if not ok.all():
+            bad = ~ok.reshape(len(out), -1).all(axis=1)
+            self.non_finite(learner, first + int(np.flatnonzero(bad)[0]))
 
-    # ---- mini-batches (River's predict_many / learn_many) -----------------------------------
+    def non_finite(self, learner, round_index: int | None) -> None:
+        """Raise the :class:`NonFiniteError` of round ``round_index`` (None: of the block just
+        learned), the learner marked unusable until :meth:`reset_state`."""
+        raise self.fail(learner, divergence_message(learner.name or type(learner).__name__, round_index,
+                                                    learner._divergence_hint, "kernel" in param_names(learner)))
 
-    def predict_many(self, X) -> np.ndarray:
-        """Decisions f(x) of the current model for every row of ``X`` (no learning)."""
-        self._check_usable()
-        X = check_matrix(X, self.dim_)
-        if self.dim_ is None:
-            return np.zeros(X.shape[0])
-        if not self.started_:
-            return np.array([self._warmup_decision(x) for x in X], dtype=float).reshape(
-                (X.shape[0], self.n_outputs_) if self.n_outputs_ else X.shape[0])
-        out = self._new_decisions(X.shape[0])
-        ev = event_state(self)
-        ev.cache = None  # the features below may reuse the cached features' work space
-        for i, x in enumerate(self._scaled_rows(X, commit=False)):
-            r = self._event_features(x, ev)
-            out[i] = r[0] if r is not None else self._decision(x)
-        if self._centers_targets():
-            out += self._target_mean()
+    def learn_rounds(self, learner, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """:meth:`learn_events` (a learn_one loop over a validated block, in compiled loops) with
+        the calibration; ``okl stream`` uses it (a CSR block: to a learner that :attr:`accepts_csr`)."""
+        if is_sparse_matrix(X):
+            X = check_matrix(X, learner.dim_, sparse=True)
+        start_round, was_started = learner.n_seen_, learner.started_
+        out = self.learn_events(learner, X, y)
+        learner.heads.calibrate(learner, out, y, start_round, was_started)
         return out
 
-    def learn_many(self, X, y) -> np.ndarray:
-        """Test-then-train over the rows of a mini-batch: row i is predicted with the model that
-        learned rows < i (as :meth:`run`, through the same compiled loop); returns the decisions.
-        A SciPy sparse matrix stays sparse (:mod:`okl._sparse`)."""
-        self._check_usable()
-        X = check_matrix(X, self.dim_, sparse=True)
-        y = check_targets(y, self.task, X.shape[0])
-        if X.shape[0] == 0:
-            return np.empty(0)
-        self._ensure_started(X.shape[1])
-        drop_event_cache(self)
-        with one_blas_thread():
-            return np.asarray(self._advance(X, y), dtype=float)
+
+#: the per-event path of every learner that does not give its own
+EVENTS = EventPath()

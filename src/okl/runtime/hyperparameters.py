@@ -23,6 +23,7 @@ symbol (FORKS's ``d``: the SJLT's blocks, not the input dimension).
 
 from __future__ import annotations
 
+import inspect
 import math
 from dataclasses import dataclass, replace
 from typing import Any, Callable
@@ -165,3 +166,12 @@ KERNEL_LEARNER = (LOSS, KERNEL, CENTER_TARGETS, SCALE, RANDOM_STATE)
 
 __all__ = ["BUDGET", "C", "CATEGORICAL", "CENTER_TARGETS", "ETA", "HORIZON", "Hyper", "KERNEL", "KERNEL_LEARNER",
            "LOSS", "LR", "RANDOM_STATE", "SCALE", "accept", "describe"]
+
+
+def param_names(learner) -> list[str]:
+    """The hyperparameters of a learner or learner class: the keyword parameters of its
+    ``__init__``, in order (what ``get_params`` returns and model files save)."""
+    cls = learner if isinstance(learner, type) else type(learner)
+    sig = inspect.signature(cls.__init__)
+    kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p for p, spec in sig.parameters.items() if p != "self" and spec.kind in kinds]

@@ -23,6 +23,7 @@ from okl.runtime.registry import lookup
 from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
                                _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
                                _base_spec, _decode_param, encode_param)
+from okl.runtime.hyperparameters import param_names
 
 
 def _writable(value: np.ndarray, dtype=None) -> np.ndarray:
@@ -183,9 +184,9 @@ def zip_entry(zf: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> ZipEntry
 
 
 class ModelFiles:
-    """Saving, loading and checking the state of :class:`okl.runtime.base.Learner`."""
-
-    # ---- model files ------------------------------------------------------------------------
+    """The public state methods of :class:`okl.runtime.base.Learner` (save, load, check_state,
+    check_layout, unpickling); the work is its state I/O object's (:class:`StateIO`,
+    ``Learner.files``)."""
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the hyperparameters and complete state to ``path`` (a ``.npz`` file, no pickle).
@@ -194,102 +195,16 @@ class ModelFiles:
         (:func:`okl._files.write_atomically`), so a crash never leaves a half-written model under
         ``path``, and a failed write (full disk) leaves no temporary file and names ``path``.
         """
-        write_atomically(path, self._write_model)
-
-    def _write_model(self, fh: BinaryIO) -> None:
-        """The model file's bytes into an open binary file (what :meth:`save` writes atomically;
-        a :class:`okl.MultiClass` file and an ``okl stream`` checkpoint hold them as entries)."""
-        from okl._version import __version__
-
-        self._check_usable()  # (a state a numerical failure left is not written)
-        self._check_declared()
-        meta: dict[str, Any] = {
-            "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "okl_version": __version__,
-            "learner": type(self).__module__ + "." + type(self).__qualname__, "name": self.name,
-            "params": {k: encode_param(v) for k, v in self.get_params().items()},
-            "dim": self.dim_, "n_seen": self.n_seen_, "state": {},
-        }
-        arrays: dict[str, np.ndarray] = {}
-        if self.dim_ is not None:
-            for attr in _BASE_STATE + (tuple(self._state_attrs) if self.started_ else ()):
-                value = getattr(self, attr)
-                if isinstance(value, np.ndarray):
-                    arrays["state__" + attr] = value
-                    meta["state"][attr] = {"array": True}
-                elif isinstance(value, np.random.Generator):
-                    meta["state"][attr] = {"rng": value.bit_generator.state}
-                else:
-                    meta["state"][attr] = {"value": encode_param(value)}
-        if map_header(self) is not None:  # the levels of categorical columns (okl.categories)
-            meta["categorical_map"] = map_header(self)
-        arrays["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
-        np.savez(fh, **arrays)
-
-    # ---- state declaration ------------------------------------------------------------------
-
-    #: learned attributes (trailing underscore) a model file holds outside ``_state_attrs``: the
-    #: header's input width, round count and the levels of categorical columns
-    _HEADER_STATE = ("dim_", "n_seen_", "categorical_map_")
-
-    def _check_declared(self) -> None:
-        """Refuse (:class:`StateError` naming it) a learned attribute (a public name with a
-        trailing underscore, scikit-learn's convention) that the learner's declaration does not
-        list (``_state_attrs`` and the base state): a file written without it would load and
-        then fail, or continue differently."""
-        declared = {*_BASE_STATE, *self._state_attrs, *self._HEADER_STATE}
-        undeclared = sorted(a for a in vars(self) if a.endswith("_") and not a.startswith("_") and a not in declared)
-        if undeclared:
-            raise StateError(undeclared[0], f"is state that {type(self).__name__} does not declare: a model file "
-                             "would be written without it; list it in _state_attrs and _state_spec "
-                             "(docs/adding-a-learner.md), or name it without the trailing underscore if it is "
-                             "not state" + (f" (also undeclared: {', '.join(undeclared[1:])})" if undeclared[1:] else ""))
-
-    def _state_spec(self) -> StateSpec | None:
-        """The declaration of this learner's own state (``_state_attrs``), checked when a model
-        file is loaded and by :meth:`check_state`; see :class:`StateSpec`. Called with the
-        hyperparameters, ``dim_``, ``n_seen_`` and the base state set. None (the default): no
-        learner-specific check (a learner should declare its state: the compiled loops do not
-        check bounds)."""
-        return None
-
-    def _full_spec(self) -> StateSpec:
-        base = _base_spec(self)
-        own = self._state_spec() if self.started_ else None
-        if own is None:
-            return base
-        missing = set(self._state_attrs) - set(own.fields)
-        if missing:
-            raise StateError(sorted(missing)[0], f"is not declared in {type(self).__name__}._state_spec")
-        return StateSpec(fields={**base.fields, **own.fields}, sizes={**base.sizes, **own.sizes},
-                         groups=base.groups + tuple(own.groups), rules=base.rules + tuple(own.rules))
-
-    def _check_base_values(self) -> None:
-        if not isinstance(self.started_, (bool, np.bool_)):
-            raise StateError("started_", f"must be True or False, got {self.started_!r}")
-        if not isinstance(self._rng, np.random.Generator):
-            raise StateError("_rng", "must be a random generator")
-        kernel = getattr(self, "kernel_", None)
-        if kernel is not None and not isinstance(kernel, Kernel):
-            raise StateError("kernel_", f"must be a kernel, got {type(kernel).__name__}")
-        if self.started_:
-            if kernel is None and "kernel" in self._param_names():
-                raise StateError("kernel_", "is missing although the learner has started")
-        else:
-            if not self._uses_window():
-                raise StateError("started_", "is False but the learner chooses neither its width nor its input scale")
-            if kernel is not None and self._chooses_width():
-                raise StateError("kernel_", "is set inside the width window")
-            if not 0 <= self.n_seen_ < WIDTH_WINDOW:
-                raise StateError("n_seen", f"= {self.n_seen_} inside the width window of {WIDTH_WINDOW} rows")
+        write_atomically(path, lambda fh: self.files.write(self, fh))
 
     def check_state(self) -> "Learner":
         """Check the whole state against the learner's declaration (as :meth:`load` does) and make
         read-only arrays writable copies; raises :class:`StateError` (a ValueError) naming the
         field. Nothing to check before the first example."""
         drop_event_cache(self)
-        checker = self._layout_checker()
+        checker = self.files.layout_checker(self)
         if checker is not None:
-            self._check_base_values()
+            self.files.check_base_values(self)
             checker.layout()
             checker.contents()
         return self
@@ -307,24 +222,11 @@ class ModelFiles:
             for v in (getattr(self, a, None) for a in attrs))
         if _LAYOUT_CHECKED.get(self) == key:
             return self
-        checker = self._layout_checker()
+        checker = self.files.layout_checker(self)
         if checker is not None:
             checker.layout()
             _LAYOUT_CHECKED[self] = key
         return self
-
-    def _layout_checker(self) -> "_SpecChecker | None":
-        if self.dim_ is None:
-            return None
-        attrs = _BASE_STATE + (tuple(self._state_attrs) if self.started_ else ())
-        values = {}
-        for attr in attrs:
-            value = getattr(self, attr, None)
-            if isinstance(value, np.ndarray) and not value.flags.writeable:
-                value = _writable(value)
-                setattr(self, attr, value)
-            values[attr] = value
-        return _SpecChecker(self, self._full_spec(), values)
 
     def __setstate__(self, state: dict) -> None:
         """Unpickling (e.g. joblib's read-only memory maps): read-only arrays become copies."""
@@ -332,8 +234,6 @@ class ModelFiles:
             if isinstance(value, np.ndarray) and not value.flags.writeable:
                 state[key] = _writable(value)
         self.__dict__.update(state)
-
-    # ---- model files ------------------------------------------------------------------------
 
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Learner":
@@ -345,176 +245,294 @@ class ModelFiles:
         is read, so a file declaring more than the hyperparameters imply is refused without
         allocating it; read-only or non-contiguous arrays are copied.
         """
-        return cls._load_from(os.fspath(path), os.fspath(path))
+        return load_from(os.fspath(path), os.fspath(path), cls)
 
-    @classmethod
-    def _load_from(cls, source, path: str) -> "Learner":
-        """:meth:`load` from ``source``, a path or a seekable binary file (an entry of a
-        :class:`okl.MultiClass` file or of a checkpoint, :func:`zip_entry`), named ``path`` in
-        every error."""
+
+def load_from(source, path: str, cls=None) -> "Learner":
+    """:meth:`Learner.load` from ``source``, a path or a seekable binary file (an entry of a
+    :class:`okl.MultiClass` file or of a checkpoint, :func:`zip_entry`), named ``path`` in every
+    error; ``cls``: the learner class the file must hold (None: any registered learner)."""
+    try:
         try:
-            try:
-                zf = zipfile.ZipFile(source)
-            except zipfile.BadZipFile as exc:
-                raise ModelFileError(f"{path}: not an okl model file, or truncated (no zip directory at its "
-                                     f"end: {exc})") from None
-            with zf:
-                return cls._load_zip(zf, path)
-        except ModelFileError:
-            raise
-        except StateError as exc:
-            raise ModelFileError(f"{path}: {exc}") from None
-        except MemoryError:
-            raise ModelFileError(f"{path}: an array does not fit in memory") from None
-        except (OSError, ValueError, TypeError, KeyError, zipfile.BadZipFile, EOFError, RuntimeError,
-                NotImplementedError, OverflowError, zlib.error) as exc:
-            raise ModelFileError(f"{path}: not a readable okl model file ({type(exc).__name__}: "
-                                 f"{str(exc)[:200]})") from None
+            zf = zipfile.ZipFile(source)
+        except zipfile.BadZipFile as exc:
+            raise ModelFileError(f"{path}: not an okl model file, or truncated (no zip directory at its "
+                                 f"end: {exc})") from None
+        with zf:
+            return _load_zip(cls, zf, path)
+    except ModelFileError:
+        raise
+    except StateError as exc:
+        raise ModelFileError(f"{path}: {exc}") from None
+    except MemoryError:
+        raise ModelFileError(f"{path}: an array does not fit in memory") from None
+    except (OSError, ValueError, TypeError, KeyError, zipfile.BadZipFile, EOFError, RuntimeError,
+            NotImplementedError, OverflowError, zlib.error) as exc:
+        raise ModelFileError(f"{path}: not a readable okl model file ({type(exc).__name__}: "
+                             f"{str(exc)[:200]})") from None
 
-    @staticmethod
-    def _npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, what: str):
-        """(shape, dtype, data bytes) of a ``.npy`` member, from its header only."""
-        with zf.open(info) as fh:
-            version = np.lib.format.read_magic(fh)
-            if version == (1, 0):
-                shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
-            elif version in ((2, 0), (3, 0)):
-                shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
-            else:
-                raise ModelFileError(f"{path}: array {what}: unsupported .npy version {version}")
-            offset = fh.tell()
-        if dtype.hasobject:
-            raise ModelFileError(f"{path}: not a readable okl model file (array {what} holds Python "
-                                 "objects, i.e. pickled data, which okl never loads)")
-        if dtype.kind not in "biuf" or not all(isinstance(n, int) and n >= 0 for n in shape):
-            raise ModelFileError(f"{path}: not a readable okl model file (array {what} has the "
-                                 f"unsupported type {dtype} {shape})")
-        nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
-        if nbytes != info.file_size - offset:
-            raise ModelFileError(f"{path}: array {what}: its header declares {nbytes} bytes of data but "
-                                 f"the file holds {max(info.file_size - offset, 0)}")
-        return _Header(shape, dtype), nbytes
 
-    @staticmethod
-    def _npy_read(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
-        with zf.open(info) as fh:
-            return np.lib.format.read_array(fh, allow_pickle=False)
+def write_model(model, fh: BinaryIO) -> None:
+    """The model file's bytes of ``model`` (a learner, through its :class:`StateIO`, or a
+    :class:`okl.MultiClass`) into an open binary file."""
+    files = getattr(model, "files", None)
+    if isinstance(files, StateIO):
+        files.write(model, fh)
+    else:
+        model._write_model(fh)
 
-    @classmethod
-    def _load_zip(cls, zf: zipfile.ZipFile, path: str) -> "Learner":
+
+class StateIO:
+    """A learner's state I/O (``Learner.files``, one object per class): its model file's bytes
+    (:meth:`write`), the declaration of its whole state (:meth:`spec`: the base state's plus the
+    learner's ``_state_spec``) and the checks a loaded file or a live state pass. Holds nothing:
+    the state is the learner's attributes; a learner whose file needs more (``auto`` packs its
+    members) gives a subclass."""
+
+    def write(self, learner, fh: BinaryIO) -> None:
+        """The model file's bytes into an open binary file (what :meth:`Learner.save` writes
+        atomically; a :class:`okl.MultiClass` file and an ``okl stream`` checkpoint hold them as
+        entries)."""
         from okl._version import __version__
 
-        if cut_short(zf):
-            raise ModelFileError(f"{path}: truncated or damaged (the zip directory at its end is not the "
-                                 "file's own: a zip stored inside it)")
-        members = {info.filename[:-4]: info for info in zf.infolist() if info.filename.endswith(".npy")}
-        if "__meta__" not in members:
-            raise ModelFileError(f"{path}: no okl model header")
-        head, nbytes = cls._npy_header(zf, members["__meta__"], path, "__meta__")
-        if head.dtype != np.uint8 or len(head.shape) != 1 or nbytes > MAX_HEADER_BYTES:
-            raise ModelFileError(f"{path}: the okl model header must be at most {MAX_HEADER_BYTES} bytes "
-                                 f"of text, got a {head.dtype} array of shape {head.shape}")
-        try:
-            meta = json.loads(cls._npy_read(zf, members["__meta__"]).tobytes().decode())
-        except (ValueError, UnicodeDecodeError) as exc:
-            raise ModelFileError(f"{path}: no okl model header ({exc})") from None
-        if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
-            fmt = meta.get("format") if isinstance(meta, dict) else None
-            raise ModelFileError(f"{path}: not an okl model file (format {fmt!r})")
-        if meta.get("format_version") != MODEL_FORMAT_VERSION:
-            raise ModelFileError(f"{path}: model format version {_shown(meta.get('format_version'))} "
-                                 f"but this okl ({__version__}) reads version {MODEL_FORMAT_VERSION}")
-        if meta.get("okl_version") != __version__:
-            raise ModelFileError(f"{path}: written by okl {meta.get('okl_version')}, this is okl "
-                                 f"{__version__}; state layouts may differ between versions")
-        name = meta.get("name")
-        target = lookup(name) if isinstance(name, str) else None
-        if target is None:
-            raise ModelFileError(f"{path}: unknown learner {name!r}")
-        # (cls is not Learner; a learner's categorical form loads files of its class)
-        if ModelFiles not in cls.__bases__ and not issubclass(target, getattr(cls, "plain_class", cls)):
-            raise ModelFileError(f"{path}: holds a {target.__name__} ({name}), not a {cls.__name__}")
-        # A header that passed the checks above but does not fit the learner (edited or forged
-        # files) must still fail with ModelFileError, and may only set the learner's own state.
-        try:
-            params = {k: _decode_param(v) for k, v in meta["params"].items()}
-            learner = target(**params)
-        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
-            raise ModelFileError(f"{path}: invalid hyperparameters for {target.__name__} ({exc})") from None
-        learner.name = name
-        try:
-            if meta["dim"] is not None:
-                cls._load_state(learner, meta, zf, members, path)
-            load_map(learner, meta)
-        except (ModelFileError, MemoryError):
-            raise
-        except StateError as exc:
-            raise ModelFileError(f"{path}: {target.__name__}: {exc}") from None
-        except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
-            raise ModelFileError(f"{path}: invalid state for {target.__name__} ({exc!r})") from None
-        return learner
+        learner.events.check_usable(learner)  # (a state a numerical failure left is not written)
+        self.check_declared(learner)
+        meta: dict[str, Any] = {
+            "format": MODEL_FORMAT, "format_version": MODEL_FORMAT_VERSION, "okl_version": __version__,
+            "learner": type(learner).__module__ + "." + type(learner).__qualname__, "name": learner.name,
+            "params": {k: encode_param(v) for k, v in learner.get_params().items()},
+            "dim": learner.dim_, "n_seen": learner.n_seen_, "state": {},
+        }
+        arrays: dict[str, np.ndarray] = {}
+        if learner.dim_ is not None:
+            for attr in _BASE_STATE + (tuple(learner._state_attrs) if learner.started_ else ()):
+                value = getattr(learner, attr)
+                if isinstance(value, np.ndarray):
+                    arrays["state__" + attr] = value
+                    meta["state"][attr] = {"array": True}
+                elif isinstance(value, np.random.Generator):
+                    meta["state"][attr] = {"rng": value.bit_generator.state}
+                else:
+                    meta["state"][attr] = {"value": encode_param(value)}
+        if map_header(learner) is not None:  # the levels of categorical columns (okl.categories)
+            meta["categorical_map"] = map_header(learner)
+        arrays["__meta__"] = np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8)
+        np.savez(fh, **arrays)
 
-    @classmethod
-    def _load_state(cls, learner: "Learner", meta: dict, zf: zipfile.ZipFile, members: dict,
-                    path: str) -> None:
-        target = type(learner)
-        for key, high in (("dim", MAX_DIM), ("n_seen", MAX_ROUNDS)):
-            value = meta[key]
-            if isinstance(value, bool) or not isinstance(value, int) or not (key != "dim" or value >= 1) \
-                    or not 0 <= value <= high:
-                raise StateError(key, f"must be an integer in [{1 if key == 'dim' else 0}, {high}], got {value!r}")
-        learner.dim_ = int(meta["dim"])
-        learner.n_seen_ = int(meta["n_seen"])
-        state = meta["state"]
-        if not isinstance(state, dict) or not all(isinstance(e, dict) for e in state.values()):
-            raise StateError("state", "must map each attribute to its entry")
-        started = state.get("started_", {}).get("value") is True
-        expected = {*_BASE_STATE, *(target._state_attrs if started else ())}
-        if "n_outputs_" in expected and "n_outputs_" not in state:
-            state = {**state, "n_outputs_": {"value": 0}}  # a file from before K outputs: one output
-        for attr, value in getattr(target, "_state_added", {}).items():  # (files from before they were)
-            if attr in expected and attr not in state:
-                state = {**state, attr: {"value": value}}
-        if set(state) != expected:
-            raise ModelFileError(
-                f"{path}: state attributes {sorted(state)} do not match "
-                f"{target.__name__}'s {sorted(expected)}")
-        values: dict[str, Any] = {}
-        sizes: dict[str, int] = {}
-        for attr, entry in state.items():
-            if "array" in entry:
-                info = members.get("state__" + attr)
-                if info is None:
-                    raise ModelFileError(f"{path}: state array {attr!r} is missing")
-                values[attr], sizes[attr] = cls._npy_header(zf, info, path, attr)
-            elif "rng" in entry:
-                rng = np.random.default_rng()
-                rng.bit_generator.state = entry["rng"]
-                values[attr] = rng
-            elif "value" in entry:
-                values[attr] = _decode_param(entry["value"])
-            else:
-                raise StateError(attr, "has neither an array, a generator nor a value")
-        for attr in _BASE_STATE:
-            if not isinstance(values[attr], _Header):
-                setattr(learner, attr, values[attr])
-        learner._check_base_values()
-        for attr, value in values.items():
-            if not isinstance(value, _Header):
+    #: learned attributes (trailing underscore) a model file holds outside ``_state_attrs``: the
+    #: header's input width, round count and the levels of categorical columns
+    HEADER_STATE = ("dim_", "n_seen_", "categorical_map_")
+
+    def check_declared(self, learner) -> None:
+        """Refuse (:class:`StateError` naming it) a learned attribute (a public name with a
+        trailing underscore, scikit-learn's convention) that the learner's declaration does not
+        list (``_state_attrs`` and the base state): a file written without it would load and
+        then fail, or continue differently."""
+        declared = {*_BASE_STATE, *learner._state_attrs, *self.HEADER_STATE}
+        undeclared = sorted(a for a in vars(learner) if a.endswith("_") and not a.startswith("_") and a not in declared)
+        if undeclared:
+            raise StateError(undeclared[0], f"is state that {type(learner).__name__} does not declare: a model file "
+                             "would be written without it; list it in _state_attrs and _state_spec "
+                             "(docs/adding-a-learner.md), or name it without the trailing underscore if it is "
+                             "not state" + (f" (also undeclared: {', '.join(undeclared[1:])})" if undeclared[1:] else ""))
+
+    def spec(self, learner) -> StateSpec:
+        """The declaration of the learner's whole state: the base state's (:func:`_base_spec`)
+        plus, once started, its own (``_state_spec``), which must declare every ``_state_attrs``."""
+        base = _base_spec(learner)
+        own = learner._state_spec() if learner.started_ else None
+        if own is None:
+            return base
+        missing = set(learner._state_attrs) - set(own.fields)
+        if missing:
+            raise StateError(sorted(missing)[0], f"is not declared in {type(learner).__name__}._state_spec")
+        return StateSpec(fields={**base.fields, **own.fields}, sizes={**base.sizes, **own.sizes},
+                         groups=base.groups + tuple(own.groups), rules=base.rules + tuple(own.rules))
+
+    def check_base_values(self, learner) -> None:
+        """The base state's values that the declaration cannot say: the generator, the kernel and
+        the stage (the width window or started)."""
+        if not isinstance(learner.started_, (bool, np.bool_)):
+            raise StateError("started_", f"must be True or False, got {learner.started_!r}")
+        if not isinstance(learner._rng, np.random.Generator):
+            raise StateError("_rng", "must be a random generator")
+        kernel = getattr(learner, "kernel_", None)
+        if kernel is not None and not isinstance(kernel, Kernel):
+            raise StateError("kernel_", f"must be a kernel, got {type(kernel).__name__}")
+        if learner.started_:
+            if kernel is None and "kernel" in param_names(learner):
+                raise StateError("kernel_", "is missing although the learner has started")
+        else:
+            if not learner.inputs.uses_window(learner):
+                raise StateError("started_", "is False but the learner chooses neither its width nor its input scale")
+            if kernel is not None and learner.inputs.chooses_width(learner):
+                raise StateError("kernel_", "is set inside the width window")
+            if not 0 <= learner.n_seen_ < WIDTH_WINDOW:
+                raise StateError("n_seen", f"= {learner.n_seen_} inside the width window of {WIDTH_WINDOW} rows")
+
+    def layout_checker(self, learner) -> "_SpecChecker | None":
+        """The checker of the learner's state against :meth:`spec` (read-only arrays made writable
+        copies first); None before the first example."""
+        if learner.dim_ is None:
+            return None
+        attrs = _BASE_STATE + (tuple(learner._state_attrs) if learner.started_ else ())
+        values = {}
+        for attr in attrs:
+            value = getattr(learner, attr, None)
+            if isinstance(value, np.ndarray) and not value.flags.writeable:
+                value = _writable(value)
                 setattr(learner, attr, value)
-        spec = learner._full_spec()
-        checker = _SpecChecker(learner, spec, values)
-        checker.layout()  # shapes from the headers: nothing large is read before this passes
-        undeclared = sum(n for a, n in sizes.items() if a not in spec.fields)
-        if undeclared > _available_memory():
-            raise ModelFileError(f"{path}: its arrays declare {undeclared} bytes, more than the "
-                                 "memory available")
-        for attr, value in values.items():
-            if isinstance(value, _Header):
-                decl = spec.fields.get(attr)
-                array = cls._npy_read(zf, members["state__" + attr])
-                if array.shape != value.shape or array.dtype != value.dtype:
-                    raise StateError(attr, "changed between its header and its data")
-                values[attr] = _writable(array, getattr(decl, "dtype", None))
-                setattr(learner, attr, values[attr])
-        checker.contents()
+            values[attr] = value
+        return _SpecChecker(learner, self.spec(learner), values)
+
+
+#: the state I/O of every learner that does not give its own
+STATE_IO = StateIO()
+
+
+def _npy_header(zf: zipfile.ZipFile, info: zipfile.ZipInfo, path: str, what: str):
+    """(shape, dtype, data bytes) of a ``.npy`` member, from its header only."""
+    with zf.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version == (1, 0):
+            shape, fortran, dtype = np.lib.format.read_array_header_1_0(fh)
+        elif version in ((2, 0), (3, 0)):
+            shape, fortran, dtype = np.lib.format.read_array_header_2_0(fh)
+        else:
+            raise ModelFileError(f"{path}: array {what}: unsupported .npy version {version}")
+        offset = fh.tell()
+    if dtype.hasobject:
+        raise ModelFileError(f"{path}: not a readable okl model file (array {what} holds Python "
+                             "objects, i.e. pickled data, which okl never loads)")
+    if dtype.kind not in "biuf" or not all(isinstance(n, int) and n >= 0 for n in shape):
+        raise ModelFileError(f"{path}: not a readable okl model file (array {what} has the "
+                             f"unsupported type {dtype} {shape})")
+    nbytes = int(np.prod(shape, dtype=object)) * dtype.itemsize
+    if nbytes != info.file_size - offset:
+        raise ModelFileError(f"{path}: array {what}: its header declares {nbytes} bytes of data but "
+                             f"the file holds {max(info.file_size - offset, 0)}")
+    return _Header(shape, dtype), nbytes
+
+
+def _npy_read(zf: zipfile.ZipFile, info: zipfile.ZipInfo) -> np.ndarray:
+    with zf.open(info) as fh:
+        return np.lib.format.read_array(fh, allow_pickle=False)
+
+
+def _load_zip(cls, zf: zipfile.ZipFile, path: str) -> "Learner":
+    from okl._version import __version__
+
+    if cut_short(zf):
+        raise ModelFileError(f"{path}: truncated or damaged (the zip directory at its end is not the "
+                             "file's own: a zip stored inside it)")
+    members = {info.filename[:-4]: info for info in zf.infolist() if info.filename.endswith(".npy")}
+    if "__meta__" not in members:
+        raise ModelFileError(f"{path}: no okl model header")
+    head, nbytes = _npy_header(zf, members["__meta__"], path, "__meta__")
+    if head.dtype != np.uint8 or len(head.shape) != 1 or nbytes > MAX_HEADER_BYTES:
+        raise ModelFileError(f"{path}: the okl model header must be at most {MAX_HEADER_BYTES} bytes "
+                             f"of text, got a {head.dtype} array of shape {head.shape}")
+    try:
+        meta = json.loads(_npy_read(zf, members["__meta__"]).tobytes().decode())
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ModelFileError(f"{path}: no okl model header ({exc})") from None
+    if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
+        fmt = meta.get("format") if isinstance(meta, dict) else None
+        raise ModelFileError(f"{path}: not an okl model file (format {fmt!r})")
+    if meta.get("format_version") != MODEL_FORMAT_VERSION:
+        raise ModelFileError(f"{path}: model format version {_shown(meta.get('format_version'))} "
+                             f"but this okl ({__version__}) reads version {MODEL_FORMAT_VERSION}")
+    if meta.get("okl_version") != __version__:
+        raise ModelFileError(f"{path}: written by okl {meta.get('okl_version')}, this is okl "
+                             f"{__version__}; state layouts may differ between versions")
+    name = meta.get("name")
+    target = lookup(name) if isinstance(name, str) else None
+    if target is None:
+        raise ModelFileError(f"{path}: unknown learner {name!r}")
+    # (cls None: any learner; a learner's categorical form loads files of its class)
+    if cls is not None and not issubclass(target, getattr(cls, "plain_class", cls)):
+        raise ModelFileError(f"{path}: holds a {target.__name__} ({name}), not a {cls.__name__}")
+    # A header that passed the checks above but does not fit the learner (edited or forged
+    # files) must still fail with ModelFileError, and may only set the learner's own state.
+    try:
+        params = {k: _decode_param(v) for k, v in meta["params"].items()}
+        learner = target(**params)
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise ModelFileError(f"{path}: invalid hyperparameters for {target.__name__} ({exc})") from None
+    learner.name = name
+    try:
+        if meta["dim"] is not None:
+            _load_state(learner, meta, zf, members, path)
+        load_map(learner, meta)
+    except (ModelFileError, MemoryError):
+        raise
+    except StateError as exc:
+        raise ModelFileError(f"{path}: {target.__name__}: {exc}") from None
+    except (KeyError, TypeError, ValueError, AttributeError, OverflowError) as exc:
+        raise ModelFileError(f"{path}: invalid state for {target.__name__} ({exc!r})") from None
+    return learner
+
+
+def _load_state(learner: "Learner", meta: dict, zf: zipfile.ZipFile, members: dict,
+                path: str) -> None:
+    target = type(learner)
+    for key, high in (("dim", MAX_DIM), ("n_seen", MAX_ROUNDS)):
+        value = meta[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not (key != "dim" or value >= 1) \
+                or not 0 <= value <= high:
+            raise StateError(key, f"must be an integer in [{1 if key == 'dim' else 0}, {high}], got {value!r}")
+    learner.dim_ = int(meta["dim"])
+    learner.n_seen_ = int(meta["n_seen"])
+    state = meta["state"]
+    if not isinstance(state, dict) or not all(isinstance(e, dict) for e in state.values()):
+        raise StateError("state", "must map each attribute to its entry")
+    started = state.get("started_", {}).get("value") is True
+    expected = {*_BASE_STATE, *(target._state_attrs if started else ())}
+    if "n_outputs_" in expected and "n_outputs_" not in state:
+        state = {**state, "n_outputs_": {"value": 0}}  # a file from before K outputs: one output
+    for attr, value in getattr(target, "_state_added", {}).items():  # (files from before they were)
+        if attr in expected and attr not in state:
+            state = {**state, attr: {"value": value}}
+    if set(state) != expected:
+        raise ModelFileError(
+            f"{path}: state attributes {sorted(state)} do not match "
+            f"{target.__name__}'s {sorted(expected)}")
+    values: dict[str, Any] = {}
+    sizes: dict[str, int] = {}
+    for attr, entry in state.items():
+        if "array" in entry:
+            info = members.get("state__" + attr)
+            if info is None:
+                raise ModelFileError(f"{path}: state array {attr!r} is missing")
+            values[attr], sizes[attr] = _npy_header(zf, info, path, attr)
+        elif "rng" in entry:
+            rng = np.random.default_rng()
+            rng.bit_generator.state = entry["rng"]
+            values[attr] = rng
+        elif "value" in entry:
+            values[attr] = _decode_param(entry["value"])
+        else:
+            raise StateError(attr, "has neither an array, a generator nor a value")
+    for attr in _BASE_STATE:
+        if not isinstance(values[attr], _Header):
+            setattr(learner, attr, values[attr])
+    learner.files.check_base_values(learner)
+    for attr, value in values.items():
+        if not isinstance(value, _Header):
+            setattr(learner, attr, value)
+    spec = learner.files.spec(learner)
+    checker = _SpecChecker(learner, spec, values)
+    checker.layout()  # shapes from the headers: nothing large is read before this passes
+    undeclared = sum(n for a, n in sizes.items() if a not in spec.fields)
+    if undeclared > _available_memory():
+        raise ModelFileError(f"{path}: its arrays declare {undeclared} bytes, more than the "
+                             "memory available")
+    for attr, value in values.items():
+        if isinstance(value, _Header):
+            decl = spec.fields.get(attr)
+            array = _npy_read(zf, members["state__" + attr])
+            if array.shape != value.shape or array.dtype != value.dtype:
+                raise StateError(attr, "changed between its header and its data")
+            values[attr] = _writable(array, getattr(decl, "dtype", None))
+            setattr(learner, attr, values[attr])
+    checker.contents()

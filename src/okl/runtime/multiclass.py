@@ -104,7 +104,9 @@ from okl.runtime._multiclass_files import FORMAT, VERSION, is_multiclass_file  #
 from okl.runtime._multiclass_files import read_multiclass_model, write_multiclass_model
 from okl.runtime._multiclass_temperature import TEMPERATURE_START, softmax, temperature_update
 from okl.runtime.base import Learner, learner_class, make
+from okl.runtime.modelfile import load_from
 from okl.runtime.trace import Trace
+from okl.runtime.hyperparameters import param_names
 
 
 def _plain_label(label):
@@ -131,8 +133,19 @@ def _copy(learner: Learner) -> Learner:
     """An exact, independent copy of a learner, through its model file (the path every state
     takes), in memory."""
     buffer = io.BytesIO()
-    learner._write_model(buffer)
-    return Learner._load_from(buffer, f"a copy of the {learner.name} learner")
+    learner.files.write(learner, buffer)
+    return load_from(buffer, f"a copy of the {learner.name} learner")
+
+
+class _StreamRounds:
+    """``okl stream``'s per-event interface of a :class:`MultiClass` (what a learner's
+    :class:`okl.runtime.events.EventPath` gives it): its own rounds."""
+
+    def learn_round(self, model, x, label):
+        return model._learn_round(x, label)
+
+    def learn_rounds(self, model, X, labels):
+        return model._learn_rounds(X, labels)
 
 
 class MultiClass:
@@ -151,6 +164,8 @@ class MultiClass:
     """
 
     task = "classification"
+    #: ``okl stream``'s rounds, as a learner's ``events`` gives them
+    events = _StreamRounds()
 
     def __init__(self, learner: str = "auto", params: dict[str, Any] | None = None, classes=None,
                  random_state: int | None = None):
@@ -201,9 +216,9 @@ class MultiClass:
         self.classes_.append(label)
         if self.core_ is not None:
             if self.core_.n_outputs_ == 0:
-                self.core_._set_outputs([1.0])
+                self.core_.heads.set_outputs(self.core_, [1.0])
             elif self.core_.n_outputs_ < len(self.classes_):
-                self.core_._grow_outputs(len(self.classes_))
+                self.core_.heads.grow_outputs(self.core_, len(self.classes_))
             return
         self.heads_.append(head if head is not None else self._new_head(len(self.heads_)))
         self.signs_.append(sign)
@@ -232,7 +247,7 @@ class MultiClass:
         if out.core_ is not None and learner.name != "auto" and learner.dim_ is not None:
             out.core_ = _core_from_binary(learner, [s for _, s in labels], random_state)
         elif out.core_ is not None:
-            learner._set_outputs([s for _, s in labels])
+            learner.heads.set_outputs(learner, [s for _, s in labels])
             out.core_ = learner
         if out.core_ is not None:  # K outputs: the learner's model and its mirror become outputs
             for label, _ in labels:
@@ -246,7 +261,7 @@ class MultiClass:
         out.n_seen_ = learner.n_seen_
         return out
 
-    # ---- okl stream's interface (Learner._learn_round / _learn_rounds) --------------------------
+    # ---- okl stream's interface (EventPath.learn_round / learn_rounds) --------------------------
 
     def _learn_round(self, x, label) -> np.ndarray:
         """learn_one returning the K margins before learning (-inf: a class new at this event)."""
@@ -273,7 +288,7 @@ class MultiClass:
         return dims[0] if dims else None
 
     def _uses_window(self) -> bool:
-        return self._template._uses_window()
+        return self._template.inputs.uses_window(self._template)
 
     # ---- learning ---------------------------------------------------------------------------
 
@@ -296,7 +311,7 @@ class MultiClass:
         if self.core_ is not None:
             before = self.core_.n_seen_
             try:
-                margins = np.array(self.core_._learn_round(x, float(k)), dtype=float)
+                margins = np.array(self.core_.events.learn_round(self.core_, x, float(k)), dtype=float)
             except Exception:
                 if added and self.core_.n_seen_ == before:
                     self._remove_last()  # x was refused before anything was learned
@@ -310,7 +325,7 @@ class MultiClass:
         margins = np.full(len(self.heads_), -np.inf)
         try:
             for j, (head, sign) in enumerate(zip(self.heads_, self.signs_)):
-                f = head._learn_round(x, sign if j == k else -sign)  # learn_one, returning f before learning
+                f = head.events.learn_round(head, x, sign if j == k else -sign)  # learn_one, returning f before learning
                 if not (added and j == k):
                     margins[j] = sign * f
                 learned += 1
@@ -326,7 +341,7 @@ class MultiClass:
         label = self.classes_.pop()
         del self._index[label]
         if self.core_ is not None:
-            self.core_._drop_last_output()
+            self.core_.heads.drop_last_output(self.core_)
             return
         self.heads_.pop()
         self.signs_.pop()
@@ -342,7 +357,7 @@ class MultiClass:
 
     def _learn_block(self, X, labels, trace: bool, exact: bool = False):
         """Every head over its rows (from its class's first row), by ``run`` or, ``exact``, by
-        its per-event arithmetic in compiled loops (``Learner._learn_rounds``: decisions that do
+        its per-event arithmetic in compiled loops (``EventPath.learn_rounds``: decisions that do
         not depend on how a stream is cut into blocks, as okl stream's resume needs)."""
         X = check_matrix(X, self.dim_)
         labels = list(labels)
@@ -373,7 +388,7 @@ class MultiClass:
                 continue
             targets = np.where(y[start:] == k, sign, -sign)
             t0 = time.perf_counter()
-            decisions = head._learn_rounds(X[start:], targets) if exact else head.run(X[start:], targets).decisions
+            decisions = head.events.learn_rounds(head, X[start:], targets) if exact else head.run(X[start:], targets).decisions
             seconds += time.perf_counter() - t0
             D[start:, k] = sign * decisions
         for k in range(n_old, len(starts)):
@@ -397,12 +412,12 @@ class MultiClass:
         core = self.core_
         for c, e in enumerate(cuts):
             if e > s:
-                core._ensure_started(X.shape[1])
+                core.inputs.ensure_started(core, X.shape[1])
                 if exact:
-                    out = core._learn_events(X[s:e], y[s:e])
+                    out = core.events.learn_events(core, X[s:e], y[s:e])
                 else:
                     with one_blas_thread():
-                        out = core._advance(X[s:e], y[s:e])
+                        out = core.inputs.advance(core, X[s:e], y[s:e])
                 D[s:e, :out.shape[1]] = out
                 s = e
             if c < len(new_labels):
@@ -482,7 +497,7 @@ class MultiClass:
                 first = {k: v for k, v in first.items()
                          if not k.startswith("weight[") and k not in ("carried_by", "members", "members_alive",
                                                                         "members_outside_engine", "aggregation_rate")}
-                if "kernel" not in learner_class(self.learner)._param_names():
+                if "kernel" not in param_names(learner_class(self.learner)):
                     first.pop("sigma", None)
                     first.pop("width_rule", None)
                 if self.core_.started_:

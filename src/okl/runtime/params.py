@@ -17,7 +17,7 @@ SHARED_PARAMETER_DOCS = {
     "kernel": """kernel : Kernel or None, default None (a Gaussian whose width is chosen from the stream's first rows)""",
     "center_targets": """center_targets : bool, default True
     Regression: predict the targets' running mean plus this model of the residual
-    (``Learner._centers_targets``); False: the paper's model alone.""",
+    (``Heads.centers_targets``); False: the paper's model alone.""",
     "scale": """scale : {"auto", "symlog", "range", "affine"} or None, default "auto"
     The per-feature input map fixed in the first 50 rows (:mod:`okl.scaling`): "auto" is
     "symlog" unless a kernel is given, "symlog" / "range" / "affine" always, None uses the

@@ -6,6 +6,7 @@ from typing import Any
 
 from okl.kernels import RBF
 from okl.runtime import plugins
+from okl.runtime.hyperparameters import param_names
 
 
 # --------------------------------------------------------------------------------------------
@@ -184,4 +185,4 @@ def lookup(name: str) -> type | None:
 
 def accepts(name: str, param: str) -> bool:
     """Whether the registered learner takes hyperparameter ``param``."""
-    return param in learner_class(name)._param_names()
+    return param in param_names(learner_class(name))

@@ -8,8 +8,7 @@ from typing import Any
 
 import numpy as np
 
-import okl.calibration as calibration
-from okl.kernels import WIDTH_WINDOW, Kernel, kernel_from_dict
+from okl.kernels import Kernel, kernel_from_dict
 from okl.losses import Loss, get_loss
 
 
@@ -146,31 +145,18 @@ class StateError(ValueError):
         self.field = field_name
 
 
+#: the base state's fields in the order they are checked (the input map's and the heads' interleaved
+#: as they were declared together)
+_BASE_ORDER = ("warmup_X_", "warmup_y_", "target_sum_", "calibration_", "scale_center_", "scale_spread_")
+
+
 def _base_spec(learner: "Learner") -> StateSpec:
-    """The declaration of the state every learner saves (:data:`_BASE_STATE`)."""
-    # the sum of the targets learned so far (regression with ``center_targets``; 0 otherwise)
-    total = {"target_sum_": Num(float)}
-    # the online calibration of a classifier's decisions (okl.calibration): one row per output
-    total["calibration_"] = Arr(("_outputs", calibration.N_STATE), optional=True)
-    calib = ((lambda m: (m.calibration_ is None) == (m.task != "classification" or bool(m.n_outputs_))
-              and (m.calibration_ is None or calibration.state_ok(m.calibration_)), "calibration_",
-              "must be a valid calibration state (okl.calibration) for a one-output classifier, None otherwise"),
-             (lambda m: not m.n_outputs_ or m.warmup_y_ is None or bool(
-                 ((m.warmup_y_ >= 0) & (m.warmup_y_ < m.n_outputs_) & (m.warmup_y_ == np.round(m.warmup_y_))).all()),
-              "warmup_y_", "must hold class indices 0..K-1 in a learner with K outputs"))
-    if not learner.started_:
-        return StateSpec(fields={"warmup_X_": Arr((WIDTH_WINDOW, "dim")), "warmup_y_": Arr((WIDTH_WINDOW,)),
-                                 **total, "scale_center_": Arr(("dim",), optional=True),
-                                 "scale_spread_": Arr(("dim",), optional=True)},
-                         sizes={"_outputs": (1, 1)}, rules=calib)
-    # the input scale (okl.scaling): fixed in the window when the learner scales its input
-    optional = not learner._scales_input()
-    scale = {"scale_center_": Arr(("dim",), optional=optional),
-             "scale_spread_": Arr(("dim",), low=0.0, optional=optional)}
-    # started: None, or (inside _finish_warmup) the rows being learned
-    return StateSpec(sizes={"_warmup": (0, WIDTH_WINDOW), "_outputs": (1, 1)}, fields={
-        "warmup_X_": Arr(("_warmup", "dim"), optional=True), "warmup_y_": Arr(("_warmup",), optional=True),
-        **total, **scale}, groups=(("scale_center_", "scale_spread_"),), rules=calib)
+    """The declaration of the state every learner saves (:data:`_BASE_STATE`): its input map's
+    (:meth:`okl.runtime.inputs.InputMap.spec`) and its heads' (:meth:`okl.runtime.heads.Heads.spec`)."""
+    inputs, heads = learner.inputs.spec(learner), learner.heads.spec(learner)
+    fields = {**inputs.fields, **heads.fields}
+    return StateSpec(fields={k: fields[k] for k in _BASE_ORDER}, sizes={**inputs.sizes, **heads.sizes},
+                     groups=tuple(inputs.groups) + tuple(heads.groups), rules=tuple(inputs.rules) + tuple(heads.rules))
 
 
 class _SpecChecker:

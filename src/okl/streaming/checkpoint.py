@@ -17,7 +17,7 @@ from okl._files import write_atomically
 from okl.runtime._multiclass_files import is_multiclass_file
 from okl.runtime.base import MAX_DIM, Learner, ModelFileError
 from okl.runtime.categorical import input_width
-from okl.runtime.modelfile import open_model_zip, zip_entry
+from okl.runtime.modelfile import load_from, open_model_zip, write_model, zip_entry
 from okl.runtime.multiclass import MultiClass
 
 
@@ -93,7 +93,7 @@ def write_checkpoint(path: str, learner: Learner, config: StreamConfig, position
 
     # the model goes into the zip from memory: no second temporary file on the checkpoint's disk
     buffer = io.BytesIO()
-    learner._write_model(buffer)  # (a Learner's or a MultiClass's model file)
+    write_model(learner, buffer)  # (a Learner's or a MultiClass's model file)
     model_bytes = buffer.getvalue()
     header = {"format": CHECKPOINT_FORMAT, "format_version": CHECKPOINT_FORMAT_VERSION,
               "okl_version": __version__, "config": asdict(config), "position": asdict(position),
@@ -197,7 +197,7 @@ def read_checkpoint(path: str) -> tuple[Learner, StreamConfig, StreamPosition]:
         try:
             model = zip_entry(zf, entries["model.npz"], path)
             learner = (MultiClass._load_from(model, name) if is_multiclass_file(model)
-                       else Learner._load_from(model, name))
+                       else load_from(model, name))
         except ModelFileError as exc:
             raise CheckpointError(str(exc)) from None
     check_position(path, position, learner)

@@ -91,7 +91,7 @@ Blocks
     (svmlight: :func:`okl.data.readers.parse_svmlight_block`, scikit-learn's reader, into a CSR
     block; ``--n-hashed``: :func:`okl.streaming.lines.parse_hashed_line` per line, into a CSR
     block; CSV: the per-line parser) and learned a run at a time through the learner's per-event arithmetic in
-    its compiled loops (``Learner._learn_rounds``); unlabelled events, CSV headers and anything
+    its compiled loops (``EventPath.learn_rounds``); unlabelled events, CSV headers and anything
     the block parser does not take plainly (a bad line, an unusual label) go one line at a time,
     as before. Runs are cut where a checkpoint is due, so checkpoints hold exactly the positions
     of a line-at-a-time run, and every decision equals ``learn_one``'s bit for bit whatever the
@@ -218,7 +218,7 @@ class StreamRunner(StreamLabels):
             saved, n_names = (self.learner, self.multi), len(self.pos.label_names)
             try:
                 y = self._target(label, where)
-                f = self.learner._learn_round(x, y)  # as _learn_rows: one event at a time
+                f = self.learner.events.learn_round(self.learner, x, y)  # as _learn_rows: one event at a time
             except ValueError as exc:  # the learner validates before changing any state
                 self.learner, self.multi = saved  # (a switch to K classes built a new learner)
                 del self.pos.label_names[n_names:]  # (and a refused event names no class)
@@ -415,7 +415,7 @@ class StreamRunner(StreamLabels):
             raise ValueError("width")  # the per-line path names the line
         if self.pos.dim is None:
             self._first_width(int(X.shape[1]))
-        f = learner._learn_rounds(learner_rows(learner, X, self.config.n_hashed is not None), y)
+        f = learner.events.learn_rounds(learner, learner_rows(learner, X, self.config.n_hashed is not None), y)
         if self.pos.dim is None:
             self.pos.dim = int(X.shape[1])
         n = f.shape[0]

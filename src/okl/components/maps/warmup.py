@@ -1,6 +1,6 @@
 """The width window (component ``"warmup"`` of :mod:`okl.components`): before a learner's state
 exists its first rows are buffered, and predicted by the running label mean (the runtime's
-:meth:`okl.runtime.base.Learner._warmup_decision`). Only in the single learners' per-event plan
+:meth:`okl.runtime.inputs.InputMap.warmup_decision`). Only in the single learners' per-event plan
 (:mod:`okl.engine.fastpath`; the header slots of :mod:`okl.components.header`): the rows at
 ``O_SV``, their labels at ``O_W``, the window's length in ``M``. O(d) a round."""
 
@@ -29,7 +29,7 @@ def warmup_event_decision(F, n):
 
 @jit
 def warmup_event_learn(F, x, y, n):
-    """Buffer row x with its label y as row n of the window (:meth:`Learner._advance` inside it):
+    """Buffer row x with its label y as row n of the window (:meth:`okl.runtime.inputs.InputMap.advance` inside it):
     (the decision before, 0 or WINDOW_DONE when the window is full), or (NaN, BAD_ROW) with
     nothing changed."""
     d = x.shape[0]
