@@ -104,8 +104,9 @@ def framework_server(kind: str, port: int) -> None:
     if kind == "floor":
         answer = b'{"decision":0.0,"prediction":1,"proba":{"-1":0.5,"1":0.5},"new_key":true}'
 
-        lines = (b'{"decision":-3.91981162050801,"prediction":-1,"proba":{"-1":0.99873656315428,'
-                 b'"1":0.0012634368457198914},"new_key":false}\n', b'{"learned":true,"duplicate":false,"id":"e1-1234"}\n')
+        lines = ((b'{"decision":-3.91981162050801,"prediction":-1,"proba":{"-1":0.99873656315428,'
+                  b'"1":0.0012634368457198914},"new_key":false}\n'),
+                 b'{"learned":true,"duplicate":false,"id":"e1-1234"}\n')
 
         async def app(scope, receive, send):  # does nothing: the client's, the kernel's and uvicorn's cost
             if scope["type"] != "http":
