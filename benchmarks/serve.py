@@ -1,6 +1,7 @@
 """okl serve under load on 127.0.0.1, beside the same learner in-process in the same run.
 
 usage: python benchmarks/serve.py [--quick] [--learners linear,fogd,auto] [--frameworks-only] [--latency-only]
+                                   [--ndjson-only]
 
 1. frameworks: the single-event predict path (one request, one event) on three ASGI stacks over
    the same shard, each on uvicorn in its own process, 2,000 sequential requests: Starlette
@@ -18,6 +19,10 @@ usage: python benchmarks/serve.py [--quick] [--learners linear,fogd,auto] [--fra
    ASGI app on the same uvicorn (a constant answer of the same size: what the client, the kernel
    and uvicorn cost without any server work), alternated twice in the same run; p50/p99 and the
    server's CPU per request.
+5. the acceptance check's NDJSON loop (its client's json.dumps of each event, the round trip, its
+   json.loads of each answer line; 1,000 events a request) against `okl serve --learner linear` and
+   against a do-nothing app answering a line an event (the bound any server can reach), beside auto
+   and linear in-process per event, alternated twice in the same run.
 Prints tables (markdown); the numbers in docs/results/serve.md come from this script.
 """
 
@@ -99,14 +104,25 @@ def framework_server(kind: str, port: int) -> None:
     if kind == "floor":
         answer = b'{"decision":0.0,"prediction":1,"proba":{"-1":0.5,"1":0.5},"new_key":true}'
 
+        lines = ((b'{"decision":-3.91981162050801,"prediction":-1,"proba":{"-1":0.99873656315428,'
+                  b'"1":0.0012634368457198914},"new_key":false}\n'),
+                 b'{"learned":true,"duplicate":false,"id":"e1-1234"}\n')
+
         async def app(scope, receive, send):  # does nothing: the client's, the kernel's and uvicorn's cost
             if scope["type"] != "http":
                 return
-            while (await receive()).get("more_body"):
-                pass
+            body, more = [], True
+            while more:
+                msg = await receive()
+                body.append(msg.get("body", b""))
+                more = msg.get("more_body", False)
+            out = answer
+            if scope["path"] == "/v1/events":  # an answer line an event, of okl serve's sizes (predict, learn)
+                n = b"".join(body).count(b"\n")
+                out = lines[0] * ((n + 1) // 2) + lines[1] * (n // 2)
             await send({"type": "http.response.start", "status": 200, "headers": [
-                (b"content-type", b"application/json"), (b"content-length", str(len(answer)).encode())]})
-            await send({"type": "http.response.body", "body": answer})
+                (b"content-type", b"application/json"), (b"content-length", str(len(out)).encode())]})
+            await send({"type": "http.response.body", "body": out})
 
         uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False, lifespan="off",
                     server_header=False, date_header=False)
@@ -266,12 +282,27 @@ def load(learner, n, clients, rate, n_keys) -> list:
     return rows
 
 
-# ---- the client's share of the acceptance check's NDJSON ratio -------------------------------
+# ---- the acceptance check's NDJSON ratio, and what bounds it ----------------------------------
+
+def check_client(port, events) -> float:
+    """Seconds for the acceptance check's timed loop exactly: per request of 1,000 events its
+    client's ``json.dumps`` of each event, the HTTP round trip, ``decode`` + ``splitlines`` and
+    ``json.loads`` of each answer line."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    t0 = time.perf_counter()
+    for i in range(0, len(events), 1000):
+        body = ("\n".join(json.dumps(e) for e in events[i:i + 1000]) + "\n").encode()
+        out = post(conn, "/v1/events", body, "application/x-ndjson")
+        lines = [json.loads(line) for line in out.decode().splitlines() if line.strip()]
+        assert len(lines) == min(1000, len(events) - i)
+    return time.perf_counter() - t0
+
 
 def client_floor(n_pairs: int) -> None:
-    """The acceptance check times ``post_events`` (its client encodes each event with json.dumps and
-    decodes each answer line with json.loads) against ``predict_one`` + ``learn_one`` in-process. The
-    client's own JSON work alone bounds the ratio any server can reach: printed here, same run."""
+    """The acceptance check times its client's loop against ``okl serve`` (``check_client``)
+    beside ``predict_one`` + ``learn_one`` in-process. The same loop against a do-nothing server
+    (uvicorn, an answer line an event of okl serve's sizes, no work) is the bound any server can
+    reach: printed beside okl serve and the learners in-process, same run, alternated twice."""
     import okl
 
     rng = np.random.default_rng(1)
@@ -280,28 +311,40 @@ def client_floor(n_pairs: int) -> None:
     for i in range(n_pairs):
         events.append({"op": "predict", "id": f"e{i}", "x": X[i].tolist()})
         events.append({"op": "learn", "id": f"e{i}", "y": 1 if X[i, 0] > 0 else -1})
-    answer = (json.dumps({"decision": 0.123456789, "prediction": 1, "proba": {"-1": 0.4, "1": 0.6}, "new_key": False})
-              + "\n" + json.dumps({"learned": True, "duplicate": False, "new_key": False, "id": "e1"}) + "\n") * 500
-    print("\n## The acceptance check's client-side JSON against the learner in-process (same run)\n")
-    print("| learner | in-process events/s | client encode + decode alone, events/s | best ratio any server can reach |")
-    print("|---|---:|---:|---:|")
-    t0 = time.perf_counter()
-    for i in range(0, len(events), 1000):
-        ("\n".join(json.dumps(e) for e in events[i:i + 1000]) + "\n").encode()
-        [json.loads(line) for line in answer.splitlines() if line.strip()]
-    client = len(events) / (time.perf_counter() - t0)
-    for learner in ("auto", "linear"):
-        m = okl.make(learner, random_state=0)
-        m.learn_one(np.zeros(DIM), 1.0)
-        t0 = time.perf_counter()
-        for e in events:
-            if e["op"] == "predict":
-                x = np.asarray(e["x"])
-                m.predict_one(x)
-            else:
-                m.learn_one(x, float(e["y"]))
-        rate = len(events) / (time.perf_counter() - t0)
-        print(f"| {learner} | {rate:,.0f} | {client:,.0f} | {client / rate:.2f}x |")
+    print("\n## The acceptance check's NDJSON loop (1,000 events a request, 1 client) and what bounds it\n")
+    print("| what | events/s | load average |\n|---|---:|---:|")
+    for rnd in range(2):
+        for learner in ("auto", "linear"):
+            m = okl.make(learner, random_state=0)
+            m.learn_one(np.zeros(DIM), 1.0)
+            m.predict_one(np.zeros(DIM))  # (the compiled code loaded before the clock, as in a long run)
+            t0 = time.perf_counter()
+            for e in events:
+                if e["op"] == "predict":
+                    x = np.asarray(e["x"])
+                    m.predict_one(x)
+                else:
+                    m.learn_one(x, float(e["y"]))
+            print(f"| {learner} in-process, predict_one + learn_one | "
+                  f"{len(events) / (time.perf_counter() - t0):,.0f} | {os.getloadavg()[0]:.2f} |")
+        for kind in ("floor", "okl"):
+            port = free_port()
+            cmd = ["okl", "serve", "--learner", "linear", "--store", tempfile.mkdtemp(prefix="okl-serve-tp-"),
+                   "--port", str(port)] if kind == "okl" else [sys.executable, __file__, "--framework-server",
+                                                                "floor", "--port", str(port)]
+            proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+            try:
+                wait_up(port, proc)
+                check_client(port, events[:200])
+                cpu0 = proc_cpu(proc.pid)
+                t = check_client(port, events)
+                cpu = (proc_cpu(proc.pid) - cpu0) / len(events) * 1e6
+                name = ("okl serve --learner linear" if kind == "okl" else "do-nothing ASGI app (the bound)")
+                print(f"| {name}: the check's client loop (server CPU {cpu:.1f} us an event) | "
+                      f"{len(events) / t:,.0f} | {os.getloadavg()[0]:.2f} |")
+            finally:
+                os.killpg(proc.pid, signal.SIGTERM)
+                proc.wait(30)
 
 
 # ---- 4. predict latency against a do-nothing server ----------------------------------------------
@@ -383,6 +426,7 @@ def main():
     ap.add_argument("--learners", default="linear,fogd,auto")
     ap.add_argument("--frameworks-only", action="store_true")
     ap.add_argument("--latency-only", action="store_true")
+    ap.add_argument("--ndjson-only", action="store_true")
     ap.add_argument("--framework-server")
     ap.add_argument("--port", type=int)
     args = ap.parse_args()
@@ -392,6 +436,9 @@ def main():
     print(f"load average at start: {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores")
     if args.latency_only:
         latency_floor(4 if args.quick else 8)
+        return
+    if args.ndjson_only:
+        client_floor(4000 if args.quick else 20000)
         return
     frameworks(500 if args.quick else 2000)
     if args.frameworks_only:

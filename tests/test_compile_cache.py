@@ -265,3 +265,23 @@ def test_damaged_entries_in_a_read_only_cache_are_compiled_elsewhere_and_named(t
     assert "okl compile --force" in run.stderr and str(home / ".cache" / "okl") in run.stderr
     again = _python(LINEAR, env, cwd=tmp_path, wrap=wrap)  # (the user cache now holds them)
     assert again.returncode == 0 and again.stdout == run.stdout and NOTICE not in again.stderr, again.stderr
+
+
+def test_loading_a_cached_entry_installs_none_of_numbas_registries_and_a_compile_after_it_works(tmp_path):
+    """A cached entry is loaded without Numba's registry refresh (okl._cache.PackageCache.load_overload:
+    0.2-0.5 s of imports, cffi and pycparser among them, at a process's first compiled call): the
+    same numbers as the process that compiled, none of those modules imported, and a function
+    compiled afterwards in the same process (Numba's compiler refreshes the registries itself) runs."""
+    env = _env(NUMBA_CACHE_DIR=tmp_path / "cache")
+    code = (LINEAR + "; import sys; print(sorted(m for m in ('numba.core.typing.cffi_utils', 'numba.typed.typeddict', "
+            "'numba.np.random.generator_methods', 'cffi') if m in sys.modules)); "
+            "import numpy as np; from okl._jit import jit; f = jit(lambda a: np.sort(a)[::-1].sum() + len({1: 2})); "
+            "print(f(np.arange(4.0)))")
+    compiled = _python(code, env)
+    assert compiled.returncode == 0 and NOTICE in compiled.stderr, compiled.stderr
+    loaded = _python(code, env)
+    assert loaded.returncode == 0 and NOTICE not in loaded.stderr, loaded.stderr
+    rate, modules, after = loaded.stdout.split("\n")[:3]
+    assert rate == compiled.stdout.split("\n")[0]
+    assert modules == "[]", modules
+    assert float(after) == 7.0

@@ -38,6 +38,7 @@ import tempfile
 
 from numba.core import config
 from numba.core.caching import Cache, CompileResultCacheImpl, FunctionCache, IndexDataCacheFile, NullCache
+from numba.core.runtime import rtsys
 
 PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 #: the package's own cache, filled when okl is built (pip install, python -m build)
@@ -198,6 +199,22 @@ class PackageCache(Cache):
         self._cache_file = self.writer or self.files[-1]
         self._cache_path = self._cache_file._cache_path
         self.enable()
+
+    def load_overload(self, sig, target_context):
+        """Numba's ``Cache.load_overload`` without its ``target_context.refresh()``. That refresh
+        installs every typing and lowering registry Numba has (it imports ~80 modules: NumPy's
+        and the typed containers' implementations, cffi and pycparser): 0.2-0.5 s, paid by the
+        first compiled call of a process. A cached entry is machine code already typed and
+        lowered, so loading it needs only the symbols its code links to: Numba's C helpers and
+        math functions (installed when the context is made), the NRT's (installed below) and the
+        hash secret (:mod:`numba.cpython.hashing`, at its import); no other Numba module adds a
+        symbol (``parallel=True``'s, which okl does not use). A cache miss compiles, and Numba's
+        compiler refreshes the registries itself (``CompilerBase.__init__``)."""
+        rtsys.initialize(target_context)
+        import numba.cpython.hashing  # noqa: F401  (its import adds the hash secret's symbols)
+
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
 
     def _load_overload(self, sig, target_context):
         if not self._enabled:
