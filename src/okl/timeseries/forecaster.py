@@ -59,7 +59,6 @@ import numpy as np
 
 from okl.intervals import ConformalHead, Interval
 from okl.timeseries.season import detect_period
-from okl.timeseries.smoothing import SmoothingFamily
 
 #: candidate orders when ``order`` is None (a doubling grid around the embeddings the literature
 #: uses: 6 for Lorenz, 7 for Mackey-Glass and Santa Fe)
@@ -130,7 +129,6 @@ class Forecaster:
         self.positive_ = True          # every value so far > 0: the log members live
         self.lo_, self.hi_ = math.inf, -math.inf  # the smallest and largest value seen
         self.exog_keys_: list | None = None
-        self.smooth_: SmoothingFamily | None = None  # the exponential-smoothing candidates
 
     # ---- the series ---------------------------------------------------------------------------
 
@@ -220,7 +218,7 @@ class Forecaster:
                             continue
                         self.specs_.append((season, order, name, None if width is None else width * unit, params, log))
         H = max(len(self.models_), 1)
-        self.models_, self.heads_, self.pending_, self.smooth_ = [], [], [], None
+        self.models_, self.heads_, self.pending_ = [], [], []
         self.loss_ = np.zeros((0, len(self.specs_)))
         self.weight_ = np.zeros((0, len(self.specs_)))
         self.alive_ = np.zeros((0, len(self.specs_)), dtype=bool)
@@ -257,10 +255,6 @@ class Forecaster:
         self.alive_ = np.vstack([self.alive_, np.tile(live, (H - first, 1))])
         for t in range(self.offset_, self.offset_ + len(self.y_)):
             self._learn_at(t, range(first + 1, H + 1))
-        if self.learner == "auto":  # (cheap: the family is rebuilt for the new horizons, the history replayed)
-            self.smooth_ = SmoothingFamily(self.scale_[2], self.positive_, H, self.discount)
-            for t in range(self.offset_, self.offset_ + len(self.y_)):
-                self.smooth_.learn_one(t, self._value(t))
 
     def _learn_at(self, t: int, horizons) -> None:
         """y_t arrives: at each horizon h, score the members' forecasts of y_t made at u = t - h,
@@ -391,8 +385,6 @@ class Forecaster:
                 self._build()
                 return self
         self._learn_at(n - 1, range(1, len(self.models_) + 1))
-        if self.smooth_ is not None:
-            self.smooth_.learn_one(n - 1, y)
         self.rounds_ += 1
         if self.rounds_ >= self.burn:
             self._prune()
@@ -445,25 +437,12 @@ class Forecaster:
     def _recursive(self, t: int, h: int) -> float | None:
         """The recursive forecast of y_{t+h} made at t, when it leads horizon h; else None."""
         if h < 2 or h > len(self.rec_loss_) or not 0.0 < self.rec_weight_[h - 1] or not (
-                self.rec_loss_[h - 1] / self.rec_weight_[h - 1] < self._best(h, t)[0]):
+                self.rec_loss_[h - 1] / self.rec_weight_[h - 1] < float(np.min(self._score(h)))):
             return None
         for o, path in self.paths_:
             if o == t and h <= len(path):
                 return float(path[h - 1])
         return None
-
-    def _best(self, h: int, t: int) -> tuple[float, float | None]:
-        """The lowest score at horizon h among the direct members and the smoothing settings, and
-        the leading setting's forecast made at t when a setting leads (else None)."""
-        best = float(np.min(self._score(h)))
-        if self.smooth_ is None or h > self.smooth_.horizons:
-            return best, None
-        made = self.smooth_.forecasts(t, h)
-        if made is None:
-            return best, None
-        score = np.where(np.isfinite(made), self.smooth_.score(h), np.inf)
-        k = int(np.argmin(score))
-        return (float(score[k]), self._out(float(made[k]), False)) if score[k] < best else (best, None)
 
     def _predict(self, h: int, t: int | None = None, direct: bool = False) -> float:
         t = self.n_ - 1 if t is None else t
@@ -471,9 +450,6 @@ class Forecaster:
             rec = self._recursive(t, h)
             if rec is not None:
                 return rec
-        score, smoothed = self._best(h, t)
-        if smoothed is not None and not direct:
-            return smoothed
         j = int(np.argmin(self._score(h)))
         season, order, log = self.specs_[j][0], self.specs_[j][1], self.specs_[j][5]
         m = self.models_[h - 1][j]
