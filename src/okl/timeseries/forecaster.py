@@ -43,9 +43,12 @@ values; AirlinePassengers: found at 25 values, two years and a month). At 2, 4, 
 it moved by more than a factor sqrt 2 (a width grid step) or a season appeared.
 
 **Intervals**: one :class:`okl.intervals.ConformalHead` per horizon, fed the errors of the
-forecasts the Forecaster answered h rounds earlier (what a user got, not a refit's):
-``forecast_interval(horizon, alpha)``. Lorenz, 90 %: coverage 88.5 % one step ahead and 70.7 % ten
-steps ahead when the head was fed the members' refit errors instead (docs/results/timeseries.md).
+forecasts the Forecaster answered h rounds earlier (what a user got, not a refit's), each judged
+a miss or not by the interval answered with it (the head's snapshot then: its scale and half-width;
+adaptive conformal inference's err_t is of the set issued for y_t): ``forecast_interval(horizon,
+alpha)``. Lorenz, 90 %, ten steps ahead: 70.7 % when the head was fed the members' refit errors,
+79.2 % with the answered forecasts judged by the head's state h rounds later, 88.5 % judged by the
+interval answered (docs/results/timeseries.md).
 
 Cost per learned value: O(H x members x M^2) for KRLS-T members of budget M (H horizons).
 """
@@ -124,7 +127,8 @@ class Forecaster:
         self.rec_weight_ = np.zeros(0)
         self.pending_: list[dict] = []  # [h - 1]: {origin u: every member's forecast of y_{u+h} made at u}
         self.paths_: list[tuple[int, list[float]]] = []  # (origin t, the recursive forecasts of t + 1 ..)
-        self.issued_: list[tuple[int, list[float]]] = []  # (origin t, what forecast() answered at t)
+        # (origin t, what forecast() answered at t, each horizon's head snapshot then: the interval's make)
+        self.issued_: list[tuple[int, list[float], list]] = []
         self.scale_ = (0.0, 0.0, 0)    # (std of values, std of seasonal differences, season) they were built with
         self.positive_ = True          # every value so far > 0: the log members live
         self.lo_, self.hi_ = math.inf, -math.inf  # the smallest and largest value seen
@@ -290,12 +294,14 @@ class Forecaster:
                     if x is None:
                         x = rows[(season, order, log)] = self._row(season, order, u, h, log)
                     models[j].learn_one(x, (math.log(y) if log else y) - self._base(season, u, h, log))
-                issued = self._issued(u, h)  # the forecast answered at u: the head scores what users got
+                # the forecast and interval answered at u: the head scores what users got, a miss
+                # of that interval a miss (module docstring, Intervals)
+                issued, snapshot = self._issued(u, h)
                 if issued is None:
                     rec = self._recursive(u, h)
                     issued = lead_pred if rec is None else rec
                 if math.isfinite(issued):
-                    self.heads_[h - 1].update(issued, y)
+                    self.heads_[h - 1].update(issued, y, issued=snapshot)
             if not self.exog_keys_:
                 pending[t] = self._forecasts(t, h)
 
@@ -425,14 +431,15 @@ class Forecaster:
             del self.y_[len(self.y_) - added:]
             del self.x_[len(self.x_) - added:]
         self.paths_ = kept + [(t, path)]
-        self.issued_ = [(o, f) for o, f in self.issued_ if t - o < len(f)] + [
-            (t, [self._predict(h) for h in range(1, H + 1)])]
+        self.issued_ = [(o, f, q) for o, f, q in self.issued_ if t - o < len(f)] + [
+            (t, [self._predict(h) for h in range(1, H + 1)], [head.snapshot() for head in self.heads_[:H]])]
 
-    def _issued(self, t: int, h: int) -> float | None:
-        for o, f in self.issued_:
+    def _issued(self, t: int, h: int) -> tuple[float | None, tuple | None]:
+        """(the forecast of y_{t+h} answered at t, its head's snapshot then), or (None, None)."""
+        for o, f, q in self.issued_:
             if o == t and h <= len(f):
-                return float(f[h - 1])
-        return None
+                return float(f[h - 1]), (q[h - 1] if h <= len(q) else None)
+        return None, None
 
     def _recursive(self, t: int, h: int) -> float | None:
         """The recursive forecast of y_{t+h} made at t, when it leads horizon h; else None."""
