@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from okl.intervals import ConformalHead
+from okl.timeseries.mixing import TemperedMix
 
 #: the largest forecaster.json a file may hold (the series, the members' specs and losses: an
 #: untrusted file cannot make load read more)
@@ -39,7 +40,7 @@ def save_forecaster(fc, path) -> None:
             "issued": [[o, list(p), [[u, [[a, v if math.isfinite(v) else None] for a, v in qs.items()]] for u, qs in q]]
                        for o, p, q in fc.issued_],
             "pending": [[[o, [v if math.isfinite(v) else None for v in p]] for o, p in d.items()] for d in fc.pending_],
-            "exog_keys": fc.exog_keys_, "positive": fc.positive_, "range": [fc.lo_, fc.hi_]}
+            "mix": fc.mix_.to_dict(), "exog_keys": fc.exog_keys_, "positive": fc.positive_, "range": [fc.lo_, fc.hi_]}
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for h, models in enumerate(fc.models_):
@@ -115,6 +116,9 @@ def load_forecaster(path, cls):
             fc.rec_weight_ = np.array(meta["rec_weight"], dtype=float)
             fc.paths_ = [(int(o), [float(v) for v in p]) for o, p in meta["paths"]]
             fc.issued_ = [_issued_entry(e) for e in meta["issued"]]
+            if "mix" in meta:  # (a file written before the tempered mix: it starts afresh)
+                fc.mix_ = TemperedMix.from_dict(meta["mix"], fc.discount, f"{path}: mix")
+            fc.mix_.add_horizons(len(fc.loss_))
             fc.pending_ = [{int(o): np.array([math.nan if v is None else float(v) for v in p]).reshape(k)
                             for o, p in d} for d in meta["pending"]]
         except (KeyError, TypeError, ValueError) as exc:
