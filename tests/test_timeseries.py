@@ -237,3 +237,59 @@ def test_a_forecaster_file_with_an_oversized_header_is_refused(tmp_path, monkeyp
     monkeypatch.setattr(files, "MAX_HEADER", 1000)
     with pytest.raises(ValueError, match="forecaster.json of 5000 bytes, at most 1000"):
         files.load_forecaster(path, object)
+
+
+def test_conformal_head_judges_a_delayed_interval_by_the_interval_issued():
+    """Feedback 10 rounds late (a Forecaster's horizon 10) on errors in bursts: judged by the
+    interval issued (its snapshot) the head covers closer to 90 % than judged by its newer state."""
+    rng = np.random.default_rng(0)
+    n, delay = 4000, 10
+    sd, state = np.ones(n), 0
+    for t in range(n):
+        state = 1 - state if rng.random() < 1 / 40 else state
+        sd[t] = 1.0 + 4.0 * state
+    e = sd * rng.standard_normal(n)
+    coverage = []
+    for use_snapshot in (False, True):
+        head, issued, inside = ConformalHead(), {}, 0
+        for t in range(n):
+            if t - delay in issued:
+                iv, snap = issued.pop(t - delay)
+                inside += e[t] in iv
+                head.update(0.0, float(e[t]), issued=snap if use_snapshot else None)
+            issued[t] = (head.interval(0.0, 0.1), head.snapshot())
+        coverage.append(inside / (n - delay))
+    assert coverage[0] < 0.86 and 0.87 < coverage[1] < 0.93
+    u, q = head.snapshot()
+    assert u == head.local_scale() and q == {0.1: head.half_width(0.1)}
+
+
+def test_forecaster_heads_count_the_misses_of_the_intervals_answered():
+    """At horizon h the head's miss count grows by one exactly when y_t left the interval
+    forecast_interval answered h rounds earlier (the snapshot it was made of), and a model file
+    keeps the snapshots (the same intervals after the round trip and more values)."""
+    import tempfile
+
+    rng = np.random.default_rng(4)
+    s = _sine(260, rng)
+    fc = Forecaster(order=6, period=0, burn=50)
+    h, answered, checked = 5, {}, 0
+    for t, v in enumerate(s[:250]):
+        if t >= 130 and t - h in answered:
+            iv = answered[t - h]
+            misses = fc.heads_[h - 1].n - fc.heads_[h - 1].hits
+            fc.learn_one(float(v))
+            assert fc.heads_[h - 1].n - fc.heads_[h - 1].hits - misses == (float(v) not in iv)
+            checked += float(v) not in iv
+        else:
+            fc.learn_one(float(v))
+        answered[t] = fc.forecast_interval(h)[h - 1]
+    assert checked >= 3   # some misses were counted
+    with tempfile.TemporaryDirectory() as tmp:
+        fc.save(f"{tmp}/f.zip")
+        back = Forecaster.load(f"{tmp}/f.zip")
+    assert back.issued_[-1][2] == fc.issued_[-1][2]
+    for v in s[250:]:
+        fc.learn_one(float(v))
+        back.learn_one(float(v))
+    assert back.forecast_interval(h) == fc.forecast_interval(h)

@@ -109,12 +109,20 @@ class ConformalHead:
         """The exponential average of the past |y - f| (1 before the first nonzero one)."""
         return self.scale if self.scale > 0.0 else 1.0
 
-    def update(self, prediction: float, y: float, scale: float | None = None) -> None:
+    def update(self, prediction: float, y: float, scale: float | None = None,
+               issued: tuple[float, dict[float, float]] | None = None) -> None:
         """Score the prediction made before y was learned (``scale``: the predictive standard
-        deviation it came with; None: the local scale) and step every tracked level."""
+        deviation it came with; None: the local scale) and step every tracked level. ``issued``: the
+        head's :meth:`snapshot` when the interval for y was answered, for a forecast answered rounds
+        before its value arrives (a Forecaster's horizon h > 1): then the score is in that interval's
+        scale and a miss is a miss of that interval (Gibbs and Candes' err_t is of the set C_t issued
+        for y_t; judged by the head's newer state instead, Lorenz 10 steps ahead covered 79 % while
+        the head counted 88 %)."""
         if not (math.isfinite(prediction) and math.isfinite(y)):
             return
         u = self.local_scale() if scale is None else scale
+        if issued is not None:
+            u = issued[0]
         if not (u > 0.0 and math.isfinite(u)):
             return
         err = abs(y - prediction)
@@ -122,7 +130,7 @@ class ConformalHead:
         if len(self.scores) >= 2:
             for alpha, c in self.c.items():
                 base = self._base(alpha)
-                q = max(base + c, 0.0)
+                q = issued[1].get(alpha, max(base + c, 0.0)) if issued is not None else max(base + c, 0.0)
                 miss = score > q
                 if alpha == DEFAULT_ALPHA:
                     self.n += 1
@@ -144,6 +152,11 @@ class ConformalHead:
             return math.inf
         c = self.c.setdefault(alpha, 0.0)
         return max(self._base(alpha) + c, 0.0)
+
+    def snapshot(self) -> tuple[float, dict[float, float]]:
+        """(the local scale, {alpha: the half-width q(alpha)} of every tracked level): what an interval
+        answered now is made of, for :meth:`update`'s ``issued``."""
+        return self.local_scale(), {alpha: self.half_width(alpha) for alpha in self.c}
 
     def interval(self, prediction: float, alpha: float = DEFAULT_ALPHA, scale: float | None = None) -> Interval:
         """[prediction -/+ q(alpha) u], u = ``scale`` or the local scale (class docstring)."""

@@ -200,7 +200,10 @@ def load_for_cli(args):
     with more than two classes gives task ``"multiclass"`` and y the class indices."""
     from okl.data.adversarial import parse_stream, resolve_dataset
     from okl.data.registry import is_data_file, load_file
+    from okl.data.series import SERIES
 
+    if args.dataset in SERIES and not is_data_file(args.dataset):
+        return series_for_cli(args)
     if is_data_file(args.dataset):
         data = load_file(args.dataset, label=args.label, sep=args.sep,
                          header=None if args.header == "auto" else args.header == "yes", task=args.task)
@@ -219,6 +222,30 @@ def load_for_cli(args):
                       log=lambda text: print(f"okl: {text}", file=sys.stderr))
     X, y = load_dataset(base, args.data_dir)
     return base, stream, info.task, X, y
+
+
+def series_for_cli(args):
+    """(name, stream, "regression", X, y) of a series of the literature (:data:`okl.data.series.SERIES`)
+    as ``--dataset``: row t its time embedding of the literature's order (s_t .. s_{t-p+1}), the target
+    s_{t+1}, the rows in time order (KAFBOX's one-step protocol, :func:`okl.data.series.embed`; the
+    values as the file stores them). A permuted stream is refused: it would hand the learner the future."""
+    from okl.data.adversarial import Identity, parse_stream
+    from okl.data.series import SERIES, embed, load_series
+
+    name = args.dataset
+    for opt in ("label", "sep", "task"):
+        if getattr(args, opt, None) is not None:
+            raise ValueError(f"--{opt} applies to a data file, not to the series {name!r}")
+    spec = getattr(args, "stream", None)
+    stream = parse_stream("identity" if spec is None else spec)
+    if not isinstance(stream, Identity):
+        raise ValueError(f"--stream {spec}: the series {name!r} is learned in time order (a permuted or adversarial "
+                         "stream would hand the learner later values); leave --stream out or give identity")
+    X, y = embed(load_series(name, args.data_dir), SERIES[name][1])
+    if not getattr(args, "quiet", False):
+        print(f"{name}: {SERIES[name][2]}; rows: its time embedding of order {SERIES[name][1]}, the target the next "
+              "value (one step ahead), in time order, values unscaled (okl forecast: every horizon)")
+    return name, stream, "regression", X, y
 
 
 def add_source_options(p) -> None:

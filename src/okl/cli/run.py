@@ -26,6 +26,7 @@ DEFAULT_RUNS = 5
 
 def cmd_run(args) -> int:
     from okl.data.adversarial import preset_note
+    from okl.data.series import SERIES
     from okl.runtime.base import NonFiniteError
 
     base, stream, task, X, y = load_for_cli(args)
@@ -103,7 +104,7 @@ def cmd_run(args) -> int:
                   "(column sigma: mean over runs)")
     print(f"kernel {width_note}; budget " + (f"B = {args.budget}" if args.budget is not None
                                              else "each learner's default") + f"; loss {loss}")
-    print(_features_note(scales))
+    print(_features_note(scales, scaled=base not in SERIES))
     base_label, base_curve, baseline = _baselines(stream, X, y, args.runs, n, task, classes)
     if task != "regression":
         print(f"majority-class rate: {baseline:.2f} % (mean over the runs' streams)")
@@ -139,13 +140,15 @@ def cmd_run(args) -> int:
     return 0
 
 
-def _features_note(scales: dict[str, list[str]]) -> str:
+def _features_note(scales: dict[str, list[str]], scaled: bool = True) -> str:
     """The features line: the loader's whole-file [0, 1] scaling (the papers' preprocessing; it uses
     the whole file, i.e. hindsight, but changes no decision of a learner whose input scale is on,
     because that scale follows any per-feature affine map), then each learner's own input scale."""
     used = "; ".join(f"{rule}: {', '.join(names)}" for rule, names in scales.items())
-    return ("features: the file's values scaled to [0, 1] over the whole file (as the papers did), then "
-            f"each learner's input scale (okl.scaling; fixed from its first rows, no hindsight): {used}")
+    source = ("the file's values scaled to [0, 1] over the whole file (as the papers did)" if scaled else
+              "the series' embedded values as stored")
+    return (f"features: {source}, then each learner's input scale (okl.scaling; fixed from its first rows, no "
+            f"hindsight): {used}")
 
 
 def _baselines(stream, X, y, runs: int, n: int, task: str, classes: int | None = None):

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from okl.intervals import ConformalHead
+from okl.timeseries.mixing import TemperedMix
 
 #: the largest forecaster.json a file may hold (the series, the members' specs and losses: an
 #: untrusted file cannot make load read more)
@@ -36,9 +37,10 @@ def save_forecaster(fc, path) -> None:
             "specs": [list(sp) for sp in fc.specs_], "loss": fc.loss_.tolist(), "alive": fc.alive_.tolist(),
             "heads": [hd.to_dict() for hd in fc.heads_], "rounds": fc.rounds_, "scale": list(fc.scale_),
             "rec_loss": fc.rec_loss_.tolist(), "weight": fc.weight_.tolist(), "rec_weight": fc.rec_weight_.tolist(), "paths": [[o, list(p)] for o, p in fc.paths_],
-            "issued": [[o, list(p)] for o, p in fc.issued_],
+            "issued": [[o, list(p), [[u, [[a, v if math.isfinite(v) else None] for a, v in qs.items()]] for u, qs in q]]
+                       for o, p, q in fc.issued_],
             "pending": [[[o, [v if math.isfinite(v) else None for v in p]] for o, p in d.items()] for d in fc.pending_],
-            "exog_keys": fc.exog_keys_, "positive": fc.positive_, "range": [fc.lo_, fc.hi_]}
+            "mix": fc.mix_.to_dict(), "exog_keys": fc.exog_keys_, "positive": fc.positive_, "range": [fc.lo_, fc.hi_]}
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for h, models in enumerate(fc.models_):
@@ -55,6 +57,14 @@ def save_forecaster(fc, path) -> None:
                     zf.write(os.path.join(tmp, name), name)
 
         write_atomically(path, write)
+
+
+def _issued_entry(e) -> tuple:
+    """(origin, forecasts, the heads' snapshots) of a file's "issued" entry (a file written before
+    the snapshots were kept has none: those heads judge the interval by their state when scored)."""
+    snapshots = [(float(u), {float(a): math.inf if v is None else float(v) for a, v in qs}) for u, qs in e[2]] \
+        if len(e) > 2 else []
+    return int(e[0]), [float(v) for v in e[1]], snapshots
 
 
 def load_forecaster(path, cls):
@@ -105,7 +115,10 @@ def load_forecaster(path, cls):
             fc.weight_ = np.array(meta["weight"], dtype=float).reshape(-1, k)
             fc.rec_weight_ = np.array(meta["rec_weight"], dtype=float)
             fc.paths_ = [(int(o), [float(v) for v in p]) for o, p in meta["paths"]]
-            fc.issued_ = [(int(o), [float(v) for v in p]) for o, p in meta["issued"]]
+            fc.issued_ = [_issued_entry(e) for e in meta["issued"]]
+            if "mix" in meta:  # (a file written before the tempered mix: it starts afresh)
+                fc.mix_ = TemperedMix.from_dict(meta["mix"], fc.discount, f"{path}: mix")
+            fc.mix_.add_horizons(len(fc.loss_))
             fc.pending_ = [{int(o): np.array([math.nan if v is None else float(v) for v in p]).reshape(k)
                             for o, p in d} for d in meta["pending"]]
         except (KeyError, TypeError, ValueError) as exc:
