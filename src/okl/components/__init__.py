@@ -152,9 +152,9 @@ class Component:
     takes: str = ""
     #: a step whose own update rounds the engines run (``Plan.rho``: the learner's Python takes them)
     update_rounds: bool = False
-    #: a step whose round auto's engine compiles in its second root, for the pools that have it
-    #: (:func:`okl.engine.roots.engine_dictionaries`: the default pools' root does not compile it);
-    #: every step with a ``member_round`` is one
+    #: a map or step whose functions auto's engine compiles in its second root only, for the pools
+    #: that have it (:func:`okl.engine.roots.engine_dictionaries`: the default pools' root does not
+    #: compile them); every step with a ``member_round`` is such a step
     own_root: bool = False
 
     @property
@@ -254,7 +254,8 @@ MAPS = {c.name: c for c in (
               member=_member("maps.columns", outputs_one="columns_outputs_one"), layout=columns.columns_layout),
     Component("fourier kernels", FOURIER_KERNELS, ("UT",), (ENGINE,),
               "z = [z_1(x), ..., z_P(x)], P Fourier maps of the widths s_p",
-              member=_member("maps.fourier", features="kernels_member_features"), layout=fourier.kernels_layout),
+              member=_member("maps.fourier", features="kernels_member_features"), layout=fourier.kernels_layout,
+              own_root=True),
 )}
 STEPS = {c.name: c for c in (
     Component("support", SUPPORT, ("eta",), (EVENT, ENGINE, K_OUTPUTS), "alpha_new = -eta g",

@@ -23,8 +23,7 @@ from okl.components.spec import ROUND_FAILED, ROUND_IN_PYTHON
 from okl.components.steps.update_rounds import update_round_due
 from okl.components.maps.columns import columns_outputs_one
 from okl.components.maps.expansion import expansion_event_decision, expansion_outputs_k, expansion_outputs_one
-from okl.components.maps.fourier import (fourier_event_features, fourier_member_features, generated_member_features,
-                                         kernels_member_features)
+from okl.components.maps.fourier import fourier_event_features, fourier_member_features, generated_member_features
 from okl.components.maps.kernel import kernel_block_features, kernel_event_features, kernel_member_features
 from okl.components.maps.linear import (linear_event_features, linear_member_features, linear_sparse_learn_k,
                                         linear_sparse_learn_one, linear_sparse_outputs_k, linear_sparse_outputs_one)
@@ -75,9 +74,7 @@ def member_features(F, I, R, j, x, xi, xv, own, q, pre):
         return fourier_member_features(F, I, R, j, x, xi, xv, own, q, pre)
     elif mp == 3:  # linear
         return linear_member_features(F, I, R, j, x, xi, xv, own, q, pre)
-    elif mp == 6:  # generated fourier
-        return generated_member_features(F, I, R, j, x, xi, xv, own, q, pre)
-    return kernels_member_features(F, I, R, j, x, xi, xv, own, q, pre)  # fourier kernels
+    return generated_member_features(F, I, R, j, x, xi, xv, own, q, pre)  # generated fourier
 
 
 @jit
@@ -108,8 +105,6 @@ def member_outputs_one(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
         columns_outputs_one(F, I, R, j, x, xi, xv, q, out)
     elif st == 5:  # nag
         nag_outputs_one(F, I, R, j, x, xi, xv, q, out)
-    elif st == 18:  # exponential weights
-        raker_outputs_one(F, I, R, j, x, xi, xv, q, out)
     elif sparse_linear(I, j, x, xi):
         linear_sparse_outputs_one(F, I, R, j, x, xi, xv, q, out)
     else:
@@ -231,6 +226,16 @@ def dictionary_learn(F, I, R, j, x, y, f):
             F[I[j, O_NRM] + i] = row_norm(kind, rows[i])
     I[j, M] = m
     return NOTHING
+
+
+@jit_inline
+def member_outputs_dictionary(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
+    """:func:`member_outputs_one`, or the decision of a member whose step the engine's second root
+    runs with its own decision."""
+    st = I[j, STEP]
+    if st == 18:  # exponential weights
+        return raker_outputs_one(F, I, R, j, x, xi, xv, q, out)
+    member_outputs_one(F, I, R, j, x, xi, xv, own, q, pre, nk, out)
 
 
 @jit_inline

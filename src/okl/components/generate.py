@@ -62,9 +62,11 @@ def _one(table, site):
     return row
 
 
-def _imports() -> str:
+def _imports(body: str) -> str:
+    """The imports of the member functions the rendered ``body`` calls."""
     targets = [t for c in (*MAPS.values(), *STEPS.values()) for _, t in c.member]
     targets += [c.member_round for c in STEPS.values() if c.member_round]
+    targets = [t for t in targets if f"{_function(t)}(" in body]
     lines = []
     for module in sorted({t.rpartition(".")[0] for t in targets}):
         names = ", ".join(sorted({_function(t) for t in targets if t.rpartition(".")[0] == module}))
@@ -92,23 +94,23 @@ def _site_branches(table, site, code, ret=True, indent=4, first="if", skip=()):
 
 def render() -> str:
     """The source of :mod:`okl.components.dispatch` for the current table."""
-    features = _sites(MAPS, "features")
+    second = [c.name for c in (*MAPS.values(), *STEPS.values()) if c.own_root]  # (the second root's only)
+    features = [row for row in _sites(MAPS, "features") if row[1] not in second]
     dictionary = sorted((c for c in STEPS.values() if c.member_round), key=lambda c: c.code)
     linear, linear_name, _ = _one(MAPS, "sparse outputs one")
     if [c.code for c in dictionary] != list(range(dictionary[0].code, dictionary[-1].code + 1)):
         raise ValueError("the steps that keep their own dictionary must have consecutive codes")
     window, window_name, window_decision = _one(MAPS, "event window decision")
     values = {
-        "imports": _imports(),
         "linear": linear, "linear_name": linear_name, "ogd": STEPS[DEFAULT_STEP].code, "ogd_name": DEFAULT_STEP,
-        "features": _site_branches(MAPS, "features", "mp", skip=(features[-1][1],)),
+        "features": _site_branches(MAPS, "features", "mp", skip=(features[-1][1], *second)),
         "last_features": f"{features[-1][2]}({SITES['features']})  # {features[-1][1]}",
         "block": _site_branches(MAPS, "block features", "mp", ret=False, indent=8),
     }
-    second = [c.name for c in STEPS.values() if c.own_root]  # (their round: member_learn_dictionary only)
     for k in ("one", "k"):
-        values[f"outputs_{k}"] = "\n".join((_site_branches(MAPS, f"outputs {k}", "mp", ret=False),
-                                            _site_branches(STEPS, f"outputs {k}", "st", ret=False, first="elif")))
+        values[f"outputs_{k}"] = "\n".join((_site_branches(MAPS, f"outputs {k}", "mp", ret=False, skip=second),
+                                            _site_branches(STEPS, f"outputs {k}", "st", ret=False, first="elif",
+                                                           skip=second)))
         values[f"sparse_outputs_{k}"] = _one(MAPS, f"sparse outputs {k}")[2]
         values[f"learn_{k}"] = _site_branches(STEPS, f"learn {k}", "st", skip=(DEFAULT_STEP, *second))
         values[f"sparse_learn_{k}"] = _one(MAPS, f"sparse learn {k}")[2]
@@ -118,6 +120,8 @@ def render() -> str:
                                     lambda f: f"return {f}({ROUND})"),
         columns=MAPS["column expansion"].code, expansion=MAPS["expansion"].code, first_dictionary=dictionary[0].code,
         last_dictionary=dictionary[-1].code,
+        own_root_outputs=_branches([row for row in _sites(STEPS, "outputs one") if row[1] in second], "st",
+                                   lambda f: f"return {f}({SITES['outputs one']})"),
         own_root_learns=_branches([row for row in _sites(STEPS, "learn one") if row[1] in second], "st",
                                   lambda f: f"return {f}({SITES['learn one']})"),
         window=window, window_name=window_name, window_decision=window_decision,
@@ -128,7 +132,8 @@ def render() -> str:
         event_steps=_site_branches(STEPS, "event step", "st", ret=False, indent=8),
     )
     template = pathlib.Path(__file__).with_name("dispatch.py.tp").read_text()
-    return string.Template(template).substitute(values)
+    body = string.Template(template).safe_substitute(values)
+    return string.Template(body).substitute(imports=_imports(body))
 
 
 def main(argv=None) -> int:

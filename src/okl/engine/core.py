@@ -78,7 +78,7 @@ from okl._compiled import jit, row_ok
 from okl._jit import jit_inline
 from okl.components.columns import NOTHING, NOUT, ORDER, SRC, row_is_sparse
 from okl.components.dispatch import (block_features, member_learn_dictionary, member_learn_k, member_learn_one,
-                                     member_outputs_k, member_outputs_one, runs_compiled)
+                                     member_outputs_dictionary, member_outputs_k, member_outputs_one, runs_compiled)
 from okl.engine.aggregation import aggregate_outputs, aggregate_outputs_round
 
 
@@ -143,6 +143,13 @@ def predict_all_one(F, I, R, x, xi, xv, alive, d, q, pre):
 def learn_all_one(F, I, R, x, xi, xv, y, d, alive, todo, q, g):
     """:func:`_learn_all` with one output per member."""
     return _learn_all(F, I, R, x, xi, xv, y, d, alive, todo, q, g, member_learn_one)
+
+
+@jit
+def predict_all_dictionaries(F, I, R, x, xi, xv, alive, d, q, pre):
+    """:func:`_predict_all` with one output per member, some of them of the engine's second root
+    (:func:`learn_all_dictionaries`)."""
+    _predict_all(F, I, R, x, xi, xv, alive, d, q, pre, member_outputs_dictionary)
 
 
 @jit

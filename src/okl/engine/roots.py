@@ -57,7 +57,7 @@ from okl.engine.aggregation import stack_learn, stack_predict
 from okl._sparse import SparseRows
 from okl.components.columns import I_COLS, R_COLS
 from okl.engine.core import (engine_event, engine_rows, engine_sparse_rows, learn_all_dictionaries, learn_all_k,
-                             learn_all_one, predict_all_k, predict_all_one, state_size)
+                             learn_all_one, predict_all_dictionaries, predict_all_k, predict_all_one, state_size)
 from okl.components.header import (BAD_LABEL, BAD_ROW, CAL, CLASSIFY, DIM, HEADER, K, O_CAL, O_SPR, O_XL, O_XS,
                                    PENDING, SCALE, SEEN)
 from okl.engine.fastpath import (_F, _MAXF, _ROW, NO_SCALE, _input_part, _jit, _jit_for, _own, _same_row, _scale)
@@ -270,7 +270,7 @@ def engine_dictionaries(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classifi
     first such pool, so that the default pools' root does not compile those steps (they took its
     cold compile from 70 to 109 s)."""
     return _engine_call(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n,
-                        predict_all_one, learn_all_dictionaries)
+                        predict_all_dictionaries, learn_all_dictionaries)
 
 
 def engine_k(mode, F, I, R, S, T, X, Y, D, out, todo, bound, classification, r0, Xp, Xi, Xv, x, y, n):
