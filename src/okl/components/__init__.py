@@ -38,6 +38,9 @@ Maps (``Plan.map``):
 * ``"column expansion"``: the expansion with the stored rows as the columns of ``SV`` (d x B;
   :mod:`okl.components.maps.columns`: the budgeted expansions' layout, whose Gaussian kernel row
   vectorises). O(m d).
+* ``"fourier kernels"``: P Fourier maps of the widths s_p, z = [z_1(x), ..., z_P(x)] (``UT``: their
+  directions transposed, d x P D; ``options["kernels"]``: P): Raker's and AdaRaker's map, whose
+  decision is its step's. O(P D d).
 * ``"window"``: the kernel smoother over the last ``budget`` rows (``SV``: the rows transposed,
   d x B; ``w``: their labels; :mod:`okl.components.maps.window`). O(B d).
 * ``"warmup"``: the width window's buffered rows, predicted by the running label mean (the
@@ -98,6 +101,10 @@ Steps (``Plan.step``), with the loss derivative g = l'(f, y):
 * ``"norma"``: KOGD's step, NORMA's decay and a new row on a nonzero loss derivative, over an
   expansion that grows by doubling in the learner's Python (:mod:`okl.components.steps.kogd`).
   Paths as ``"krls-t"``'s. O(m d).
+* ``"exponential weights"``: Raker's and AdaRaker's step over the ``"fourier kernels"`` map: each
+  kernel's OGD step, the kernels' (and instances') exponential weights, and the decision, their
+  mixture (:mod:`okl.components.steps.raker`; the learner's state shared, its constants and restart
+  schedule in ``options``). Run by ``auto``'s engine with one output, in its second root. O(K P D).
 
 ``shrink`` (SkeGD's weight decay 1 - eta lambda) and update rounds (``rho``) apply to the
 stage-2 steps that declare them.
