@@ -74,7 +74,7 @@ class Engine:
                     placed.add(j)
         I[:, ORDER] = order
         self.py = [j for j, plan in enumerate(self.plans) if plan is None]  # (PY members)
-        #: whether a member's step keeps its own dictionary (the engine's root with those steps)
+        #: whether a member's step runs in the engine's second root (Component.in_second_root)
         self.dictionaries = any(p is not None and STEPS[p.step].in_second_root for p in self.plans)
         # the aggregation's state (copied in; the learner takes the views back) and work spaces
         if len({int(k) for k in I[:, NOUT]}) > 1:

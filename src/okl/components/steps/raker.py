@@ -154,7 +154,7 @@ def raker_rounds(X, Y, UT, theta, expo, meta, periods, priors, stats, eta, eta_w
 
 #: the step's constants at ``O_G``, in order (then its arrays: see the module docstring)
 CONSTANTS = ("instances", "eta", "eta_w", "reg", "decaying", "unit_targets")
-N_CONSTANTS = 6
+N_CONSTANTS = len(CONSTANTS)
 
 
 @jit_inline
