@@ -272,6 +272,63 @@ def test_foreign_version_and_class_rejected(model_file, tmp_path):
         Learner.load(tmp_path / "text.npz")
 
 
+def _edit_json_entry(src, dst, entry, **changes):
+    """A copy of the zip ``src`` with fields of its JSON ``entry`` changed (entries stored, as okl writes them)."""
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as zout:
+        for item in zin.infolist():
+            data = zin.read(item)
+            if item.filename == entry:
+                data = json.dumps({**json.loads(data), **changes}).encode()
+            zout.writestr(item.filename, data)
+    return dst
+
+
+def test_one_header_check_for_every_okl_file(tmp_path):
+    """okl stream checkpoints, MultiClass files and forecaster files are checked by the model files'
+    rule (okl.runtime.modelfile.check_header): the file, what it is not and the format it declares;
+    or the kind, the version it declares (a string shown as one) and the version this okl reads."""
+    from okl.streaming.checkpoint import (CheckpointError, StreamConfig, StreamPosition, read_checkpoint,
+                                          write_checkpoint)
+    from okl.timeseries import Forecaster
+
+    rng = np.random.default_rng(0)
+    X = rng.random((60, 3))
+    y = np.where(X[:, 0] > 0.5, 1.0, -1.0)
+    model = okl.make("nogd", budget=10, random_state=0)
+    model.run(X, y)
+    ck = str(tmp_path / "ck.zip")
+    write_checkpoint(ck, model, StreamConfig(learner="nogd"),
+                     StreamPosition(events=60, labelled=60, lines=60, byte_offset=600, dim=3, labels_seen=3))
+    assert read_checkpoint(ck)[0].n_seen_ == 60
+    bad = _edit_json_entry(ck, tmp_path / "ck99.zip", "stream.json", format_version=99)
+    with pytest.raises(CheckpointError, match=r"ck99.zip: checkpoint format version 99 but this okl \(.*\) reads "
+                                              r"version 1$"):
+        read_checkpoint(str(bad))
+    bad = _edit_json_entry(ck, tmp_path / "ckfmt.zip", "stream.json", format="okl-forecaster")
+    with pytest.raises(CheckpointError, match=r"ckfmt.zip: not an okl stream checkpoint \(format 'okl-forecaster'\)"):
+        read_checkpoint(str(bad))
+
+    mc = okl.MultiClass("nogd", params={"budget": 10}, random_state=0)
+    mc.run(X, np.floor(3 * X[:, 1]))
+    mc.save(tmp_path / "mc.zip")
+    bad = _edit_json_entry(tmp_path / "mc.zip", tmp_path / "mc1.zip", "multiclass.json", version="1")
+    with pytest.raises(ModelFileError, match=r"mc1.zip: multi-class model format version '1' \(a str, not an "
+                                             r"integer\) but this okl"):
+        okl.MultiClass.load(bad)
+
+    fc = Forecaster(burn=20)
+    for v in np.sin(np.arange(40) / 3):
+        fc.learn_one(float(v))
+    fc.save(tmp_path / "fc.zip")
+    bad = _edit_json_entry(tmp_path / "fc.zip", tmp_path / "fcfmt.zip", "forecaster.json", format=None)
+    with pytest.raises(ValueError, match=r"fcfmt.zip: not an okl forecaster file \(format None\)"):
+        Forecaster.load(bad)
+    bad = _edit_json_entry(tmp_path / "fc.zip", tmp_path / "fc1.zip", "forecaster.json", version=1)
+    with pytest.raises(ValueError, match=r"fc1.zip: forecaster format version 1 but this okl .* reads version 2 "
+                                         r"\(version 2 scores members"):
+        Forecaster.load(bad)
+
+
 @pytest.mark.parametrize("edit,message", [
     (lambda m: m["params"].update(budget=-1), "invalid hyperparameters for NOGD"),
     (lambda m: m["params"].update(shell="rm -rf /"), "invalid hyperparameters for NOGD"),

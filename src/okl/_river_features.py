@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from okl._adapters import build_core
+from okl._adapters import AdapterSettings, build_core, multiclass_core
 from okl.categories import bucket, signed_bucket
 from okl.kernels import WIDTH_WINDOW
 from okl.runtime.base import Learner, learner_class
@@ -54,21 +54,16 @@ def _categorical_keys(categorical) -> frozenset:
     return frozenset(keys)
 
 
-class _OKLRiverEstimator:
+class _OKLRiverEstimator(AdapterSettings):
     _task = "classification"
 
     def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, n_features: int | None = None, n_hashed: int | None = None,
                  params: dict | None = None, seed: int | None = None, categorical=None):
-        self.learner = learner
-        self.budget = budget
-        self.sigma = sigma
-        self.loss = loss
+        super().__init__(learner, budget, sigma, loss, params, categorical)
         self.n_features = n_features
         self.n_hashed = n_hashed
-        self.params = params
         self.seed = seed
-        self.categorical = categorical
         self._categorical = _categorical_keys(categorical)
         self.columns: dict[Any, int] = {}
         self.model: Learner | None = None
@@ -96,10 +91,7 @@ class _OKLRiverEstimator:
     def _build(self) -> Learner | MultiClass:
         loss = self.loss if self.loss is not None else (None if self._task == "classification" else "squared")
         core = build_core(self, self._task, loss, random_state=self.seed)
-        if self._multi:
-            params = {k: v for k, v in core.get_params().items() if k != "random_state"}
-            return MultiClass(core.name, params, random_state=self.seed)
-        return core
+        return multiclass_core(core, self.seed) if self._multi else core
 
     @property
     def dim(self) -> int | None:

@@ -90,7 +90,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.multiclass import check_classification_targets, type_of_target
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from okl._adapters import build_core
+from okl._adapters import AdapterSettings, build_core, multiclass_core
 from okl._tabular import category_dtype_columns, categorical_columns, is_missing, levels, not_a_number, zero_missing
 from okl.runtime.base import Learner, learner_class, learner_kind, make
 from okl.runtime.multiclass import MultiClass
@@ -162,20 +162,15 @@ def _refuse_classification_only(learner) -> None:
 _NO_Y = object()
 
 
-class _OKLEstimator(BaseEstimator):
+class _OKLEstimator(AdapterSettings, BaseEstimator):
     _task = "classification"
     _default_loss = "hinge"
 
     def __init__(self, learner: str = "auto", budget: int | None = 100, sigma: float | None = None,
                  loss: str | None = None, params: dict[str, Any] | None = None, random_state=None,
                  categorical=None, **hyperparameters):
-        self.learner = learner
-        self.budget = budget
-        self.sigma = sigma
-        self.loss = loss
-        self.params = params
+        super().__init__(learner, budget, sigma, loss, params, categorical)
         self.random_state = random_state
-        self.categorical = categorical
         # the learner's own hyperparameters, flat (eta=..., k=...): checked at fit, as
         # scikit-learn asks; private, so that only the named parameters are attributes
         self._hyperparameters = dict(hyperparameters)
@@ -384,10 +379,7 @@ class OKLClassifier(ClassifierMixin, _OKLEstimator):
         """The binary core learner, or with more than two classes its K-class form
         (:class:`okl.runtime.multiclass.MultiClass`, classes in ``classes_`` order)."""
         core = self._build(n_rows)
-        if not self._multi:
-            return core
-        params = {k: v for k, v in core.get_params().items() if k != "random_state"}
-        return MultiClass(core.name, params, classes=self.classes_.tolist(), random_state=self._seed())
+        return multiclass_core(core, self._seed(), self.classes_.tolist()) if self._multi else core
 
     def _targets(self, y) -> np.ndarray:
         if self._multi:

@@ -9,15 +9,14 @@ import numpy as np
 
 from okl._validation import (check_choice, check_int, check_nonnegative, check_positive, check_random_state,
                              check_real)
-from okl.evolvable.base import EvolvableLearner
-from okl.evolvable.opfes import ensemble_rounds, ogd_hinge_rounds, omega_of, transition_gamma
+from okl.evolvable.opfes import OldSpaceOGD, ensemble_rounds, omega_of, transition_gamma
 
 
 # --------------------------------------------------------------------------------------------
 # Templates
 
 
-class _MappedBaseline(EvolvableLearner):
+class _MappedBaseline(OldSpaceOGD):
     """ROGD / FESL on explicit features (see the module docstring). Subclasses define the old
     representation z1(x1), the mapping input g(x2) and the new model's features z2(x2)."""
 
@@ -36,10 +35,7 @@ class _MappedBaseline(EvolvableLearner):
         self.clock = check_choice("clock", clock, ("model", "global"))
         self.random_state = check_random_state(random_state)
 
-    # representation hooks
-    def _old_repr(self, X1):
-        raise NotImplementedError
-
+    # representation hooks (and z1, OldSpaceOGD._old_repr)
     def _map_input(self, X2):
         raise NotImplementedError
 
@@ -83,19 +79,6 @@ class _MappedBaseline(EvolvableLearner):
         self.log_odds_ = np.array([math.log((1.0 - self.omega_init) / self.omega_init)])
         self.gamma_ = 0.0
 
-    def _previous(self, X1, y):
-        out = np.empty(X1.shape[0])
-        if self.clock == "global":
-            self.clock1_[0] = self.n_seen_
-        for s in range(0, X1.shape[0], self.chunk_size):
-            e = s + self.chunk_size
-            ogd_hinge_rounds(self._old_repr(X1[s:e]), y[s:e], self.w1_, self.step_size, self.reg, self.clock1_,
-                             out[s:e])
-        return out
-
-    def _decide_previous(self, x1):
-        return float(self._old_repr(x1[None, :])[0] @ self.w1_)
-
     def _evolving(self, X1, X2, y):
         out = np.empty(X1.shape[0])
         for s in range(0, X1.shape[0], self.chunk_size):
@@ -106,9 +89,7 @@ class _MappedBaseline(EvolvableLearner):
             self.C22_ += G.T @ G
             self._evolving_extra(Z1, X2[s:e], G, y[s:e])
             if self.evolving_update == "learn":
-                if self.clock == "global":
-                    self.clock1_[0] = self.n_seen_ + s
-                ogd_hinge_rounds(Z1, y[s:e], self.w1_, self.step_size, self.reg, self.clock1_, out[s:e])
+                self._learn_old(Z1, y[s:e], s, out[s:e])
             else:
                 out[s:e] = Z1 @ self.w1_
         return out

@@ -204,11 +204,46 @@ def check_ogd_params(step_size, reg):
 
 
 # --------------------------------------------------------------------------------------------
+# the old space's model (OPFES and the mapped baselines)
+
+
+class OldSpaceOGD(EvolvableLearner):
+    """An evolvable learner whose old space's model is a linear w1 (``w1_``, its clock
+    ``clock1_``) on the features z1 = :meth:`_old_repr` (x1), learned by :func:`ogd_hinge_rounds`:
+    OPFES and the mapped baselines (:mod:`okl.evolvable.baselines_common`). The previous stage
+    learns it; the evolving stage learns it as well (:meth:`_learn_old`) with
+    ``evolving_update="learn"``, else predicts with it. O(d1) a row besides the features."""
+
+    def _old_repr(self, X1):
+        """z1 of the rows of X1 (a new array)."""
+        raise NotImplementedError
+
+    def _learn_old(self, Z1, Y, start, out) -> None:
+        """w1 learns the rows Z1 = z1(x1), decisions into ``out``; with ``clock="global"`` its
+        clock is first set to the rounds seen before them (``n_seen_ + start``, ``start`` the rows
+        of this stage before them)."""
+        if self.clock == "global":
+            self.clock1_[0] = self.n_seen_ + start
+        ogd_hinge_rounds(Z1, Y, self.w1_, self.step_size, self.reg, self.clock1_, out)
+
+    def _previous(self, X1, y):
+        out = np.empty(X1.shape[0])
+        for s in range(0, X1.shape[0], self.chunk_size):
+            e = s + self.chunk_size
+            # (with clock="global", n_seen_ + s is where the chunk before left the clock: a round a row)
+            self._learn_old(self._old_repr(X1[s:e]), y[s:e], s, out[s:e])
+        return out
+
+    def _decide_previous(self, x1):
+        return float(self._old_repr(x1[None, :])[0] @ self.w1_)
+
+
+# --------------------------------------------------------------------------------------------
 # OPFES
 
 
 @register_evolvable("opfes")
-class OPFES(EvolvableLearner):
+class OPFES(OldSpaceOGD):
     """One-pass feature-evolvable learning (OPFES Algorithm 2). See the module docstring.
 
     Parameters
@@ -310,26 +345,10 @@ class OPFES(EvolvableLearner):
         self.gamma_ = 0.0
         self.transition_ = {}
 
-    def _z1(self, X1):
+    def _old_repr(self, X1):
         Z = fourier_map(X1, self.u1_, self.b1_)
         Z *= self.scale1_
         return Z
-
-    def _train_old(self, X1, y, out):
-        if self.clock == "global":
-            self.clock1_[0] = self.n_seen_
-        for s in range(0, X1.shape[0], self.chunk_size):
-            e = s + self.chunk_size
-            ogd_hinge_rounds(self._z1(X1[s:e]), y[s:e], self.w1_, self.step_size, self.reg, self.clock1_,
-                             out[s:e])
-
-    def _previous(self, X1, y):
-        out = np.empty(X1.shape[0])
-        self._train_old(X1, y, out)
-        return out
-
-    def _decide_previous(self, x1):
-        return float(self._z1(x1[None, :])[0] @ self.w1_)
 
     def _evolving(self, X1, X2, y):
         out = np.empty(X1.shape[0])
@@ -339,10 +358,7 @@ class OPFES(EvolvableLearner):
             self.stats2_.update(Phi1, fourier_map(X2[s:e], self.u2_, self.b2_))
             self.statsl_.update(y[s:e, None], fourier_map(X2[s:e], self.ul_, self.bl_))
             if self.evolving_update == "learn":
-                if self.clock == "global":
-                    self.clock1_[0] = self.n_seen_ + s
-                ogd_hinge_rounds(Phi1 * self.scale1_, y[s:e], self.w1_, self.step_size, self.reg,
-                                 self.clock1_, out[s:e])
+                self._learn_old(Phi1 * self.scale1_, y[s:e], s, out[s:e])
             else:
                 out[s:e] = (Phi1 @ self.w1_) * self.scale1_
         return out
@@ -432,5 +448,5 @@ class OPFES(EvolvableLearner):
         return out
 
 
-__all__ = ["OPFES", "draw_fourier", "fourier_map", "ogd_hinge_rounds", "ensemble_rounds", "theory_gamma",
+__all__ = ["OPFES", "OldSpaceOGD", "draw_fourier", "fourier_map", "ogd_hinge_rounds", "ensemble_rounds", "theory_gamma",
            "omega_of"]

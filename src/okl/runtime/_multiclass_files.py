@@ -15,7 +15,7 @@ import numpy as np
 from okl.runtime._multiclass_core import _has_k_outputs, _learner_params
 from okl.runtime._multiclass_temperature import A_MAX, A_MIN
 from okl.runtime.base import Learner, ModelFileError
-from okl.runtime.modelfile import load_from, open_model_zip, zip_entry
+from okl.runtime.modelfile import check_header, load_from, open_model_zip, zip_entry
 from okl.runtime.state import MAX_CLASSES, MAX_ROUNDS
 
 #: the format name and version written in ``multiclass.json``
@@ -80,6 +80,8 @@ def read_multiclass_model(cls, source, path: str):
             raise bad(f"multiclass.json is not valid JSON ({str(exc)[:200]})") from None
         except (OSError, EOFError) as exc:
             raise bad(f"multiclass.json cannot be read ({exc})") from None
+        check_header(meta, path, "an okl multi-class model file", FORMAT, "multi-class model",
+                     VERSION, version_key="version")
         meta, native, n_seen = _checked_meta(meta, bad)
         classes, signs = meta["classes"], meta["signs"]
         names = ["core"] if native else [f"head{k}" for k in range(len(classes))]
@@ -101,9 +103,8 @@ def read_multiclass_model(cls, source, path: str):
 
 
 def _checked_meta(meta, bad) -> tuple[dict, bool, int]:
-    """``multiclass.json``'s fields, each checked (see :meth:`MultiClass.load`)."""
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT or meta.get("version") != VERSION:
-        raise bad(f"multiclass.json does not declare format {FORMAT!r} version {VERSION}")
+    """``multiclass.json``'s fields, each checked (see :meth:`MultiClass.load`; its format and
+    version by :func:`okl.runtime.modelfile.check_header` before)."""
     classes, signs = meta.get("classes"), meta.get("signs")
     if not isinstance(classes, list) or not isinstance(signs, list) or len(classes) != len(signs) \
             or len(classes) > MAX_CLASSES:

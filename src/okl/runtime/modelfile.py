@@ -54,6 +54,24 @@ def _shown(value) -> str:
     return f"{value!r} (a {type(value).__name__}, not an integer)"
 
 
+def check_header(meta, name: str, what: str, fmt: str, kind: str, version: int,
+                 version_key: str = "format_version", hint: str = "", error: type = ModelFileError) -> dict:
+    """``meta``, a file's decoded JSON header, when it declares ``"format": fmt`` and
+    ``version_key: version``; else ``error`` naming ``name``: not ``what`` (with the format it
+    declares), or ``kind`` format version N (:func:`_shown`: the string "1" is not the version 1)
+    but this okl reads ``version``, then ``hint``. One check for every okl file with a header: model
+    files, :class:`okl.MultiClass` files, ``okl stream`` checkpoints, forecaster files."""
+    from okl._version import __version__
+
+    if not isinstance(meta, dict) or meta.get("format") != fmt:
+        declared = meta.get("format") if isinstance(meta, dict) else None
+        raise error(f"{name}: not {what} (format {repr(declared)[:200]})")
+    if meta.get(version_key) != version:
+        raise error(f"{name}: {kind} format version {_shown(meta.get(version_key))} "
+                    f"but this okl ({__version__}) reads version {version}{hint}")
+    return meta
+
+
 # ---- zips of model files (okl.MultiClass files, okl stream checkpoints) ---------------------
 #
 # A file that holds model files as entries of an outer zip is read in place: each entry must be
@@ -436,12 +454,7 @@ def _load_zip(cls, zf: zipfile.ZipFile, path: str) -> "Learner":
         meta = json.loads(_npy_read(zf, members["__meta__"]).tobytes().decode())
     except (ValueError, UnicodeDecodeError) as exc:
         raise ModelFileError(f"{path}: no okl model header ({exc})") from None
-    if not isinstance(meta, dict) or meta.get("format") != MODEL_FORMAT:
-        fmt = meta.get("format") if isinstance(meta, dict) else None
-        raise ModelFileError(f"{path}: not an okl model file (format {fmt!r})")
-    if meta.get("format_version") != MODEL_FORMAT_VERSION:
-        raise ModelFileError(f"{path}: model format version {_shown(meta.get('format_version'))} "
-                             f"but this okl ({__version__}) reads version {MODEL_FORMAT_VERSION}")
+    check_header(meta, path, "an okl model file", MODEL_FORMAT, "model", MODEL_FORMAT_VERSION)
     if meta.get("okl_version") != __version__:
         raise ModelFileError(f"{path}: written by okl {meta.get('okl_version')}, this is okl "
                              f"{__version__}; state layouts may differ between versions")

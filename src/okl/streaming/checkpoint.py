@@ -17,7 +17,7 @@ from okl._files import write_atomically
 from okl.runtime._multiclass_files import is_multiclass_file
 from okl.runtime.base import MAX_DIM, Learner, ModelFileError
 from okl.runtime.categorical import input_width
-from okl.runtime.modelfile import load_from, open_model_zip, write_model, zip_entry
+from okl.runtime.modelfile import check_header, load_from, open_model_zip, write_model, zip_entry
 from okl.runtime.multiclass import MultiClass
 
 
@@ -179,11 +179,8 @@ def read_checkpoint(path: str) -> tuple[Learner, StreamConfig, StreamPosition]:
             header = json.loads(zip_entry(zf, info, path).read().decode())
         except (ValueError, UnicodeDecodeError, RecursionError, OSError, EOFError, ModelFileError) as exc:
             raise CheckpointError(f"{path}: not a readable okl stream checkpoint ({str(exc)[:200]})") from None
-        if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
-            raise CheckpointError(f"{path}: not an okl stream checkpoint")
-        if header.get("format_version") != CHECKPOINT_FORMAT_VERSION:
-            raise CheckpointError(f"{path}: checkpoint format version {header.get('format_version')}, "
-                                  f"this okl reads version {CHECKPOINT_FORMAT_VERSION}")
+        check_header(header, path, "an okl stream checkpoint", CHECKPOINT_FORMAT, "checkpoint",
+                     CHECKPOINT_FORMAT_VERSION, error=CheckpointError)
         try:
             config = StreamConfig(**header["config"])
             position = StreamPosition(**header["position"])

@@ -77,6 +77,7 @@ def load_forecaster(path, cls):
     import zipfile
 
     from okl.runtime.base import Learner
+    from okl.runtime.modelfile import check_header
 
     path = str(path)
     try:
@@ -91,11 +92,9 @@ def load_forecaster(path, cls):
             meta = json.loads(zf.read("forecaster.json"))
         except (KeyError, ValueError) as exc:
             raise ValueError(f"{path}: no readable forecaster.json ({exc})") from None
-        if not isinstance(meta, dict) or meta.get("format") != "okl-forecaster":
-            raise ValueError(f"{path}: forecaster.json is not an okl forecaster's header")
-        if meta.get("version") != VERSION:
-            raise ValueError(f"{path}: a forecaster file of version {meta.get('version')!r}; this okl reads version "
-                             f"{VERSION} (version 2 scores members on their forecasts: refit the series)")
+        check_header(meta, path, "an okl forecaster file", "okl-forecaster", "forecaster",
+                     VERSION, version_key="version", error=ValueError,
+                     hint=" (version 2 scores members on their forecasts: refit the series)")
         try:
             fc = cls(**meta["params"])
             fc.y_ = [float(v) for v in meta["y"]]
