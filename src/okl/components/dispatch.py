@@ -101,8 +101,6 @@ def member_outputs_one(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
         expansion_outputs_one(F, I, R, j, x, xi, xv, q, out)
     elif mp == 4:  # window
         window_outputs_one(F, I, R, j, x, xi, xv, q, out)
-    elif mp == 7:  # column expansion
-        columns_outputs_one(F, I, R, j, x, xi, xv, q, out)
     elif st == 5:  # nag
         nag_outputs_one(F, I, R, j, x, xi, xv, q, out)
     elif sparse_linear(I, j, x, xi):
@@ -231,7 +229,10 @@ def dictionary_learn(F, I, R, j, x, y, f):
 @jit_inline
 def member_outputs_dictionary(F, I, R, j, x, xi, xv, own, q, pre, nk, out):
     """:func:`member_outputs_one`, or the decision of a member whose step the engine's second root
-    runs with its own decision."""
+    runs with its own decision, or of a member whose map only that root runs."""
+    mp = I[j, MAP]
+    if mp == 7:  # column expansion
+        return columns_outputs_one(F, I, R, j, x, xi, xv, q, out)
     st = I[j, STEP]
     if st == 18:  # exponential weights
         return raker_outputs_one(F, I, R, j, x, xi, xv, q, out)

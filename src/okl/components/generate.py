@@ -120,6 +120,8 @@ def render() -> str:
                                     lambda f: f"return {f}({ROUND})"),
         columns=MAPS["column expansion"].code, expansion=MAPS["expansion"].code, first_dictionary=dictionary[0].code,
         last_dictionary=dictionary[-1].code,
+        own_root_map_outputs=_branches([row for row in _sites(MAPS, "outputs one") if row[1] in second], "mp",
+                                       lambda f: f"return {f}({SITES['outputs one']})"),
         own_root_outputs=_branches([row for row in _sites(STEPS, "outputs one") if row[1] in second], "st",
                                    lambda f: f"return {f}({SITES['outputs one']})"),
         own_root_learns=_branches([row for row in _sites(STEPS, "learn one") if row[1] in second], "st",
