@@ -512,6 +512,32 @@ def test_inconsistent_state_is_refused_not_indexed(german, name):
         m.predict_one(X[50])
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_state_edited_between_events_is_refused(german, name):
+    """Per event, a learner's own round from a checked layout counts as checked (the next call's
+    check is a lookup), and a state edited by hand between events is still checked and refused."""
+    from okl.runtime.state import LAYOUT_CHECKED, layout_key
+
+    X, y = german
+    m = okl.make(name, budget=10, kernel=okl.RBF(sigma=1.0), random_state=0)
+    for t in range(40):
+        m.predict_one(X[t])
+        m.learn_one(X[t], y[t])
+        assert LAYOUT_CHECKED.get(m) == layout_key(m) or t == 0  # (the first round starts the state)
+    m.m_ = 11
+    assert LAYOUT_CHECKED.get(m) != layout_key(m)
+    with pytest.raises(ValueError, match="m_"):
+        m.predict_one(X[40])
+    with pytest.raises(ValueError, match="m_"):
+        m.learn_one(X[40], y[40])
+    m = okl.make(name, budget=10, kernel=okl.RBF(sigma=1.0), random_state=0)
+    for t in range(40):
+        m.learn_one(X[t], y[t])
+    m.SVT_ = m.SVT_[:, :5].copy()
+    with pytest.raises(ValueError, match="SVT_"):
+        m.learn_one(X[40], y[40])
+
+
 def test_defaults():
     assert ProjectronPlusPlus(budget=100).U_ == pytest.approx(0.25 * math.sqrt(101 / math.log(101)))
     assert BPAS().C == 1.0 and BOGD().eta == 0.2 and BOGD().gamma == 10.0

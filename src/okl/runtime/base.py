@@ -111,7 +111,7 @@ from okl.runtime.heads import HEADS, Heads, Probabilities
 from okl.runtime.inputs import INPUT_MAP, InputMap
 from okl.components import ENGINE, Plan, runs_everywhere
 from okl.runtime.events import EVENTS, FLOAT_TYPES, NDARRAY, NO_EVENT, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
-from okl.runtime.modelfile import _LAYOUT_CHECKED, STATE_IO, ModelFiles, StateIO, _available_memory, _writable  # noqa: F401
+from okl.runtime.modelfile import STATE_IO, ModelFiles, StateIO, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
                                   learner_kind, learners, make, register, select_params)
 from okl.runtime.state import (_F64, MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,  # noqa: F401

@@ -15,7 +15,7 @@ from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_v
 from okl.kernels import WIDTH_WINDOW
 from okl.components import EVENT, MAPS, STEPS, Plan
 from okl.engine.fastpath import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, build as build_fast_plan
-from okl.runtime.state import _F64
+from okl.runtime.state import LAYOUT_CHECKED, _F64, layout_key
 from okl.runtime.trace import NonFiniteError, divergence_message
 from okl.losses import Loss, get_loss
 from okl.runtime.hyperparameters import param_names
@@ -318,9 +318,15 @@ class EventPath:
         if is_sparse_matrix(x):
             return self.sparse_event(learner, x, y, True)
         was_started = learner.started_
+        stamp = LAYOUT_CHECKED.get(learner)
+        checked = stamp is not None and stamp == layout_key(learner)
         f = self.learn_event(learner, x, y)
         if was_started and learner.calibration_ is not None:
             calibration.update_one(learner.calibration_, f, float(y))
+        if checked:
+            # the learner's own round from a checked layout keeps it (run() likewise checks once,
+            # then trusts its rounds): the next call's check (Learner.check_layout) is a lookup
+            LAYOUT_CHECKED[learner] = layout_key(learner)
         return f
 
     def fast_round_end(self, learner, fp, y, r, mu, f, c) -> float:

@@ -8,7 +8,6 @@ import json
 import os
 import stat
 import struct
-import weakref
 import zipfile
 import zlib
 from typing import Any, BinaryIO
@@ -21,8 +20,8 @@ from okl.runtime.categorical import load_map, map_header
 from okl.runtime.events import drop_event_cache
 from okl.runtime.registry import lookup
 from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
-                               _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
-                               _base_spec, _decode_param, encode_param)
+                               _BASE_STATE, LAYOUT_CHECKED, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
+                               _base_spec, _decode_param, encode_param, layout_key)
 from okl.runtime.hyperparameters import param_names
 
 
@@ -33,9 +32,6 @@ def _writable(value: np.ndarray, dtype=None) -> np.ndarray:
     return np.array(value, dtype=dtype or value.dtype, order="C", copy=True)
 
 
-#: learner -> the state last found to fit its layout (:meth:`Learner.check_layout`); kept outside
-#: the learner so that checking never changes what a learner holds (or pickles)
-_LAYOUT_CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def _available_memory() -> int:
@@ -230,20 +226,14 @@ class ModelFiles:
     def check_layout(self) -> "Learner":
         """:meth:`check_state` without reading every entry (shapes, dtypes and counters only):
         cheap enough for every call of a compiled loop."""
-        if self.dim_ is None:
-            return self
-        attrs = _BASE_STATE + (tuple(self._state_attrs) if self.started_ else ())
+        key = layout_key(self)
         # unchanged since the last check (same array objects, writable, same numbers): nothing to do
-        key = (self.dim_, self.started_, self.n_seen_) + tuple(
-            (id(v), v.flags.writeable) if isinstance(v, np.ndarray) else
-            (type(v), v) if v is None or type(v) in (int, float, bool) else id(v)
-            for v in (getattr(self, a, None) for a in attrs))
-        if _LAYOUT_CHECKED.get(self) == key:
+        if key is None or LAYOUT_CHECKED.get(self) == key:
             return self
         checker = self.files.layout_checker(self)
         if checker is not None:
             checker.layout()
-            _LAYOUT_CHECKED[self] = key
+            LAYOUT_CHECKED[self] = key
         return self
 
     def __setstate__(self, state: dict) -> None:

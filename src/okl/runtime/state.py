@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,6 +46,30 @@ def _decode_param(value):
 #: the learner's own state exists yet, and the rows buffered inside the width window
 _BASE_STATE = ("_rng", "kernel_", "started_", "warmup_X_", "warmup_y_", "target_sum_", "scale_center_",
                "scale_spread_", "calibration_")
+
+#: learner -> the :func:`layout_key` of the state last found to fit its layout
+#: (:meth:`Learner.check_layout`), or left by the learner's own round from such a state (the
+#: per-event path); kept outside the learner so that checking never changes what a learner holds
+LAYOUT_CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_PLAIN = (int, float, bool)
+
+
+def layout_key(learner) -> list | None:
+    """What a layout check of the learner's state depends on: its width, stage and count, and for
+    each state attribute its value (None or a number) or its identity (an array: and whether it is
+    writable); None before the first example (nothing to check). O(attributes)."""
+    if learner.dim_ is None:
+        return None
+    key = [learner.dim_, learner.started_, learner.n_seen_]
+    for attr in _BASE_STATE + tuple(learner._state_attrs) if learner.started_ else _BASE_STATE:
+        v = getattr(learner, attr, None)
+        if v is None or type(v) in _PLAIN:
+            key.append((type(v), v))
+        elif isinstance(v, np.ndarray):
+            key.append((id(v), v.flags.writeable))
+        else:
+            key.append(id(v))
+    return key
 
 
 # --------------------------------------------------------------------------------------------
