@@ -319,13 +319,14 @@ class EventPath:
             return self.sparse_event(learner, x, y, True)
         was_started = learner.started_
         stamp = LAYOUT_CHECKED.get(learner)
-        checked = stamp is not None and stamp == layout_key(learner)
         f = self.learn_event(learner, x, y)
         if was_started and learner.calibration_ is not None:
             calibration.update_one(learner.calibration_, f, float(y))
-        if checked:
-            # the learner's own round from a checked layout keeps it (run() likewise checks once,
-            # then trusts its rounds): the next call's check (Learner.check_layout) is a lookup
+        checked = LAYOUT_CHECKED.get(learner)
+        if checked is not stamp and checked is not None:
+            # the learner's round checked its layout (Learner.check_layout stamped it anew) and
+            # then ran its own code, which keeps the layout (run() likewise checks once, then trusts
+            # its rounds): the state it leaves counts as checked, so the next call's check is a lookup
             LAYOUT_CHECKED[learner] = layout_key(learner)
         return f
 

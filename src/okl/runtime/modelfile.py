@@ -227,13 +227,14 @@ class ModelFiles:
         """:meth:`check_state` without reading every entry (shapes, dtypes and counters only):
         cheap enough for every call of a compiled loop."""
         key = layout_key(self)
-        # unchanged since the last check (same array objects, writable, same numbers): nothing to do
-        if key is None or LAYOUT_CHECKED.get(self) == key:
+        if key is None:
             return self
-        checker = self.files.layout_checker(self)
-        if checker is not None:
-            checker.layout()
-            LAYOUT_CHECKED[self] = key
+        # unchanged since the last check (same array objects, writable, same numbers): nothing to do
+        if LAYOUT_CHECKED.get(self) != key:
+            self.files.layout_checker(self).layout()
+        # a new stamp for every check passed: the per-event path sees that one ran in a round
+        # (EventPath.learn_generic)
+        LAYOUT_CHECKED[self] = key
         return self
 
     def __setstate__(self, state: dict) -> None:
