@@ -32,8 +32,6 @@ def _writable(value: np.ndarray, dtype=None) -> np.ndarray:
     return np.array(value, dtype=dtype or value.dtype, order="C", copy=True)
 
 
-
-
 def _available_memory() -> int:
     """Bytes of memory available now (a generous bound when it cannot be read)."""
     try:
