@@ -166,7 +166,8 @@ class Component:
 
     @property
     def in_second_root(self) -> bool:
-        """Whether auto's engine runs this step in its second root (see :attr:`own_root`)."""
+        """Whether auto's engine runs a member with this map or step in its second root (see
+        :attr:`own_root`)."""
         return self.own_root or bool(self.member_round)
     #: its member functions in auto's engine, (site, "module.function") for the sites of
     #: :data:`okl.components.generate.SITES` (the generated dispatch calls them)

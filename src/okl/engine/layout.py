@@ -74,9 +74,8 @@ class Engine:
                     placed.add(j)
         I[:, ORDER] = order
         self.py = [j for j, plan in enumerate(self.plans) if plan is None]  # (PY members)
-        #: whether a member runs in the engine's second root (its step's Component.in_second_root, or
-        #: a map of that root's only)
-        self.dictionaries = any(p is not None and (STEPS[p.step].in_second_root or MAPS[p.map].own_root)
+        #: whether a member runs in the engine's second root (Component.in_second_root: its map's or step's)
+        self.dictionaries = any(p is not None and (MAPS[p.map].in_second_root or STEPS[p.step].in_second_root)
                                 for p in self.plans)
         # the aggregation's state (copied in; the learner takes the views back) and work spaces
         if len({int(k) for k in I[:, NOUT]}) > 1:

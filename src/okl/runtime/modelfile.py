@@ -21,7 +21,7 @@ from okl.runtime.events import drop_event_cache
 from okl.runtime.registry import lookup
 from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
                                _BASE_STATE, LAYOUT_CHECKED, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
-                               _base_spec, _decode_param, encode_param, layout_key)
+                               _base_spec, _decode_param, encode_param, layout_key, state_attrs)
 from okl.runtime.hyperparameters import param_names
 
 
@@ -312,7 +312,7 @@ class StateIO:
         }
         arrays: dict[str, np.ndarray] = {}
         if learner.dim_ is not None:
-            for attr in _BASE_STATE + (tuple(learner._state_attrs) if learner.started_ else ()):
+            for attr in state_attrs(learner):
                 value = getattr(learner, attr)
                 if isinstance(value, np.ndarray):
                     arrays["state__" + attr] = value
@@ -382,9 +382,8 @@ class StateIO:
         copies first); None before the first example."""
         if learner.dim_ is None:
             return None
-        attrs = _BASE_STATE + (tuple(learner._state_attrs) if learner.started_ else ())
         values = {}
-        for attr in attrs:
+        for attr in state_attrs(learner):
             value = getattr(learner, attr, None)
             if isinstance(value, np.ndarray) and not value.flags.writeable:
                 value = _writable(value)

@@ -54,6 +54,12 @@ LAYOUT_CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _PLAIN = (int, float, bool)
 
 
+def state_attrs(learner) -> tuple:
+    """The attributes of the learner's saved state as it is now: the base state's
+    (:data:`_BASE_STATE`) and, once started, its own (``_state_attrs``)."""
+    return _BASE_STATE + tuple(learner._state_attrs) if learner.started_ else _BASE_STATE
+
+
 def layout_key(learner) -> list | None:
     """What a layout check of the learner's state depends on: its width, stage and count, and for
     each state attribute its value (None or a number) or its identity (an array: and whether it is
@@ -61,7 +67,7 @@ def layout_key(learner) -> list | None:
     if learner.dim_ is None:
         return None
     key = [learner.dim_, learner.started_, learner.n_seen_]
-    for attr in _BASE_STATE + tuple(learner._state_attrs) if learner.started_ else _BASE_STATE:
+    for attr in state_attrs(learner):
         v = getattr(learner, attr, None)
         if v is None or type(v) in _PLAIN:
             key.append((type(v), v))
