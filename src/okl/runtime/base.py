@@ -314,8 +314,9 @@ class Learner(Probabilities, ModelFiles):
         one compiled call when it takes the row, else :meth:`EventPath.predict_event`."""
         fp = getattr(self, "_event", NO_EVENT).plan
         if fp and type(x) is NDARRAY:
+            predict = fp.predict  # (a slot read; ``fp.predict(...)`` is a method lookup Python does not specialise)
             try:
-                f = fp.predict(fp.F, x, self.n_seen_)
+                f = predict(fp.F, x, self.n_seen_)
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 f = math.nan
             if f - f == 0.0:

@@ -295,8 +295,9 @@ class EventPath:
                 r = y - (learner.target_sum_ + y) / (n + 1)  # heads.residual(learner, y), inline: the per-event path
             else:
                 mu, r = 0.0, y
+            learn = fp.learn  # (a slot read, as in Learner.predict_one)
             try:
-                f, c = fp.learn(fp.F, x, r, n)
+                f, c = learn(fp.F, x, r, n)
             except TypeError:  # not a float64, C-contiguous, 1-D array
                 c = BAD_ROW
             if c >= 0 and f - f == 0.0:
