@@ -301,13 +301,19 @@ def total(a):
 def set_head(a, b):
     a[:2] = b
     return a.sum()
+
+
+@jit
+def str_hash(n):
+    return hash(str(n))
 '''
 
 
 def test_a_loaded_entry_rebuilds_only_the_environments_its_code_reads_and_the_runtime_from_its_file(tmp_path):
     """okl's entries keep the environments their machine code names (okl._cache._Impl.reduce): a
     loaded function whose linked implementations (NumPy's sum and sqrt, str) never read theirs
-    imports none of their modules, a slice set from an array of the wrong shape still raises
+    imports none of their modules, nor the hash secret's (numba.cpython.hashing), which a str's
+    hash then reads as Python's; a slice set from an array of the wrong shape still raises
     Numba's message (whose environment is kept); the runtime's compiled part (NRT) is read from
     its file in the cache (okl._cache.start_runtime), not compiled, and the numbers are those of
     the process that compiled."""
@@ -317,7 +323,8 @@ def test_a_loaded_entry_rebuilds_only_the_environments_its_code_reads_and_the_ru
     watch = ("import sys, numpy as np, numba.core.runtime.nrtdynmod as nrt; made = []; "
              "build = nrt.create_nrt_module; nrt.create_nrt_module = lambda ctx: made.append(1) or build(ctx); ")
     total = watch + ("from okl._probe import total; print(total(np.arange(16.0))); print(sorted(m for m in "
-                     "('numba.np.arrayobj', 'numba.np.arraymath', 'numba.np.npyimpl', 'numba.cpython.unicode') "
+                     "('numba.np.arrayobj', 'numba.np.arraymath', 'numba.np.npyimpl', 'numba.cpython.unicode', "
+                     "'numba.cpython.hashing') "
                      "if m in sys.modules)); print(len(made))")
     compiled = _python(total, env)
     assert compiled.returncode == 0 and NOTICE in compiled.stderr, compiled.stderr
@@ -333,3 +340,7 @@ def test_a_loaded_entry_rebuilds_only_the_environments_its_code_reads_and_the_ru
         out = _python(head, env)
         assert out.returncode == 0 and (NOTICE in out.stderr) == (run == 0), out.stderr
         assert out.stdout.split("\n")[:2] == ["2.0", "cannot assign slice of shape (2,) from input of shape (3,)"]
+    keyed = "from okl._probe import str_hash; print(str_hash(1234) == hash('1234'))"
+    for run in range(2):
+        out = _python(keyed, env)
+        assert out.returncode == 0 and (NOTICE in out.stderr) == (run == 0) and out.stdout == "True\n", out.stderr

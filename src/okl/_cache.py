@@ -204,6 +204,20 @@ class _SafeIndex(IndexDataCacheFile):
         return list(self._load_index())
 
 
+#: the prefix of the hash secret's symbols (numba.cpython.hashing adds them at its import)
+_HASH_SECRET = b"_numba_hashsecret_"
+
+
+def _machine_code(data) -> bytes:
+    """The machine code of a loaded entry (``CompileResult._reduce``'s first item: name, "object",
+    (code, bitcode)); the hash secret's prefix when the layout is another (its symbols are then
+    added, as before)."""
+    try:
+        return bytes(data[0][2][0])
+    except (TypeError, IndexError, KeyError):
+        return _HASH_SECRET
+
+
 #: the cache roots this process has said are damaged and not writable
 _SAID: set = set()
 
@@ -248,13 +262,12 @@ class PackageCache(Cache):
         and the typed containers' implementations, cffi and pycparser): 0.2-0.5 s, paid by the
         first compiled call of a process. A cached entry is machine code already typed and
         lowered, so loading it needs only the symbols its code links to: Numba's C helpers and
-        math functions (installed when the context is made), the NRT's (installed below) and the
-        hash secret (:mod:`numba.cpython.hashing`, at its import); no other Numba module adds a
+        math functions (installed when the context is made), the NRT's (installed below) and,
+        for an entry whose code names it (hashing a str or tuple: no okl entry so far), the hash
+        secret (:mod:`numba.cpython.hashing`, at its import: 3 ms); no other Numba module adds a
         symbol (``parallel=True``'s, which okl does not use). A cache miss compiles, and Numba's
         compiler refreshes the registries itself (``CompilerBase.__init__``)."""
         start_runtime(target_context)
-        import numba.cpython.hashing  # noqa: F401  (its import adds the hash secret's symbols)
-
         with self._guard_against_spurious_io_errors():
             return self._load_overload(sig, target_context)
 
@@ -266,6 +279,8 @@ class PackageCache(Cache):
             data = file.load(key)
             if data is not None:
                 try:
+                    if _HASH_SECRET in _machine_code(data):
+                        import numba.cpython.hashing  # noqa: F401  (its import adds those symbols)
                     return self._impl.rebuild(target_context, data)
                 except Exception:
                     file.damaged = True
