@@ -344,3 +344,21 @@ def test_a_loaded_entry_rebuilds_only_the_environments_its_code_reads_and_the_ru
     for run in range(2):
         out = _python(keyed, env)
         assert out.returncode == 0 and (NOTICE in out.stderr) == (run == 0) and out.stdout == "True\n", out.stderr
+
+
+def test_loading_autos_engine_imports_no_numba_implementation_module():
+    """auto's two compiled roots load (okl.engine.roots.load_compiled) without importing a Numba
+    implementation module: their entries keep no environment of one (a slice set from an array in
+    code the roots inline, ``a[s:e] = b``, would bring numba.np.arrayobj back, ~16 ms a process:
+    copy element by element there). Needs the package's cache warm for both roots."""
+    code = ("import sys; from okl.engine.roots import load_compiled, roots_cached; ok = roots_cached(); "
+            "load_compiled() if ok else None; print(ok); print(sorted(m for m in ('numba.np.arrayobj', "
+            "'numba.np.arraymath', 'numba.np.npyimpl', 'numba.np.linalg', 'numba.cpython.unicode', "
+            "'numba.cpython.hashing') if m in sys.modules))")
+    out = _python(code, _env())
+    assert out.returncode == 0, out.stderr
+    cached, modules = out.stdout.split("\n")[:2]
+    if cached != "True":
+        pytest.skip("auto's roots are not in the package's cache for these sources: run okl compile")
+    assert NOTICE not in out.stderr
+    assert modules == "[]", modules
