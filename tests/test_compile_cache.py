@@ -285,3 +285,80 @@ def test_loading_a_cached_entry_installs_none_of_numbas_registries_and_a_compile
     assert rate == compiled.stdout.split("\n")[0]
     assert modules == "[]", modules
     assert float(after) == 7.0
+
+
+PROBE = '''
+import numpy as np
+from okl._jit import jit
+
+
+@jit
+def total(a):
+    return np.sum(np.sqrt(a)) + len(str(a.shape[0]))
+
+
+@jit
+def set_head(a, b):
+    a[:2] = b
+    return a.sum()
+
+
+@jit
+def str_hash(n):
+    return hash(str(n))
+'''
+
+
+def test_a_loaded_entry_rebuilds_only_the_environments_its_code_reads_and_the_runtime_from_its_file(tmp_path):
+    """okl's entries keep the environments their machine code names (okl._cache._Impl.reduce): a
+    loaded function whose linked implementations (NumPy's sum and sqrt, str) never read theirs
+    imports none of their modules, nor the hash secret's (numba.cpython.hashing), which a str's
+    hash then reads as Python's; a slice set from an array of the wrong shape still raises
+    Numba's message (whose environment is kept); the runtime's compiled part (NRT) is read from
+    its file in the cache (okl._cache.start_runtime), not compiled, and the numbers are those of
+    the process that compiled."""
+    site = _copy_package(tmp_path)
+    (site / "okl" / "_probe.py").write_text(PROBE)
+    env = _env(PYTHONPATH=site, NUMBA_CACHE_DIR=tmp_path / "cache")
+    watch = ("import sys, numpy as np, numba.core.runtime.nrtdynmod as nrt; made = []; "
+             "build = nrt.create_nrt_module; nrt.create_nrt_module = lambda ctx: made.append(1) or build(ctx); ")
+    total = watch + ("from okl._probe import total; print(total(np.arange(16.0))); print(sorted(m for m in "
+                     "('numba.np.arrayobj', 'numba.np.arraymath', 'numba.np.npyimpl', 'numba.cpython.unicode', "
+                     "'numba.cpython.hashing') "
+                     "if m in sys.modules)); print(len(made))")
+    compiled = _python(total, env)
+    assert compiled.returncode == 0 and NOTICE in compiled.stderr, compiled.stderr
+    value, _, made = compiled.stdout.split("\n")[:3]
+    assert float(value) == sum(i ** 0.5 for i in range(16)) + 2 and made == "1"
+    assert [name for name in _files(tmp_path / "cache") if "/nrt-" in name]  # (the runtime's file)
+    loaded = _python(total, env)
+    assert loaded.returncode == 0 and NOTICE not in loaded.stderr, loaded.stderr
+    assert loaded.stdout.split("\n")[:3] == [value, "[]", "0"], loaded.stdout
+    head = watch + ("from okl._probe import set_head; print(set_head(np.zeros(4), np.ones(2)))\ntry:\n"
+                    "    set_head(np.zeros(4), np.ones(3))\nexcept ValueError as e:\n    print(e)")
+    for run in range(2):  # (compiled, then loaded)
+        out = _python(head, env)
+        assert out.returncode == 0 and (NOTICE in out.stderr) == (run == 0), out.stderr
+        assert out.stdout.split("\n")[:2] == ["2.0", "cannot assign slice of shape (2,) from input of shape (3,)"]
+    keyed = "from okl._probe import str_hash; print(str_hash(1234) == hash('1234'))"
+    for run in range(2):
+        out = _python(keyed, env)
+        assert out.returncode == 0 and (NOTICE in out.stderr) == (run == 0) and out.stdout == "True\n", out.stderr
+
+
+def test_loading_autos_engine_imports_no_numba_implementation_module():
+    """auto's two compiled roots load (okl.engine.roots.load_compiled) without importing a Numba
+    implementation module: their entries keep no environment of one (a slice set from an array in
+    code the roots inline, ``a[s:e] = b``, would bring numba.np.arrayobj back, ~16 ms a process:
+    copy element by element there). Needs the package's cache warm for both roots."""
+    code = ("import sys; from okl.engine.roots import load_compiled, roots_cached; ok = roots_cached(); "
+            "load_compiled() if ok else None; print(ok); print(sorted(m for m in ('numba.np.arrayobj', "
+            "'numba.np.arraymath', 'numba.np.npyimpl', 'numba.np.linalg', 'numba.cpython.unicode', "
+            "'numba.cpython.hashing') if m in sys.modules))")
+    out = _python(code, _env())
+    assert out.returncode == 0, out.stderr
+    cached, modules = out.stdout.split("\n")[:2]
+    if cached != "True":
+        pytest.skip("auto's roots are not in the package's cache for these sources: run okl compile")
+    assert NOTICE not in out.stderr
+    assert modules == "[]", modules

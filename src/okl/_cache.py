@@ -134,6 +134,48 @@ class _Locator:
 class _Impl(CompileResultCacheImpl):
     _locator_classes = [_Locator]
 
+    def reduce(self, cres):
+        """Numba's entry (``CompileResult._reduce``) keeping only the environments its machine code
+        uses. Numba stores the environment of every function linked into the library (each
+        ``_ZN08NumbaEnv`` global of its final module) and a load rebuilds each one by importing
+        its module; nearly all of them are never read (auto's K-output root: 177, of which its
+        own and an array-shape error's are used), and those of NumPy's and the string
+        implementations cost ~17 ms of imports (``numba.np.arraymath``, ``npyimpl``,
+        ``numba.cpython.unicode``) at a process's first compiled call. An environment no
+        instruction names is left null, as it is never loaded."""
+        data = super().reduce(cres)
+        envs = data[-1]
+        used = used_environments(cres.library._final_module) if isinstance(envs, tuple) and envs else None
+        if used is None:
+            return data
+        return data[:-1] + (tuple(env for env in envs if env.env_name in used),)
+
+
+_ENV_PREFIX = "_ZN08NumbaEnv"
+
+
+def used_environments(module) -> set | None:
+    """The names of the environment globals (``_ZN08NumbaEnv...``) that the LLVM module's code or
+    other globals name, not counting each one's own definition; None when the module defines no
+    function (an entry loaded from machine code: nothing to read it from)."""
+    if not any(not fn.is_declaration for fn in module.functions):
+        return None
+    used = set()
+    for line in str(module).splitlines():
+        start = line.find(_ENV_PREFIX)
+        if start < 0:
+            continue
+        own = line.startswith(("@" + _ENV_PREFIX, '@"' + _ENV_PREFIX))  # (its definition: not a use)
+        while start >= 0:
+            end = start
+            while end < len(line) and (line[end].isalnum() or line[end] in "_.$"):
+                end += 1
+            if not own:
+                used.add(line[start:end])
+            own = False
+            start = line.find(_ENV_PREFIX, end)
+    return used
+
 
 class _SafeIndex(IndexDataCacheFile):
     """Numba's index and data files in one directory; an unreadable index or data file reads as
@@ -160,6 +202,20 @@ class _SafeIndex(IndexDataCacheFile):
 
     def keys(self):
         return list(self._load_index())
+
+
+#: the prefix of the hash secret's symbols (numba.cpython.hashing adds them at its import)
+_HASH_SECRET = b"_numba_hashsecret_"
+
+
+def _machine_code(data) -> bytes:
+    """The machine code of a loaded entry (``CompileResult._reduce``'s first item: name, "object",
+    (code, bitcode)); the hash secret's prefix when the layout is another (its symbols are then
+    added, as before)."""
+    try:
+        return bytes(data[0][2][0])
+    except (TypeError, IndexError, KeyError):
+        return _HASH_SECRET
 
 
 #: the cache roots this process has said are damaged and not writable
@@ -206,13 +262,12 @@ class PackageCache(Cache):
         and the typed containers' implementations, cffi and pycparser): 0.2-0.5 s, paid by the
         first compiled call of a process. A cached entry is machine code already typed and
         lowered, so loading it needs only the symbols its code links to: Numba's C helpers and
-        math functions (installed when the context is made), the NRT's (installed below) and the
-        hash secret (:mod:`numba.cpython.hashing`, at its import); no other Numba module adds a
+        math functions (installed when the context is made), the NRT's (installed below) and,
+        for an entry whose code names it (hashing a str or tuple: no okl entry so far), the hash
+        secret (:mod:`numba.cpython.hashing`, at its import: 3 ms); no other Numba module adds a
         symbol (``parallel=True``'s, which okl does not use). A cache miss compiles, and Numba's
         compiler refreshes the registries itself (``CompilerBase.__init__``)."""
-        rtsys.initialize(target_context)
-        import numba.cpython.hashing  # noqa: F401  (its import adds the hash secret's symbols)
-
+        start_runtime(target_context)
         with self._guard_against_spurious_io_errors():
             return self._load_overload(sig, target_context)
 
@@ -224,6 +279,8 @@ class PackageCache(Cache):
             data = file.load(key)
             if data is not None:
                 try:
+                    if _HASH_SECRET in _machine_code(data):
+                        import numba.cpython.hashing  # noqa: F401  (its import adds those symbols)
                     return self._impl.rebuild(target_context, data)
                 except Exception:
                     file.damaged = True
@@ -269,6 +326,81 @@ class LazyCache:
 
     def __getattr__(self, name):
         return getattr(self.real, name)
+
+
+def start_runtime(target_context) -> None:
+    """``rtsys.initialize``: Numba's runtime (NRT), which every entry's code links to, with its
+    compiled part (atomic reference counts, ``NRT_incref`` / ``NRT_decref``: Numba's
+    ``nrtdynmod.compile_nrt_functions``) loaded from a cache file instead of compiled by LLVM in
+    every process (~19 ms at its first compiled call). The file ``nrt-<key>.bin`` beside the
+    entries (:func:`cache_dirs`) holds that library's machine code and bitcode (Numba's own
+    ``serialize_using_object_code``: two byte strings and their SHA-256, no pickle), keyed by
+    Numba's and llvmlite's versions and the CPU (:func:`cpu_magic`); a missing or damaged one is
+    compiled as Numba does and written where a directory is writable. Numba's ``initialize``
+    still does the rest (its C helpers' symbols, its statistics switch), and compiles its own
+    when a compile (a cache miss) calls it first."""
+    if getattr(rtsys, "_init", True):  # (started, or a Numba without the flag: its own path)
+        rtsys.initialize(target_context)
+        return
+    from numba.core.compiler_lock import global_compiler_lock
+    from numba.core.runtime import nrtdynmod
+
+    with global_compiler_lock:  # (the lock rtsys.initialize takes: nothing else compiles meanwhile)
+        compile_nrt = nrtdynmod.compile_nrt_functions
+        nrtdynmod.compile_nrt_functions = functools.partial(_runtime_library, compile_nrt=compile_nrt)
+        try:
+            rtsys.initialize(target_context)
+        finally:
+            nrtdynmod.compile_nrt_functions = compile_nrt
+
+
+_NRT_HEADER = b"okl nrt library 1\n"
+
+
+def _runtime_file(dirpath: str) -> str:
+    import llvmlite
+    import numba
+
+    key = hashlib.sha256(repr((numba.__version__, llvmlite.__version__, cpu_magic())).encode()).hexdigest()
+    return os.path.join(dirpath, f"nrt-{key[:16]}.bin")
+
+
+def _runtime_library(ctx, compile_nrt):
+    """The NRT's library: loaded from the first readable cache file, else compiled (and saved)."""
+    from numba.core.runtime import nrtdynmod
+
+    dirs = cache_dirs()
+    codegen = ctx.codegen()
+    for d in dirs.read:
+        try:
+            with open(_runtime_file(d), "rb") as f:
+                data = f.read()
+            n = len(_NRT_HEADER) + 40
+            if not data.startswith(_NRT_HEADER) or hashlib.sha256(data[n:]).digest() != data[n - 32:n]:
+                continue  # (not a whole file of this kind: written by nothing else, or damaged)
+            size = int.from_bytes(data[n - 40:n - 32], "little")
+            return codegen.unserialize_library(("nrt", "object", (data[n:n + size], data[n + size:])))
+        except Exception:  # (missing, truncated or unloadable: compiled below)
+            continue
+    try:
+        ir_mod, library = nrtdynmod.create_nrt_module(ctx)
+        library.enable_object_caching()  # (keeps the machine code it is compiled to)
+        library.add_ir_module(ir_mod)
+        library.finalize()
+    except Exception:  # (a Numba whose NRT module is built otherwise: its own compile, not saved)
+        return compile_nrt(ctx)
+    if dirs.write is not None:
+        _, _, (code, bitcode) = library.serialize_using_object_code()
+        try:
+            from okl._files import write_atomically
+
+            os.makedirs(dirs.write, exist_ok=True)
+            payload = code + bitcode
+            write_atomically(_runtime_file(dirs.write), lambda f: f.write(
+                _NRT_HEADER + len(code).to_bytes(8, "little") + hashlib.sha256(payload).digest() + payload))
+        except OSError:
+            pass  # (the next process compiles it again)
+    return library
 
 
 @functools.lru_cache(maxsize=None)

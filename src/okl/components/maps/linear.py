@@ -95,8 +95,9 @@ def sparse_features(xi, xv, k, unmap):
     n = xi.shape[0]
     idx = np.empty(n + 1, dtype=np.int64)
     u = np.empty(n + 1)
-    idx[:n] = xi
-    u[:n] = _mapped(xv, unmap)
+    for p in range(n):  # (not idx[:n] = xi: a slice set from an array links Numba's shape error, whose
+        idx[p] = xi[p]  # environment imports numba.np.arrayobj when auto's engine loads, ~16 ms a process)
+        u[p] = affine_from_symlog(xv[p]) if unmap else xv[p]
     idx[n] = k - 1
     u[n] = 1.0
     return idx, u
