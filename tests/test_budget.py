@@ -516,16 +516,17 @@ def test_inconsistent_state_is_refused_not_indexed(german, name):
 def test_state_edited_between_events_is_refused(german, name):
     """Per event, a learner's own round from a checked layout counts as checked (the next call's
     check is a lookup), and a state edited by hand between events is still checked and refused."""
-    from okl.runtime.state import LAYOUT_CHECKED, layout_key
+    from okl.runtime.events import event_state
+    from okl.runtime.state import layout_key
 
     X, y = german
     m = okl.make(name, budget=10, kernel=okl.RBF(sigma=1.0), random_state=0)
     for t in range(40):
         m.predict_one(X[t])
         m.learn_one(X[t], y[t])
-        assert LAYOUT_CHECKED.get(m) == layout_key(m) or t == 0  # (the first round starts the state)
+        assert event_state(m).layout == layout_key(m) or t == 0  # (the first round starts the state)
     m.m_ = 11
-    assert LAYOUT_CHECKED.get(m) != layout_key(m)
+    assert event_state(m).layout != layout_key(m)
     with pytest.raises(ValueError, match="m_"):
         m.predict_one(X[40])
     with pytest.raises(ValueError, match="m_"):

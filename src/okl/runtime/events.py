@@ -15,7 +15,7 @@ from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_v
 from okl.kernels import WIDTH_WINDOW
 from okl.components import EVENT, MAPS, STEPS, Plan
 from okl.engine.fastpath import BAD_LABEL, BAD_ROW, TRANSITION_DUE, UPDATE_DUE, WINDOW_DONE, build as build_fast_plan
-from okl.runtime.state import LAYOUT_CHECKED, _F64, layout_key
+from okl.runtime.state import _F64, layout_key
 from okl.runtime.trace import NonFiniteError, divergence_message
 from okl.losses import Loss, get_loss
 from okl.runtime.hyperparameters import param_names
@@ -26,12 +26,16 @@ class _EventState:
     learner's ``_event`` slot (:class:`okl.runtime.base.Learner`), not in its ``__dict__``: never
     saved, pickled or copied, and never in ``vars(learner)``. ``plan``: the fast plan
     (:class:`okl.engine.fastpath.FastPlan`, ``AutoPlan`` for auto), False (none in the current
-    state), :data:`_NEVER` (none for its class) or None (not tried yet)."""
+    state), :data:`_NEVER` (none for its class) or None (not tried yet). ``layout``: the
+    :func:`~okl.runtime.state.layout_key` of the state last found to fit the learner's layout
+    (:meth:`Learner.check_layout`), or left by the learner's own round from such a state
+    (:meth:`EventPath.learn_generic`); None: none checked. Kept here, outside the learner's state,
+    so that checking never changes what a learner holds (and a copy is checked anew)."""
 
-    __slots__ = ("cache", "buf", "loss", "window", "plan")
+    __slots__ = ("cache", "buf", "loss", "window", "plan", "layout")
 
     def __init__(self):
-        self.cache = self.buf = self.loss = self.window = self.plan = None
+        self.cache = self.buf = self.loss = self.window = self.plan = self.layout = None
 
 
 class EventWork:
@@ -217,7 +221,8 @@ class EventPath:
     def predict_event(self, learner, x) -> float:
         """predict_one through the generic hooks (any input, any state; a fast plan is built
         first when none was tried in this state)."""
-        self.check_usable(learner)
+        if learner._failure is not None:  # (the test inline: this runs every event)
+            self.check_usable(learner)
         if is_sparse_matrix(x):
             return self.sparse_event(learner, x, None, False)
         if fast_plan_of(learner) is None and type(x) is NDARRAY and learner._nonzero is None and self.fast_plan(learner):
@@ -315,20 +320,21 @@ class EventPath:
     def learn_generic(self, learner, x, y) -> float:
         """learn_one through the generic hooks (:meth:`learn_event`), then the calibration's step:
         the event no fast plan took (``auto``'s plan falls back here too)."""
-        self.check_usable(learner)
+        if learner._failure is not None:  # (the test inline: this runs every event)
+            self.check_usable(learner)
         if is_sparse_matrix(x):
             return self.sparse_event(learner, x, y, True)
         was_started = learner.started_
-        stamp = LAYOUT_CHECKED.get(learner)
+        stamp = getattr(learner, "_event", NO_EVENT).layout
         f = self.learn_event(learner, x, y)
         if was_started and learner.calibration_ is not None:
             calibration.update_one(learner.calibration_, f, float(y))
-        checked = LAYOUT_CHECKED.get(learner)
+        checked = getattr(learner, "_event", NO_EVENT).layout
         if checked is not stamp and checked is not None:
             # the learner's round checked its layout (Learner.check_layout stamped it anew) and
             # then ran its own code, which keeps the layout (run() likewise checks once, then trusts
             # its rounds): the state it leaves counts as checked, so the next call's check is a lookup
-            LAYOUT_CHECKED[learner] = layout_key(learner)
+            event_state(learner).layout = layout_key(learner)
         return f
 
     def fast_round_end(self, learner, fp, y, r, mu, f, c) -> float:

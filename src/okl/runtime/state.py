@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,10 +46,6 @@ def _decode_param(value):
 _BASE_STATE = ("_rng", "kernel_", "started_", "warmup_X_", "warmup_y_", "target_sum_", "scale_center_",
                "scale_spread_", "calibration_")
 
-#: learner -> the :func:`layout_key` of the state last found to fit its layout
-#: (:meth:`Learner.check_layout`), or left by the learner's own round from such a state (the
-#: per-event path); kept outside the learner so that checking never changes what a learner holds
-LAYOUT_CHECKED: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 _PLAIN = (int, float, bool)
 
 
