@@ -44,7 +44,10 @@ class EnginePaths:
         return plan
 
     def predict_one(self, x):
-        plan = getattr(self, "_event", NO_EVENT).plan
+        try:  # (a slot read, as in Learner.predict_one)
+            plan = self._event.plan
+        except AttributeError:
+            plan = None
         if plan and (type(x) in CSR_TYPES if plan.sparse else type(x) is NDARRAY):
             f = self._plan_predict(plan, x)
             if f is not None:
@@ -94,7 +97,10 @@ class EnginePaths:
         return EventPath.sparse_event(self.events, self, x, y, learn)
 
     def _learn_round(self, x, y):
-        plan = getattr(self, "_event", NO_EVENT).plan
+        try:
+            plan = self._event.plan
+        except AttributeError:
+            plan = None
         if plan is None and type(x) is NDARRAY:  # (the dense plan; a sparse row builds the sparse one)
             plan = self._fast_plan()
         if plan and (type(x) in CSR_TYPES if plan.sparse else type(x) is NDARRAY):

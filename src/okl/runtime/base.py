@@ -302,6 +302,8 @@ class Learner(Probabilities, ModelFiles):
         returns the decision f, or None (no per-event path now: nothing was changed)."""
         return None
 
+    _event_learn.declares_none = True  # (learn_one then skips the row's scaling for it: the rounds scale it)
+
     def _event_block(self, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> int:
         """Learn the first rows of a block of validated rows with the per-event arithmetic (each
         row's decision equals what :meth:`learn_one` would give; it does not depend on how the
@@ -312,7 +314,10 @@ class Learner(Probabilities, ModelFiles):
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example): the fast plan's
         one compiled call when it takes the row, else :meth:`EventPath.predict_event`."""
-        fp = getattr(self, "_event", NO_EVENT).plan
+        try:  # (a slot read: ``getattr(self, "_event", NO_EVENT)`` is a builtin call a round)
+            fp = self._event.plan
+        except AttributeError:  # no event yet (the slot is set at the first)
+            fp = None
         if fp and type(x) is NDARRAY:
             predict = fp.predict  # (a slot read; ``fp.predict(...)`` is a method lookup Python does not specialise)
             try:

@@ -223,15 +223,21 @@ class EventPath:
         first when none was tried in this state)."""
         if learner._failure is not None:  # (the test inline: this runs every event)
             self.check_usable(learner)
-        if is_sparse_matrix(x):
+        dense = type(x) is NDARRAY  # (then no sparse test: the common row costs no call)
+        if not dense and is_sparse_matrix(x):
             return self.sparse_event(learner, x, None, False)
-        if fast_plan_of(learner) is None and type(x) is NDARRAY and learner._nonzero is None and self.fast_plan(learner):
+        try:
+            ev = learner._event
+        except AttributeError:
+            ev = NO_EVENT
+        if ev.plan is None and dense and learner._nonzero is None and self.fast_plan(learner):
             return learner.predict_one(x)
         x, checked = self.event_row(learner, x)
         if learner.dim_ is None:
             return np.zeros(learner.n_outputs_) if learner.n_outputs_ else 0.0
         if learner.started_:
-            ev = event_state(learner)
+            if ev is NO_EVENT:
+                ev = event_state(learner)
             xs = learner.inputs.scaled_row(learner, x, commit=False)
             r = learner._event_features(xs, ev)
             if r is not None:
@@ -287,7 +293,10 @@ class EventPath:
         """learn_one returning the round's decision (before learning); a classifier's calibration
         learns it. The fast plan's one compiled call when it takes the event, else
         :meth:`learn_event`; ``okl stream`` uses it."""
-        fp = getattr(learner, "_event", NO_EVENT).plan
+        try:  # (a slot read, as in Learner.predict_one)
+            fp = learner._event.plan
+        except AttributeError:
+            fp = None
         if fp is None and type(x) is NDARRAY:  # (the plan takes only such rows: a sparse row builds none)
             self.check_usable(learner)  # (a copy of a failed learner has no event state)
             fp = self.fast_plan(learner)
@@ -322,14 +331,20 @@ class EventPath:
         the event no fast plan took (``auto``'s plan falls back here too)."""
         if learner._failure is not None:  # (the test inline: this runs every event)
             self.check_usable(learner)
-        if is_sparse_matrix(x):
+        if type(x) is not NDARRAY and is_sparse_matrix(x):
             return self.sparse_event(learner, x, y, True)
         was_started = learner.started_
-        stamp = getattr(learner, "_event", NO_EVENT).layout
+        try:  # (slot reads, as in Learner.predict_one)
+            stamp = learner._event.layout
+        except AttributeError:
+            stamp = None
         f = self.learn_event(learner, x, y)
         if was_started and learner.calibration_ is not None:
             calibration.update_one(learner.calibration_, f, float(y))
-        checked = getattr(learner, "_event", NO_EVENT).layout
+        try:
+            checked = learner._event.layout
+        except AttributeError:
+            checked = None
         if checked is not stamp and checked is not None:
             # the learner's round checked its layout (Learner.check_layout stamped it anew) and
             # then ran its own code, which keeps the layout (run() likewise checks once, then trusts
@@ -383,7 +398,7 @@ class EventPath:
             y = check_target(y, learner.task)
         else:
             y = float(y)
-        if learner.started_:
+        if learner.started_ and not getattr(type(learner)._event_learn, "declares_none", False):
             ev = event_state(learner)
             cache, z = ev.cache, None
             if cache is not None:
@@ -409,7 +424,7 @@ class EventPath:
                 f = learner._event_learn(xs, y, z, ev)
             if f is not None:
                 learner.n_seen_ += 1
-                if not np.isfinite(f).all():
+                if not (np.isfinite(f).all() if learner.n_outputs_ else f - f == 0.0):  # (a float: no NumPy call)
                     self.non_finite(learner, learner.n_seen_ - 1)
                 return f
         if not checked:
