@@ -255,7 +255,7 @@ class FastPlan:
     become views of it (the same values and shapes, saved and pickled as before), so each call
     takes two arrays."""
 
-    __slots__ = ("F", "center", "counts", "d", "predict", "learn")
+    __slots__ = ("F", "center", "counts", "d", "predict", "learn", "direct")
 
     def __init__(self, learner, plan: Plan, moved: dict, m: int, k: int, fixed: dict):
         d = learner.dim_
@@ -297,6 +297,7 @@ class FastPlan:
         self.predict, self.learn = compiled_entries()
         self.center = learner.heads.centers_targets(learner)
         self.counts = counts
+        self.direct = False  # (set by the per-event path: learn_one may call ``learn`` itself)
 
     @property
     def xs(self) -> np.ndarray:

@@ -101,7 +101,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from okl._threads import one_blas_thread
-from okl._validation import check_matrix, check_targets
+from okl._validation import MAX_ABS_FEATURE, check_matrix, check_targets
 from okl.kernels import WIDTH_WINDOW
 from okl.losses import Loss, get_loss
 
@@ -110,6 +110,7 @@ from okl.runtime.params import SHARED_PARAMETER_DOCS, with_categorical, with_sha
 from okl.runtime.heads import HEADS, Heads, Probabilities
 from okl.runtime.inputs import INPUT_MAP, InputMap
 from okl.components import ENGINE, Plan, runs_everywhere
+from okl.engine.fastpath import BAD_LABEL, BAD_ROW, FastPlan
 from okl.runtime.events import EVENTS, FLOAT_TYPES, NDARRAY, NO_EVENT, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
 from okl.runtime.modelfile import STATE_IO, ModelFiles, StateIO, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
@@ -368,7 +369,29 @@ class Learner(Probabilities, ModelFiles):
         return plan if plan is not None and plan.runs_on(ENGINE) else None
 
     def learn_one(self, x, y) -> "Learner":
-        """One online round with example ``x`` and label/target ``y`` (:meth:`EventPath.learn_round`)."""
+        """One online round with example ``x`` and label/target ``y`` (:meth:`EventPath.learn_round`;
+        its common round, the fast plan's compiled call taking the event, is here: one Python call
+        a round fewer)."""
+        try:
+            fp = self._event.plan
+        except AttributeError:
+            fp = None
+        if type(fp) is FastPlan and fp.direct and type(x) is NDARRAY and type(y) in FLOAT_TYPES and (
+                -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE):
+            n = self.n_seen_
+            learn = fp.learn
+            try:
+                f, c = learn(fp.F, x, y, n)
+            except TypeError:  # not a float64, C-contiguous, 1-D array: the path below says why
+                c = BAD_ROW
+            if c >= 0 and f - f == 0.0:
+                self.n_seen_ = n + 1
+                if c:  # the learner's counter changed (okl.engine.fastpath.event_learn)
+                    setattr(self, fp.counts, c - 1)
+                return self
+            if c != BAD_ROW and c != BAD_LABEL:  # a transition, an update round or a non-finite decision
+                self.events.fast_round_end(self, fp, y, y, 0.0, f, c)
+                return self
         self.events.learn_round(self, x, y)
         return self
 

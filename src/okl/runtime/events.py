@@ -275,6 +275,8 @@ class EventPath:
         if spec is not None:
             self.check_plan_names(learner, spec)
             plan = build_fast_plan(learner, spec)
+            if plan:  # Learner.learn_one runs the plan's round itself when this path's round is the class's
+                plan.direct = not plan.center and type(learner.events).learn_round is EventPath.learn_round
         ev.plan = plan = plan or False
         return plan
 
