@@ -138,3 +138,17 @@ def test_a_forecaster_file_keeps_its_holt_winters_candidates(tmp_path):
         fc.learn_one(float(v))
         other.learn_one(float(v))
         assert fc.forecast(3) == other.forecast(3)
+
+
+def test_no_holt_winters_candidates_when_told_there_is_no_season_or_with_a_named_learner():
+    from okl.timeseries import Forecaster
+
+    s = _trending_season(70, 2)
+    for fc in (Forecaster(period=0), Forecaster(learner="linear")):
+        for v in s:
+            fc.learn_one(float(v))
+        assert fc.bank_ is None and fc.bank_spec_ is None
+    fc = Forecaster(period=12)   # told the season: built with the members (16 values: 13 + 1 initialise)
+    for v in s[:16]:
+        fc.learn_one(float(v))
+    assert fc.bank_.period == 12 and fc.bank_spec_ == (12, 14, True)

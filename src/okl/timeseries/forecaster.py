@@ -429,7 +429,7 @@ class Forecaster:
                     period and not (0.5 ** 0.5 <= sd_season / old[1] <= 2 ** 0.5))):
                 self._build()
                 return self
-            if not period and self.learner == "auto":
+            if not period and self.period is None and self.learner == "auto":  # (period=0: no season)
                 # no significant season yet: the Holt-Winters candidates at the likeliest lag
                 # (cheap, and weighed by their own errors), rebuilt when that lag moves
                 likely = likely_period(np.asarray(self.y_))
