@@ -9,6 +9,7 @@ import numpy as np
 
 from okl.intervals import ConformalHead
 from okl.timeseries.mixing import TemperedMix
+from okl.timeseries.smoothing import SmoothingBank
 
 #: the largest forecaster.json a file may hold (the series, the members' specs and losses: an
 #: untrusted file cannot make load read more)
@@ -40,7 +41,9 @@ def save_forecaster(fc, path) -> None:
             "issued": [[o, list(p), [[u, [[a, v if math.isfinite(v) else None] for a, v in qs.items()]] for u, qs in q]]
                        for o, p, q in fc.issued_],
             "pending": [[[o, [v if math.isfinite(v) else None for v in p]] for o, p in d.items()] for d in fc.pending_],
-            "mix": fc.mix_.to_dict(), "exog_keys": fc.exog_keys_, "positive": fc.positive_, "range": [fc.lo_, fc.hi_]}
+            "mix": fc.mix_.to_dict(), "exog_keys": fc.exog_keys_,
+            "bank": None if fc.bank_ is None else fc.bank_.to_dict(),
+            "bank_spec": None if fc.bank_spec_ is None else list(fc.bank_spec_), "positive": fc.positive_, "range": [fc.lo_, fc.hi_]}
     with tempfile.TemporaryDirectory() as tmp:
         files = []
         for h, models in enumerate(fc.models_):
@@ -118,6 +121,11 @@ def load_forecaster(path, cls):
             if "mix" in meta:  # (a file written before the tempered mix: it starts afresh)
                 fc.mix_ = TemperedMix.from_dict(meta["mix"], fc.discount, f"{path}: mix")
             fc.mix_.add_horizons(len(fc.loss_))
+            if meta.get("bank") is not None:  # (a file written before the Holt-Winters candidates: none)
+                fc.bank_ = SmoothingBank.from_dict(meta["bank"], fc.discount, f"{path}: bank")
+            if meta.get("bank_spec") is not None:
+                a, b, c = meta["bank_spec"]
+                fc.bank_spec_ = (int(a), int(b), bool(c))
             fc.pending_ = [{int(o): np.array([math.nan if v is None else float(v) for v in p]).reshape(k)
                             for o, p in d} for d in meta["pending"]]
         except (KeyError, TypeError, ValueError) as exc:

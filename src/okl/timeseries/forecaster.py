@@ -44,6 +44,14 @@ values; AirlinePassengers: found at 25 values, two years and a month). At 2, 4, 
 ``warmup`` values the scale is measured again, and the members are rebuilt on the kept history when
 it moved by more than a factor sqrt 2 (a width grid step) or a season appeared.
 
+**Holt-Winters candidates** (auto, no exogenous values): exponential smoothing of a level, trend
+and season P over a grid, on log y (while positive) and y (:mod:`okl.timeseries.smoothing`); their
+tempered average is one more candidate at every horizon. Before a season is significant, at the
+likeliest lag (:func:`likely_period`; AirlinePassengers: 12 from 15 values). Replayed on the kept
+history when built, kept through the members' rescaling. AirlinePassengers MAE +1 / +6 / +12 10.02
+/ 17.09 / 18.07 -> 9.27 / 15.38 / 17.92 (River's HoltWinters 8.55 / 13.22 / 18.00); each grid
+model a candidate of its own: 9.07 / 13.36 / 18.35, but held-out El Nino +6 0.99 -> 1.06 (docs).
+
 **Intervals**: one :class:`okl.intervals.ConformalHead` per horizon, fed the errors of the
 forecasts the Forecaster answered h rounds earlier (what a user got, not a refit's), each judged
 a miss or not by the interval answered with it (the head's snapshot then: its scale and half-width;
@@ -52,7 +60,8 @@ alpha)``. Lorenz, 90 %, ten steps ahead: 70.7 % when the head was fed the member
 79.2 % with the answered forecasts judged by the head's state h rounds later, 88.5 % judged by the
 interval answered (docs/results/timeseries.md).
 
-Cost per learned value: O(H x members x M^2) for KRLS-T members of budget M (H horizons).
+Cost per learned value: O(H x members x M^2) for KRLS-T members of budget M (H horizons), and
+O(C (P + H |ETAS|)) for the C Holt-Winters candidates.
 """
 
 from __future__ import annotations
@@ -64,7 +73,8 @@ import numpy as np
 
 from okl.intervals import ConformalHead, Interval
 from okl.timeseries.mixing import TemperedMix
-from okl.timeseries.season import detect_period
+from okl.timeseries.season import detect_period, likely_period
+from okl.timeseries.smoothing import SmoothingBank
 
 #: candidate orders when ``order`` is None (a doubling grid around the embeddings the literature
 #: uses: 6 for Lorenz, 7 for Mackey-Glass and Santa Fe)
@@ -137,6 +147,8 @@ class Forecaster:
         self.lo_, self.hi_ = math.inf, -math.inf  # the smallest and largest value seen
         self.exog_keys_: list | None = None
         self.mix_ = TemperedMix(0, discount)  # the answer: tempered averages of the candidates
+        self.bank_: SmoothingBank | None = None  # the Holt-Winters candidates (auto, a season found)
+        self.bank_spec_: tuple[int, int, bool] | None = None  # (season, values that initialise, significant)
 
     # ---- the series ---------------------------------------------------------------------------
 
@@ -233,7 +245,21 @@ class Forecaster:
         self.rounds_ = 0
         self.rec_loss_, self.rec_weight_, self.paths_, self.issued_ = np.zeros(0), np.zeros(0), [], []
         self.mix_ = TemperedMix(0, self.discount)
+        # the Holt-Winters candidates (scale-free: kept by a rebuild at the season they were built for)
+        if not (self.bank_ is not None and self.bank_spec_[0] == period and self.bank_spec_[2]):
+            self._bank(period, True, H, len(self.y_))
         self._add_horizons(H)
+
+    def _bank(self, period: int, significant: bool, H: int, end: int) -> None:
+        """The Holt-Winters candidates at season P (significant or likely) replayed on the kept
+        values before ``end``; P + 1 + half the seasonal differences kept initialise them, the rest
+        score them. None below P = 2, with exogenous values, or a learner named."""
+        n = len(self.y_)
+        self.bank_spec_ = self.bank_ = None
+        if period >= 2 and self.learner == "auto" and not self.exog_keys_ and n > period:
+            self.bank_spec_ = (period, period + 1 + (n - period - 1) // 2, significant)
+            self.bank_ = SmoothingBank.replayed(period, H, self.discount, self.positive_, self.bank_spec_[1],
+                                                self.y_[:end], self.offset_)
 
     def _make(self, spec):
         from okl.kernels import RBF, Polynomial
@@ -259,6 +285,9 @@ class Forecaster:
         self.rec_loss_ = np.r_[self.rec_loss_, np.zeros(H - first)]
         self.rec_weight_ = np.r_[self.rec_weight_, np.zeros(H - first)]
         self.mix_.add_horizons(H)
+        if self.bank_ is not None and len(self.bank_.loss_) < H:  # (one state: replayed whole)
+            self.bank_ = SmoothingBank.replayed(self.bank_.period, H, self.discount, self.positive_,
+                                                self.bank_spec_[1], self.y_, self.offset_)
         self.loss_ = np.vstack([self.loss_, np.zeros((H - first, k))])
         self.weight_ = np.vstack([self.weight_, np.zeros((H - first, k))])
         live = np.array([self.positive_ or not spec[5] for spec in self.specs_], dtype=bool)
@@ -373,6 +402,8 @@ class Forecaster:
         self.lo_, self.hi_ = min(self.lo_, y), max(self.hi_, y)
         if y <= 0.0 and self.positive_:  # the log members end with the first value they cannot take
             self.positive_ = False
+            if self.bank_ is not None:
+                self.bank_.drop_log()
             for j, spec in enumerate(self.specs_):
                 if spec[5]:
                     self.alive_[:, j] = False
@@ -398,11 +429,19 @@ class Forecaster:
                     period and not (0.5 ** 0.5 <= sd_season / old[1] <= 2 ** 0.5))):
                 self._build()
                 return self
+            if not period and self.period is None and self.learner == "auto":  # (period=0: no season)
+                # no significant season yet: the Holt-Winters candidates at the likeliest lag
+                # (cheap, and weighed by their own errors), rebuilt when that lag moves
+                likely = likely_period(np.asarray(self.y_))
+                if likely != (self.bank_.period if self.bank_ is not None else 0):
+                    self._bank(likely, False, len(self.models_), len(self.y_) - 1)  # (y learned below)
         self._learn_at(n - 1, range(1, len(self.models_) + 1))
         self.rounds_ += 1
         if self.rounds_ >= self.burn:
             self._prune()
         self.mix_.learn_one(n - 1, y)
+        if self.bank_ is not None:
+            self.bank_.learn_one(n - 1, y)
         if not self.exog_keys_:
             self._recursive_step(n - 1)
             H = len(self.models_)
@@ -423,6 +462,10 @@ class Forecaster:
                 f = np.r_[f, rec]
                 score = np.r_[score, self.rec_loss_[h - 1] / self.rec_weight_[h - 1]]
                 weight = np.r_[weight, self.rec_weight_[h - 1]]
+            # the Holt-Winters grid enters as one candidate: its own tempered average, on its record
+            hw = self.bank_.candidate(t, h) if self.bank_ is not None else None
+            if hw is not None:
+                f, score, weight = np.r_[f, hw[0]], np.r_[score, hw[1]], np.r_[weight, hw[2]]
             self.mix_.make(t, h, f, score, weight)
 
     # ---- the recursive candidate ---------------------------------------------------------------

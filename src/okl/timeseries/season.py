@@ -39,4 +39,29 @@ def detect_period(y: np.ndarray, level: float = 0.05) -> int:
     return at
 
 
-__all__ = ["detect_period"]
+
+def likely_period(y: np.ndarray) -> int:
+    """The lag P most supported by the first differences' autocorrelation, without a test: the
+    largest r_P sqrt(m - P) of :func:`detect_period` among its positive peaks over the lags
+    2 .. m - 2 (two pairs at least), 0 when none. A candidate for cheap seasonal candidates (the
+    Forecaster's Holt-Winters bank) before a season is significant: their own errors weigh them.
+    Cost O(m^2)."""
+    d = np.diff(np.asarray(y, dtype=np.float64))
+    m = len(d)
+    if m < 5:
+        return 0
+    d = d - d.mean()
+    den = float(d @ d)
+    if den <= 0.0:
+        return 0
+    top = m - 2
+    r = np.array([float(d[lag:] @ d[:m - lag]) / den * m / (m - lag) for lag in range(top + 2)])
+    best, at = 0.0, 0
+    for lag in range(2, top + 1):
+        score = r[lag] * math.sqrt(m - lag)
+        if r[lag - 1] < r[lag] >= r[lag + 1] and score > best:
+            best, at = score, lag
+    return at
+
+
+__all__ = ["detect_period", "likely_period"]
