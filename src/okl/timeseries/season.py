@@ -20,24 +20,7 @@ def detect_period(y: np.ndarray, level: float = 0.05) -> int:
 
     A season found this way is a candidate view, not a decision: the Forecaster's seasonal members
     are weighed with the others by their errors. Cost O(m^2)."""
-    d = np.diff(np.asarray(y, dtype=np.float64))
-    m = len(d)
-    if m < 8:
-        return 0
-    d = d - d.mean()
-    den = float(d @ d)
-    if den <= 0.0:
-        return 0
-    top = m // 2
-    r = np.array([float(d[lag:] @ d[:m - lag]) / den * m / (m - lag) for lag in range(top + 2)])
-    z = NormalDist().inv_cdf(1.0 - level / (2 * max(top - 1, 1)))
-    best, at = -math.inf, 0
-    for lag in range(2, top + 1):
-        score = r[lag] * math.sqrt(m - lag)
-        if r[lag - 1] < r[lag] >= r[lag + 1] and score > z and score > best:
-            best, at = score, lag
-    return at
-
+    return _peak(y, level)
 
 
 def likely_period(y: np.ndarray) -> int:
@@ -46,20 +29,28 @@ def likely_period(y: np.ndarray) -> int:
     2 .. m - 2 (two pairs at least), 0 when none. A candidate for cheap seasonal candidates (the
     Forecaster's Holt-Winters bank) before a season is significant: their own errors weigh them.
     Cost O(m^2)."""
+    return _peak(y, None)
+
+
+def _peak(y: np.ndarray, level: float | None) -> int:
+    """The lag of the largest peak of r_P sqrt(m - P) (see :func:`detect_period`) over the lags
+    2 .. m/2 above the Bonferroni quantile at ``level``, or over 2 .. m - 2 above 0 (``level``
+    None: :func:`likely_period`); 0 when none."""
     d = np.diff(np.asarray(y, dtype=np.float64))
     m = len(d)
-    if m < 5:
+    if m < (5 if level is None else 8):
         return 0
     d = d - d.mean()
     den = float(d @ d)
     if den <= 0.0:
         return 0
-    top = m - 2
+    top = m - 2 if level is None else m // 2
     r = np.array([float(d[lag:] @ d[:m - lag]) / den * m / (m - lag) for lag in range(top + 2)])
-    best, at = 0.0, 0
+    z = 0.0 if level is None else NormalDist().inv_cdf(1.0 - level / (2 * max(top - 1, 1)))
+    best, at = -math.inf, 0
     for lag in range(2, top + 1):
         score = r[lag] * math.sqrt(m - lag)
-        if r[lag - 1] < r[lag] >= r[lag + 1] and score > best:
+        if r[lag - 1] < r[lag] >= r[lag + 1] and score > z and score > best:
             best, at = score, lag
     return at
 
