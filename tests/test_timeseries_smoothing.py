@@ -79,6 +79,9 @@ def test_dropping_the_log_candidates_and_the_file_dict():
     assert np.isfinite(bank.made_[30]).all()
     with pytest.raises(ValueError, match="bank: "):
         SmoothingBank.from_dict({**d, "season": [1.0]}, 0.99, "bank")
+    # a file's period is checked against its season before a bank of that many columns is made
+    with pytest.raises(ValueError, match=r"bank: a season of shape \(54, 4\) for 54 candidates of period 10000000000000"):
+        SmoothingBank.from_dict({**d, "period": 10 ** 13}, 0.99, "bank")
 
 
 def test_likely_period_before_a_season_is_significant():

@@ -222,12 +222,15 @@ class SmoothingBank:
     def from_dict(cls, d: dict, discount: float, where: str = "smoothing") -> "SmoothingBank":
         try:
             logs = np.array(d["logs"], dtype=bool)
-            bank = cls(int(d["period"]), 0, discount, False, int(d["first"]))
-            k, P = len(logs), bank.period
+            season = np.array(d["season"], dtype=float)
+            k, P = len(logs), int(d["period"])
+            if season.shape != (k, P) or P < 2:  # (checked before a bank of P columns is made)
+                raise ValueError(f"a season of shape {season.shape} for {k} candidates of period {P} (>= 2)")
+            bank = cls(P, 0, discount, False, int(d["first"]))
             bank.logs_ = logs
             bank.alpha_, bank.beta_, bank.gamma_ = (np.array(d[n], dtype=float).reshape(k) for n in ("alpha", "beta", "gamma"))
             bank.level_, bank.trend_ = (np.array(d[n], dtype=float).reshape(k) for n in ("level", "trend"))
-            bank.season_ = np.array(d["season"], dtype=float).reshape(k, P)
+            bank.season_ = season
             bank.first_, bank.n_ = [float(v) for v in d["buffer"]], int(d["n"])
             bank.lo_, bank.hi_ = (float(v) for v in d["range"])
             bank.loss_ = np.array(d["loss"], dtype=float).reshape(-1, k + 1)
@@ -237,8 +240,8 @@ class SmoothingBank:
             bank.mix_ = TemperedMix.from_dict(d["mix"], discount, f"{where}: mix")
         except (KeyError, TypeError, ValueError) as exc:
             raise ValueError(f"{where}: {exc}") from None
-        if bank.loss_.shape != bank.weight_.shape or P < 2:
-            raise ValueError(f"{where}: losses and counts disagree in shape, or a period < 2")
+        if bank.loss_.shape != bank.weight_.shape:
+            raise ValueError(f"{where}: losses and counts disagree in shape")
         return bank
 
 
