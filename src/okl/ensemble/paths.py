@@ -14,7 +14,7 @@ from okl.engine.aggregation import stack_rows
 from okl.engine.fastpath import BAD_ROW
 from okl.engine.roots import CSR_TYPES, build_auto, call_learn, call_predict, call_rows, is_csr, stacked, stacked_round
 from okl.runtime.base import Learner, event_state
-from okl.runtime.events import FLOAT_TYPES, NDARRAY, NO_EVENT, EventPath
+from okl.runtime.events import FLOAT_TYPES, NDARRAY, EventPath
 
 _I64 = np.dtype(np.int64)
 
@@ -44,10 +44,7 @@ class EnginePaths:
         return plan
 
     def predict_one(self, x):
-        try:  # (a slot read, as in Learner.predict_one)
-            plan = self._event.plan
-        except AttributeError:
-            plan = None
+        plan = self._event.plan
         if plan and (type(x) in CSR_TYPES if plan.sparse else type(x) is NDARRAY):
             f = self._plan_predict(plan, x)
             if f is not None:
@@ -86,7 +83,7 @@ class EnginePaths:
         map and every member's O(nnz) input side; a 2^20-column row is never made dense), with the
         decisions of ``run()`` on the CSR rows. Otherwise (other sparse formats, a refused row) the
         generic path, which makes the row dense, and learn_one reuses predict_one's features."""
-        plan = getattr(self, "_event", NO_EVENT).plan
+        plan = self._event.plan
         csr = is_csr(x)
         if plan is None and csr:
             plan = self._fast_plan(sparse=True)
@@ -97,10 +94,7 @@ class EnginePaths:
         return EventPath.sparse_event(self.events, self, x, y, learn)
 
     def _learn_round(self, x, y):
-        try:
-            plan = self._event.plan
-        except AttributeError:
-            plan = None
+        plan = self._event.plan
         if plan is None and type(x) is NDARRAY:  # (the dense plan; a sparse row builds the sparse one)
             plan = self._fast_plan()
         if plan and (type(x) in CSR_TYPES if plan.sparse else type(x) is NDARRAY):

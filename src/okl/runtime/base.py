@@ -111,7 +111,7 @@ from okl.runtime.heads import HEADS, Heads, Probabilities
 from okl.runtime.inputs import INPUT_MAP, InputMap
 from okl.components import ENGINE, Plan, runs_everywhere
 from okl.engine.fastpath import BAD_LABEL, BAD_ROW, FastPlan
-from okl.runtime.events import EVENTS, FLOAT_TYPES, NDARRAY, NO_EVENT, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
+from okl.runtime.events import EVENTS, FLOAT_TYPES, NDARRAY, EventPath, drop_event_cache, event_state, _EventState  # noqa: F401
 from okl.runtime.modelfile import STATE_IO, ModelFiles, StateIO, _available_memory, _writable  # noqa: F401
 from okl.runtime.registry import (KINDS, _BY_KIND, _REGISTRY, _check_kind, _kind_of, accepts, learner_class,  # noqa: F401
                                   learner_kind, learners, make, register, select_params)
@@ -125,8 +125,9 @@ from okl.runtime.hyperparameters import param_names
 class Learner(Probabilities, ModelFiles):
     """Base class of every online learner (see the module docstring for the protocol)."""
 
-    #: the per-event cache, work space and fast plan (:class:`okl.runtime.events._EventState`,
-    #: made at the first event): a slot, so never in ``vars()``, model files, pickles or copies
+    #: the per-event cache, work space and fast plan (:class:`okl.runtime.events._EventState`, made
+    #: by ``__new__`` for a learner, a copy or an unpickled one): a slot, so never in ``vars()``,
+    #: model files, pickles or copies
     __slots__ = ("_event",)
 
     def __getstate__(self):
@@ -315,10 +316,7 @@ class Learner(Probabilities, ModelFiles):
     def predict_one(self, x) -> float:
         """Decision value f(x) of the current model (0 before the first example): the fast plan's
         one compiled call when it takes the row, else :meth:`EventPath.predict_event`."""
-        try:  # (a slot read: ``getattr(self, "_event", NO_EVENT)`` is a builtin call a round)
-            fp = self._event.plan
-        except AttributeError:  # no event yet (the slot is set at the first)
-            fp = None
+        fp = self._event.plan
         if fp and type(x) is NDARRAY:
             predict = fp.predict  # (a slot read; ``fp.predict(...)`` is a method lookup Python does not specialise)
             try:
@@ -372,10 +370,7 @@ class Learner(Probabilities, ModelFiles):
         """One online round with example ``x`` and label/target ``y`` (:meth:`EventPath.learn_round`;
         its common round, the fast plan's compiled call taking the event, is here: one Python call
         a round fewer)."""
-        try:
-            fp = self._event.plan
-        except AttributeError:
-            fp = None
+        fp = self._event.plan
         if type(fp) is FastPlan and fp.direct and type(x) is NDARRAY and type(y) in FLOAT_TYPES and (
                 -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE):
             n = self.n_seen_

@@ -30,7 +30,7 @@ import numpy as np
 from okl._validation import MAX_ABS_FEATURE, check_matrix, check_target, check_targets, check_vector
 from okl.categories import CategoryMap
 from okl.kernels import WIDTH_WINDOW
-from okl.runtime.events import drop_event_cache, fast_plan_of
+from okl.runtime.events import _EventState, drop_event_cache, fast_plan_of
 from okl.runtime.hyperparameters import CATEGORICAL
 from okl.runtime.state import StateError
 from okl.runtime.trace import Trace
@@ -90,11 +90,18 @@ def categorical_class(cls: type) -> type:
 def new_learner(cls: type, kwargs: dict):
     """A new, uninitialised learner of ``cls`` (:meth:`Learner.__new__`): of its categorical form
     when ``categorical`` is given."""
-    return object.__new__(categorical_class(cls) if kwargs.get("categorical") is not None else cls)
+    return _with_event_state(object.__new__(categorical_class(cls) if kwargs.get("categorical") is not None else cls))
 
 
 def _rebuild(cls: type):
-    return object.__new__(categorical_class(cls))
+    return _with_event_state(object.__new__(categorical_class(cls)))
+
+
+def _with_event_state(learner):
+    """A new learner's per-event state (its ``_event`` slot: every path that makes a learner, a copy
+    or an unpickled one goes through ``__new__``, so the per-event path reads the slot, never tests it)."""
+    learner._event = _EventState()
+    return learner
 
 
 def input_width(learner) -> int | None:

@@ -24,7 +24,8 @@ from okl.runtime.hyperparameters import param_names
 class _EventState:
     """A learner's per-event cache, work space and fast plan (:meth:`Learner.predict_one`), in the
     learner's ``_event`` slot (:class:`okl.runtime.base.Learner`), not in its ``__dict__``: never
-    saved, pickled or copied, and never in ``vars(learner)``. ``plan``: the fast plan
+    saved, pickled or copied (a copy gets a fresh one), and never in ``vars(learner)``; made with the
+    learner (:func:`okl.runtime.categorical.new_learner`), so the per-event path reads it without a test. ``plan``: the fast plan
     (:class:`okl.engine.fastpath.FastPlan`, ``AutoPlan`` for auto), False (none in the current
     state), :data:`_NEVER` (none for its class) or None (not tried yet). ``layout``: the
     :func:`~okl.runtime.state.layout_key` of the state last found to fit the learner's layout
@@ -61,32 +62,23 @@ class _Never:
 _NEVER = _Never()
 
 
-#: the event state of a learner that has had no event (read only: its plan is None, "not tried")
-NO_EVENT = _EventState()
-
-
 def event_state(learner) -> _EventState:
-    """The learner's :class:`_EventState` (made at its first event)."""
-    try:
-        return learner._event
-    except AttributeError:
-        ev = learner._event = _EventState()
-        return ev
+    """The learner's :class:`_EventState` (made with the learner: :func:`okl.runtime.categorical.new_learner`)."""
+    return learner._event
 
 
 def fast_plan_of(learner):
     """The learner's fast plan: a plan, False (none in its state), :data:`_NEVER` or None (not tried)."""
-    return getattr(learner, "_event", NO_EVENT).plan
+    return learner._event.plan
 
 
 def drop_event_cache(learner) -> None:
     """Forget the features cached by predict_one and the fast plan (the state is about to change,
     and its arrays may be replaced)."""
-    ev = getattr(learner, "_event", None)
-    if ev is not None:
-        ev.cache = None
-        if ev.plan is not _NEVER:
-            ev.plan = None
+    ev = learner._event
+    ev.cache = None
+    if ev.plan is not _NEVER:
+        ev.plan = None
 
 
 FLOAT_TYPES = (float, np.float64)
@@ -226,18 +218,13 @@ class EventPath:
         dense = type(x) is NDARRAY  # (then no sparse test: the common row costs no call)
         if not dense and is_sparse_matrix(x):
             return self.sparse_event(learner, x, None, False)
-        try:
-            ev = learner._event
-        except AttributeError:
-            ev = NO_EVENT
+        ev = learner._event
         if ev.plan is None and dense and learner._nonzero is None and self.fast_plan(learner):
             return learner.predict_one(x)
         x, checked = self.event_row(learner, x)
         if learner.dim_ is None:
             return np.zeros(learner.n_outputs_) if learner.n_outputs_ else 0.0
         if learner.started_:
-            if ev is NO_EVENT:
-                ev = event_state(learner)
             xs = learner.inputs.scaled_row(learner, x, commit=False)
             r = learner._event_features(xs, ev)
             if r is not None:
@@ -295,12 +282,9 @@ class EventPath:
         """learn_one returning the round's decision (before learning); a classifier's calibration
         learns it. The fast plan's one compiled call when it takes the event, else
         :meth:`learn_event`; ``okl stream`` uses it."""
-        try:  # (a slot read, as in Learner.predict_one)
-            fp = learner._event.plan
-        except AttributeError:
-            fp = None
+        fp = learner._event.plan
         if fp is None and type(x) is NDARRAY:  # (the plan takes only such rows: a sparse row builds none)
-            self.check_usable(learner)  # (a copy of a failed learner has no event state)
+            self.check_usable(learner)  # (a copy of a failed learner has a fresh event state)
             fp = self.fast_plan(learner)
         # (a target beyond MAX_ABS_FEATURE, which run() refuses, takes the generic path, which refuses it)
         if fp and type(x) is NDARRAY and type(y) in FLOAT_TYPES and -MAX_ABS_FEATURE <= y <= MAX_ABS_FEATURE:
@@ -336,22 +320,16 @@ class EventPath:
         if type(x) is not NDARRAY and is_sparse_matrix(x):
             return self.sparse_event(learner, x, y, True)
         was_started = learner.started_
-        try:  # (slot reads, as in Learner.predict_one)
-            stamp = learner._event.layout
-        except AttributeError:
-            stamp = None
+        stamp = learner._event.layout
         f = self.learn_event(learner, x, y)
         if was_started and learner.calibration_ is not None:
             calibration.update_one(learner.calibration_, f, float(y))
-        try:
-            checked = learner._event.layout
-        except AttributeError:
-            checked = None
+        checked = learner._event.layout
         if checked is not stamp and checked is not None:
             # the learner's round checked its layout (Learner.check_layout stamped it anew) and
             # then ran its own code, which keeps the layout (run() likewise checks once, then trusts
             # its rounds): the state it leaves counts as checked, so the next call's check is a lookup
-            event_state(learner).layout = layout_key(learner)
+            learner._event.layout = layout_key(learner)
         return f
 
     def fast_round_end(self, learner, fp, y, r, mu, f, c) -> float:

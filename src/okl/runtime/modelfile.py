@@ -17,7 +17,7 @@ import numpy as np
 from okl._files import write_atomically
 from okl.kernels import WIDTH_WINDOW, Kernel
 from okl.runtime.categorical import load_map, map_header
-from okl.runtime.events import NO_EVENT, drop_event_cache, event_state
+from okl.runtime.events import drop_event_cache, event_state
 from okl.runtime.registry import lookup
 from okl.runtime.state import (MAX_DIM, MAX_HEADER_BYTES, MAX_ROUNDS, MODEL_FORMAT, MODEL_FORMAT_VERSION,
                                _BASE_STATE, ModelFileError, StateError, StateSpec, _Header, _SpecChecker,
@@ -228,7 +228,7 @@ class ModelFiles:
         if key is None:
             return self
         # unchanged since the last check (same array objects, writable, same numbers): nothing to do
-        if getattr(self, "_event", NO_EVENT).layout != key:
+        if self._event.layout != key:
             self.files.layout_checker(self).layout()
         # a new stamp for every check passed (the learner's event state keeps it): the per-event
         # path sees that one ran in a round (EventPath.learn_generic)
