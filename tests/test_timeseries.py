@@ -6,8 +6,10 @@ import math
 import numpy as np
 import pytest
 
+from okl.ensemble.pool import series_pool
 from okl.intervals import ConformalHead
 from okl.timeseries import Forecaster, detect_period, embed
+from okl.timeseries.views import member_specs
 
 
 def test_embed_rows_targets_and_exog():
@@ -163,6 +165,41 @@ def test_forecaster_log_and_seasonal_views_on_a_multiplicative_season():
     fc.learn_one(-1.0)
     assert not fc.positive_ and not fc.alive_[:, [sp[5] for sp in fc.specs_]].any()
     assert all(math.isfinite(v) for v in fc.forecast(3))
+
+
+def test_forecaster_replaces_an_early_divisor_season_at_a_doubling():
+    # a 12-season with a strong 3-season inside: from 16 to 28 values only the lag 3 is testable and
+    # significant, from 32 (a doubling of warmup 16) the 12 is; the members and the Holt-Winters bank
+    # move to it (kept at 3 before: electrical equipment kept its 3 for good)
+    rng = np.random.default_rng(1)
+    t = np.arange(40)
+    s = 10 + 0.05 * t + 2 * np.sin(2 * np.pi * t / 3) + 3.5 * np.sin(2 * np.pi * t / 12) + 0.3 * rng.standard_normal(40)
+    assert [detect_period(s[:n]) for n in (16, 28, 32)] == [3, 3, 12]
+    fc = Forecaster()
+    seasons = []
+    for v in s:
+        fc.learn_one(float(v))
+        seasons.append(fc.scale_[2])
+    assert seasons[15:31] == [3] * 16 and seasons[31:] == [12] * 9
+    assert {sp[0] for sp in fc.specs_} == {0, 1, 12} and fc.bank_.period == 12
+    # the views without a season kept their widths (the scale did not move): the same members, replayed
+    # to the state of a forecaster that kept the 3 (widths re-measured at 32 values differ)
+    kept = Forecaster(period=3)
+    for v in s:
+        kept.learn_one(float(v))
+    plain = [j for j, sp in enumerate(fc.specs_) if sp[0] < 2]
+    assert [fc.specs_[j] for j in plain] == [sp for sp in kept.specs_ if sp[0] < 2]
+    same = [j for j, sp in enumerate(kept.specs_) if sp[0] < 2]
+    np.testing.assert_allclose(fc._forecasts(39, 1)[plain], kept._forecasts(39, 1)[same], rtol=1e-9)
+    drawn = [sp[3] for sp in member_specs(s[:32], 12, (6, 12), series_pool(), True, True) if sp[0] == 0]
+    assert drawn != [fc.specs_[j][3] for j in plain if fc.specs_[j][0] == 0]
+    # a doubling without a significant season keeps the one found (no rebuild for weaker evidence)
+    fc2 = Forecaster(warmup=8)
+    for v in s[:16]:
+        fc2.learn_one(float(v))
+    assert fc2.scale_[2] == 3
+    fc2.y_ = fc2.y_[:8] + [float(v) for v in rng.standard_normal(8)]  # (the 16th value's check sees noise)
+    assert detect_period(np.asarray(fc2.y_)) == 0 and fc2._measure(again=True)[2] == 3
 
 
 def test_forecaster_scores_each_member_on_the_forecast_it_made_h_rounds_earlier():

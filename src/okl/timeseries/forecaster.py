@@ -40,25 +40,26 @@ that learner (``loss="squared"``, its defaults, with the ``params`` given) on ev
 unit is the std of its values times sqrt(order) (the typical distance of two embedded rows). The
 season P is :func:`detect_period`'s (a significant peak of the differences' autocorrelation,
 ``period=None``; 0: none), looked for at every value until one is found (up to 16 ``warmup``
-values; AirlinePassengers: found at 25 values, two years and a month). At 2, 4, 8 and 16 times
-``warmup`` values the scale is measured again, and the members are rebuilt on the kept history when
-it moved by more than a factor sqrt 2 (a width grid step) or a season appeared.
+values; AirlinePassengers: found at 25 values). At 2, 4, 8 and 16 times ``warmup`` values scale and
+season are measured again, and the members rebuilt on the kept history when the scale moved by more
+than a factor sqrt 2 (a width grid step) or another season is significant: one found from few values
+can be a divisor or neighbour of the series' own, untestable before two of its periods (electrical
+equipment: 3 from 16 values, 12 from 64, MAE +1 / +6 2.73 / 5.51 -> 2.47 / 4.98; docs/results).
+The views without a season then keep their widths unless the scale moved: the same members,
+replayed to the same state (re-drawn, a Rossler series' one-step leader diverged when iterated).
 
 **Holt-Winters candidates** (auto, no exogenous values): exponential smoothing of a level, trend
 and season P over a grid, on log y (while positive) and y (:mod:`okl.timeseries.smoothing`); their
 tempered average is one more candidate at every horizon. Before a season is significant, at the
 likeliest lag (:func:`likely_period`; AirlinePassengers: 12 from 15 values). Replayed on the kept
 history when built, kept through the members' rescaling. AirlinePassengers MAE +1 / +6 / +12 10.02
-/ 17.09 / 18.07 -> 9.27 / 15.38 / 17.92 (River's HoltWinters 8.55 / 13.22 / 18.00); each grid
-model a candidate of its own: 9.07 / 13.36 / 18.35, but held-out El Nino +6 0.99 -> 1.06 (docs).
+/ 17.09 / 18.07 -> 9.27 / 15.38 / 17.92 (River's HoltWinters 8.55 / 13.22 / 18.00).
 
 **Intervals**: one :class:`okl.intervals.ConformalHead` per horizon, fed the errors of the
 forecasts the Forecaster answered h rounds earlier (what a user got, not a refit's), each judged
 a miss or not by the interval answered with it (the head's snapshot then: its scale and half-width;
 adaptive conformal inference's err_t is of the set issued for y_t): ``forecast_interval(horizon,
-alpha)``. Lorenz, 90 %, ten steps ahead: 70.7 % when the head was fed the members' refit errors,
-79.2 % with the answered forecasts judged by the head's state h rounds later, 88.5 % judged by the
-interval answered (docs/results/timeseries.md).
+alpha)``. Lorenz, 90 %, ten steps ahead: 88.5 % (70.7 % fed the members' refit errors; docs).
 
 Cost per learned value: O(H x members x M^2) for KRLS-T members of budget M (H horizons), and
 O(C (P + H |ETAS|)) for the C Holt-Winters candidates.
@@ -75,6 +76,7 @@ from okl.intervals import ConformalHead, Interval
 from okl.timeseries.mixing import TemperedMix
 from okl.timeseries.season import detect_period, likely_period
 from okl.timeseries.smoothing import SmoothingBank
+from okl.timeseries.views import kept_widths, member_specs
 
 #: candidate orders when ``order`` is None (a doubling grid around the embeddings the literature
 #: uses: 6 for Lorenz, 7 for Mackey-Glass and Santa Fe)
@@ -198,45 +200,29 @@ class Forecaster:
 
     # ---- the members --------------------------------------------------------------------------
 
-    def _measure(self) -> tuple[float, float, int]:
-        """(std of the values, std of their seasonal differences, the season)."""
+    def _measure(self, again: bool = False) -> tuple[float, float, int]:
+        """(std of values, of seasonal differences, season): a season found is kept unless ``again`` finds another."""
         y = np.asarray(self.y_)
         period = self.period
-        if period is None:  # (a season once found is kept: the members are not rebuilt for its jitter)
-            period = self.scale_[2] or detect_period(y)
+        if period is None:
+            period = (detect_period(y) or self.scale_[2]) if again else (self.scale_[2] or detect_period(y))
         sd = float(np.std(y)) or 1.0
         sd_season = float(np.std(y[period:] - y[:-period])) if period and len(y) > period else 0.0
         return sd, sd_season or sd, int(period)
 
-    def _build(self) -> None:
-        """(Re)build every member at every horizon and replay the kept history."""
+    def _build(self, scale: tuple[float, float, int] | None = None, keep: bool = False) -> None:
+        """(Re)build every member at every horizon for ``scale`` (None: measured) and replay the kept
+        history; ``keep``: the views without a season (0 and 1) keep their members' widths."""
         from okl.ensemble.pool import series_pool
 
-        self.scale_ = self._measure()
+        kept = kept_widths(self.specs_) if keep else None
+        self.scale_ = scale or self._measure()
         period = self.scale_[2]
         orders = (self.order,) if self.order else ORDERS
-        # the views (module docstring): the values, their first differences (season 1: y_{u+h}
-        # relative to y_u) and their seasonal differences, each of the values and of their logs
-        seasons = (0, 1, period) if period > 1 else (0, 1)
+        # the views and members (okl.timeseries.views): the kernel grid on the values, the linear
+        # autoregression on every other view (auto), or the learner named on every view
         pool = series_pool() if self.learner == "auto" else [(self.learner, None, self.params)]
-        # auto: the kernel grid on the values (the nonlinear dynamics, KAFBOX's setting), the linear
-        # autoregression on every other view (Box and Jenkins' differences and log: a trend and a
-        # multiplicative season made linear). Measured on AirlinePassengers: MAE 10.00 / 16.81 /
-        # 18.37 at +1 / +6 / +12 against 10.11 / 17.35 / 20.36 with the whole grid on every view,
-        # at a quarter of the members (the grid on six views cost Lorenz 20 times the time)
-        linear_only = self.learner == "auto"
-        self.specs_ = []
-        for log in ((False, True) if self.positive_ else (False,)):
-            for season in seasons:
-                v = np.log(self.y_) if log else np.asarray(self.y_)
-                spread = float(np.std(v[season:] - v[:-season])) if season and len(v) > season else 0.0
-                spread = spread or float(np.std(v)) or 1.0
-                for order in orders:
-                    unit = spread * math.sqrt(order)
-                    for name, width, params in pool:
-                        if (season > 1 or log) and linear_only and params.get("kernel") != "affine":
-                            continue
-                        self.specs_.append((season, order, name, None if width is None else width * unit, params, log))
+        self.specs_ = member_specs(self.y_, period, orders, pool, self.positive_, self.learner == "auto", kept)
         H = max(len(self.models_), 1)
         self.models_, self.heads_, self.pending_ = [], [], []
         self.loss_ = np.zeros((0, len(self.specs_)))
@@ -343,8 +329,7 @@ class Forecaster:
                 pending[t] = self._forecasts(t, h)
 
     def _forecasts(self, u: int, h: int) -> np.ndarray:
-        """Every live member's forecast of y_{u+h} from u on the series' scale (NaN: dropped, or no
-        value to difference from yet)."""
+        """Every live member's forecast of y_{u+h} from u (NaN: dropped, or nothing to difference from yet)."""
         out = np.full(len(self.specs_), math.nan)
         rows: dict = {}
         for j, spec in enumerate(self.specs_):
@@ -419,15 +404,16 @@ class Forecaster:
             if n >= self.warmup:
                 self._build()
             return self
-        # the scale at each doubling of the values seen; the season at every value until one is
-        # found (a season the members know a period earlier is a period of better forecasts)
+        # scale and season at each doubling of the values seen; the season at every value until one
+        # is found (a season the members know a period earlier is a period of better forecasts)
         doubling = n in (2 * self.warmup, 4 * self.warmup, 8 * self.warmup, 16 * self.warmup)
         if doubling or (self.period is None and not self.scale_[2] and n <= 16 * self.warmup):
-            sd, sd_season, period = self._measure()
+            sd, sd_season, period = self._measure(again=doubling)
             old = self.scale_
-            if period != old[2] or doubling and (not (0.5 ** 0.5 <= sd / old[0] <= 2 ** 0.5) or (
+            steady = 0.5 ** 0.5 <= sd / old[0] <= 2 ** 0.5
+            if period != old[2] or doubling and (not steady or (
                     period and not (0.5 ** 0.5 <= sd_season / old[1] <= 2 ** 0.5))):
-                self._build()
+                self._build((sd, sd_season, period), keep=doubling and steady)
                 return self
             if not period and self.period is None and self.learner == "auto":  # (period=0: no season)
                 # no significant season yet: the Holt-Winters candidates at the likeliest lag
