@@ -202,6 +202,25 @@ def test_forecaster_replaces_an_early_divisor_season_at_a_doubling():
     assert detect_period(np.asarray(fc2.y_)) == 0 and fc2._measure(again=True)[2] == 3
 
 
+def test_a_recursive_path_ends_where_the_range_bound_would_clamp_it():
+    # the one-step model iterated for the recursive candidate leaves the series at its third step:
+    # the path ends there (its later steps are no forecasts), the direct members answer those horizons
+    rng = np.random.default_rng(3)
+    s = np.sin(np.arange(60) / 3.0) + 0.05 * rng.standard_normal(60)
+    fc = Forecaster()
+    for v in s[:59]:
+        fc.learn_one(float(v))
+    fc.forecast(5)
+    t = fc.n_
+    one_step = fc._predict
+    fc._predict = lambda h, u=None, direct=False: 1e6 if direct and u == t + 2 else one_step(h, u, direct)
+    fc.learn_one(float(s[59]))
+    origin, path = fc.paths_[-1]
+    assert origin == t and len(path) == 2 and all(abs(v) < 2 for v in path)
+    assert fc._path(t, 2) == path[1] and fc._path(t, 3) is None
+    assert all(math.isfinite(v) and abs(v) < 2 for v in fc.forecast(5))
+
+
 def test_forecaster_scores_each_member_on_the_forecast_it_made_h_rounds_earlier():
     rng = np.random.default_rng(5)
     s = _sine(150, rng)

@@ -12,7 +12,8 @@ every horizon; each horizon > 1 weighs it with the direct members by the same di
 its (true, made-at-the-origin) forecasts. Measured with one KRLS-T at the best grid cell, 10 steps
 ahead: recursive -25.06 dB against direct -31.89 on Lorenz (errors compound on the chaotic series),
 -35.24 against -28.47 on Mackey-Glass 30 (its one-step map is learned to -40 dB): neither wins
-everywhere, so both are candidates (docs/results/timeseries.md). Not with exogenous values.
+everywhere, so both are candidates (docs/results/timeseries.md). Not with exogenous values. A
+path ends at its first step outside the values seen widened by half their range (diverged).
 
 **Views, members and the mixture** (``learner="auto"``): at each horizon, members on views of
 the series: its values; its first differences y_t - y_{t-1} (target y_{u+h} - y_u: a trend, and
@@ -472,14 +473,18 @@ class Forecaster:
                 kept.append((o, path))
         H = len(self.models_)
         added = 0
-        # a path is kept within the values seen widened by half their range: an iterated model
-        # (an affine member's above all) can leave the series' range, and one such path is enough
-        # to undo a horizon's score before its discounted error deselects it
+        # a path ends at its first step the range bound clamps (the values seen widened by half their
+        # range, every output's): an iterated model (an affine member's above all) can leave the
+        # series, iterating it on the bound is no forecast, and a diverged path with a good record
+        # takes the weight for h rounds before its h-step error arrives (Rossler, docs/results)
         lo, hi = min(self.y_), max(self.y_)
         lo, hi = lo - 0.5 * (hi - lo), hi + 0.5 * (hi - lo)
         try:
             for _ in range(H):
-                self.y_.append(min(max(self._predict(1, t + added, direct=True), lo), hi))
+                step = self._predict(1, t + added, direct=True)
+                if not lo < step < hi:
+                    break
+                self.y_.append(step)
                 self.x_.append(None)
                 added += 1
             path = self.y_[len(self.y_) - added:]

@@ -16,10 +16,16 @@ def detect_period(y: np.ndarray, level: float = 0.05) -> int:
     r_P = sum d_t d_{t-P} / sum d_t^2 x m / (m - P), about normal with standard deviation
     1 / sqrt(m - P) for differences without a season (Bartlett), and P is kept when
     r_P sqrt(m - P) exceeds the normal quantile 1 - ``level`` / (2 L), L the lags tested
-    (Bonferroni: a series without a season shows one with probability at most ``level``). Else 0.
+    (Bonferroni over the lags of one look). Else 0.
 
     A season found this way is a candidate view, not a decision: the Forecaster's seasonal members
-    are weighed with the others by their errors. Cost O(m^2)."""
+    are weighed with the others by their errors. It is a loose test: the differences of a series
+    without a season are not white (white noise's have r_1 = -0.5, and Bartlett's variance of r_P is
+    (1 + 2 r_1^2) / (m - P)), and the Forecaster looks at every value. Measured, looking at every
+    length 17..256 (200 series each): white noise shows a season at some length in 78 %, a random
+    walk in 15 %, a local level in 67 %; with Bartlett's r_1 term 13 %, 14 %, 12 %, but real seasons
+    found later (CO2 at 39 values, not 23) and a held-out chaotic series 2 dB worse at 10 steps
+    (docs/results/timeseries.md, fifth round). Cost O(m^2)."""
     return _peak(y, level)
 
 
