@@ -23,7 +23,7 @@ def detect_period(y: np.ndarray, level: float = 0.05) -> int:
     A season found this way is a candidate view, not a decision: the Forecaster's seasonal members
     are weighed with the others by their errors. The Forecaster looks at every length, so a series
     without a season shows one at some length more often than ``level``: measured over the lengths
-    17..256, 200 series each, in 13 % of white-noise series, 14 % of random walks and 12 % of local
+    17..256, 200 series each, in 18 % of white-noise series, 14 % of random walks and 13 % of local
     levels; with white differences assumed (1 / (m - P), the rule before) 78 %, 15 % and 67 %, and
     the Nile's spurious 11 cost it MAE +1 121.6 -> 126.7 (docs/results/timeseries.md, fifth round).
     Cost O(m^2)."""
