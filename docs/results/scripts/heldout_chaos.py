@@ -14,6 +14,8 @@ import time
 
 import numpy as np
 
+from okl.data.series import mse_db
+
 N, SKIP, SETTLE = 3000, 1000, 500
 
 
@@ -68,27 +70,27 @@ def chua() -> np.ndarray:
 SERIES = {"mg17": mackey_glass, "henon": henon, "rossler": rossler, "chua": chua}
 
 
-def db(pred: np.ndarray, s: np.ndarray) -> float:
-    return 10 * math.log10(float(np.mean((s[SKIP:N] - pred[SKIP:N]) ** 2)))
-
-
 def krlst_best(s: np.ndarray, k: int, order: int = 7) -> tuple[float, float, float]:
-    """(dB, sn2, width) of the best KRLS-T setting, k steps ahead (the pair (row at t - k, s[t]) learned at t)."""
+    """(dB, sn2, width) of the best KRLS-T setting, k steps ahead: the pair (embedding at t, s[t + k])
+    learned when s[t + k] arrives, after its prediction (:func:`okl.timeseries.embed`, from the first
+    full embedding)."""
     from okl.kernels import RBF
     from okl.runtime.base import make
+    from okl.timeseries import embed
 
+    X, y = embed(s, order, horizon=k)
+    X, y = X[order - 1:], y[order - 1:]  # (KAFBOX's rows: a full embedding, no zeros before the start)
     cells = []
     for sn2 in (1e-6, 1e-3):
         for mult in (0.25, 0.5, 1.0, 2.0):
             width = 4.2 * float(np.std(s)) * mult
             m = make("krls-t", loss="squared", kernel=RBF(sigma=width), forgetting=1.0, budget=100, noise=sn2,
                      center_targets=False, scale=None)
-            pred = np.zeros(N)
-            for t in range(order - 1 + k, N):
-                row = s[t - k - order + 1:t - k + 1][::-1]
-                pred[t] = m.predict_one(row) if m.n_seen_ else 0.0
-                m.learn_one(row, s[t])
-            cells.append((db(pred, s), sn2, width))
+            pred = np.zeros(N)  # pred[t]: the forecast of s[t]
+            for i in range(len(X)):
+                pred[order - 1 + i + k] = m.predict_one(X[i]) if m.n_seen_ else 0.0
+                m.learn_one(X[i], y[i])
+            cells.append((mse_db(pred[:N], s[:N], SKIP), sn2, width))
     return min(cells)
 
 
@@ -102,7 +104,7 @@ def forecaster(s: np.ndarray) -> dict[int, float]:
         f = fc.forecast(10)
         p1[t], p10[t + 9] = f[0], f[9]
         fc.learn_one(float(s[t]))
-    return {1: db(p1, s), 10: db(p10, s)}
+    return {1: mse_db(p1[:N], s, SKIP), 10: mse_db(p10[:N], s, SKIP)}
 
 
 def main(names: list[str]) -> None:

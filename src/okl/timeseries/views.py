@@ -22,8 +22,8 @@ def member_specs(y, period: int, orders, pool, log_views: bool, linear_only: boo
     against 10.11 / 17.35 / 20.36 with the whole grid on every view, at a quarter of the members:
     the grid on six views cost Lorenz 20 times the time). A width unit is the view's spread (std of
     its differences, or of its values) times sqrt(order), the typical distance of two embedded rows.
-    ``kept`` maps (log, season, order, name, repr(params)) to the widths of earlier members of the
-    views without a season (0 and 1), used in their order instead of measured ones."""
+    ``kept`` (:func:`kept_widths`): the widths of earlier members of the views without a season (0
+    and 1), used in their order instead of measured ones."""
     kept = kept or {}
     seasons = (0, 1, period) if period > 1 else (0, 1)
     specs = []
@@ -37,7 +37,7 @@ def member_specs(y, period: int, orders, pool, log_views: bool, linear_only: boo
                 for name, width, params in pool:
                     if (season > 1 or log) and linear_only and params.get("kernel") != "affine":
                         continue
-                    same = kept.get((log, season, order, name, repr(params))) if season < 2 else None
+                    same = kept.get(_width_key(log, season, order, name, params)) if season < 2 else None
                     sigma = same.pop(0) if same else None if width is None else width * unit
                     specs.append((season, order, name, sigma, params, log))
     return specs
@@ -48,8 +48,14 @@ def kept_widths(specs) -> dict:
     kept: dict = {}
     for season, order, name, sigma, params, log in specs:
         if season < 2:
-            kept.setdefault((log, season, order, name, repr(params)), []).append(sigma)
+            kept.setdefault(_width_key(log, season, order, name, params), []).append(sigma)
     return kept
+
+
+def _width_key(log: bool, season: int, order: int, name: str, params: dict) -> tuple:
+    """Which member a kept width belongs to (the pool's entries of one name and params differ in
+    width only, so several widths share a key, in the pool's order)."""
+    return log, season, order, name, repr(params)
 
 
 __all__ = ["kept_widths", "member_specs"]
