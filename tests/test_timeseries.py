@@ -353,3 +353,27 @@ def test_forecaster_heads_count_the_misses_of_the_intervals_answered():
         fc.learn_one(float(v))
         back.learn_one(float(v))
     assert back.forecast_interval(h) == fc.forecast_interval(h)
+
+
+def test_a_holt_winters_bank_kept_through_a_rebuild_learns_every_value():
+    # at 64 values (a doubling of warmup 16) the growing series' scale has moved: the members are
+    # rebuilt, the bank (same season) kept; it must learn that 64th value like every other (it
+    # skipped it: no forecasts from that origin, a level and trend one value late from then on)
+    from okl.timeseries.smoothing import SmoothingBank
+
+    s = _airline_like(80, np.random.default_rng(5))
+    fc = Forecaster()
+    banks, scales = [], []
+    for v in s:
+        fc.learn_one(float(v))
+        banks.append(fc.bank_)
+        scales.append(fc.scale_)
+    assert scales[63] != scales[62] and banks[63] is banks[62]   # a rebuild at 64 that kept the bank
+    P, first = fc.bank_spec_[:2]
+    start = next(i for i, b in enumerate(banks) if b is fc.bank_)  # (built at start + 1 values)
+    again = SmoothingBank.replayed(P, len(fc.models_), fc.discount, True, first, s[:start + 1])
+    for t in range(start + 1, 80):
+        again.learn_one(t, float(s[t]))
+    assert fc.bank_.n_ == again.n_ == 80
+    for name in ("level_", "trend_", "season_", "loss_", "weight_"):
+        np.testing.assert_allclose(getattr(fc.bank_, name), getattr(again, name), rtol=1e-12, atol=0)

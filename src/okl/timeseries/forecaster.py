@@ -234,7 +234,9 @@ class Forecaster:
         self.rec_loss_, self.rec_weight_, self.paths_, self.issued_ = np.zeros(0), np.zeros(0), [], []
         self.mix_ = TemperedMix(0, self.discount)
         # the Holt-Winters candidates (scale-free: kept by a rebuild at the season they were built for)
-        if not (self.bank_ is not None and self.bank_spec_[0] == period and self.bank_spec_[2]):
+        if self.bank_ is not None and self.bank_spec_[0] == period and self.bank_spec_[2]:
+            self.bank_.learn_one(self.n_ - 1, self.y_[-1])  # (kept: the value this rebuild was made at)
+        else:
             self._bank(period, True, H, len(self.y_))
         self._add_horizons(H)
 
