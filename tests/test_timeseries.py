@@ -377,3 +377,30 @@ def test_a_holt_winters_bank_kept_through_a_rebuild_learns_every_value():
     assert fc.bank_.n_ == again.n_ == 80
     for name in ("level_", "trend_", "season_", "loss_", "weight_"):
         np.testing.assert_allclose(getattr(fc.bank_, name), getattr(again, name), rtol=1e-12, atol=0)
+
+
+def test_a_local_level_is_forecast_near_simple_exponential_smoothing():
+    # a random walk seen through noise (the Nile's model, 100 values, signal-to-noise 0.09, whose
+    # steady-state Kalman forecast is simple exponential smoothing at alpha 0.26): the Forecaster's
+    # MAE within 15 % of that forecast's at +1 and +6 over four series (measured 1.11 and 1.13;
+    # before the smoothing bank without a season and the low-order autoregressions, 1.19 and 1.17)
+    ratios = []
+    for seed in range(4):
+        rng = np.random.default_rng(seed)
+        y = 1000 + np.cumsum(15 * rng.standard_normal(100)) + 50 * rng.standard_normal(100)
+        fc, level, e, ses = Forecaster(), y[0], {1: [], 6: []}, {1: [], 6: []}
+        for t in range(100):
+            if t >= 12:
+                f = fc.forecast(6)
+                for h in (1, 6):
+                    if t + h - 1 < 100:
+                        e[h].append(abs(f[h - 1] - y[t + h - 1]))
+                        ses[h].append(abs(level - y[t + h - 1]))
+            fc.learn_one(float(y[t]))
+            level = 0.26 * y[t] + 0.74 * level
+        ratios.append([np.mean(e[h]) / np.mean(ses[h]) for h in (1, 6)])
+    assert fc.level_bank_ is not None and fc.level_bank_.n_ == 100
+    assert {sp[1] for sp in fc.specs_ if sp[4].get("kernel") != "affine"} == {6, 12}
+    assert {sp[1] for sp in fc.specs_ if sp[4].get("kernel") == "affine"} == {1, 2, 6, 12}
+    r1, r6 = np.mean(ratios, axis=0)
+    assert r1 < 1.15 and r6 < 1.15

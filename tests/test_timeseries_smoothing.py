@@ -155,3 +155,31 @@ def test_no_holt_winters_candidates_when_told_there_is_no_season_or_with_a_named
     for v in s[:16]:
         fc.learn_one(float(v))
     assert fc.bank_.period == 12 and fc.bank_spec_ == (12, 14, True)
+
+
+def test_without_a_season_the_bank_is_simple_exponential_smoothing_and_holts():
+    # period 0: every (alpha, beta) row's forecast equals the textbook recursion written out here
+    # (beta 0: no trend, simple exponential smoothing; beta > 0: Holt's linear trend), from the
+    # line through the first m values' mean (level at the last value, slope (z_{m-1} - z_0)/(m - 1))
+    rng = np.random.default_rng(3)
+    y = 50.0 + np.cumsum(rng.standard_normal(60))
+    m, H = 7, 5
+    bank = SmoothingBank(0, H, 0.99, log=False, first=m)
+    assert bank.size == 16 and (bank.gamma_ == 0).all() and sorted(set(bank.beta_)) == [0.0, 0.01, 0.1, 0.3]
+    for t, v in enumerate(y):
+        bank.learn_one(t, float(v))
+    for j in range(bank.size):
+        a, b = bank.alpha_[j], bank.beta_[j]
+        trend = (y[m - 1] - y[0]) / (m - 1) if b > 0 else 0.0
+        level = y[:m].mean() + trend * (m - 1) / 2
+        for v in y[m:]:
+            new = a * v + (1 - a) * (level + trend)
+            trend, level = b * (new - level) + (1 - b) * trend, new
+        pad = 0.5 * (y.max() - y.min())  # (every output within the values seen widened by half their range)
+        want = np.clip(level + trend * np.arange(1, H + 1), y.min() - pad, y.max() + pad)
+        np.testing.assert_allclose(bank.made_[59][j], want, rtol=1e-12)
+    # a file of it reads back the same bank
+    back = SmoothingBank.from_dict(bank.to_dict(), 0.99)
+    assert back.period == 0
+    np.testing.assert_array_equal(back.level_, bank.level_)
+    np.testing.assert_array_equal(back.made_[59], bank.made_[59])

@@ -43,6 +43,7 @@ def save_forecaster(fc, path) -> None:
             "pending": [[[o, [v if math.isfinite(v) else None for v in p]] for o, p in d.items()] for d in fc.pending_],
             "mix": fc.mix_.to_dict(), "exog_keys": fc.exog_keys_,
             "bank": None if fc.bank_ is None else fc.bank_.to_dict(),
+            "level_bank": None if fc.level_bank_ is None else fc.level_bank_.to_dict(),
             "bank_spec": None if fc.bank_spec_ is None else list(fc.bank_spec_), "positive": fc.positive_, "range": [fc.lo_, fc.hi_]}
     with tempfile.TemporaryDirectory() as tmp:
         files = []
@@ -123,6 +124,8 @@ def load_forecaster(path, cls):
             fc.mix_.add_horizons(len(fc.loss_))
             if meta.get("bank") is not None:  # (a file written before the Holt-Winters candidates: none)
                 fc.bank_ = SmoothingBank.from_dict(meta["bank"], fc.discount, f"{path}: bank")
+            if meta.get("level_bank") is not None:  # (a file written before it: none)
+                fc.level_bank_ = SmoothingBank.from_dict(meta["level_bank"], fc.discount, f"{path}: level bank")
             if meta.get("bank_spec") is not None:
                 a, b, c = meta["bank_spec"]
                 fc.bank_spec_ = (int(a), int(b), bool(c))

@@ -9,11 +9,10 @@ then, trained on the history kept (``memory`` values), so ``forecast(H)`` always
 
 **Recursive forecasts as a candidate.** The one-step leader fed its own forecasts gives a path to
 every horizon; each horizon > 1 weighs it with the direct members by the same discounted error of
-its (true, made-at-the-origin) forecasts. Measured with one KRLS-T at the best grid cell, 10 steps
-ahead: recursive -25.06 dB against direct -31.89 on Lorenz (errors compound on the chaotic series),
--35.24 against -28.47 on Mackey-Glass 30 (its one-step map is learned to -40 dB): neither wins
-everywhere, so both are candidates (docs/results/timeseries.md). Not with exogenous values. A
-path ends at its first step outside the values seen widened by half their range (diverged).
+its (true, made-at-the-origin) forecasts: errors compound on a chaotic series (Lorenz), a one-step
+map learned closely iterates well (Mackey-Glass 30), neither wins everywhere (docs/results). Not
+with exogenous values. A path ends at its first step outside the values seen widened by half their
+range (diverged).
 
 **Views, members and the mixture** (``learner="auto"``): at each horizon, members on views of
 the series: its values; its first differences y_t - y_{t-1} (target y_{u+h} - y_u: a trend, and
@@ -24,14 +23,14 @@ multiplicative season and growth made additive, Box and Jenkins' variance-stabil
 On the values and their first differences the members are :func:`okl.ensemble.pool.series_pool`
 (KRLS-T over 3 widths x 3 noise levels and two linear autoregressions), on the log and seasonal
 views its linear autoregressions only (the transforms make a trend and a season linear; the whole
-grid on every view cost Lorenz 20 times the time and did not help AirlinePassengers), each at
-each order of :data:`ORDERS` (or the ``order`` given). A view is a candidate, not a decision: each
+grid on every view cost Lorenz 20 times the time), each at each order of :data:`ORDERS` (or the
+``order`` given), the linear ones also at :data:`LINEAR_ORDERS` (parsimony: on a short series an
+AR(1) or AR(2) of the differences is ARIMA(1 or 2, 1, 0)). A view is a candidate, not a decision: each
 member is scored by the discounted (``discount`` per round) mean squared error of its own
 forecasts, each made h rounds before its value arrived with what the member knew then (a mean, so
 members scored fewer times compare fairly), and the forecast of horizon h is a tempered-likelihood
 average of the members and the recursive path by those scores, its temperature chosen by the
-averages' own errors (:mod:`okl.timeseries.mixing`; follow-the-leader is its coldest limit, and
-the leader alone was the rule before: Lorenz 10 steps -29.93 dB, Santa Fe 25.63). Every output
+averages' own errors (:mod:`okl.timeseries.mixing`; follow-the-leader is its coldest limit). Every output
 is kept within the values seen widened by half their range. After ``burn`` rounds a member whose
 loss exceeds ``drop`` (10) times its view's leader's is dropped (10 dB behind over the discount's
 window of about 100 rounds), the view's ``keep`` best always kept. Any other ``learner`` name:
@@ -45,17 +44,17 @@ values; AirlinePassengers: found at 25 values). At 2, 4, 8 and 16 times ``warmup
 season are measured again, and the members rebuilt on the kept history when the scale moved by more
 than a factor sqrt 2 (a width grid step) or another season is significant: one found from few values
 can be a divisor or neighbour of the series' own, untestable before two of its periods (electrical
-equipment: 3 from 20 values, 12 from 64, MAE +1 / +6 2.73 / 5.51 -> 2.49 / 5.12; docs/results).
-At any rebuild the views without a season keep their widths unless the scale moved: the same
-members, replayed to the same state (re-drawn at a season change, a Rossler series' iterated
-one-step leader diverged, 10 steps -19.57 -> -5.43 dB).
+equipment: 3 from 20 values, 12 from 64). At any rebuild the views without a season keep their
+widths unless the scale moved: the same members, replayed to the same state (re-drawn, an iterated
+one-step leader can diverge; docs/results).
 
-**Holt-Winters candidates** (auto, no exogenous values): exponential smoothing of a level, trend
-and season P over a grid, on log y (while positive) and y (:mod:`okl.timeseries.smoothing`); their
-tempered average is one more candidate at every horizon. Before a season is significant, at the
-likeliest lag (:func:`likely_period`; AirlinePassengers: 12 from 15 values). Replayed on the kept
-history when built, kept through the members' rescaling. AirlinePassengers MAE +1 / +6 / +12 10.02
-/ 17.09 / 18.07 -> 9.27 / 15.38 / 17.92 (River's HoltWinters 8.55 / 13.22 / 18.00).
+**Exponential smoothing candidates** (auto, no exogenous values; :mod:`okl.timeseries.smoothing`):
+two grids of state-space models on log y (while positive) and y, each grid's tempered average one
+more candidate at every horizon. Holt-Winters (a level, trend and season P), at the season found
+or, before one is significant, at the likeliest lag (:func:`likely_period`; AirlinePassengers: 12
+from 15 values); and, from the first members on, the same without a season (a local level or
+trend: simple exponential smoothing and Holt's, the forecasts of an ARIMA(0, 1, 1) and (0, 2, 2)).
+Each replayed on the kept history when built and kept through the members' rebuilds.
 
 **Intervals**: one :class:`okl.intervals.ConformalHead` per horizon, fed the errors of the
 forecasts the Forecaster answered h rounds earlier (what a user got, not a refit's), each judged
@@ -64,7 +63,7 @@ adaptive conformal inference's err_t is of the set issued for y_t): ``forecast_i
 alpha)``. Lorenz, 90 %, ten steps ahead: 88.5 % (70.7 % fed the members' refit errors; docs).
 
 Cost per learned value: O(H x members x M^2) for KRLS-T members of budget M (H horizons), and
-O(C (P + H |ETAS|)) for the C Holt-Winters candidates.
+O(C (P + H |ETAS|)) for the C smoothing candidates.
 """
 
 from __future__ import annotations
@@ -83,6 +82,9 @@ from okl.timeseries.views import kept_widths, member_specs
 #: candidate orders when ``order`` is None (a doubling grid around the embeddings the literature
 #: uses: 6 for Lorenz, 7 for Mackey-Glass and Santa Fe)
 ORDERS = (6, 12)
+#: more orders of the linear autoregressions (auto, ``order`` None): Box and Jenkins' low orders, the
+#: parsimonious models of a short series (measured on 15 held-out series, docs/results/timeseries.md)
+LINEAR_ORDERS = (1, 2)
 
 
 class Forecaster:
@@ -93,7 +95,7 @@ class Forecaster:
     learner : str, default "auto"
         "auto": the series pool's mixture; else a registered regressor's name.
     order : int or None, default None
-        The embedding order; None: each of :data:`ORDERS` in the mixture.
+        The embedding order; None: each of :data:`ORDERS` (linear members also :data:`LINEAR_ORDERS`).
     period : int or None, default None
         The season P (0: none); None: detected from the series.
     warmup : int, default 16
@@ -131,8 +133,7 @@ class Forecaster:
         self.params = dict(params or {})
         self.y_: list[float] = []      # the kept values (the last ``memory``), y_[i] is value offset_ + i
         self.x_: list[np.ndarray | None] = []
-        self.offset_ = 0
-        self.n_ = 0                    # values learned
+        self.offset_, self.n_ = 0, 0   # (the index of y_[0], values learned)
         self.specs_: list[tuple] = []  # per member: (season, order, name, sigma or None, params)
         self.models_: list[list] = []  # [h - 1][member]
         self.loss_ = np.zeros((0, 0))
@@ -153,6 +154,7 @@ class Forecaster:
         self.mix_ = TemperedMix(0, discount)  # the answer: tempered averages of the candidates
         self.bank_: SmoothingBank | None = None  # the Holt-Winters candidates (auto, a season found)
         self.bank_spec_: tuple[int, int, bool] | None = None  # (season, values that initialise, significant)
+        self.level_bank_: SmoothingBank | None = None  # the smoothing candidates without a season (auto)
 
     # ---- the series ---------------------------------------------------------------------------
 
@@ -182,9 +184,7 @@ class Forecaster:
 
     def _out(self, z: float, log: bool) -> float:
         """A member's output (target + base) on the series' scale, kept within the values seen widened
-        by half their range (a Gaussian process with little noise can answer far outside its data
-        between sparse early rows, and a log member exponentiates that: AirlinePassengers 12 steps
-        ahead, 720 for 183 in the third year)."""
+        by half their range (a GP with little noise can answer far outside sparse early rows)."""
         v = math.exp(min(z, 700.0)) if log else z
         pad = 0.5 * (self.hi_ - self.lo_)
         return min(max(v, self.lo_ - pad), self.hi_ + pad)
@@ -224,7 +224,8 @@ class Forecaster:
         # the views and members (okl.timeseries.views): the kernel grid on the values, the linear
         # autoregression on every other view (auto), or the learner named on every view
         pool = series_pool() if self.learner == "auto" else [(self.learner, None, self.params)]
-        self.specs_ = member_specs(self.y_, period, orders, pool, self.positive_, self.learner == "auto", kept)
+        low = LINEAR_ORDERS if self.learner == "auto" and not self.order else ()
+        self.specs_ = member_specs(self.y_, period, orders, pool, self.positive_, self.learner == "auto", kept, low)
         H = max(len(self.models_), 1)
         self.models_, self.heads_, self.pending_ = [], [], []
         self.loss_ = np.zeros((0, len(self.specs_)))
@@ -233,23 +234,32 @@ class Forecaster:
         self.rounds_ = 0
         self.rec_loss_, self.rec_weight_, self.paths_, self.issued_ = np.zeros(0), np.zeros(0), [], []
         self.mix_ = TemperedMix(0, self.discount)
-        # the Holt-Winters candidates (scale-free: kept by a rebuild at the season they were built for)
+        # the smoothing candidates (scale-free: kept by a rebuild, the Holt-Winters ones at their season;
+        # a kept bank learns the value this rebuild was made at; half the values initialise a new one)
+        if self.level_bank_ is None and self.learner == "auto" and not self.exog_keys_:
+            self.level_bank_ = SmoothingBank.replayed(0, H, self.discount, self.positive_, (len(self.y_) + 1) // 2,
+                                                      self.y_, self.offset_)
+        elif self.level_bank_ is not None:
+            self.level_bank_.learn_one(self.n_ - 1, self.y_[-1])
         if self.bank_ is not None and self.bank_spec_[0] == period and self.bank_spec_[2]:
-            self.bank_.learn_one(self.n_ - 1, self.y_[-1])  # (kept: the value this rebuild was made at)
+            self.bank_.learn_one(self.n_ - 1, self.y_[-1])
         else:
             self._bank(period, True, H, len(self.y_))
         self._add_horizons(H)
 
     def _bank(self, period: int, significant: bool, H: int, end: int) -> None:
-        """The Holt-Winters candidates at season P (significant or likely) replayed on the kept
-        values before ``end``; P + 1 + half the seasonal differences kept initialise them, the rest
-        score them. None below P = 2, with exogenous values, or a learner named."""
+        """The Holt-Winters candidates at season P (significant or likely) replayed on the kept values
+        before ``end`` (P + 1 + half the seasonal differences initialise them); None below P = 2."""
         n = len(self.y_)
         self.bank_spec_ = self.bank_ = None
         if period >= 2 and self.learner == "auto" and not self.exog_keys_ and n > period:
             self.bank_spec_ = (period, period + 1 + (n - period - 1) // 2, significant)
             self.bank_ = SmoothingBank.replayed(period, H, self.discount, self.positive_, self.bank_spec_[1],
                                                 self.y_[:end], self.offset_)
+
+    def _banks(self) -> list[SmoothingBank]:
+        """The smoothing candidates: the Holt-Winters bank (a season), then the one without a season."""
+        return [b for b in (self.bank_, self.level_bank_) if b is not None]
 
     def _make(self, spec):
         from okl.kernels import RBF, Polynomial
@@ -275,9 +285,10 @@ class Forecaster:
         self.rec_loss_ = np.r_[self.rec_loss_, np.zeros(H - first)]
         self.rec_weight_ = np.r_[self.rec_weight_, np.zeros(H - first)]
         self.mix_.add_horizons(H)
-        if self.bank_ is not None and len(self.bank_.loss_) < H:  # (one state: replayed whole)
-            self.bank_ = SmoothingBank.replayed(self.bank_.period, H, self.discount, self.positive_,
-                                                self.bank_spec_[1], self.y_, self.offset_)
+        self.bank_, self.level_bank_ = (  # (one state: replayed whole)
+            b if b is None or len(b.loss_) >= H else
+            SmoothingBank.replayed(b.period, H, self.discount, self.positive_, b.first, self.y_, self.offset_)
+            for b in (self.bank_, self.level_bank_))
         self.loss_ = np.vstack([self.loss_, np.zeros((H - first, k))])
         self.weight_ = np.vstack([self.weight_, np.zeros((H - first, k))])
         live = np.array([self.positive_ or not spec[5] for spec in self.specs_], dtype=bool)
@@ -297,11 +308,10 @@ class Forecaster:
             pending = self.pending_[h - 1]
             u = t - h
             if u >= 0:
-                # a member is scored on the forecast it made at u, with what it knew then: scored
-                # after h - 1 more pairs, a model that fits the latest pairs closely (a narrow RBF)
-                # looks better than its forecasts are (AirlinePassengers, 12 steps: the selection
-                # took such members, MAE 21.5 against 16.7 for the best member scored honestly).
-                # With exogenous values x_{u+h} arrives with y_{u+h}: the forecast is made now.
+                # a member is scored on the forecast it made at u, with what it knew then (scored
+                # after h - 1 more pairs, a model that fits the latest pairs closely looks better
+                # than its forecasts are). With exogenous values x_{u+h} arrives with y_{u+h}: the
+                # forecast is made now.
                 made = pending.pop(u, None) if not self.exog_keys_ else None
                 if made is None:
                     made = self._forecasts(u, h)
@@ -359,11 +369,9 @@ class Forecaster:
     def _prune(self) -> None:
         """Drop, at every horizon, the members whose discounted loss exceeds ``drop`` times their
         family's leader's, but the family's ``keep`` best. A family is one view of the series (raw
-        or log values, with or without seasonal differences); its members, a grid of widths and noise
-        levels over one view, are compared among themselves only: the views learn at different rates
-        (Lorenz, with a seasonal view at its quasi-period 75: the seasonal members led the first 300
-        rounds by 10 times, a Forecaster-wide drop removed the raw members that lead later, and the one-step
-        error went -55.5 -> -36.9 dB; without the drop the raw members led 1,911 of 2,000 rounds)."""
+        or log values, with or without seasonal differences); its members are compared among
+        themselves only: the views learn at different rates, and a view that leads early can trail
+        later (Lorenz's seasonal view at its quasi-period; a Forecaster-wide drop cost 19 dB, docs)."""
         families: dict = {}
         for j, spec in enumerate(self.specs_):
             families.setdefault((spec[0], spec[5]), []).append(j)
@@ -391,8 +399,8 @@ class Forecaster:
         self.lo_, self.hi_ = min(self.lo_, y), max(self.hi_, y)
         if y <= 0.0 and self.positive_:  # the log members end with the first value they cannot take
             self.positive_ = False
-            if self.bank_ is not None:
-                self.bank_.drop_log()
+            for bank in self._banks():
+                bank.drop_log()
             for j, spec in enumerate(self.specs_):
                 if spec[5]:
                     self.alive_[:, j] = False
@@ -430,8 +438,8 @@ class Forecaster:
         if self.rounds_ >= self.burn:
             self._prune()
         self.mix_.learn_one(n - 1, y)
-        if self.bank_ is not None:
-            self.bank_.learn_one(n - 1, y)
+        for bank in self._banks():
+            bank.learn_one(n - 1, y)
         if not self.exog_keys_:
             self._recursive_step(n - 1)
             H = len(self.models_)
@@ -452,10 +460,11 @@ class Forecaster:
                 f = np.r_[f, rec]
                 score = np.r_[score, self.rec_loss_[h - 1] / self.rec_weight_[h - 1]]
                 weight = np.r_[weight, self.rec_weight_[h - 1]]
-            # the Holt-Winters grid enters as one candidate: its own tempered average, on its record
-            hw = self.bank_.candidate(t, h) if self.bank_ is not None else None
-            if hw is not None:
-                f, score, weight = np.r_[f, hw[0]], np.r_[score, hw[1]], np.r_[weight, hw[2]]
+            # each smoothing grid enters as one candidate: its own tempered average, on its record
+            for bank in self._banks():
+                c = bank.candidate(t, h)
+                if c is not None:
+                    f, score, weight = np.r_[f, c[0]], np.r_[score, c[1]], np.r_[weight, c[2]]
             self.mix_.make(t, h, f, score, weight)
 
     # ---- the recursive candidate ---------------------------------------------------------------
@@ -476,10 +485,8 @@ class Forecaster:
                 kept.append((o, path))
         H = len(self.models_)
         added = 0
-        # a path ends at its first step the range bound clamps (the values seen widened by half their
-        # range, every output's): an iterated model (an affine member's above all) can leave the
-        # series, iterating it on the bound is no forecast, and a diverged path with a good record
-        # takes the weight for h rounds before its h-step error arrives (Rossler, docs/results)
+        # a path ends at its first step the range bound clamps (every output's): iterating a model on
+        # the bound is no forecast, and a diverged path keeps its weight h rounds (Rossler, docs)
         lo, hi = min(self.y_), max(self.y_)
         lo, hi = lo - 0.5 * (hi - lo), hi + 0.5 * (hi - lo)
         try:
@@ -590,4 +597,4 @@ class Forecaster:
                 f"{self.specs_[j][4]}): {self._score(horizon)[j]:.4g}" for j in order if self.alive_[h, j]]
 
 
-__all__ = ["Forecaster", "ORDERS"]
+__all__ = ["Forecaster", "LINEAR_ORDERS", "ORDERS"]

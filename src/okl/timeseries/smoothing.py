@@ -28,7 +28,16 @@ candidate of the Forecaster's mixture instead gave AirlinePassengers MAE 9.07 / 
 / +6 / +12 (one answer: 9.27 / 15.38 / 17.92) but held-out series lost (El Nino +6 0.99 -> 1.06,
 electrical equipment 5.48 -> 5.94; one answer: 0.99, 5.51).
 
-Cost per value: O(C (P + H |ETAS|)) for C = 2 x 27 + 1 candidates and H horizons (vectorised over the grid).
+**Without a season** (``period`` 0: a local level, Muth 1960, or a local trend, Holt 1957; ETS(A,N,N)
+and ETS(A,A,N) of Hyndman et al.) the season is 0 and the grid is :data:`ALPHAS` x (0 and
+:data:`BETAS`), beta 0 with no trend (simple exponential smoothing, the forecast of an
+ARIMA(0, 1, 1)), initialised from its first m >= 2 values (the level the line through their mean
+at the last, the trend its slope (z_{m-1} - z_0) / (m - 1)). The Forecaster keeps one such bank
+from its first members on, whatever the season: a local level (the Nile's) is fitted by neither a
+season nor a kernel member (docs/results/timeseries.md, sixth round).
+
+Cost per value: O(C (P + H |ETAS|)) for C = 2 x 27 + 1 candidates (2 x 16 + 1 without a season) and H
+horizons (vectorised over the grid).
 """
 
 from __future__ import annotations
@@ -46,23 +55,27 @@ GAMMAS = (0.1, 0.3, 0.6)
 
 
 class SmoothingBank:
-    """Every (view, alpha, beta, gamma) of the grid at season ``period`` (>= 2), forecasting
+    """Every (view, alpha, beta, gamma) of the grid at season ``period`` (>= 2; 0: none), forecasting
     ``horizons`` steps at each value, each horizon's errors discounted by ``discount``."""
 
     def __init__(self, period: int, horizons: int, discount: float, log: bool, first: int | None = None):
         self.period, self.discount = int(period), float(discount)
-        # the values that initialise (P + 1 .. 2P: the trend needs one seasonal difference)
-        self.first = 2 * self.period if first is None else min(max(int(first), self.period + 1), 2 * self.period)
-        # (the admissible region, gamma < 1 - alpha: beyond it the season takes what the level
-        # should and a forecast can grow without bound; Hyndman et al. 2008, ch. 10)
-        grid = [(a, b, g) for a in ALPHAS for b in BETAS for g in GAMMAS if g < 1.0 - a]
+        if self.period:
+            # the values that initialise (P + 1 .. 2P: the trend needs one seasonal difference)
+            self.first = 2 * self.period if first is None else min(max(int(first), self.period + 1), 2 * self.period)
+            # (the admissible region, gamma < 1 - alpha: beyond it the season takes what the level
+            # should and a forecast can grow without bound; Hyndman et al. 2008, ch. 10)
+            grid = [(a, b, g) for a in ALPHAS for b in BETAS for g in GAMMAS if g < 1.0 - a]
+        else:
+            self.first = max(int(first or 2), 2)
+            grid = [(a, b, 0.0) for a in ALPHAS for b in (0.0,) + BETAS]
         views = (True, False) if log else (False,)
         self.logs_ = np.array([lg for lg in views for _ in grid], dtype=bool)
         abg = np.array([p for _ in views for p in grid], dtype=float).reshape(-1, 3)
         self.alpha_, self.beta_, self.gamma_ = abg[:, 0], abg[:, 1], abg[:, 2]
         k = len(self.logs_)
         self.level_, self.trend_ = np.zeros(k), np.zeros(k)
-        self.season_ = np.zeros((k, self.period))  # s_{t-P+1} .. s_t: season_[:, (t + 1) % P] is s_{t+1-P}
+        self.season_ = np.zeros((k, max(self.period, 1)))  # s_{t-P+1} .. s_t: season_[:, (t + 1) % P] is s_{t+1-P}
         self.first_: list[float] = []              # the values before the two seasons that initialise
         self.n_ = 0                                 # values learned
         self.lo_, self.hi_ = math.inf, -math.inf    # the smallest and largest value learned
@@ -101,6 +114,11 @@ class SmoothingBank:
         P = self.period
         Z = np.stack([self._z(v) for v in self.first_], axis=1)  # (k, m), P < m <= 2P
         m = Z.shape[1]
+        if not P:
+            self.trend_ = np.where(self.beta_ > 0, (Z[:, -1] - Z[:, 0]) / (m - 1), 0.0)
+            self.level_ = Z.mean(axis=1) + self.trend_ * (m - 1) / 2.0
+            self.season_ = np.zeros((len(self.logs_), 1))
+            return
         # the trend from the seasonal differences seen (a season's change over a season), the level
         # through the first season's mean at its middle, the season the deviations from that line
         self.trend_ = (Z[:, P:] - Z[:, :m - P]).mean(axis=1) / P
@@ -116,7 +134,7 @@ class SmoothingBank:
 
     def learn_one(self, t: int, y: float) -> None:
         """y_t arrives (t: its index in the series): score the forecasts of it, update, forecast from t."""
-        P = self.period
+        P = max(self.period, 1)
         self.n_ += 1
         self.lo_, self.hi_ = min(self.lo_, y), max(self.hi_, y)
         if self.n_ <= self.first:
@@ -157,7 +175,7 @@ class SmoothingBank:
                 self.mix_.make(t, h, f[:, h - 1], score, w)
 
     def _forecasts(self, t: int) -> np.ndarray:
-        H, P = len(self.loss_), self.period
+        H, P = len(self.loss_), max(self.period, 1)
         h = np.arange(1, H + 1)
         z = self.level_[:, None] + self.trend_[:, None] * h[None, :] + self.season_[:, (t + h) % P]
         with np.errstate(over="ignore"):
@@ -224,8 +242,8 @@ class SmoothingBank:
             logs = np.array(d["logs"], dtype=bool)
             season = np.array(d["season"], dtype=float)
             k, P = len(logs), int(d["period"])
-            if season.shape != (k, P) or P < 2:  # (checked before a bank of P columns is made)
-                raise ValueError(f"a season of shape {season.shape} for {k} candidates of period {P} (>= 2)")
+            if season.shape != (k, max(P, 1)) or P < 0 or P == 1:  # (checked before a bank of P columns is made)
+                raise ValueError(f"a season of shape {season.shape} for {k} candidates of period {P} (0 or >= 2)")
             bank = cls(P, 0, discount, False, int(d["first"]))
             bank.logs_ = logs
             bank.alpha_, bank.beta_, bank.gamma_ = (np.array(d[n], dtype=float).reshape(k) for n in ("alpha", "beta", "gamma"))

@@ -9,7 +9,7 @@ import numpy as np
 
 
 def member_specs(y, period: int, orders, pool, log_views: bool, linear_only: bool,
-                 kept: dict | None = None) -> list[tuple]:
+                 kept: dict | None = None, linear_orders=()) -> list[tuple]:
     """Every member as (season, order, learner name, width or None, params, log).
 
     The views: the values (season 0), their first differences (season 1: y_{u+h} relative to y_u)
@@ -23,7 +23,8 @@ def member_specs(y, period: int, orders, pool, log_views: bool, linear_only: boo
     the grid on six views cost Lorenz 20 times the time). A width unit is the view's spread (std of
     its differences, or of its values) times sqrt(order), the typical distance of two embedded rows.
     ``kept`` (:func:`kept_widths`): the widths of earlier members of the views without a season (0
-    and 1), used in their order instead of measured ones."""
+    and 1), used in their order instead of measured ones. ``linear_orders``: more orders for the
+    affine entries only (the low orders of Box and Jenkins' autoregressions, cheap beside the grid)."""
     kept = kept or {}
     seasons = (0, 1, period) if period > 1 else (0, 1)
     specs = []
@@ -32,10 +33,11 @@ def member_specs(y, period: int, orders, pool, log_views: bool, linear_only: boo
         for season in seasons:
             spread = float(np.std(v[season:] - v[:-season])) if season and len(v) > season else 0.0
             spread = spread or float(np.std(v)) or 1.0
-            for order in orders:
+            for order in sorted(set(orders) | set(linear_orders)):
                 unit = spread * math.sqrt(order)
                 for name, width, params in pool:
-                    if (season > 1 or log) and linear_only and params.get("kernel") != "affine":
+                    linear = params.get("kernel") == "affine"
+                    if not linear and ((season > 1 or log) and linear_only or order not in orders):
                         continue
                     same = kept.get(_width_key(log, season, order, name, params)) if season < 2 else None
                     sigma = same.pop(0) if same else None if width is None else width * unit
