@@ -8,7 +8,6 @@ usage: PYTHONPATH=src python docs/results/scripts/heldout_chaos.py [mg17,henon,r
 """
 from __future__ import annotations
 
-import math
 import sys
 import time
 
