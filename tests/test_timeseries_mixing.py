@@ -1,5 +1,5 @@
 """okl.timeseries.mixing: the tempered-likelihood averages of the Forecaster's candidates and the
-choice of the temperature by the averages' own errors."""
+temperatures' own average by the averages' errors."""
 
 import math
 
@@ -22,7 +22,23 @@ def test_tempered_average_between_the_leader_and_the_mean():
     assert tempered_average(f, np.array([0.0, 1.0, 1.0, 1.0]), weight, 1.0) == 1.0   # a perfect leader
 
 
-def test_tempered_mix_answers_the_temperature_with_the_lowest_error():
+def test_tempered_mix_averages_the_temperatures_by_their_own_errors():
+    mix = TemperedMix(1, discount=0.9)
+    preds = np.arange(1.0, len(ETAS) + 1.0)
+    mix.made_[0][0] = preds
+    mix.weight_[0] = 10.0
+    scores = np.array([1.0, 1.01, 1.02, 1.5, 3.0])[:len(ETAS)]
+    mix.loss_[0] = 10.0 * scores
+    # eta 1 over the temperatures: v_k = exp(-W (s_k / s_min - 1) / 2); within noise of the leader
+    # they share the answer (following the leader alone would answer 1)
+    v = np.exp(-10.0 * (scores - 1.0) / 2.0)
+    assert mix.forecast(0, 1) == pytest.approx(float(v @ preds / v.sum()), rel=1e-12)
+    assert 1.9 < mix.forecast(0, 1) < 2.1                 # (2.02: the first three share it)
+    mix.weight_[0, 1:] = 0.0                      # only the first temperature scored: its forecast
+    assert mix.forecast(0, 1) == 1.0
+
+
+def test_tempered_mix_leans_on_the_temperature_with_the_lowest_error():
     mix = TemperedMix(2, discount=0.9)
     f = np.array([0.0, 10.0])
     score, weight = np.array([1.0, 1.2]), np.array([5.0, 5.0])
@@ -32,7 +48,10 @@ def test_tempered_mix_answers_the_temperature_with_the_lowest_error():
         mix.make(t, 2, f, score, weight)
     preds = mix.made_[0][29]
     assert np.all(np.diff(preds) > 0)           # cooler etas lean on the leader (0), warmer on the mean
-    assert mix.forecast(29, 1) == preds[-1] == mix.forecast(29, 2)
+    expected = tempered_average(preds, mix.loss_[0] / mix.weight_[0], mix.weight_[0], 1.0)
+    assert mix.forecast(29, 1) == pytest.approx(expected, rel=1e-12)
+    assert preds.mean() < mix.forecast(29, 1) < preds[-1]   # all near 10 - 5: leaning on the warmer
+    assert preds.mean() < mix.forecast(29, 2) < preds[-1]   # (its own record: one score fewer)
     assert mix.weight_[1, 0] > 0 and mix.forecast(30, 1) is None
     fresh = TemperedMix(1)
     fresh.make(0, 1, f, score, weight)
@@ -60,5 +79,5 @@ def test_the_forecaster_answers_the_mix():
     answers = fc.forecast(3)
     for h in (1, 2, 3):
         preds = fc.mix_.made_[h - 1][t]
-        assert answers[h - 1] == fc.mix_.forecast(t, h) and answers[h - 1] in preds.tolist()
+        assert answers[h - 1] == fc.mix_.forecast(t, h) and preds.min() <= answers[h - 1] <= preds.max()
         assert fc.mix_.weight_[h - 1].min() > 0

@@ -10,7 +10,13 @@ KRLS-T paper's channel switch (issue 47; ``../shared/KAF.md``, datasets/README.m
   KAFBOX's steps and thresholds). PNG: the squared error's running mean over 250 samples, in dB.
 * ``kaf-series``: the same table for Lorenz (embedding 6), Mackey-Glass 30 (7) and Santa Fe A (6);
   the published kernel is KAFBOX's demos' (Lorenz width 32, Mackey-Glass width 1; Santa Fe has no
-  published setting, so its column is empty).
+  published setting, so its column is empty). Then one and ten steps ahead on the first 3,000
+  values (KAFBOX's ``demo_prediction_kstep``: embedding L, the pair of horizon k learned when its
+  target arrives, each prediction before it; Lorenz L 6, the others 7): the best of KAFBOX's own
+  KRLS-T over 8 settings, run in Octave (:data:`KAFBOX_KSTEP`), beside okl's ``krls-t`` at that
+  setting and at its defaults, ``auto`` and ``linear`` at their defaults, and
+  :class:`okl.timeseries.Forecaster` at its defaults (``forecast(10)`` before each value, from
+  values up to its origin only), with the series' variance (the score of its mean).
 * ``krlst-channel``: Van Vaerenbergh, Lazaro-Gredilla & Santamaria (IEEE TNNLS 2012) Fig. 3, as
   KAFBOX's ``demo/literature/vanvaerenbergh2012kernel/fig3.m`` builds it: a Wiener channel y =
   tanh(B . s_emb) + noise at 20 dB SNR, s ~ U(0, 1), embedding 5, whose filter B switches from B1 to
@@ -51,6 +57,15 @@ OTHER_LEARNERS = ("bsgd", "raker", "adaraker", "nogd", "fogd", "linear", "auto")
 LINEAR_RLS = "linear RLS"
 #: the published Gaussian width of each series (KAFBOX's demos), on the raw values
 PUBLISHED_WIDTH = {"lorenz": 32.0, "mg30": 1.0}
+#: (series, horizon) -> (embedding L, MSE dB, sn2, Gaussian width): the best of KAFBOX v2.2's own
+#: KRLS-T (steven2358/kafbox @ 694cf94, Octave 7.3; lambda 1, M 100, jitter 1e-6) over sn2 1e-6 / 1e-3
+#: and four widths around 4.2 std, on the first 3,000 values, MSE over values 1,000..3,000 under
+#: ``demo_prediction_kstep`` (issue 57; measured 2026-12-06)
+KAFBOX_KSTEP = {("lorenz", 1): (6, -56.32, 1e-6, 16.0), ("lorenz", 10): (6, -32.01, 1e-6, 16.0),
+                ("mg30", 1): (7, -41.00, 1e-3, 0.58825), ("mg30", 10): (7, -25.39, 1e-3, 0.58825),
+                ("santafe", 1): (7, 12.25, 1e-3, 100.0783), ("santafe", 10): (7, 25.24, 1e-3, 100.0783)}
+#: the k-step protocol's values and horizons
+KSTEP_VALUES, KSTEP_HORIZONS = 3000, (1, 10)
 #: the published figure: ALD-KRLS on Lorenz (KAFBOX README)
 PUBLISHED_LORENZ_DB = -40.17
 ALD_PUBLISHED = {"threshold": 1e-4}
@@ -160,6 +175,72 @@ def _plot(path, curves: dict, title: str, ylabel: str, xlabel: str = "sample", m
 
 
 _HEADER = ["series", "learner", "MSE dB, okl defaults", "MSE dB, published kernel", "rounds/s (defaults)"]
+_KSTEP_HEADER = ["series", "horizon", "KAFBOX KRLS-T best of 8 (Octave)", "its setting (sn2, width)",
+                 "okl krls-t, that setting", "okl krls-t", "okl auto", "okl linear", "okl Forecaster()",
+                 "variance"]
+
+
+def kstep_predictions(s: np.ndarray, order: int, k: int, model) -> np.ndarray:
+    """pred[t], the prediction of s[t] k steps ahead (NaN before the first): at each origin i the
+    model learns the pair whose target s[i] has just arrived (the embedding ending at i - k: the last
+    ``order`` values, zeros before the first), then predicts s[i + k] from the embedding ending at i:
+    a label delay of k - 1 rounds, every prediction from the values up to its origin only
+    (KAFBOX's demo_prediction_kstep; at KAFBOX's settings within 0.15 dB of its own runs)."""
+    n = len(s)
+    pred = np.full(n, np.nan)
+    padded = np.r_[np.zeros(order - 1), s]
+
+    def row(i):
+        return padded[i:i + order][::-1]
+
+    for i in range(n - k):
+        if i >= k:
+            model.learn_one(row(i - k), float(s[i]))
+        pred[i + k] = model.predict_one(row(i)) if model.n_seen_ else 0.0
+    return pred
+
+
+def _forecaster_kstep(s: np.ndarray, horizons) -> dict[int, np.ndarray]:
+    """The Forecaster's forecasts of s[t] made ``h`` values earlier, for each h of ``horizons``."""
+    from okl.timeseries import Forecaster
+
+    fc, H, n = Forecaster(), max(horizons), len(s)
+    pred = {h: np.full(n, np.nan) for h in horizons}
+    for t in range(n):
+        f = fc.forecast(H)
+        for h in horizons:
+            if t + h - 1 < n:
+                pred[h][t + h - 1] = f[h - 1]
+        fc.learn_one(float(s[t]))
+    return pred
+
+
+def _kstep_table(ctx: ExperimentContext, names_series: tuple[str, ...]) -> list[list[str]]:
+    """Rows of the k-step table (module docstring); quick: the first 1,300 values, no reference."""
+    n = SKIP + 300 if ctx.quick else KSTEP_VALUES
+    rows = []
+    with Progress(len(names_series), "kaf-series k steps", enabled=ctx.progress, unit="series") as bar:
+        for sname in names_series:
+            s = load_series(sname, ctx.data_dir)[:n]
+            ours = _forecaster_kstep(s, KSTEP_HORIZONS)
+            for k in KSTEP_HORIZONS:
+                order, ref_db, sn2, width = KAFBOX_KSTEP.get((sname, k), (SERIES[sname][1], None, None, None))
+                cells = []
+                if width is not None:
+                    at = make("krls-t", loss="squared", kernel=RBF(sigma=width), forgetting=1.0, budget=100,
+                              noise=sn2, center_targets=False, scale=None)
+                    cells.append(f"{mse_db(kstep_predictions(s, order, k, at), s):.2f}")
+                else:
+                    cells.append("")
+                for name in ("krls-t", "auto", "linear"):
+                    model = make(name, loss="squared", random_state=0)
+                    cells.append(f"{mse_db(kstep_predictions(s, order, k, model), s):.2f}")
+                ref = "" if ref_db is None or ctx.quick else f"{ref_db:.2f}"
+                setting = "" if width is None else f"{sn2:g}, {width:g}"
+                var = 10 * np.log10(np.var(s[SKIP:]))
+                rows.append([sname, str(k), ref, setting, *cells, f"{mse_db(ours[k], s):.2f}", f"{var:.2f}"])
+            bar.advance()
+    return rows
 
 
 @experiment("kaf-lorenz", "Lorenz 1-step prediction: ALD-KRLS at the published setting (-40.17 dB) and every "
@@ -202,7 +283,8 @@ def kaf_lorenz(ctx: ExperimentContext) -> ExperimentResult:
 
 
 @experiment("kaf-series", "Lorenz, Mackey-Glass 30 and Santa Fe one-step prediction: every kernel adaptive "
-            "filter, auto, the budget learners and a linear RLS, defaults and published kernels", (),
+            "filter, auto, the budget learners and a linear RLS, defaults and published kernels; then one and ten "
+            "steps ahead: KAFBOX's own KRLS-T beside okl's, auto and the Forecaster", (),
             params={"learners": "comma-separated learners of the table (default: all; another registered learner: an "
                                 "extra row)",
                     "series": f"comma-separated series (default: {','.join(SERIES)})"})
@@ -213,12 +295,24 @@ def kaf_series(ctx: ExperimentContext) -> ExperimentResult:
     rows, _ = _series_table(ctx, chosen, "kaf-series", False)
     csv = ctx.out_dir / "kaf-series.csv"
     write_csv(csv, _HEADER, rows)
+    kstep = _kstep_table(ctx, chosen)
+    kcsv = ctx.out_dir / "kaf-series-kstep.csv"
+    write_csv(kcsv, _KSTEP_HEADER, kstep)
     notes = "; ".join(f"{s}: embedding {SERIES[s][1]}, published width "
                       f"{PUBLISHED_WIDTH[s] if s in PUBLISHED_WIDTH else 'none'}" for s in chosen)
+    n = SKIP + 300 if ctx.quick else KSTEP_VALUES
     md = (f"# kaf-series: one-step prediction in time order, MSE (dB) over samples {SKIP + 1}..\n\n{notes}.\n\n"
-          + markdown_table(_HEADER, rows) + "\n")
+          + markdown_table(_HEADER, rows) + "\n\n"
+          f"## One and ten steps ahead (KAFBOX's demo_prediction_kstep), MSE (dB) over values {SKIP}..{n - 1} "
+          f"of the first {n:,}\n\nThe pair of horizon k learned when its target arrives, each prediction before "
+          f"it; embedding L 6 for Lorenz, 7 for the others (KAFBOX's runs). KAFBOX's column: its own KRLS-T, best of "
+          f"8 settings, run in Octave on 3,000 values (issue 57){' (not shown: the quick run is shorter)' if ctx.quick else ''}; "
+          f"okl's `krls-t` at that setting beside it; `krls-t`, `auto` and `linear` at okl's defaults; the "
+          f"Forecaster at its defaults (`forecast(10)` before each value). Every prediction is made from the values "
+          f"up to its origin only; the variance is the score of the series' mean.\n\n"
+          + markdown_table(_KSTEP_HEADER, kstep) + "\n")
     (ctx.out_dir / "kaf-series.md").write_text(md)
-    return ExperimentResult(md, [csv, ctx.out_dir / "kaf-series.md"])
+    return ExperimentResult(md, [csv, kcsv, ctx.out_dir / "kaf-series.md"])
 
 
 # ---- krlst-channel ---------------------------------------------------------------------------

@@ -29,8 +29,8 @@ AR(1) or AR(2) of the differences is ARIMA(1 or 2, 1, 0)). A view is a candidate
 member is scored by the discounted (``discount`` per round) mean squared error of its own
 forecasts, each made h rounds before its value arrived with what the member knew then (a mean, so
 members scored fewer times compare fairly), and the forecast of horizon h is a tempered-likelihood
-average of the members and the recursive path by those scores, its temperature chosen by the
-averages' own errors (:mod:`okl.timeseries.mixing`; follow-the-leader is its coldest limit). Every output
+average of the members and the recursive path by those scores, over a grid of temperatures weighed
+by the averages' own errors (:mod:`okl.timeseries.mixing`; follow-the-leader is its coldest limit). Every output
 is kept within the values seen widened by half their range. After ``burn`` rounds a member whose
 loss exceeds ``drop`` (10) times its view's leader's is dropped (10 dB behind over the discount's
 window of about 100 rounds), the view's ``keep`` best always kept. Any other ``learner`` name:

@@ -11,13 +11,18 @@ no candidate is the true model (a kernel member on a chaotic series, a regressio
     f_eta = sum_j w_j f_j / sum_j w_j,   w_j = exp(-eta W_j (s_j / s_min - 1) / 2).
 
 eta -> infinity is follow-the-leader (the Forecaster's first rule), eta -> 0 the plain mean. No eta
-is set per series: each of :data:`ETAS` forecasts at every origin, is scored like a member (its own
-discounted mean squared error of its forecasts at that horizon), and the answer is the leading
-eta's (:data:`ETAS`'s middle before any score). Measured as replays over every candidate's recorded
-forecasts (docs/results/timeseries.md), this rule against the leader, MSE dB at 1 / 10 steps:
-Lorenz -61.04 / -30.96 (leader -59.29 / -29.93), Mackey-Glass 30 -42.03 / -33.89 (-40.03 / -34.26),
-Santa Fe 11.61 / 24.79 (12.13 / 25.63); AirlinePassengers MAE 9.64 / 16.55 / 18.15 at 1 / 6 / 12
-(9.94 / 16.92 / 20.23). Cost per value: O(H x |ETAS| x candidates).
+is set per series: each of :data:`ETAS` forecasts at every origin and is scored like a member (its
+own discounted mean squared error s_k of its forecasts at that horizon, over a discounted count
+W_k), and the answer is the temperatures' own Bayesian average, the same rule at eta 1 over them:
+
+    f = sum_k v_k f_{eta_k} / sum_k v_k,   v_k = exp(-W_k (s_k / s_min - 1) / 2)
+
+(:data:`ETAS`'s middle before any score). A hyperparameter averaged by its own record, not chosen:
+as MetaGrad weighs its learning rates (van Erven and Koolen, 2016), the answer moves with the
+evidence where one temperature leads by far (a chaotic series) and averages where the temperatures'
+errors are within noise of each other, where following their leader switched on that noise (on 15
+held-out series it was behind a fixed temperature in most cells; docs/results/timeseries.md,
+seventh round). Cost per value: O(H x |ETAS| x candidates).
 """
 
 from __future__ import annotations
@@ -77,7 +82,8 @@ class TemperedMix:
         self.made_[h - 1][t] = np.array([tempered_average(f, score, weight, eta) for eta in ETAS])
 
     def forecast(self, t: int, h: int) -> float | None:
-        """The leading eta's forecast of y_{t+h} made at t (the middle eta before any score; None: not made)."""
+        """The temperatures' average forecast of y_{t+h} made at t (module docstring; the middle eta's
+        before any score; None: not made)."""
         if h > len(self.made_):
             return None
         preds = self.made_[h - 1].get(t)
@@ -86,7 +92,9 @@ class TemperedMix:
         w = self.weight_[h - 1]
         with np.errstate(divide="ignore", invalid="ignore"):
             score = np.where((w > 0) & np.isfinite(preds), self.loss_[h - 1] / w, np.inf)
-        k = int(np.argmin(score)) if np.isfinite(score).any() else len(ETAS) // 2
+        if np.isfinite(score).any():
+            return tempered_average(preds, score, w, 1.0)
+        k = len(ETAS) // 2
         return float(preds[k]) if math.isfinite(preds[k]) else None
 
     def to_dict(self) -> dict:
