@@ -112,8 +112,8 @@ def test_learners_option_takes_other_registered_learners_as_extra_rows(tmp_path)
 
 def test_the_k_step_protocol_at_kafbox_settings_gives_kafbox_s_own_numbers(data_dir):
     # KAFBOX's KRLS-T run in Octave (KAFBOX_KSTEP) against okl's krls-t at the same setting under
-    # okl's k-step protocol: a label delay, a prediction before it learns, a wrong padding or a
-    # pair learned early moves these cells by 0.3-4 dB (measured 2026-12-07)
+    # okl's k-step protocol: learning each pair right after its prediction (values after the
+    # origin), or dropping the zero-padded first rows, moved these cells by 0.3-4.3 dB (2026-12-07)
     from okl.data.series import load_series, mse_db
     from okl.experiments.kaf import KAFBOX_KSTEP, kstep_predictions
     from okl.kernels import RBF

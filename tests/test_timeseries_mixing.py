@@ -50,7 +50,7 @@ def test_tempered_mix_leans_on_the_temperature_with_the_lowest_error():
     assert np.all(np.diff(preds) > 0)           # cooler etas lean on the leader (0), warmer on the mean
     expected = tempered_average(preds, mix.loss_[0] / mix.weight_[0], mix.weight_[0], 1.0)
     assert mix.forecast(29, 1) == pytest.approx(expected, rel=1e-12)
-    assert preds.mean() < mix.forecast(29, 1) < preds[-1]   # all near 10 - 5: leaning on the warmer
+    assert preds.mean() < mix.forecast(29, 1) < preds[-1]   # (all about 5 off: near-equal, the warmer ahead)
     assert preds.mean() < mix.forecast(29, 2) < preds[-1]   # (its own record: one score fewer)
     assert mix.weight_[1, 0] > 0 and mix.forecast(30, 1) is None
     fresh = TemperedMix(1)

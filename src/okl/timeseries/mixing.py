@@ -20,9 +20,9 @@ W_k), and the answer is the temperatures' own Bayesian average, the same rule at
 (:data:`ETAS`'s middle before any score). A hyperparameter averaged by its own record, not chosen:
 as MetaGrad weighs its learning rates (van Erven and Koolen, 2016), the answer moves with the
 evidence where one temperature leads by far (a chaotic series) and averages where the temperatures'
-errors are within noise of each other, where following their leader switched on that noise (on 15
-held-out series it was behind a fixed temperature in most cells; docs/results/timeseries.md,
-seventh round). Cost per value: O(H x |ETAS| x candidates).
+errors are within noise of each other, where following their leader switched on that noise (on ten
+held-out series it was behind the temperatures' plain mean in 26 of 30 cells;
+docs/results/timeseries.md, seventh round). Cost per value: O(H x |ETAS| x candidates).
 """
 
 from __future__ import annotations
