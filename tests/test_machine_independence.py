@@ -74,10 +74,15 @@ def test_another_kernel_gives_other_bits_for_blas_but_not_for_okls_compiled_code
 
 
 def test_equality_tests_hold_under_every_other_kernel():
-    failed = []
-    for name, env in _variants():
+    from concurrent.futures import ThreadPoolExecutor
+
+    def child(variant):
+        name, env = variant
         r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", *EQUALITY_TESTS],
                            cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True, timeout=1800)
-        if r.returncode != 0:
-            failed.append(f"{name} ({env}):\n{r.stdout[-3000:]}\n{r.stderr[-1000:]}")
+        return None if r.returncode == 0 else f"{name} ({env}):\n{r.stdout[-3000:]}\n{r.stderr[-1000:]}"
+
+    # (the children are independent processes: one per core at a time)
+    with ThreadPoolExecutor(max_workers=max(1, min(len(_variants()), os.cpu_count() or 1))) as pool:
+        failed = [f for f in pool.map(child, _variants()) if f]
     assert not failed, "\n\n".join(failed)
