@@ -9,7 +9,7 @@ this very series. A reference for how far the check's bar is from what a method 
 the period, its constants or its model can reach (docs/results/timeseries.md, seventh round).
 
 usage: PYTHONPATH=src python docs/results/scripts/airline_refits.py  (statsmodels needed, not an okl
-dependency: ``pip install statsmodels``; about 3 minutes)
+dependency: ``pip install statsmodels``; about a minute)
 """
 from __future__ import annotations
 
