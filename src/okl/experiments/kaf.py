@@ -186,17 +186,14 @@ def kstep_predictions(s: np.ndarray, order: int, k: int, model) -> np.ndarray:
     ``order`` values, zeros before the first), then predicts s[i + k] from the embedding ending at i:
     a label delay of k - 1 rounds, every prediction from the values up to its origin only
     (KAFBOX's demo_prediction_kstep; at KAFBOX's settings within 0.15 dB of its own runs)."""
-    n = len(s)
-    pred = np.full(n, np.nan)
-    padded = np.r_[np.zeros(order - 1), s]
+    from okl.timeseries import embed
 
-    def row(i):
-        return padded[i:i + order][::-1]
-
-    for i in range(n - k):
+    X, y = embed(s, order, horizon=k)  # (row i: the last ``order`` values up to i; y[i] = s[i + k])
+    pred = np.full(len(s), np.nan)
+    for i in range(len(y)):
         if i >= k:
-            model.learn_one(row(i - k), float(s[i]))
-        pred[i + k] = model.predict_one(row(i)) if model.n_seen_ else 0.0
+            model.learn_one(X[i - k], float(y[i - k]))
+        pred[i + k] = model.predict_one(X[i]) if model.n_seen_ else 0.0
     return pred
 
 
@@ -215,14 +212,20 @@ def _forecaster_kstep(s: np.ndarray, horizons) -> dict[int, np.ndarray]:
     return pred
 
 
+def _kstep_values(ctx: ExperimentContext) -> int:
+    """The values of the k-step table: KSTEP_VALUES, or 1,300 for a quick run."""
+    return SKIP + 300 if ctx.quick else KSTEP_VALUES
+
+
 def _kstep_table(ctx: ExperimentContext, names_series: tuple[str, ...]) -> list[list[str]]:
-    """Rows of the k-step table (module docstring); quick: the first 1,300 values, no reference."""
-    n = SKIP + 300 if ctx.quick else KSTEP_VALUES
+    """Rows of the k-step table (module docstring); quick: no reference column."""
+    n = _kstep_values(ctx)
     rows = []
     with Progress(len(names_series), "kaf-series k steps", enabled=ctx.progress, unit="series") as bar:
         for sname in names_series:
             s = load_series(sname, ctx.data_dir)[:n]
             ours = _forecaster_kstep(s, KSTEP_HORIZONS)
+            var = f"{10 * np.log10(np.var(s[SKIP:])):.2f}"  # (the score of the series' mean)
             for k in KSTEP_HORIZONS:
                 order, ref_db, sn2, width = KAFBOX_KSTEP.get((sname, k), (SERIES[sname][1], None, None, None))
                 cells = []
@@ -237,8 +240,7 @@ def _kstep_table(ctx: ExperimentContext, names_series: tuple[str, ...]) -> list[
                     cells.append(f"{mse_db(kstep_predictions(s, order, k, model), s):.2f}")
                 ref = "" if ref_db is None or ctx.quick else f"{ref_db:.2f}"
                 setting = "" if width is None else f"{sn2:g}, {width:g}"
-                var = 10 * np.log10(np.var(s[SKIP:]))
-                rows.append([sname, str(k), ref, setting, *cells, f"{mse_db(ours[k], s):.2f}", f"{var:.2f}"])
+                rows.append([sname, str(k), ref, setting, *cells, f"{mse_db(ours[k], s):.2f}", var])
             bar.advance()
     return rows
 
@@ -300,7 +302,7 @@ def kaf_series(ctx: ExperimentContext) -> ExperimentResult:
     write_csv(kcsv, _KSTEP_HEADER, kstep)
     notes = "; ".join(f"{s}: embedding {SERIES[s][1]}, published width "
                       f"{PUBLISHED_WIDTH[s] if s in PUBLISHED_WIDTH else 'none'}" for s in chosen)
-    n = SKIP + 300 if ctx.quick else KSTEP_VALUES
+    n = _kstep_values(ctx)
     md = (f"# kaf-series: one-step prediction in time order, MSE (dB) over samples {SKIP + 1}..\n\n{notes}.\n\n"
           + markdown_table(_HEADER, rows) + "\n\n"
           f"## One and ten steps ahead (KAFBOX's demo_prediction_kstep), MSE (dB) over values {SKIP}..{n - 1} "
