@@ -86,3 +86,47 @@ def test_equality_tests_hold_under_every_other_kernel():
     with ThreadPoolExecutor(max_workers=max(1, min(len(_variants()), os.cpu_count() or 1))) as pool:
         failed = [f for f in pool.map(child, _variants()) if f]
     assert not failed, "\n\n".join(failed)
+
+
+#: every float a module of okl holds (a float, a NumPy float or an array of them), as its bytes
+_CONSTANTS = r"""
+import importlib, json, pkgutil
+import numpy as np
+import okl
+out = {}
+for info in pkgutil.walk_packages(okl.__path__, "okl."):
+    if info.name.endswith("__main__"):
+        continue
+    try:
+        module = importlib.import_module(info.name)
+    except ImportError:  # (an optional extra not installed: the same in both processes)
+        continue
+    for name, value in vars(module).items():
+        if isinstance(value, (float, np.floating)) or isinstance(value, np.ndarray) and value.dtype.kind in "fc":
+            out[f"{info.name}.{name}"] = np.asarray(value).tobytes().hex()
+print(json.dumps(out))
+"""
+
+
+def test_module_constants_do_not_depend_on_numpys_dispatch():
+    """Compiled code freezes the module globals it reads into its machine code, and the cache
+    shares that code between processes (okl._cache keys it by the sources and the CPU, not by
+    NumPy's dispatch): a constant computed at import with NumPy's vector functions would be
+    another bit in a process at NumPy's baseline, which then runs another process's constant
+    compiled and its own in Python. Measured: ``scaling._SYMLOG_LOG`` = log1p(2) was ln 3 rounded
+    up under AVX-512 and down at the baseline, and a cache written under one failed the
+    list-against-array tests under the other."""
+    import json
+
+    from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+
+    groups = " ".join(g for g in __cpu_dispatch__ if __cpu_features__.get(g))
+    if not groups:
+        pytest.skip("NumPy dispatches to nothing above its baseline on this CPU")
+    runs = [subprocess.run([sys.executable, "-c", _CONSTANTS], env={**os.environ, **env}, capture_output=True,
+                           text=True, timeout=300) for env in ({}, {"NPY_DISABLE_CPU_FEATURES": groups})]
+    assert all(r.returncode == 0 for r in runs), "\n".join(r.stderr[-2000:] for r in runs)
+    here, baseline = (json.loads(r.stdout) for r in runs)
+    assert len(here) > 50 and here.keys() == baseline.keys()
+    differ = sorted(name for name in here if here[name] != baseline[name])
+    assert not differ, f"constants that depend on NumPy's dispatch: {differ}"

@@ -80,6 +80,8 @@ length-d vectors, saved in model files and ``okl stream`` checkpoints (``scale_c
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import numpy as np
 
 from okl._jit import jit
@@ -145,7 +147,10 @@ def window_scale(X: np.ndarray, rule: str, sparse: bool = False) -> tuple[np.nda
 CLIP = 1.0
 #: ``"symlog"``: the knee, in window ranges from the median, where the map turns logarithmic
 KNEE = 0.5
-_SYMLOG_LOG = float(np.log1p(1.0 / KNEE))
+# ln(1 + 1 / KNEE) in decimal arithmetic, correctly rounded: NumPy's log1p is the CPU's vector code (its
+# baseline and AVX-512 answers differ by an ulp here), and compiled code freezes this value into machine
+# code that a cache shares between processes (tests/test_machine_independence.py)
+_SYMLOG_LOG = float((1 + 1 / Decimal(KNEE)).ln())
 _SYMLOG_NORM = 1.0 / _SYMLOG_LOG  # so that z = +-1 (one window range) maps to +-1
 #: ``"affine"``: the slope of the symlog map at the median, 1 / (KNEE ln(1 + 1 / KNEE))
 AFFINE_SLOPE = float(_SYMLOG_NORM / KNEE)
