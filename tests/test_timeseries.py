@@ -404,3 +404,59 @@ def test_a_local_level_is_forecast_near_simple_exponential_smoothing():
     assert {sp[1] for sp in fc.specs_ if sp[4].get("kernel") == "affine"} == {1, 2, 6, 12}
     r1, r6 = np.mean(ratios, axis=0)
     assert r1 < 1.15 and r6 < 1.15
+
+
+def test_forecasts_along_keeps_what_each_origin_forecast():
+    """Row t holds the forecasts made once y[t] was learned, never before (a model that forecasts
+    how many values it has seen names its origin); the Forecaster's rows are its own intervals."""
+    from okl.timeseries import forecasts_along
+
+    class Counter:  # (River's forecaster protocol, forecasting the count of values learned)
+        n = 0
+
+        def learn_one(self, y, x=None):
+            self.n += 1
+
+        def forecast(self, horizon, xs=None):
+            return [float(self.n)] * horizon
+
+    F = forecasts_along(Counter(), np.zeros(10), 3)
+    assert F.lower is None and F.upper is None and F.center[:, 2].tolist() == list(range(1, 11))
+    p = F.made_earlier(3)  # the forecast of y[j] made from y[0 .. j - 3]: j - 2 values
+    assert np.isnan(p[:3]).all() and p[3:].tolist() == [j - 2.0 for j in range(3, 10)]
+    with pytest.raises(ValueError, match=r"h must be in 1 \.\. 3, got 4"):
+        F.made_earlier(4)
+    with pytest.raises(ValueError, match="horizon must be an integer >= 1, got 0"):
+        forecasts_along(Counter(), [1.0], 0)
+    s = _sine(80, np.random.default_rng(2))
+    G = forecasts_along(Forecaster(order=4), s, 2, alpha=0.1)
+    fc = Forecaster(order=4)
+    for t in range(len(s)):
+        fc.learn_one(float(s[t]))
+        ivs = fc.forecast_interval(2, alpha=0.1)
+        assert G.center[t].tolist() == [iv.center for iv in ivs]
+        assert G.lower[t].tolist() == [iv.lower for iv in ivs] and G.upper[t].tolist() == [iv.upper for iv in ivs]
+    assert np.isfinite(G.lower[-1]).all()
+
+
+def test_okl_forecast_command_on_a_file(capsys, tmp_path):
+    """``okl forecast`` as a user types it: a table per horizon (okl far ahead of the last value on a
+    sum of sines), progress on stderr unless --quiet, the figure, and a bad line named."""
+    from okl.cli import main
+
+    s = 3.0 + _sine(160, np.random.default_rng(3))
+    path, png = tmp_path / "s.txt", tmp_path / "f.png"
+    path.write_text("\n".join(f"{v:.6f}" for v in s) + "\n")
+    assert main(["forecast", "--series", str(path), "--horizon", "3", "--n", "0", "--png", str(png)]) == 0
+    out, err = capsys.readouterr()
+    assert f"series {path}: 160 values, forecasts scored on values 53..159" in out
+    rows = [line.split("|") for line in out.splitlines() if line[:3] in ("| 1", "| 2", "| 3")]
+    assert [r[1].strip() for r in rows] == ["1", "2", "3"]
+    for r in rows:  # okl's MSE (dB) at least 10 dB below the last value's; a coverage near 90 %
+        assert float(r[2]) < float(r[8]) - 10.0 and 70.0 <= float(r[4]) <= 100.0
+    assert "forecast" in err and "160/160" in err and png.stat().st_size > 10_000
+    assert main(["forecast", "--series", str(path), "--horizon", "2", "--png", "", "--quiet"]) == 0
+    assert "values/s" not in capsys.readouterr().err
+    path.write_text("1.0\n2.0\nabc\n")
+    assert main(["forecast", "--series", str(path), "--quiet"]) == 2
+    assert f"{path}, line 3: 'abc' is not a number" in capsys.readouterr().err

@@ -94,16 +94,11 @@ def krlst_best(s: np.ndarray, k: int, order: int = 7) -> tuple[float, float, flo
 
 
 def forecaster(s: np.ndarray) -> dict[int, float]:
-    """The Forecaster's MSE (dB) 1 and 10 steps ahead: forecast(10) before each value."""
-    from okl.timeseries import Forecaster
+    """The Forecaster's MSE (dB) 1 and 10 steps ahead: each forecast made before its value arrived."""
+    from okl.timeseries import Forecaster, forecasts_along
 
-    fc = Forecaster()
-    p1, p10 = np.full(N + 10, np.nan), np.full(N + 10, np.nan)
-    for t in range(N):
-        f = fc.forecast(10)
-        p1[t], p10[t + 9] = f[0], f[9]
-        fc.learn_one(float(s[t]))
-    return {1: mse_db(p1[:N], s, SKIP), 10: mse_db(p10[:N], s, SKIP)}
+    paths = forecasts_along(Forecaster(), s[:N], 10)
+    return {k: mse_db(paths.made_earlier(k), s, SKIP) for k in (1, 10)}
 
 
 def main(names: list[str]) -> None:

@@ -9,14 +9,16 @@ import math
 
 import numpy as np
 
+from okl.cli._common import add_data_dir_options
 
-def read_series(spec: str) -> tuple[str, np.ndarray]:
+
+def read_series(spec: str, data_dir: str | None = None) -> tuple[str, np.ndarray]:
     """A registered series' values (okl.data.series.SERIES) or a file's first column (plain or .gz);
     a value that is not a finite number raises ValueError naming the file and line."""
     from okl.data.series import SERIES, load_series
 
     if spec in SERIES:
-        return spec, load_series(spec)
+        return spec, load_series(spec, data_dir)
     opener = gzip.open if spec.endswith(".gz") else open
     try:
         fh = opener(spec, "rt")
@@ -66,23 +68,18 @@ def linear_ar(s: np.ndarray, order: int, H: int, ridge: float = 1e-6) -> np.ndar
 
 
 def cmd_forecast(args) -> int:
-    from okl.timeseries import Forecaster
+    from okl.timeseries import Forecaster, forecasts_along
 
-    name, s = read_series(args.series)
+    name, s = read_series(args.series, args.data_dir)
     n = min(len(s), args.n) if args.n else len(s)
     s = s[:n]
     H = args.horizon
     skip = args.skip if args.skip is not None else n // 3
     if not 0 <= skip < n - H:
         raise ValueError(f"--skip must be in 0 .. {n - H - 1} (the series has {n} values), got {skip}")
-    fc = Forecaster(learner=args.learner, order=args.order)
-    P = np.full((n, H), np.nan)
-    lo, hi = np.full((n, H), np.nan), np.full((n, H), np.nan)
-    for t in range(n):
-        if t > 0:
-            for h, iv in enumerate(fc.forecast_interval(H, alpha=0.1)):
-                P[t - 1, h], lo[t - 1, h], hi[t - 1, h] = iv.center, iv.lower, iv.upper
-        fc.learn_one(float(s[t]))
+    # (row t: the forecasts made from s[..t])
+    P, lo, hi = forecasts_along(Forecaster(learner=args.learner, order=args.order), s, H, alpha=0.1,
+                                progress=not args.quiet)
     AR = linear_ar(s, args.order or 6, H)
     rows = []
     print(f"series {name}: {n} values, forecasts scored on values {skip}..{n - 1}; okl Forecaster(learner="
@@ -145,5 +142,6 @@ def add_parser(sub):
     s.add_argument("--n", type=int, default=3000, help="values used (default 3000; 0: all)")
     s.add_argument("--skip", type=int, help="values left out of the scores (default a third)")
     s.add_argument("--png", default="forecast.png", help="the figure's file (default forecast.png; '' for none)")
+    add_data_dir_options(s)
     s.set_defaults(func=cmd_forecast)
     return s

@@ -199,22 +199,10 @@ def kstep_predictions(s: np.ndarray, order: int, k: int, model) -> np.ndarray:
 
 def _forecaster_kstep(s: np.ndarray, horizons) -> dict[int, np.ndarray]:
     """The Forecaster's forecasts of s[t] made ``h`` values earlier, for each h of ``horizons``."""
-    from okl.timeseries import Forecaster
+    from okl.timeseries import Forecaster, forecasts_along
 
-    fc, H, n = Forecaster(), max(horizons), len(s)
-    pred = {h: np.full(n, np.nan) for h in horizons}
-    for t in range(n):
-        f = fc.forecast(H)
-        for h in horizons:
-            if t + h - 1 < n:
-                pred[h][t + h - 1] = f[h - 1]
-        fc.learn_one(float(s[t]))
-    return pred
-
-
-def _kstep_values(ctx: ExperimentContext) -> int:
-    """The values of the k-step table: KSTEP_VALUES, or 1,300 for a quick run."""
-    return SKIP + 300 if ctx.quick else KSTEP_VALUES
+    paths = forecasts_along(Forecaster(), s, max(horizons))
+    return {h: paths.made_earlier(h) for h in horizons}
 
 
 def _kstep_table(ctx: ExperimentContext, names_series: tuple[str, ...]) -> list[list[str]]:
