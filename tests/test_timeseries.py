@@ -455,8 +455,14 @@ def test_okl_forecast_command_on_a_file(capsys, tmp_path):
     for r in rows:  # okl's MSE (dB) at least 10 dB below the last value's; a coverage near 90 %
         assert float(r[2]) < float(r[8]) - 10.0 and 70.0 <= float(r[4]) <= 100.0
     assert "forecast" in err and "160/160" in err and png.stat().st_size > 10_000
-    assert main(["forecast", "--series", str(path), "--horizon", "2", "--png", "", "--quiet"]) == 0
-    assert "values/s" not in capsys.readouterr().err
+    assert main(["forecast", "--series", str(path), "--horizon", "2", "--png", "", "--quiet", "--alpha", "0.5"]) == 0
+    out, err = capsys.readouterr()
+    assert "values/s" not in err and "; 50 % intervals" in out
+    half = [line.split("|") for line in out.splitlines() if line[:3] in ("| 1", "| 2")]
+    for r, r90 in zip(half, rows):  # half the misses allowed: narrower bands, fewer values inside
+        assert float(r[5]) < float(r90[5]) and float(r[4]) < float(r90[4])
+    assert main(["forecast", "--series", str(path), "--alpha", "1"]) == 2
+    assert "--alpha must be in (0, 1) (a 1 - alpha interval), got 1.0" in capsys.readouterr().err
     path.write_text("1.0\n2.0\nabc\n")
     assert main(["forecast", "--series", str(path), "--quiet"]) == 2
     assert f"{path}, line 3: 'abc' is not a number" in capsys.readouterr().err

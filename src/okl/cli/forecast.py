@@ -1,6 +1,6 @@
 """``okl forecast``: okl's :class:`okl.timeseries.Forecaster` on a series, one value at a time,
 beside a linear autoregression and the last value, per horizon: MSE (dB), MAE, and the coverage and
-mean width of its 90 % intervals; a PNG of the series, the forecasts and the band."""
+mean width of its intervals (90 % unless ``--alpha``); a PNG of the series, the forecasts and the band."""
 
 from __future__ import annotations
 
@@ -77,13 +77,16 @@ def cmd_forecast(args) -> int:
     skip = args.skip if args.skip is not None else n // 3
     if not 0 <= skip < n - H:
         raise ValueError(f"--skip must be in 0 .. {n - H - 1} (the series has {n} values), got {skip}")
+    if not 0.0 < args.alpha < 1.0:
+        raise ValueError(f"--alpha must be in (0, 1) (a 1 - alpha interval), got {args.alpha}")
+    level = f"{100 * (1 - args.alpha):g} %"
     # (row t: the forecasts made from s[..t])
-    P, lo, hi = forecasts_along(Forecaster(learner=args.learner, order=args.order), s, H, alpha=0.1,
+    P, lo, hi = forecasts_along(Forecaster(learner=args.learner, order=args.order), s, H, alpha=args.alpha,
                                 progress=not args.quiet)
     AR = linear_ar(s, args.order or 6, H)
     rows = []
     print(f"series {name}: {n} values, forecasts scored on values {skip}..{n - 1}; okl Forecaster(learner="
-          f"{args.learner!r}, order={args.order}); 90 % intervals")
+          f"{args.learner!r}, order={args.order}); {level} intervals")
     print("| horizon | okl MSE (dB) | okl MAE | coverage % | mean width | linear AR MSE (dB) | linear AR MAE | "
           "last value MSE (dB) | last value MAE |")
     print("|---|---|---|---|---|---|---|---|---|")
@@ -101,12 +104,12 @@ def cmd_forecast(args) -> int:
         rows.append(row)
         print("| " + " | ".join(row) + " |")
     if args.png:
-        plot(args.png, name, s, P, lo, hi, H, skip)
+        plot(args.png, name, s, P, lo, hi, H, skip, level)
         print(f"figure: {args.png}")
     return 0
 
 
-def plot(path, name, s, P, lo, hi, H, skip):
+def plot(path, name, s, P, lo, hi, H, skip, level="90 %"):
     """The series, the 1-step and H-step forecasts and the H-step band over the last 300 scored
     values; colours and line styles cycled together, the legend outside the axes."""
     from okl.plotting import curve_style, pyplot
@@ -124,7 +127,7 @@ def plot(path, name, s, P, lo, hi, H, skip):
     for i, (label, x, v) in enumerate(curves):
         ax.plot(x, v, linewidth=1.2, label=label, **curve_style(i, colours))
     ax.fill_between(t, lo[t - H, H - 1], hi[t - H, H - 1], color="grey", alpha=0.25,
-                    label=f"90 % interval, {H} step{'s' if H > 1 else ''} ahead")
+                    label=f"{level} interval, {H} step{'s' if H > 1 else ''} ahead")
     ax.set_xlabel("time")
     ax.set_title(f"{name}: okl Forecaster")
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
@@ -141,6 +144,7 @@ def add_parser(sub):
     s.add_argument("--learner", default="auto", help="auto (the series pool) or a registered learner")
     s.add_argument("--n", type=int, default=3000, help="values used (default 3000; 0: all)")
     s.add_argument("--skip", type=int, help="values left out of the scores (default a third)")
+    s.add_argument("--alpha", type=float, default=0.1, help="the intervals' miss rate (default 0.1: 90 %% intervals)")
     s.add_argument("--png", default="forecast.png", help="the figure's file (default forecast.png; '' for none)")
     add_data_dir_options(s)
     s.set_defaults(func=cmd_forecast)
