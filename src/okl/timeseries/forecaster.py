@@ -57,7 +57,8 @@ trend: simple exponential smoothing and Holt's, the forecasts of an ARIMA(0, 1, 
 Each replayed on the kept history when built and kept through the members' rebuilds.
 
 **Intervals**: one :class:`okl.intervals.ConformalHead` per horizon, fed the errors of the
-forecasts the Forecaster answered h rounds earlier (what a user got, not a refit's), each judged
+forecasts the Forecaster answered h rounds earlier (what a user got, not a refit's: kept through
+the members' rebuilds, which do not change what users got), each judged
 a miss or not by the interval answered with it (the head's snapshot then: its scale and half-width;
 adaptive conformal inference's err_t is of the set issued for y_t): ``forecast_interval(horizon,
 alpha)``. Lorenz, 90 %, ten steps ahead: 88.5 % (70.7 % fed the members' refit errors; docs).
@@ -125,24 +126,21 @@ class Forecaster:
                 raise ValueError(f"{name} must be an integer >= {lo}, got {v!r}")
         if isinstance(drop, bool) or not isinstance(drop, (int, float)) or not drop > 1.0:
             raise ValueError(f"drop must be a number > 1, got {drop!r}")
-        self.drop = float(drop)
         if not 0.0 < float(discount) <= 1.0:
             raise ValueError(f"discount must be in (0, 1], got {discount!r}")
         self.learner, self.order, self.period, self.warmup = learner, order, period, int(warmup)
         self.burn, self.keep, self.discount, self.memory = int(burn), int(keep), float(discount), int(memory)
-        self.params = dict(params or {})
+        self.params, self.drop = dict(params or {}), float(drop)
         self.y_: list[float] = []      # the kept values (the last ``memory``), y_[i] is value offset_ + i
         self.x_: list[np.ndarray | None] = []
         self.offset_, self.n_ = 0, 0   # (the index of y_[0], values learned)
         self.specs_: list[tuple] = []  # per member: (season, order, name, sigma or None, params)
         self.models_: list[list] = []  # [h - 1][member]
-        self.loss_ = np.zeros((0, 0))
-        self.alive_ = np.zeros((0, 0), dtype=bool)
+        self.loss_, self.alive_ = np.zeros((0, 0)), np.zeros((0, 0), dtype=bool)
         self.heads_: list[ConformalHead] = []
         self.rounds_ = 0               # rounds since the members were built
-        self.rec_loss_ = np.zeros(0)   # [h - 1]: the recursive path's discounted squared error
+        self.rec_loss_, self.rec_weight_ = np.zeros(0), np.zeros(0)  # [h - 1]: the recursive path's loss, count
         self.weight_ = np.zeros((0, 0))  # the discounted count of the errors in loss_ (and rec_weight_ in rec_loss_)
-        self.rec_weight_ = np.zeros(0)
         self.pending_: list[dict] = []  # [h - 1]: {origin u: every member's forecast of y_{u+h} made at u}
         self.paths_: list[tuple[int, list[float]]] = []  # (origin t, the recursive forecasts of t + 1 ..)
         # (origin t, what forecast() answered at t, each horizon's head snapshot then: the interval's make)
@@ -226,13 +224,13 @@ class Forecaster:
         pool = series_pool() if self.learner == "auto" else [(self.learner, None, self.params)]
         low = LINEAR_ORDERS if self.learner == "auto" and not self.order else ()
         self.specs_ = member_specs(self.y_, period, orders, pool, self.positive_, self.learner == "auto", kept, low)
-        H = max(len(self.models_), 1)
+        H, heads = max(len(self.models_), 1), self.heads_
         self.models_, self.heads_, self.pending_ = [], [], []
         self.loss_ = np.zeros((0, len(self.specs_)))
         self.weight_ = np.zeros((0, len(self.specs_)))
         self.alive_ = np.zeros((0, len(self.specs_)), dtype=bool)
         self.rounds_ = 0
-        self.rec_loss_, self.rec_weight_, self.paths_, self.issued_ = np.zeros(0), np.zeros(0), [], []
+        self.rec_loss_, self.rec_weight_, self.paths_ = np.zeros(0), np.zeros(0), []
         self.mix_ = TemperedMix(0, self.discount)
         # the smoothing candidates (scale-free: kept by a rebuild, the Holt-Winters ones at their season;
         # a kept bank learns the value this rebuild was made at; half the values initialise a new one)
@@ -245,7 +243,9 @@ class Forecaster:
             self.bank_.learn_one(self.n_ - 1, self.y_[-1])
         else:
             self._bank(period, True, H, len(self.y_))
-        self._add_horizons(H)
+        # the interval heads calibrate what users got, which a rebuild does not change: kept, not fed the
+        # replay (new heads fed it: held-out 90 % intervals covered 73-88 %; docs/results/timeseries.md)
+        self._add_horizons(H, heads)
 
     def _bank(self, period: int, significant: bool, H: int, end: int) -> None:
         """The Holt-Winters candidates at season P (significant or likely) replayed on the kept values
@@ -274,15 +274,14 @@ class Forecaster:
             kw["kernel"] = RBF(sigma=sigma)
         return make(name, **kw)
 
-    def _add_horizons(self, H: int) -> None:
-        """Models for horizons len(models_) + 1 .. H, trained on the kept history."""
+    def _add_horizons(self, H: int, heads: list = ()) -> None:
+        """Models for horizons len(models_) + 1 .. H, trained on the kept history (``heads``: kept)."""
         first = len(self.models_)
-        for _ in range(first, H):
+        for i in range(first, H):
             self.models_.append([self._make(spec) for spec in self.specs_])
             self.pending_.append({})
-            self.heads_.append(ConformalHead())
-        k = len(self.specs_)
-        self.rec_loss_ = np.r_[self.rec_loss_, np.zeros(H - first)]
+            self.heads_.append(heads[i] if i < len(heads) else ConformalHead())
+        k, self.rec_loss_ = len(self.specs_), np.r_[self.rec_loss_, np.zeros(H - first)]
         self.rec_weight_ = np.r_[self.rec_weight_, np.zeros(H - first)]
         self.mix_.add_horizons(H)
         self.bank_, self.level_bank_ = (  # (one state: replayed whole)
@@ -294,13 +293,14 @@ class Forecaster:
         live = np.array([self.positive_ or not spec[5] for spec in self.specs_], dtype=bool)
         self.alive_ = np.vstack([self.alive_, np.tile(live, (H - first, 1))])
         for t in range(self.offset_, self.offset_ + len(self.y_)):
-            self._learn_at(t, range(first + 1, H + 1))
+            self._learn_at(t, range(first + 1, H + 1), kept=len(heads))
         if self.n_ and not self.exog_keys_:
             self._mix_at(self.n_ - 1, range(first + 1, H + 1))
 
-    def _learn_at(self, t: int, horizons) -> None:
+    def _learn_at(self, t: int, horizons, kept: int = 0) -> None:
         """y_t arrives: at each horizon h, score the members' forecasts of y_t made at u = t - h,
-        learn the pair (row at u, y_t), then forecast y_{t+h} from t (scored h rounds on)."""
+        learn the pair (row at u, y_t), then forecast y_{t+h} from t (scored h rounds on); the interval
+        heads of horizons 1 .. ``kept`` score the last value only (a replay: they scored the others live)."""
         y = self._value(t)
         k = len(self.specs_)
         for h in horizons:
@@ -334,10 +334,11 @@ class Forecaster:
                 # the forecast and interval answered at u: the head scores what users got, a miss
                 # of that interval a miss (module docstring, Intervals)
                 issued, snapshot = self._issued(u, h)
+                fed = h > kept or issued is not None and t == self.n_ - 1
                 if issued is None:
                     rec = self._recursive(u, h)
                     issued = lead_pred if rec is None else rec
-                if math.isfinite(issued):
+                if math.isfinite(issued) and fed:
                     self.heads_[h - 1].update(issued, y, issued=snapshot)
             if not self.exog_keys_:
                 pending[t] = self._forecasts(t, h)
@@ -483,8 +484,7 @@ class Forecaster:
                 self.rec_weight_[h - 1] = self.discount * self.rec_weight_[h - 1] + 1.0
             if h < len(path):
                 kept.append((o, path))
-        H = len(self.models_)
-        added = 0
+        H, added = len(self.models_), 0
         # a path ends at its first step the range bound clamps (every output's): iterating a model on
         # the bound is no forecast, and a diverged path keeps its weight h rounds (Rossler, docs)
         lo, hi = min(self.y_), max(self.y_)
