@@ -130,19 +130,62 @@ def test_forecaster_model_file_round_trip(tmp_path):
 def test_conformal_head_tracks_coverage_under_drift():
     rng = np.random.default_rng(3)
     head = ConformalHead()
-    inside = 0
+    inside, upper = 0, []
     for t in range(3000):
         sd = 1.0 + 4.0 * (t > 1500)            # the noise jumps: not exchangeable
         y = sd * rng.standard_normal()
         inside += y in head.interval(0.0, 0.1)
+        upper.append(head.interval(0.0, 0.1).upper)
         head.update(0.0, y)
-    assert abs(inside / 3000 - 0.9) < 0.02
+    assert abs(inside / 3000 - 0.9) < 0.01
+    # the last 1,000 intervals about z_0.95 = 1.645 times the new sd (the tracker oscillates about it:
+    # 1.78 on average here)
+    assert 1.5 * 5 < np.mean(upper[-1000:]) < 2.1 * 5
     iv = head.interval(0.0, 0.1)
-    assert 1.3 * 5 < iv.upper < 2.1 * 5          # z_0.95 = 1.645 times the new sd
     back = ConformalHead.from_dict(head.to_dict())
     assert back.interval(0.0, 0.1) == iv
     with pytest.raises(ValueError, match="alpha"):
         head.interval(0.0, 1.5)
+
+
+def test_conformal_head_correction_follows_its_quantile():
+    """A large first score (a tiny first error sets the scale, then a model that had seen nothing
+    errs) is the window quantile until the window has 19 scores, then leaves it: the correction, in
+    units of the quantile, is not left behind at the old size (an absolute one gave 2-3 point
+    intervals and 72-81 % coverage over the next 80 rounds of these five seeds)."""
+    for seed in range(5):
+        rng = np.random.default_rng(seed)
+        head = ConformalHead()
+        head.update(0.0, 0.1)
+        head.update(0.0, 5.0)
+        points = inside = 0
+        for _ in range(80):
+            e = float(rng.standard_normal())
+            iv = head.interval(0.0, 0.1)
+            points += iv.width == 0.0
+            inside += e in iv
+            head.update(0.0, e)
+        assert points == 0 and inside >= 72, (seed, points, inside)
+
+
+def test_conformal_head_reads_a_state_with_an_absolute_correction():
+    """Model files and pickles written when the correction was absolute (q = quantile + c) load to
+    the same intervals."""
+    import pickle
+
+    head = ConformalHead()
+    for e in np.random.default_rng(1).standard_normal(60):
+        head.update(0.0, float(e))
+    q, c = head.half_width(0.1), head.correction[0.1]
+    assert c != 0.0
+    absolute = q / (1.0 + c) * c  # (the quantile times c)
+    legacy = {k: v for k, v in head.to_dict().items() if k != "correction"} | {"c": [[0.1, absolute]]}
+    assert ConformalHead.from_dict(legacy).half_width(0.1) == pytest.approx(q, rel=1e-12)
+    state = {k: v for k, v in vars(head).items() if k != "correction"} | {"c": {0.1: absolute}}
+    old = ConformalHead.__new__(ConformalHead)
+    old.__setstate__(state)
+    assert old.half_width(0.1) == pytest.approx(q, rel=1e-12)
+    assert pickle.loads(pickle.dumps(head)).half_width(0.1) == q
 
 
 def _airline_like(n, rng):
@@ -319,7 +362,7 @@ def test_conformal_head_judges_a_delayed_interval_by_the_interval_issued():
                 head.update(0.0, float(e[t]), issued=snap if use_snapshot else None)
             issued[t] = (head.interval(0.0, 0.1), head.snapshot())
         coverage.append(inside / (n - delay))
-    assert coverage[0] < 0.86 and 0.87 < coverage[1] < 0.93
+    assert abs(coverage[1] - 0.9) < 0.01 and abs(coverage[0] - 0.9) > 0.02  # (measured: 90.0 and 86.9 %)
     u, q = head.snapshot()
     assert u == head.local_scale() and q == {0.1: head.half_width(0.1)}
 
