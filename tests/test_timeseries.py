@@ -186,6 +186,9 @@ def test_conformal_head_reads_a_state_with_an_absolute_correction():
     old.__setstate__(state)
     assert old.half_width(0.1) == pytest.approx(q, rel=1e-12)
     assert pickle.loads(pickle.dumps(head)).half_width(0.1) == q
+    bad = head.to_dict() | {"correction": [[0.1, -1.5]]}
+    with pytest.raises(ValueError, match="f.zip: head 2: each level's correction must be finite and >= -1"):
+        ConformalHead.from_dict(bad, "f.zip: head 2")
 
 
 def _airline_like(n, rng):

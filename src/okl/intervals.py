@@ -78,7 +78,7 @@ class ConformalHead:
     the absolute correction of step lr x Q; when the quantile moves (the window fills, a large early
     score leaves it) the correction keeps its proportion, where an absolute one wound down at a
     large quantile left q = 0 at the next (a Forecaster's first rounds on AirlinePassengers: the
-    quantile 36 -> 1.5 when the 19th score arrived, c = -6.1, four of the next five intervals a point).
+    quantile 36 -> 1.5 when the 19th score arrived, c = -6.1: two point intervals, five misses in a row).
 
     Measured (prequential, ``OKLRiverRegressor()`` at its defaults, 90 %; ../shared/checks/
     timeseries.py): TrumpApproval 90.0 %, ChickWeights 90.0 %, Friedman #1 90.0 %; the Forecaster's
@@ -154,8 +154,9 @@ class ConformalHead:
                     self.n += 1
                     self.hits += not miss
                 # anti-windup: at c = -1 the interval is already a point (q = 0), and an integral
-                # wound further down by a run of hits would take rounds of misses to unwind (a
-                # Forecaster's head on AirlinePassengers, unbounded: 17 of 97 covered)
+                # wound further down by a run of hits would take rounds of misses to unwind (the
+                # second round's absolute term, unbounded: a Forecaster's head on AirlinePassengers
+                # covered 17 of 97)
                 self.correction[alpha] = max(c + self.lr * (miss - alpha), -1.0)
         self.scores.append(score)
         if len(self.scores) > self.window:
@@ -206,6 +207,8 @@ class ConformalHead:
             raise ValueError(f"{where}: not a conformal head's state ({exc})") from None
         if not all(math.isfinite(v) and v >= 0 for v in head.scores + [head.scale]) or not 0 <= head.hits <= head.n:
             raise ValueError(f"{where}: scores and scale must be finite and >= 0, hits between 0 and n")
+        if not all(math.isfinite(c) and c >= -1.0 and 0.0 < a < 1.0 for a, c in head.correction.items()):
+            raise ValueError(f"{where}: each level's correction must be finite and >= -1, its alpha in (0, 1)")
         return head
 
 
