@@ -38,6 +38,12 @@ def test_regression_dataset_reports_squared_loss(capsys, data_dir):
                  "--data-dir", data_dir, "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "mean squared loss" in out and "running-mean predictor" in out
+    # the 90 % intervals of a conformal head around the predictions: coverage and width columns
+    header = next(line for line in out.splitlines() if line.startswith("| learner"))
+    assert header.split("|")[6:8] == [" 90 % interval coverage % ", " mean width "]
+    row = next(line for line in out.splitlines() if line.startswith("| nogd")).split("|")
+    assert 88.0 <= float(row[6]) <= 92.0 and 0.0 < float(row[7]) < 1.0
+    assert "intervals: okl.intervals.ConformalHead around each learner's predictions" in out
 
 
 def test_errors_name_the_problem(capsys, tmp_path):

@@ -191,6 +191,32 @@ def test_conformal_head_reads_a_state_with_an_absolute_correction():
         ConformalHead.from_dict(bad, "f.zip: head 2")
 
 
+def test_replay_intervals_is_what_the_river_adapter_answers_online():
+    """``okl run``'s interval columns replay a head over a run's predictions: the same coverage and
+    width, to the bit, as OKLRiverRegressor.predict_interval_one online (a learner without a
+    predictive variance)."""
+    from okl.checks import friedman_regression
+    from okl.intervals import replay_intervals
+    from okl.river import OKLRiverRegressor
+
+    X, y = friedman_regression(400)
+    model = OKLRiverRegressor(seed=0)
+    predictions, inside, width, counted = [], 0, 0.0, 0
+    for i, (row, target) in enumerate(zip(X, y)):
+        x = {f"x{j}": float(v) for j, v in enumerate(row)}
+        predictions.append(model.predict_one(x))
+        iv = model.predict_interval_one(x, alpha=0.1)
+        if i >= 1 and math.isfinite(iv.upper - iv.lower):
+            inside += iv.lower <= target <= iv.upper
+            width += iv.upper - iv.lower
+            counted += 1
+        model.learn_one(x, float(target))
+    assert counted == 400 - 3 and replay_intervals(predictions, y) == (inside / counted, width / counted)
+    assert 0.85 < inside / counted < 0.95
+    with pytest.raises(ValueError, match="alpha"):
+        replay_intervals(predictions, y, alpha=1.0)
+
+
 def _airline_like(n, rng):
     """A positive series with a trend and a multiplicative season (12)."""
     t = np.arange(n)

@@ -12,6 +12,7 @@ from okl.cli._common import (add_data_dir_options, add_source_options, applicabl
 from okl.eval import Progress, evaluate, majority_rate, markdown_table, mean_std, write_csv
 from okl.eval.progressive import baseline_curves
 from okl.eval.report import plot_run_curves
+from okl.intervals import replay_intervals
 from okl.runtime.base import accepts, learner_class, learners, make
 
 #: ``okl run``'s learners when none are named: the default ``auto``, the linear reference a kernel
@@ -69,7 +70,7 @@ def cmd_run(args) -> int:
                              horizon=False, classes=classes)
             except NonFiniteError as exc:
                 failures.append(str(exc))
-                rows.append([name, "diverged (see below)", "", "", ""])
+                rows.append([name, "diverged (see below)", "", "", ""] + ["", ""] * (task == "regression"))
                 continue
             authors = s.authors
             if args.plot:
@@ -86,10 +87,14 @@ def cmd_run(args) -> int:
             means[name] = float(s.metric.mean())
             rows.append([name, mean_std(s.metric, digits),
                          mean_std(authors) if authors is not None else "", width, f"{s.seconds.mean():.3f}"])
+            if task == "regression":  # the 90 % intervals a conformal head puts around the predictions
+                coverage, mean_width = np.nanmean([replay_intervals(t.decisions, t.y) for t in s.traces], axis=0)
+                rows[-1] += [f"{100 * coverage:.1f}", f"{mean_width:.4g}"]
             csv_rows.append([args.dataset, name, "" if args.budget is None else args.budget,
                              "" if sigma is None else sigma, loss, args.runs, float(s.metric.mean()),
                              float(s.metric.std()), "" if authors is None else float(authors.mean()),
-                             float(s.seconds.mean())])
+                             float(s.seconds.mean())] + ([float(coverage), float(mean_width)] if task == "regression"
+                                                         else ["", ""]))
     metric = "mean squared loss" if task == "regression" else "mistake rate %"
     shown_task = (f"classification, {classes} classes (one-vs-rest: K outputs over one feature map for auto, nogd, "
                   "forks, fogd and linear, one binary head per class for the others)") if classes else task
@@ -115,7 +120,12 @@ def cmd_run(args) -> int:
         if r[0] in above:
             r[1] += " !"
     print()
-    print(markdown_table(["learner", metric, "authors' count %", "sigma", "time s"], rows))
+    intervals = ["90 % interval coverage %", "mean width"] if task == "regression" else []
+    print(markdown_table(["learner", metric, "authors' count %", "sigma", "time s", *intervals], rows))
+    if intervals:
+        print("\nintervals: okl.intervals.ConformalHead around each learner's predictions (conformal PID on the "
+              "stream's local scale, as OKLRiverRegressor.predict_interval_one gives them online to a learner without "
+              "a predictive variance), over the rounds with a finite interval (from the fourth), mean over runs")
     if above:
         print(f"\n! above the {'running-mean loss' if task == 'regression' else 'majority-class rate'}: "
               f"{', '.join(above)} (docs/results/defaults.md gives measured reasons for the library defaults)")
@@ -135,7 +145,8 @@ def cmd_run(args) -> int:
         print(f"wrote {args.plot}", file=sys.stderr)
     if args.csv:
         write_csv(args.csv, ["dataset", "learner", "budget", "sigma", "loss", "runs", "metric_mean",
-                             "metric_std", "authors_mean", "seconds_mean"], csv_rows)
+                             "metric_std", "authors_mean", "seconds_mean", "interval_coverage", "interval_width"],
+                  csv_rows)
         print(f"\nwrote {args.csv}", file=sys.stderr)
     return 0
 
