@@ -78,7 +78,7 @@ class ConformalHead:
     the absolute correction of step lr x Q; when the quantile moves (the window fills, a large early
     score leaves it) the correction keeps its proportion, where an absolute one wound down at a
     large quantile left q = 0 at the next (a Forecaster's first rounds on AirlinePassengers: the
-    quantile 36 -> 1.5 when the 19th score arrived, c = -6.1: two point intervals, five misses in a row).
+    quantile 36 -> 1.6 when the 19th score arrived, c = -6.1: two point intervals, five misses in a row).
 
     Measured (prequential, ``OKLRiverRegressor()`` at its defaults, 90 %; ../shared/checks/
     timeseries.py): TrumpApproval 90.0 %, ChickWeights 90.0 %, Friedman #1 90.0 %; the Forecaster's
@@ -212,14 +212,16 @@ class ConformalHead:
         return head
 
 
-def replay_intervals(predictions, targets, alpha: float = DEFAULT_ALPHA) -> tuple[float, float]:
-    """(coverage, mean width) of the 1 - ``alpha`` intervals a :class:`ConformalHead` at its defaults,
-    on the stream's local scale, puts around predictions made before their targets arrived (a
-    learner's ``run`` decisions on a regression stream): the interval of round t from the head's state
-    after round t - 1, then y_t scored, as ``OKLRiverRegressor.predict_interval_one`` runs online. The
-    first prediction (made before anything was learned) is not scored, and rounds whose interval is
-    still infinite (before two scores) or whose prediction is not finite are not counted; (nan, nan)
-    when none is. Cost O(n window log window).
+def replay_intervals(predictions, targets, alpha: float = DEFAULT_ALPHA, head: ConformalHead | None = None,
+                     count_from: int = 1) -> tuple[float, float]:
+    """(coverage, mean width) of the 1 - ``alpha`` intervals a :class:`ConformalHead` (``head``, else
+    one at its defaults), on the stream's local scale, puts around predictions made before their
+    targets arrived (a learner's ``run`` decisions on a regression stream): the interval of round t
+    from the head's state after round t - 1, then y_t scored, as
+    ``OKLRiverRegressor.predict_interval_one`` runs online. The first prediction (made before
+    anything was learned) is not scored; rounds before ``count_from``, whose interval is still
+    infinite (before two scores) or whose prediction is not finite are not counted; (nan, nan) when
+    none is. Cost O(n window log window).
 
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
@@ -229,14 +231,14 @@ def replay_intervals(predictions, targets, alpha: float = DEFAULT_ALPHA) -> tupl
     (0.9, 3.48)
     """
     alpha = check_real("alpha", alpha, 0.0, 1.0, low_open=True, high_open=True)
-    head = ConformalHead()
+    head = ConformalHead() if head is None else head
     inside = width = counted = 0
-    for f, y in zip(list(predictions)[1:], list(targets)[1:]):
+    for t, (f, y) in enumerate(zip(list(predictions)[1:], list(targets)[1:]), 1):
         f, y = float(f), float(y)
         if not (math.isfinite(f) and math.isfinite(y)):
             continue
         iv = head.interval(f, alpha)
-        if math.isfinite(iv.width):
+        if t >= count_from and math.isfinite(iv.width):
             inside += iv.lower <= y <= iv.upper
             width += iv.width
             counted += 1

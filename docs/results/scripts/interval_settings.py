@@ -2,16 +2,16 @@
 check's protocol: prequential, from the 50th example) under every setting of the conformal head
 around its defaults: the average beta 0.9 / 0.95 / 0.98, the step lr 0.05 / 0.1 / 0.2 and the window
 50 / 100 / 200 (27 settings). The model's predictions do not depend on the head: each stream is run
-once, recording every (prediction, value, scale) the head is given, and each setting replays them.
+once, recording its predictions, and each setting replays a head over them
+(``okl.intervals.replay_intervals``).
 
     PYTHONPATH=src python docs/results/scripts/interval_settings.py     (about 10 seconds)
 """
 from __future__ import annotations
 
 import itertools
-import math
 
-from okl.intervals import ConformalHead
+from okl.intervals import ConformalHead, replay_intervals
 
 #: River's Jackknife around the same model (../shared/checks/timeseries.py, measured 2026-12-06):
 #: (coverage, width); its width is a bar only where it covers at least 90 %
@@ -31,48 +31,27 @@ def streams():
             "ChickWeights": lambda: list(datasets.ChickWeights()), "Friedman": friedman}
 
 
-def record(data) -> list[tuple[float, float, float | None]]:
-    """Every (prediction, value, scale) OKLRiverRegressor(seed=0) hands its head, in order."""
+def predictions(data) -> list[float]:
+    """OKLRiverRegressor(seed=0)'s prediction of each example before learning it (its default
+    learner has no predictive variance: its head works on the local scale, as the replay does)."""
     from okl.river import OKLRiverRegressor
 
-    seen = []
-    update = ConformalHead.update
-
-    def recording(self, prediction, y, scale=None, issued=None):
-        seen.append((prediction, y, scale))
-        return update(self, prediction, y, scale, issued)
-
-    ConformalHead.update = recording
-    try:
-        model = OKLRiverRegressor(seed=0)
-        for x, y in data:
-            model.learn_one(x, y)
-    finally:
-        ConformalHead.update = update
-    return seen
-
-
-def replay(seen, beta: float, lr: float, window: int) -> tuple[float, float]:
-    """(coverage, mean width) of the intervals from the 50th example (the first is not scored:
-    record index k is example k + 1)."""
-    head = ConformalHead(lr=lr, window=window, beta=beta)
-    inside = width = n = 0
-    for k, (f, y, scale) in enumerate(seen):
-        if k + 1 >= 50:
-            iv = head.interval(f, 0.1, scale)
-            inside += iv.lower <= y <= iv.upper
-            width += iv.width if math.isfinite(iv.width) else 0.0
-            n += 1
-        head.update(f, y, scale)
-    return inside / n, width / n
+    model, out = OKLRiverRegressor(seed=0), []
+    for x, y in data:
+        out.append(model.predict_one(x))
+        model.learn_one(x, y)
+    return out
 
 
 def main() -> None:
     settings = list(itertools.product((0.9, 0.95, 0.98), (0.05, 0.1, 0.2), (50, 100, 200)))
     held = 0
     for name, get in streams().items():
-        seen = record(get())
-        cells = {s: replay(seen, *s) for s in settings}
+        data = get()
+        f, y = predictions(data), [target for _, target in data]
+        cells = {(beta, lr, window): replay_intervals(f, y, head=ConformalHead(lr=lr, window=window, beta=beta),
+                                                      count_from=50)
+                 for beta, lr, window in settings}
         jk_cov, jk_width = JACKKNIFE[name]
         ok = {s: abs(c - 0.9) <= 0.015 and (jk_cov < 0.9 or w <= jk_width) for s, (c, w) in cells.items()}
         held += sum(ok.values())
