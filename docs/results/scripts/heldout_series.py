@@ -8,9 +8,12 @@ statsmodels``): CO2 (weekly, monthly means, 521 values), El Nino (monthly sea te
 euro-area electrical equipment (monthly, 257), sunspots (yearly, 309), the Nile (yearly, 100), and
 the quarterly US macro series (203 each: real GDP, real investment, CPI, M1, T-bill rate,
 unemployment, inflation, real interest rate) and German inflation and interest rates (107 each).
+``--river`` adds the two univariate series River's own package ships (RIVER_SERIES: WaterFlow, hourly
+flow with a few outages, 1,268 values; TrumpApproval's approval rate, daily, 1,001); ``--peers``
+prints River's two peers and the last value (the naive forecast every forecaster is held against).
 
-usage: PYTHONPATH=src python docs/results/scripts/heldout_series.py [name,name,...] [--peers]
-(docs/results/timeseries.md, sixth round; 3-60 s a series on one core)
+usage: PYTHONPATH=src python docs/results/scripts/heldout_series.py [name,name,...] [--peers] [--river]
+(docs/results/timeseries.md, sixth and ninth rounds; 3-110 s a series on one core)
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import numpy as np
 SEASONAL = ["co2", "elnino", "elec", "sunspots", "nile"]
 MACRO = ["realgdp", "realinv", "cpi", "m1", "tbilrate", "unemp", "infl", "realint"]
 NAMES = SEASONAL + [f"macro:{m}" for m in MACRO] + ["ii:Dp", "ii:R"]
+RIVER_SERIES = ["river:WaterFlow", "river:TrumpApproval"]
 HORIZONS = (1, 6, 12)
 
 
@@ -47,7 +51,11 @@ def series(name: str) -> np.ndarray:
         return d.macrodata.load_pandas().data[name[6:]].to_numpy(float)
     if name.startswith("ii:"):
         return d.interest_inflation.load_pandas().data[name[3:]].to_numpy(float)
-    raise ValueError(f"unknown series {name!r}; one of {', '.join(NAMES)}")
+    if name in RIVER_SERIES:
+        from river import datasets
+
+        return np.array([y for _, y in getattr(datasets, name[6:])()], dtype=float)
+    raise ValueError(f"unknown series {name!r}; one of {', '.join(NAMES + RIVER_SERIES)}")
 
 
 def mae(model, y: np.ndarray) -> list[float]:
@@ -65,7 +73,7 @@ def mae(model, y: np.ndarray) -> list[float]:
 def main(argv: list[str]) -> None:
     from okl.timeseries import Forecaster
 
-    names = next((a.split(",") for a in argv if not a.startswith("--")), NAMES)
+    names = next((a.split(",") for a in argv if not a.startswith("--")), NAMES + (RIVER_SERIES if "--river" in argv else []))
     for name in names:
         y = series(name)
         start = time.perf_counter()
@@ -78,8 +86,10 @@ def main(argv: list[str]) -> None:
             hw = mae(time_series.HoltWinters(alpha=0.3, beta=0.1, gamma=0.6, seasonality=12,
                                              multiplicative=bool((y > 0).all())), y)
             sn = mae(time_series.SNARIMAX(p=1, d=1, q=1, m=12, sp=1, sq=1), y)
+            last = [float(np.mean(np.abs(y[11 + h:] - y[11:len(y) - h]))) for h in HORIZONS]
             print(f"{'':15s}        HoltWinters " + " / ".join(f"{v:.4g}" for v in hw)
-                  + "   SNARIMAX " + " / ".join(f"{v:.4g}" for v in sn), flush=True)
+                  + "   SNARIMAX " + " / ".join(f"{v:.4g}" for v in sn)
+                  + "   last value " + " / ".join(f"{v:.4g}" for v in last), flush=True)
 
 
 if __name__ == "__main__":
