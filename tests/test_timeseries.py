@@ -540,6 +540,43 @@ def test_okl_forecast_command_on_a_file(capsys, tmp_path):
     assert f"{path}, line 3: 'abc' is not a number" in capsys.readouterr().err
 
 
+def test_series_files_as_spreadsheets_export_them(capsys, tmp_path):
+    """A series file: one value a line, or a column of a delimited file with or without a header (a
+    date column beside the values found as the only column of numbers); several columns of numbers
+    need ``column``; a missing value is named by file, line and column."""
+    from okl.cli import main
+    from okl.data.readers import DataFormatError
+    from okl.data.series import read_series_file
+
+    v = [112.0, 118.0, 132.0, 129.0]
+    f = tmp_path / "air.csv"
+    f.write_text("Month,#Passengers\n" + "".join(f"1949-0{i + 1},{x:g}\n" for i, x in enumerate(v)))
+    assert read_series_file(f)[0].tolist() == v and read_series_file(f)[1] == "column 2 '#Passengers'"
+    assert read_series_file(f, "#Passengers")[0].tolist() == v and read_series_file(f, "2")[0].tolist() == v
+    f.write_text("".join(f"1949-0{i + 1},{x:g}\n" for i, x in enumerate(v)))  # (no header)
+    assert read_series_file(f) == (pytest.approx(v), "column 2")
+    f.write_text("value\n" + "".join(f"{x:g}\n" for x in v))
+    assert read_series_file(f)[0].tolist() == v and read_series_file(f)[1] == ""
+    f.write_text("t\tx\n" + "".join(f"{i}\t{x:g}\n" for i, x in enumerate(v)))
+    with pytest.raises(DataFormatError, match=r"2 of its 2 columns hold numbers \(column 1 't', column 2 'x'\) "
+                                              r"on line 2; say which is the series"):
+        read_series_file(f)
+    assert read_series_file(f, "x")[0].tolist() == v and read_series_file(f, 1)[0].tolist() == [0, 1, 2, 3]
+    with pytest.raises(DataFormatError, match=r"no column named 'y' \(columns: t, x\)"):
+        read_series_file(f, "y")
+    with pytest.raises(DataFormatError, match="column 3 is out of range"):
+        read_series_file(f, 3)
+    f.write_text("1 112\n2 118\n3\n")
+    with pytest.raises(DataFormatError, match=r"air.csv, line 3, column 2: the value is missing"):
+        read_series_file(f, 2)
+    # the command line: --column, and the column read named beside the file
+    f.write_text("Month,#Passengers\n" + "".join(f"1950-{i:02d},{100 + 10 * math.sin(i / 2):.3f}\n" for i in range(40)))
+    assert main(["forecast", "--series", str(f), "--horizon", "2", "--png", "", "--quiet"]) == 0
+    assert f"series {f} (column 2 '#Passengers'): 40 values" in capsys.readouterr().out
+    assert main(["forecast", "--series", str(f), "--column", "Month", "--quiet"]) == 2
+    assert "line 2, column 1 'Month': '1950-00' is not a number" in capsys.readouterr().err
+
+
 def test_forecaster_keeps_its_interval_heads_through_a_rebuild():
     """The heads calibrate the answers users got, which a rebuild of the members does not change:
     the season found at ~30 values rebuilds every member, and each head goes on, one score a value

@@ -4,7 +4,6 @@ mean width of its intervals (90 % unless ``--alpha``); a PNG of the series, the 
 
 from __future__ import annotations
 
-import gzip
 import math
 
 import numpy as np
@@ -12,35 +11,24 @@ import numpy as np
 from okl.cli._common import add_data_dir_options
 
 
-def read_series(spec: str, data_dir: str | None = None) -> tuple[str, np.ndarray]:
-    """A registered series' values (okl.data.series.SERIES) or a file's first column (plain or .gz);
-    a value that is not a finite number raises ValueError naming the file and line."""
-    from okl.data.series import SERIES, load_series
+def read_series(spec: str, data_dir: str | None = None, column: str | None = None) -> tuple[str, np.ndarray]:
+    """A registered series' values (okl.data.series.SERIES), or a file's
+    (:func:`okl.data.series.read_series_file`: one value a line, or a column of a delimited file,
+    ``column`` or the only one of numbers); a bad value raises ValueError naming file, line and column."""
+    from okl.data.series import SERIES, load_series, read_series_file
 
     if spec in SERIES:
+        if column is not None:
+            raise ValueError(f"--column: {spec} is a registered series of one column")
         return spec, load_series(spec, data_dir)
-    opener = gzip.open if spec.endswith(".gz") else open
     try:
-        fh = opener(spec, "rt")
+        values, which = read_series_file(spec, column)
     except OSError as exc:
         raise ValueError(f"--series {spec!r}: neither a registered series ({', '.join(SERIES)}) nor a readable "
-                         f"file ({exc.strerror})") from None
-    values = []
-    with fh:
-        for lineno, line in enumerate(fh, 1):
-            field = line.replace(",", " ").split()
-            if not field:
-                continue
-            try:
-                v = float(field[0])
-            except ValueError:
-                raise ValueError(f"{spec}, line {lineno}: {field[0][:40]!r} is not a number") from None
-            if not math.isfinite(v):
-                raise ValueError(f"{spec}, line {lineno}: the value {field[0][:40]!r} is not finite")
-            values.append(v)
+                         f"file ({exc.strerror or exc})") from None
     if len(values) < 20:
         raise ValueError(f"{spec}: {len(values)} values; a forecast needs at least 20")
-    return spec, np.array(values)
+    return (f"{spec} ({which})" if which else spec), values
 
 
 def linear_ar(s: np.ndarray, order: int, H: int, ridge: float = 1e-6) -> np.ndarray:
@@ -70,7 +58,7 @@ def linear_ar(s: np.ndarray, order: int, H: int, ridge: float = 1e-6) -> np.ndar
 def cmd_forecast(args) -> int:
     from okl.timeseries import Forecaster, forecasts_along
 
-    name, s = read_series(args.series, args.data_dir)
+    name, s = read_series(args.series, args.data_dir, args.column)
     n = min(len(s), args.n) if args.n else len(s)
     s = s[:n]
     H = args.horizon
@@ -138,7 +126,10 @@ def plot(path, name, s, P, lo, hi, H, skip, level="90 %"):
 
 def add_parser(sub):
     s = sub.add_parser("forecast", help="forecast a series at every horizon beside a linear AR and the last value")
-    s.add_argument("--series", required=True, help="lorenz, mg30, santafe, or a file of one value a line")
+    s.add_argument("--series", required=True, help="lorenz, mg30, santafe, or a file: one value a line, or a "
+                   "delimited file with or without a header (a date column beside the values is fine)")
+    s.add_argument("--column", help="the file's column holding the series: a header name or a 1-based number "
+                   "(default: its only column of numbers)")
     s.add_argument("--horizon", type=int, default=10, help="the largest horizon H (default 10)")
     s.add_argument("--order", type=int, help="the embedding order (default: chosen by the Forecaster)")
     s.add_argument("--learner", default="auto", help="auto (the series pool) or a registered learner")

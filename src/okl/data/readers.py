@@ -354,6 +354,16 @@ def _is_number(text: str) -> bool:
     return True
 
 
+def has_header(rows: list[list[str]], named: bool = False) -> bool:
+    """Whether the first of ``rows`` (string fields) is a header: a column is chosen by name
+    (``named``), or the first row has a non-number where the second has a number, or the file is
+    one line of names only (a header without data)."""
+    first = rows[0]
+    second = rows[1] if len(rows) > 1 else first
+    header = named or any(not _is_number(a) and _is_number(b) for a, b in zip(first, second))
+    return header or (len(rows) == 1 and not any(_is_number(f) for f in first))
+
+
 def sniff_format(path: str | os.PathLike) -> str:
     """``"svmlight"``, ``"csv"`` or ``"tsv"``: from the extension (after .gz/.bz2/.xz), else from
     the first data line (``label idx:val ...`` is svmlight; a tab means TSV; else CSV)."""
@@ -399,11 +409,8 @@ def read_labeled_table(path: str | os.PathLike, label: str | int | None = None, 
     label = "last" if label is None else label
     named = isinstance(label, str) and label not in ("first", "last") and not label.isdigit()
     if header is None:
-        first = rows[0]
-        second = rows[1] if len(rows) > 1 else first
-        header = named or any(not _is_number(a) and _is_number(b) for a, b in zip(first, second))
-        # one line of names only: a header without data (not "column 1 value 'a' is not a number")
-        header = header or (len(rows) == 1 and not any(_is_number(f) for f in first))
+        # (one line of names only is a header without data, not "column 1 value 'a' is not a number")
+        header = has_header(rows, named)
     names = None
     if header:
         names, rows, linenos = rows[0], rows[1:], linenos[1:]

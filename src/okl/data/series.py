@@ -28,7 +28,7 @@ from pathlib import Path
 
 import numpy as np
 
-from okl.data.readers import DataFormatError
+from okl.data.readers import DataFormatError, finite_float, has_header, number_problem, open_text, read_delimited
 from okl.data.registry import data_dirs
 
 #: name -> sha256 of the decompressed file (../shared/datasets/README.md section E): a series read
@@ -99,6 +99,74 @@ def load_series(name: str, data_dir=None) -> np.ndarray:
     return np.array(values)
 
 
+def read_series_file(path, column: str | int | None = None) -> tuple[np.ndarray, str]:
+    """A series from a file of one value a line, or from one column of a delimited file (commas,
+    tabs or spaces; plain or compressed), with its header detected as
+    :func:`okl.data.readers.has_header` does (or given by ``column`` naming a column).
+
+    ``column``: a header name or a 1-based number; None: the file's only column, or its only column
+    of numbers (a date column beside the values, as a spreadsheet exports a series). A file with
+    several columns of numbers must say which. Returns (values, what was read: "" for a one-column
+    file, else "column N 'name'"). A missing or non-finite value raises :class:`DataFormatError`
+    naming the file, line and column: a forecaster needs every value, in order."""
+    path = str(path)
+    with open_text(path) as fh:
+        first = next((line for line in fh if line.strip()), None)
+    if first is None:
+        raise DataFormatError(f"{path}: no data lines")
+    if "\t" in first or "," in first:
+        _, rows, linenos = read_delimited(path, sep="\t" if "\t" in first else ",")
+    else:  # (values apart by spaces, or one a line)
+        rows, linenos = [], []
+        with open_text(path) as fh:
+            for lineno, line in enumerate(fh, 1):
+                if line.split():
+                    rows.append(line.split())
+                    linenos.append(lineno)
+    named = isinstance(column, str) and not column.isdigit()
+    names = None
+    if has_header(rows, named):
+        names, rows, linenos = rows[0], rows[1:], linenos[1:]
+        if not rows:
+            raise DataFormatError(f"{path}: a header line and no data lines")
+    width = len(names) if names is not None else len(rows[0])
+
+    def label(c: int) -> str:
+        return f"column {c + 1}" + (f" {names[c]!r}" if names is not None and c < len(names) else "")
+
+    if column is None:
+        numeric = [c for c in range(min(width, len(rows[0]))) if finite_float(rows[0][c]) is not None]
+        if width == 1 or len(numeric) == 1:
+            col = 0 if width == 1 else numeric[0]
+        else:
+            have = (f"{len(numeric)} of its {width} columns hold numbers ({', '.join(label(c) for c in numeric)})"
+                    if numeric else f"none of its {width} columns holds a number")
+            raise DataFormatError(f"{path}: {have} on line {linenos[0]}; say which is the series "
+                                  f"(okl forecast --column NAME or NUMBER)")
+    elif named:
+        if names is None or column not in names:
+            raise DataFormatError(f"{path}: no column named {column!r} "
+                                  f"({'columns: ' + ', '.join(names) if names else 'the file has no header'})")
+        col = names.index(column)
+    else:
+        col = int(column) - 1
+        if not 0 <= col < width:
+            raise DataFormatError(f"{path}: column {column} is out of range (the file has {width} column"
+                                  f"{'s' if width > 1 else ''})")
+    values = np.empty(len(rows))
+    for i, (fields, lineno) in enumerate(zip(rows, linenos)):
+        where = f"{path}, line {lineno}" + (f", {label(col)}" if width > 1 else "")
+        if len(fields) <= col or not fields[col]:
+            raise DataFormatError(f"{where}: the value is missing (a forecaster needs every value, in order)")
+        v = finite_float(fields[col])
+        if v is None:
+            problem = number_problem(fields[col])
+            raise DataFormatError(f"{where}: {'the value ' if problem == 'is not finite' else ''}"
+                                  f"{fields[col][:40]!r} {problem}")
+        values[i] = v
+    return values, (label(col) if width > 1 else "")
+
+
 def embed(s: np.ndarray, p: int) -> tuple[np.ndarray, np.ndarray]:
     """Inputs and targets of one-step prediction with a time embedding of order ``p``: row t holds
     s[t], s[t-1], ..., s[t-p+1] (zeros before the start), its target is s[t+1]."""
@@ -117,4 +185,4 @@ def mse_db(pred: np.ndarray, y: np.ndarray, skip: int = SKIP) -> float:
     return float(10.0 * np.log10(np.mean(err * err)))
 
 
-__all__ = ["SERIES", "SERIES_SHA256", "SKIP", "embed", "find_series", "load_series", "mse_db"]
+__all__ = ["SERIES", "SERIES_SHA256", "SKIP", "embed", "find_series", "load_series", "mse_db", "read_series_file"]
