@@ -6,7 +6,7 @@ and mean width). The streams: River's SP500Stocks (1,257 days) and synthetic str
 5,000 of each, seed 42), none of them the check's.
 
 usage: PYTHONPATH=src python docs/results/scripts/heldout_regressor_intervals.py [name,name,...]
-(docs/results/timeseries.md, ninth round; about 1 minute a stream)
+(docs/results/timeseries.md, ninth round; about 10 s in all)
 """
 from __future__ import annotations
 
