@@ -334,12 +334,12 @@ class Forecaster:
                 # the forecast and interval answered at u: the head scores what users got, a miss
                 # of that interval a miss (module docstring, Intervals)
                 issued, snapshot = self._issued(u, h)
-                fed = h > kept or issued is not None and t == self.n_ - 1
-                if issued is None:
-                    rec = self._recursive(u, h)
-                    issued = lead_pred if rec is None else rec
-                if math.isfinite(issued) and fed:
-                    self.heads_[h - 1].update(issued, y, issued=snapshot)
+                if h > kept or issued is not None and t == self.n_ - 1:  # (else a kept head scored it live)
+                    if issued is None:
+                        rec = self._recursive(u, h)
+                        issued = lead_pred if rec is None else rec
+                    if math.isfinite(issued):
+                        self.heads_[h - 1].update(issued, y, issued=snapshot)
             if not self.exog_keys_:
                 pending[t] = self._forecasts(t, h)
 
