@@ -569,6 +569,19 @@ def test_series_files_as_spreadsheets_export_them(capsys, tmp_path):
     f.write_text("1 112\n2 118\n3\n")
     with pytest.raises(DataFormatError, match=r"air.csv, line 3, column 2: the value is missing"):
         read_series_file(f, 2)
+    # comments, and a semicolon-separated export with decimal commas (line numbers still the file's)
+    f.write_text("# monthly totals\nMonth;Passengers\n" + "".join(f"1949-0{i + 1};{x:g},5\n" for i, x in enumerate(v))
+                 + "# end\n1949-05;-0,25e1\n1949-06;1.5,2\n")
+    with pytest.raises(DataFormatError, match=r"air.csv, line 9, column 2 'Passengers': '1.5,2' is not a number"):
+        read_series_file(f)
+    f.write_text("\n".join(f.read_text().splitlines()[:-1]) + "\n")
+    values, read = read_series_file(f)
+    assert values.tolist() == [x + 0.5 for x in v] + [-2.5] and read == "column 2 'Passengers'"
+    f.write_text("# x\n  # y\n112\n118\n")
+    assert read_series_file(f)[0].tolist() == [112.0, 118.0]
+    f.write_text("# nothing but a comment\n")
+    with pytest.raises(DataFormatError, match="no data lines"):
+        read_series_file(f)
     # the command line: --column, and the column read named beside the file
     f.write_text("Month,#Passengers\n" + "".join(f"1950-{i:02d},{100 + 10 * math.sin(i / 2):.3f}\n" for i in range(40)))
     assert main(["forecast", "--series", str(f), "--horizon", "2", "--png", "", "--quiet"]) == 0

@@ -127,7 +127,8 @@ def plot(path, name, s, P, lo, hi, H, skip, level="90 %"):
 def add_parser(sub):
     s = sub.add_parser("forecast", help="forecast a series at every horizon beside a linear AR and the last value")
     s.add_argument("--series", required=True, help="lorenz, mg30, santafe, or a file: one value a line, or a "
-                   "delimited file with or without a header (a date column beside the values is fine)")
+                   "comma, tab or semicolon (decimal comma) separated file with or without a header (a date "
+                   "column beside the values is fine; lines starting with # are comments)")
     s.add_argument("--column", help="the file's column holding the series: a header name or a 1-based number "
                    "(default: its only column of numbers)")
     s.add_argument("--horizon", type=int, default=10, help="the largest horizon H (default 10)")

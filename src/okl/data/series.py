@@ -23,6 +23,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import math
+import re
 import zlib
 from pathlib import Path
 
@@ -30,6 +31,9 @@ import numpy as np
 
 from okl.data.readers import DataFormatError, finite_float, has_header, number_problem, open_text, read_delimited
 from okl.data.registry import data_dirs
+
+#: a number written with a decimal comma (1,5 or -0,25e3), as a semicolon-separated file holds it
+DECIMAL_COMMA = re.compile(r"^([+-]?\d*),(\d+(?:[eE][+-]?\d+)?)$")
 
 #: name -> sha256 of the decompressed file (../shared/datasets/README.md section E): a series read
 #: for a reproduction is checked against it, so a truncated or edited copy is named, not compared
@@ -101,8 +105,10 @@ def load_series(name: str, data_dir=None) -> np.ndarray:
 
 def read_series_file(path, column: str | int | None = None) -> tuple[np.ndarray, str]:
     """A series from a file of one value a line, or from one column of a delimited file (commas,
-    tabs or spaces; plain or compressed), with its header detected as
-    :func:`okl.data.readers.has_header` does (or given by ``column`` naming a column).
+    tabs, semicolons or spaces; plain or compressed), with its header detected as
+    :func:`okl.data.readers.has_header` does (or given by ``column`` naming a column). Lines starting
+    with ``#`` are comments; in a semicolon-separated file (a spreadsheet's export where the comma is
+    the decimal point) ``112,5`` is 112.5.
 
     ``column``: a header name or a 1-based number; None: the file's only column, or its only column
     of numbers (a date column beside the values, as a spreadsheet exports a series). A file with
@@ -111,18 +117,26 @@ def read_series_file(path, column: str | int | None = None) -> tuple[np.ndarray,
     naming the file, line and column: a forecaster needs every value, in order."""
     path = str(path)
     with open_text(path) as fh:
-        first = next((line for line in fh if line.strip()), None)
+        first = next((line for line in fh if line.strip() and not line.lstrip().startswith("#")), None)
     if first is None:
         raise DataFormatError(f"{path}: no data lines")
-    if "\t" in first or "," in first:
-        _, rows, linenos = read_delimited(path, sep="\t" if "\t" in first else ",")
+    unquoted = re.sub(r'"[^"]*"', "", first)
+    sep = next((c for c in ("\t", ";", ",") if c in unquoted), None)
+    if sep is not None:
+        _, rows, linenos = read_delimited(path, sep=sep)
+        kept = [i for i, fields in enumerate(rows) if not fields[0].startswith("#")]
+        rows, linenos = [rows[i] for i in kept], [linenos[i] for i in kept]
+        if sep == ";":  # (a spreadsheet's export where the comma is the decimal point: 112,5)
+            rows = [[DECIMAL_COMMA.sub(r"\1.\2", f) for f in fields] for fields in rows]
     else:  # (values apart by spaces, or one a line)
         rows, linenos = [], []
         with open_text(path) as fh:
             for lineno, line in enumerate(fh, 1):
-                if line.split():
+                if line.split() and not line.lstrip().startswith("#"):
                     rows.append(line.split())
                     linenos.append(lineno)
+    if not rows:
+        raise DataFormatError(f"{path}: no data lines")
     named = isinstance(column, str) and not column.isdigit()
     names = None
     if has_header(rows, named):
