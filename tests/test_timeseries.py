@@ -519,7 +519,7 @@ def test_okl_forecast_command_on_a_file(capsys, tmp_path):
     s = 3.0 + _sine(160, np.random.default_rng(3))
     path, png = tmp_path / "s.txt", tmp_path / "f.png"
     path.write_text("\n".join(f"{v:.6f}" for v in s) + "\n")
-    assert main(["forecast", "--series", str(path), "--horizon", "3", "--n", "0", "--png", str(png)]) == 0
+    assert main(["forecast", "--series", str(path), "--horizon", "3", "--png", str(png)]) == 0  # (a file: whole)
     out, err = capsys.readouterr()
     assert f"series {path}: 160 values, forecasts scored on values 53..159" in out
     rows = [line.split("|") for line in out.splitlines() if line[:3] in ("| 1", "| 2", "| 3")]
@@ -535,6 +535,10 @@ def test_okl_forecast_command_on_a_file(capsys, tmp_path):
         assert float(r[5]) < float(r90[5]) and float(r[4]) < float(r90[4])
     assert main(["forecast", "--series", str(path), "--alpha", "1"]) == 2
     assert "--alpha must be in (0, 1) (a 1 - alpha interval), got 1.0" in capsys.readouterr().err
+    assert main(["forecast", "--series", str(path), "--n", "-1"]) == 2
+    assert "--n must be >= 0 (0: every value), got -1" in capsys.readouterr().err
+    assert main(["forecast", "--series", str(path), "--n", "60", "--horizon", "1", "--png", "", "--quiet"]) == 0
+    assert f"series {path} (its first 60 of 160 values; --n 0 for all): 60 values" in capsys.readouterr().out
     path.write_text("1.0\n2.0\nabc\n")
     assert main(["forecast", "--series", str(path), "--quiet"]) == 2
     assert f"{path}, line 3: 'abc' is not a number" in capsys.readouterr().err

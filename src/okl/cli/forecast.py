@@ -11,6 +11,10 @@ import numpy as np
 from okl.cli._common import add_data_dir_options
 
 
+#: the values of a registered series used by default (KAFBOX's demo_prediction length)
+KAFBOX_LENGTH = 3000
+
+
 def read_series(spec: str, data_dir: str | None = None, column: str | None = None) -> tuple[str, np.ndarray]:
     """A registered series' values (okl.data.series.SERIES), or a file's
     (:func:`okl.data.series.read_series_file`: one value a line, or a column of a delimited file,
@@ -58,8 +62,16 @@ def linear_ar(s: np.ndarray, order: int, H: int, ridge: float = 1e-6) -> np.ndar
 def cmd_forecast(args) -> int:
     from okl.timeseries import Forecaster, forecasts_along
 
+    from okl.data.series import SERIES
+
     name, s = read_series(args.series, args.data_dir, args.column)
-    n = min(len(s), args.n) if args.n else len(s)
+    if args.n is not None and args.n < 0:
+        raise ValueError(f"--n must be >= 0 (0: every value), got {args.n}")
+    # (the literature's series at KAFBOX's length, 3,000 values, unless told; a user's file whole)
+    cut = args.n if args.n is not None else KAFBOX_LENGTH if args.series in SERIES else 0
+    n = min(len(s), cut) if cut else len(s)
+    if n < len(s):
+        name = f"{name} (its first {n} of {len(s)} values; --n 0 for all)"
     s = s[:n]
     H = args.horizon
     skip = args.skip if args.skip is not None else n // 3
@@ -134,7 +146,8 @@ def add_parser(sub):
     s.add_argument("--horizon", type=int, default=10, help="the largest horizon H (default 10)")
     s.add_argument("--order", type=int, help="the embedding order (default: chosen by the Forecaster)")
     s.add_argument("--learner", default="auto", help="auto (the series pool) or a registered learner")
-    s.add_argument("--n", type=int, default=3000, help="values used (default 3000; 0: all)")
+    s.add_argument("--n", type=int, help="values used, from the first (0: all; default: all of a file, "
+                   f"the first {KAFBOX_LENGTH} of lorenz, mg30 and santafe, as KAFBOX's demos)")
     s.add_argument("--skip", type=int, help="values left out of the scores (default a third)")
     s.add_argument("--alpha", type=float, default=0.1, help="the intervals' miss rate (default 0.1: 90 %% intervals)")
     s.add_argument("--png", default="forecast.png", help="the figure's file (default forecast.png; '' for none)")
