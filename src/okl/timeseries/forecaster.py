@@ -29,11 +29,11 @@ AR(1) or AR(2) of the differences is ARIMA(1 or 2, 1, 0)). A view is a candidate
 member is scored by the discounted (``discount`` per round) mean squared error of its own
 forecasts, each made h rounds before its value arrived with what the member knew then (a mean, so
 members scored fewer times compare fairly), and the forecast of horizon h is a tempered-likelihood
-average of the members and the recursive path by those scores, over a grid of temperatures weighed
-by the averages' own errors (:mod:`okl.timeseries.mixing`; follow-the-leader is its coldest limit). Every output
-is kept within the values seen widened by half their range. After ``burn`` rounds a member whose
-loss exceeds ``drop`` (10) times its view's leader's is dropped (10 dB behind over the discount's
-window of about 100 rounds), the view's ``keep`` best always kept. Any other ``learner`` name:
+average of the members and the recursive path by those scores, over a grid of temperatures, and their
+median, weighed by these combinations' own errors (:mod:`okl.timeseries.mixing`; follow-the-leader is its
+coldest limit). Every output is kept within the values seen widened by half their range. After ``burn``
+rounds a member whose loss exceeds ``drop`` (10) times its view's leader's is dropped (10 dB behind over
+the discount's window of about 100 rounds), the view's ``keep`` best always kept. Any other ``learner`` name:
 that learner (``loss="squared"``, its defaults, with the ``params`` given) on every view and order.
 
 **Scale and season from the stream.** Members are built after ``warmup`` values: a view's width
@@ -149,7 +149,7 @@ class Forecaster:
         self.positive_ = True          # every value so far > 0: the log members live
         self.lo_, self.hi_ = math.inf, -math.inf  # the smallest and largest value seen
         self.exog_keys_: list | None = None
-        self.mix_ = TemperedMix(0, discount)  # the answer: tempered averages of the candidates
+        self.mix_ = TemperedMix(0, discount)  # the answer: tempered averages and median of the candidates
         self.bank_: SmoothingBank | None = None  # the Holt-Winters candidates (auto, a season found)
         self.bank_spec_: tuple[int, int, bool] | None = None  # (season, values that initialise, significant)
         self.level_bank_: SmoothingBank | None = None  # the smoothing candidates without a season (auto)

@@ -22,7 +22,7 @@ region gamma < 1 - alpha (beyond it a forecast can grow without bound; Hyndman e
 one more candidate, the one of least discounted one-step error (exponential smoothing's maximum
 likelihood fit), forecasting every horizon. Each is scored at every horizon by the discounted
 squared error of its own forecasts, and the bank answers their tempered averages over the
-temperatures (:class:`okl.timeseries.mixing.TemperedMix`): the grid's many near-equal models enter
+temperatures and their median (:class:`okl.timeseries.mixing.TemperedMix`): the grid's many near-equal models enter
 the Forecaster's mixture as one hypothesis. Measured (docs/results/timeseries.md): each grid model a
 candidate of the Forecaster's mixture instead gave AirlinePassengers MAE 9.07 / 13.36 / 18.35 at +1
 / +6 / +12 (one answer: 9.27 / 15.38 / 17.92) but held-out series lost (El Nino +6 0.99 -> 1.06,
@@ -204,10 +204,10 @@ class SmoothingBank:
     def candidate(self, t: int, h: int) -> tuple[float, float, float] | None:
         """The bank's answer as one candidate of the Forecaster's mixture: (its forecast of y_{t+h}
         made at t, the discounted mean squared error and count of its answers at h); None before it
-        has a scored answer. The answer is the grid's tempered averages over the temperatures
-        (:class:`okl.timeseries.mixing.TemperedMix`, as the Forecaster's own): the grid's many
-        near-equal candidates enter the Forecaster's mixture as one hypothesis, scored on the
-        record of its leading temperature's average."""
+        has a scored answer. The answer is the grid's tempered averages over the temperatures and
+        its median (:class:`okl.timeseries.mixing.TemperedMix`, as the Forecaster's own): the grid's
+        many near-equal candidates enter the Forecaster's mixture as one hypothesis, scored on the
+        record of its leading combination."""
         if h > len(self.loss_):
             return None
         f = self.mix_.forecast(t, h)
