@@ -128,3 +128,30 @@ def test_the_k_step_protocol_at_kafbox_settings_gives_kafbox_s_own_numbers(data_
         pred = kstep_predictions(s, order, k, m)
         assert np.isnan(pred[:k]).all() and np.isfinite(pred[k:]).all()
         assert mse_db(pred, s) == pytest.approx(db, abs=0.2), (name, k)
+
+
+def test_kaf_series_quick_writes_the_k_step_table(tmp_path, data_dir, monkeypatch):
+    """``okl reproduce kaf-series --quick`` on one series to its end: the one-step table, then the
+    k-step table on the first 1,300 values, the Forecaster's column scored as any other (here the
+    last value stands in for it: the Forecaster's own k-step numbers are the check's, held in
+    tests/test_timeseries.py); no KAFBOX column in a quick run, shorter than KAFBOX's 3,000 values."""
+    import okl.experiments.kaf as kaf
+    from okl.data.series import load_series
+
+    def last_value(s, horizons):  # (s[t] forecast by s[t - h]; NaN before the first)
+        return {h: np.r_[np.full(h, np.nan), s[:-h]] for h in horizons}
+
+    monkeypatch.setattr(kaf, "_forecaster_kstep", last_value)
+    ctx = ExperimentContext(data_dir=data_dir, out_dir=tmp_path, quick=True, progress=False,
+                            options={"series": "mg30", "learners": "krls-t"})
+    result = experiments()["kaf-series"].func(ctx)
+    assert {f.name for f in result.files} == {"kaf-series.csv", "kaf-series-kstep.csv", "kaf-series.md"}
+    assert "over values 1000..1299 of the first 1,300" in result.markdown
+    rows = [[c.strip() for c in line.split("|")[1:-1]] for line in result.markdown.splitlines()
+            if line.startswith("| mg30")]
+    kstep = [r for r in rows if len(r) == 10]
+    assert [r[1] for r in kstep] == ["1", "10"] and all(r[2] == "" for r in kstep)
+    s = load_series("mg30", data_dir)[:1300]
+    for r, h in zip(kstep, (1, 10)):
+        assert float(r[8]) == pytest.approx(mse_db(s[1000 - h:1300 - h], s[1000:], skip=0), abs=0.006)
+        assert float(r[9]) == pytest.approx(10 * np.log10(np.var(s[1000:])), abs=0.006)

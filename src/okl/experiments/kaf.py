@@ -205,6 +205,11 @@ def _forecaster_kstep(s: np.ndarray, horizons) -> dict[int, np.ndarray]:
     return {h: paths.made_earlier(h) for h in horizons}
 
 
+def _kstep_values(ctx: ExperimentContext) -> int:
+    """The values of the k-step table: KSTEP_VALUES, or 1,300 for a quick run."""
+    return SKIP + 300 if ctx.quick else KSTEP_VALUES
+
+
 def _kstep_table(ctx: ExperimentContext, names_series: tuple[str, ...]) -> list[list[str]]:
     """Rows of the k-step table (module docstring); quick: no reference column."""
     n = _kstep_values(ctx)
