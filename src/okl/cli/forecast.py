@@ -60,9 +60,8 @@ def linear_ar(s: np.ndarray, order: int, H: int, ridge: float = 1e-6) -> np.ndar
 
 
 def cmd_forecast(args) -> int:
-    from okl.timeseries import Forecaster, forecasts_along
-
     from okl.data.series import SERIES
+    from okl.timeseries import Forecaster, forecasts_along
 
     name, s = read_series(args.series, args.data_dir, args.column)
     if args.n is not None and args.n < 0:

@@ -31,6 +31,7 @@ are within noise of each other, where following their leader switched on that no
 held-out series it was behind the temperatures' plain mean in 26 of 30 cells; seventh round).
 Cost per value: O(H x |ETAS| x candidates).
 """
+
 from __future__ import annotations
 
 import math
